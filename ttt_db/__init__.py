@@ -1,0 +1,53 @@
+"""ttt-db: a precomputed, exact solution database for tic-tac-toe.
+
+Cheap to import: the database layer (SQLAlchemy) loads on first use of `open_database`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ttt_db.board import Board, parse_move
+from ttt_db.errors import (
+    DatabaseError,
+    DatabaseMissingError,
+    ImpossibleBoardError,
+    InvalidBoardError,
+    InvalidMoveError,
+    PositionNotFoundError,
+    TttDbError,
+    UnknownAIError,
+)
+from ttt_db.location import DatabaseLocation, resolve_location
+from ttt_db.symmetry import canonical_board
+
+if TYPE_CHECKING:
+    from ttt_db.database import SolutionDatabase, open_database
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Board",
+    "DatabaseError",
+    "DatabaseLocation",
+    "DatabaseMissingError",
+    "ImpossibleBoardError",
+    "InvalidBoardError",
+    "InvalidMoveError",
+    "PositionNotFoundError",
+    "SolutionDatabase",
+    "TttDbError",
+    "UnknownAIError",
+    "canonical_board",
+    "open_database",
+    "parse_move",
+    "resolve_location",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("open_database", "SolutionDatabase"):
+        from ttt_db import database
+
+        return getattr(database, name)
+    raise AttributeError(f"module 'ttt_db' has no attribute {name!r}")

@@ -1,0 +1,72 @@
+"""The build pipeline: enumerate and solve the game, then write the database."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from builder.solver import Progress, Solution, solve_game
+from builder.write import build_figures, write_solution
+from ttt_db.database import SolutionDatabase, database_exists, open_database
+from ttt_db.location import DatabaseLocation, resolve_location
+
+
+@dataclass(frozen=True, slots=True)
+class BuildSummary:
+    location: DatabaseLocation
+    built: bool  # False when a database was already there and `force` was not given
+    seconds: float
+    figures: dict[str, Any]
+    size_bytes: int | None
+
+
+def _build_time() -> str:
+    """UTC now, or SOURCE_DATE_EPOCH when set, so reproducible builds are byte-identical."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch else datetime.now(timezone.utc)
+    return moment.isoformat(timespec="seconds")
+
+
+def _ignore(stage: str, done: int, total: int) -> None:
+    return None
+
+
+def build_database(
+    db: str | os.PathLike[str] | None = None, *, force: bool = False, progress: Progress = _ignore
+) -> BuildSummary:
+    """Build the database at `db` (path, URL, `$TTT_DB` or the default) unless one is there."""
+    location = resolve_location(db)
+    started = time.perf_counter()
+    if not force and database_exists(location):
+        return BuildSummary(location, False, 0.0, {}, _size(location))
+    solution: Solution = solve_game(progress)
+    progress("write", 0, 1)
+    write_solution(location, solution, _build_time())
+    progress("write", 1, 1)
+    return BuildSummary(
+        location, True, time.perf_counter() - started, build_figures(solution), _size(location)
+    )
+
+
+def _size(location: DatabaseLocation) -> int | None:
+    if location.path is not None and location.path.is_file():
+        return location.path.stat().st_size
+    return None
+
+
+def ensure_database(
+    db: str | os.PathLike[str] | None = None, *, progress: Progress = _ignore
+) -> BuildSummary | None:
+    """Build the database if it is missing; the summary of that build, or None if it existed."""
+    if database_exists(resolve_location(db)):
+        return None
+    return build_database(db, progress=progress)
+
+
+def open_or_build(db: str | os.PathLike[str] | None = None) -> SolutionDatabase:
+    """`ttt_db.open_database`, building the database first when there is none."""
+    ensure_database(db)
+    return open_database(db)

@@ -1,0 +1,176 @@
+"""Enumerate the whole game from the empty board and solve every position by minimax.
+
+Boards are plain 9-character strings with `o` moving first. The game tree (549,946 nodes) is
+never materialised: each position carries `paths`, the number of move sequences reaching it,
+so the tree nodes at a depth are the sum of `paths` over the positions at that depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from math import factorial
+
+from ttt_db.rules import EMPTY, EMPTY_BOARD, Mark, Status, status
+from ttt_db.symmetry import canonical_board
+
+Progress = Callable[[str, int, int], None]
+"""Called as progress(stage, done, total) while a stage runs."""
+
+MoveValue = tuple[int, str, int]
+"""(move, value for the player making it, remoteness after it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolvedPosition:
+    board: str
+    canonical: str
+    depth: int
+    status: Status
+    to_move: Mark | None
+    score: int
+    value: str
+    remoteness: int
+    sv_score: int
+    best_moves: tuple[int, ...]
+    best_moves_shortest: tuple[int, ...]
+    move_values: tuple[MoveValue, ...]
+    playout: tuple[int, int, int, int]  # o wins, x wins, draws over a denominator
+    paths: int
+
+
+@dataclass
+class GameGraph:
+    """Every reachable board by depth, the moves out of each, and the paths into each."""
+
+    levels: list[list[str]]
+    children: dict[str, tuple[tuple[int, str], ...]]
+    paths: dict[str, int]
+    statuses: dict[str, Status]
+
+
+@dataclass
+class Solution:
+    positions: list[SolvedPosition]  # ordered by depth, then board
+    tree_nodes_by_depth: list[int]
+    positions_by_depth: list[int]
+    canonical_by_depth: list[int]
+    node_lists: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _ignore_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+def enumerate_game(progress: Progress = _ignore_progress) -> GameGraph:
+    """Breadth-first from the empty board, one depth at a time, merging transpositions."""
+    levels: list[list[str]] = [[EMPTY_BOARD]]
+    children: dict[str, tuple[tuple[int, str], ...]] = {}
+    paths: dict[str, int] = {EMPTY_BOARD: 1}
+    statuses: dict[str, Status] = {EMPTY_BOARD: "playing"}
+    for depth in range(10):
+        mark = "o" if depth % 2 == 0 else "x"
+        next_paths: dict[str, int] = {}
+        for board in levels[depth]:
+            if statuses[board] != "playing":
+                children[board] = ()
+                continue
+            board_paths = paths[board]
+            moves = []
+            for move in range(9):
+                if board[move] == EMPTY:
+                    child = board[:move] + mark + board[move + 1 :]
+                    moves.append((move, child))
+                    next_paths[child] = next_paths.get(child, 0) + board_paths
+            children[board] = tuple(moves)
+        progress("enumerate", depth + 1, 10)
+        if not next_paths:
+            break
+        for child in next_paths:
+            statuses[child] = status(child)
+        paths.update(next_paths)
+        levels.append(sorted(next_paths))
+    return GameGraph(levels, children, paths, statuses)
+
+
+def _terminal(board: str, depth: int, board_status: Status) -> tuple[int, int, tuple[int, int, int, int]]:
+    """(score, sv_score, playout) of a finished game."""
+    ways = factorial(9 - depth)
+    if board_status == "o":
+        return 1, (11 - depth) // 2, (ways, 0, 0, ways)
+    if board_status == "x":
+        return -1, (depth - 10) // 2, (0, ways, 0, ways)
+    return 0, 0, (0, 0, ways, ways)
+
+
+def _value(score_for_mover: int) -> str:
+    return "win" if score_for_mover > 0 else "loss" if score_for_mover < 0 else "draw"
+
+
+def solve_position(
+    board: str, depth: int, graph: GameGraph, solved: dict[str, SolvedPosition]
+) -> SolvedPosition:
+    """Minimax one position from its already-solved children."""
+    board_status = graph.statuses[board]
+    canonical = canonical_board(board)
+    paths = graph.paths[board]
+    if board_status != "playing":
+        score, sv_score, playout = _terminal(board, depth, board_status)
+        value = "draw" if board_status == "draw" else "loss"
+        return SolvedPosition(
+            board, canonical, depth, board_status, None, score, value, 0, sv_score,
+            (), (), (), playout, paths,
+        )
+    mover: Mark = "o" if depth % 2 == 0 else "x"
+    sign = 1 if mover == "o" else -1
+    kids = [(move, solved[child]) for move, child in graph.children[board]]
+    score = sign * max(sign * kid.score for _, kid in kids)
+    sv_score = sign * max(sign * kid.sv_score for _, kid in kids)
+    best = tuple(move for move, kid in kids if kid.score == score)
+    best_shortest = tuple(move for move, kid in kids if kid.sv_score == sv_score)
+    best_remoteness = [kid.remoteness for _, kid in kids if kid.score == score]
+    hurry = sign * score > 0
+    remoteness = 1 + (min(best_remoteness) if hurry else max(best_remoteness))
+    move_values = tuple((move, _value(sign * kid.score), kid.remoteness) for move, kid in kids)
+    o_wins = sum(kid.playout[0] for _, kid in kids)
+    x_wins = sum(kid.playout[1] for _, kid in kids)
+    draws = sum(kid.playout[2] for _, kid in kids)
+    playout = (o_wins, x_wins, draws, factorial(9 - depth))
+    return SolvedPosition(
+        board, canonical, depth, "playing", mover, score, _value(sign * score), remoteness,
+        sv_score, best, best_shortest, move_values, playout, paths,
+    )
+
+
+def node_lists(positions: list[SolvedPosition]) -> dict[str, list[str]]:
+    """The named lists the checks iterate, each in (depth, board) order."""
+    playing = [p for p in positions if p.status == "playing"]
+    decision = [p for p in playing if len(p.best_moves) < len(p.move_values)]
+    return {
+        "all": [p.board for p in positions],
+        "canonical": [p.board for p in positions if p.board == p.canonical],
+        "playing": [p.board for p in playing],
+        "decision": [p.board for p in decision],
+        "decision_canonical": [p.board for p in decision if p.board == p.canonical],
+    }
+
+
+def solve_game(progress: Progress = _ignore_progress) -> Solution:
+    """The complete solution: every position solved, counted by depth, and listed."""
+    graph = enumerate_game(progress)
+    solved: dict[str, SolvedPosition] = {}
+    total = len(graph.levels)
+    for done, depth in enumerate(reversed(range(total)), start=1):
+        for board in graph.levels[depth]:
+            solved[board] = solve_position(board, depth, graph, solved)
+        progress("solve", done, total)
+    positions = [solved[board] for level in graph.levels for board in level]
+    return Solution(
+        positions=positions,
+        tree_nodes_by_depth=[sum(graph.paths[b] for b in level) for level in graph.levels],
+        positions_by_depth=[len(level) for level in graph.levels],
+        canonical_by_depth=[
+            sum(1 for b in level if solved[b].canonical == b) for level in graph.levels
+        ],
+        node_lists=node_lists(positions),
+    )

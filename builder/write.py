@@ -1,0 +1,150 @@
+"""Write a `Solution` into a database: SQLite files atomically, other URLs in one transaction."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from sqlalchemy import Connection, create_engine, insert
+
+from builder.solver import Solution, SolvedPosition
+from ttt_db import __version__
+from ttt_db.location import DatabaseLocation
+from ttt_db.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
+
+RULES = {"board": "3x3", "in_a_row": 3, "first": "o"}
+
+
+def position_rows(positions: Iterable[SolvedPosition]) -> list[dict[str, Any]]:
+    pack = msgpack.packb
+    return [
+        {
+            "id": number,
+            "board": p.board,
+            "canonical": p.canonical,
+            "depth": p.depth,
+            "status": p.status,
+            "to_move": p.to_move,
+            "score": p.score,
+            "value": p.value,
+            "remoteness": p.remoteness,
+            "sv_score": p.sv_score,
+            "best_moves": pack(p.best_moves),
+            "best_moves_shortest": pack(p.best_moves_shortest),
+            "move_values": pack(p.move_values),
+            "playout": pack(p.playout),
+            "paths": p.paths,
+        }
+        for number, p in enumerate(positions)
+    ]
+
+
+def content_digest(solution: Solution) -> str:
+    """SHA-256 of everything the build derives, so two builds can be compared by one value."""
+    digest = hashlib.sha256()
+    for row in position_rows(solution.positions):
+        digest.update(msgpack.packb(list(row.values())))
+    for name in sorted(solution.node_lists):
+        digest.update(msgpack.packb([name, solution.node_lists[name]]))
+    digest.update(
+        msgpack.packb(
+            [solution.tree_nodes_by_depth, solution.positions_by_depth, solution.canonical_by_depth]
+        )
+    )
+    return digest.hexdigest()
+
+
+def build_figures(solution: Solution) -> dict[str, Any]:
+    """The figures of the build, as stored in the meta table and checked by `verify`."""
+    lists = solution.node_lists
+    canonical = set(lists["canonical"])
+
+    def values(positions: Iterable[SolvedPosition]) -> dict[str, int]:
+        counts = {"win": 0, "loss": 0, "draw": 0}
+        for position in positions:
+            counts[position.value] += 1
+        return counts
+
+    return {
+        "tree_nodes": sum(solution.tree_nodes_by_depth),
+        "positions": len(solution.positions),
+        "canonical_positions": len(lists["canonical"]),
+        "playing": len(lists["playing"]),
+        "playing_canonical": len(canonical.intersection(lists["playing"])),
+        "decision": len(lists["decision"]),
+        "decision_canonical": len(lists["decision_canonical"]),
+        "values": values(solution.positions),
+        "values_canonical": values(p for p in solution.positions if p.board in canonical),
+    }
+
+
+def _meta_rows(solution: Solution, built_at: str) -> list[dict[str, str]]:
+    meta = {
+        "schema_version": SCHEMA_VERSION,
+        "rules": RULES,
+        "package_version": __version__,
+        "built_at": built_at,
+        "figures": build_figures(solution),
+        "content_sha256": content_digest(solution),
+    }
+    return [{"key": key, "value": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
+
+
+def _write_tables(conn: Connection, solution: Solution, built_at: str) -> None:
+    Base.metadata.drop_all(conn)
+    Base.metadata.create_all(conn)
+    conn.execute(insert(MetaEntry), _meta_rows(solution, built_at))
+    conn.execute(insert(PositionRow), position_rows(solution.positions))
+    conn.execute(
+        insert(NodeList),
+        [
+            {"name": name, "size": len(boards), "boards": msgpack.packb(boards)}
+            for name, boards in solution.node_lists.items()
+        ],
+    )
+    conn.execute(
+        insert(DepthCount),
+        [
+            {"depth": depth, "tree_nodes": nodes, "positions": count, "canonical_positions": canon}
+            for depth, (nodes, count, canon) in enumerate(
+                zip(
+                    solution.tree_nodes_by_depth,
+                    solution.positions_by_depth,
+                    solution.canonical_by_depth,
+                )
+            )
+        ],
+    )
+
+
+def write_url(url: str, solution: Solution, built_at: str) -> None:
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            _write_tables(conn, solution, built_at)
+    finally:
+        engine.dispose()
+
+
+def write_file(path: Path, solution: Solution, built_at: str) -> None:
+    """Write beside `path`, then move into place: an interrupted build leaves nothing behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.unlink(missing_ok=True)
+        write_url(f"sqlite:///{temporary}", solution, built_at)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def write_solution(location: DatabaseLocation, solution: Solution, built_at: str) -> None:
+    if location.path is not None:
+        write_file(location.path, solution, built_at)
+    else:
+        write_url(location.url, solution, built_at)

@@ -1,0 +1,137 @@
+"""What the database knows about one board: the `Position` record and its parts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+import msgpack
+
+from ttt_db.rules import Mark, Status, move_name, swap_marks
+from ttt_db.symmetry import canonical_board
+
+Value = Literal["win", "draw", "loss"]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveAnalysis:
+    """One legal move: its value for the player making it and the plies left after it."""
+
+    move: int
+    value: Value
+    remoteness: int
+
+    @property
+    def name(self) -> str:
+        return move_name(self.move)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"move": self.move, "name": self.name, "value": self.value, "remoteness": self.remoteness}
+
+
+@dataclass(frozen=True, slots=True)
+class Playout:
+    """Exact odds of each result when both sides play uniformly at random from the board."""
+
+    o: Fraction
+    x: Fraction
+    draw: Fraction
+
+    def as_floats(self) -> list[float]:
+        return [float(self.o), float(self.x), float(self.draw)]
+
+
+_VALUE_ORDER = {"win": 0, "draw": 1, "loss": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A solved board. `score` and `sv_score` are from the side of the player who moved first."""
+
+    board: str
+    canonical: str
+    depth: int
+    status: Status
+    to_move: Mark | None
+    first: Mark
+    score: int
+    value: Value
+    remoteness: int
+    sv_score: int
+    best_moves: tuple[int, ...]
+    best_moves_shortest: tuple[int, ...]
+    moves: tuple[MoveAnalysis, ...]
+    playout: Playout
+    paths: int
+
+    @classmethod
+    def from_row(cls, row: Any) -> Position:
+        """Decode a `positions` row (any object with its column attributes)."""
+        o_wins, x_wins, draws, ways = msgpack.unpackb(row.playout)
+        return cls(
+            board=row.board,
+            canonical=row.canonical,
+            depth=row.depth,
+            status=row.status,
+            to_move=row.to_move,
+            first="o",
+            score=row.score,
+            value=row.value,
+            remoteness=row.remoteness,
+            sv_score=row.sv_score,
+            best_moves=tuple(msgpack.unpackb(row.best_moves)),
+            best_moves_shortest=tuple(msgpack.unpackb(row.best_moves_shortest)),
+            moves=tuple(MoveAnalysis(m, v, r) for m, v, r in msgpack.unpackb(row.move_values)),
+            playout=Playout(Fraction(o_wins, ways), Fraction(x_wins, ways), Fraction(draws, ways)),
+            paths=row.paths,
+        )
+
+    def with_marks_swapped(self) -> Position:
+        """The same position told in the other convention (`x` moved first)."""
+        board = swap_marks(self.board)
+        swap = {"o": "x", "x": "o"}
+        return Position(
+            board=board,
+            canonical=canonical_board(board),
+            depth=self.depth,
+            status=swap.get(self.status, self.status),  # type: ignore[arg-type]
+            to_move=swap[self.to_move] if self.to_move else None,  # type: ignore[arg-type]
+            first=swap[self.first],  # type: ignore[arg-type]
+            score=self.score,
+            value=self.value,
+            remoteness=self.remoteness,
+            sv_score=self.sv_score,
+            best_moves=self.best_moves,
+            best_moves_shortest=self.best_moves_shortest,
+            moves=self.moves,
+            playout=Playout(self.playout.x, self.playout.o, self.playout.draw),
+            paths=self.paths,
+        )
+
+    def moves_best_first(self) -> list[MoveAnalysis]:
+        """Wins fastest first, then draws, then losses slowest first; ties by index."""
+        def key(analysis: MoveAnalysis) -> tuple[int, int, int]:
+            rank = _VALUE_ORDER[analysis.value]
+            remoteness = -analysis.remoteness if analysis.value == "loss" else analysis.remoteness
+            return rank, remoteness, analysis.move
+        return sorted(self.moves, key=key)
+
+    def to_record(self) -> dict[str, Any]:
+        """The export record (stable JSON shape of DESIGN.md), plus `depth` and `first`."""
+        return {
+            "board": self.board,
+            "to_move": self.to_move,
+            "status": self.status,
+            "score": self.score,
+            "value": self.value,
+            "remoteness": self.remoteness,
+            "sv_score": self.sv_score,
+            "best_moves": list(self.best_moves),
+            "best_moves_shortest": list(self.best_moves_shortest),
+            "playout": self.playout.as_floats(),
+            "paths": self.paths,
+            "canonical": self.canonical,
+            "depth": self.depth,
+            "first": self.first,
+        }

@@ -1,0 +1,109 @@
+"""`ai14s`: the rule-based AI of REFERENCE.md, and its board score (reused by `abdls@N`).
+
+Scores are kept doubled (600 for 300, 1 for 0.5, ...) so every comparison is exact on ints.
+A line's pattern is (my marks, opponent marks); the empty count is what is left of 3.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ttt_db.rules import EMPTY, LINES, LINES_THROUGH, Mark
+
+WIN: Final = 0  # (3, 0, 0)
+OPPONENT_THREAT: Final = 1  # (0, 2, 1): the opponent wins next move
+MY_THREAT: Final = 2  # (2, 0, 1)
+MY_SINGLE: Final = 3  # (1, 0, 2)
+OPPONENT_SINGLE: Final = 4  # (0, 1, 2)
+OTHER: Final = 5
+
+# PATTERN[mine][theirs] -> category
+PATTERN: Final = (
+    (OTHER, OPPONENT_SINGLE, OPPONENT_THREAT, OTHER),
+    (MY_SINGLE, OTHER, OTHER, OTHER),
+    (MY_THREAT, OTHER, OTHER, OTHER),
+    (WIN, OTHER, OTHER, OTHER),
+)
+_EDGES: Final = (1, 3, 5, 7)
+
+SCORE_WIN: Final = 600
+SCORE_DOUBLE_THREAT: Final = 400
+SCORE_DIAGONAL_DEFENCE: Final = 200
+
+
+def diagonal_defence(after: str) -> bool:
+    """Rule 3: x in the centre, o on both ends of a diagonal, x on an edge, 4 marks in all."""
+    return (
+        after[4] == "x"
+        and ((after[0] == "o" and after[8] == "o") or (after[2] == "o" and after[6] == "o"))
+        and any(after[edge] == "x" for edge in _EDGES)
+        and 9 - after.count(EMPTY) == 4
+    )
+
+
+def score_from_counts(counts: list[int], after: str) -> int:
+    """The doubled score of the board after my move, from its line-category counts."""
+    if counts[WIN]:
+        return SCORE_WIN
+    threats = counts[OPPONENT_THREAT]
+    if threats == 0 and counts[MY_THREAT] >= 2:
+        return SCORE_DOUBLE_THREAT
+    if diagonal_defence(after):
+        return SCORE_DIAGONAL_DEFENCE
+    return (
+        -200 * threats
+        + (4 if counts[MY_THREAT] == 1 else 0)
+        + counts[MY_SINGLE]
+        - 2 * counts[OPPONENT_SINGLE]
+    )
+
+
+def line_tallies(board: str, me: Mark) -> tuple[list[int], list[int]]:
+    """Per line: how many of my marks, how many of the opponent's."""
+    mine = [0] * 8
+    theirs = [0] * 8
+    for number, line in enumerate(LINES):
+        for cell in line:
+            mark = board[cell]
+            if mark == me:
+                mine[number] += 1
+            elif mark != EMPTY:
+                theirs[number] += 1
+    return mine, theirs
+
+
+def board_score(after: str, me: Mark) -> int:
+    """ai14s's doubled score of a board, seen by `me` (the player who just moved)."""
+    mine, theirs = line_tallies(after, me)
+    counts = [0] * 6
+    for number in range(8):
+        counts[PATTERN[mine[number]][theirs[number]]] += 1
+    return score_from_counts(counts, after)
+
+
+def move_scores(board: str, me: Mark) -> list[tuple[int, int]]:
+    """(move, doubled score of the board after it) for every empty cell, updating only the lines
+    through the cell that changes."""
+    mine, theirs = line_tallies(board, me)
+    base = [0] * 6
+    for number in range(8):
+        base[PATTERN[mine[number]][theirs[number]]] += 1
+    scored = []
+    for move in range(9):
+        if board[move] != EMPTY:
+            continue
+        counts = base.copy()
+        for number in LINES_THROUGH[move]:
+            counts[PATTERN[mine[number]][theirs[number]]] -= 1
+            counts[PATTERN[mine[number] + 1][theirs[number]]] += 1
+        after = board[:move] + me + board[move + 1 :]
+        scored.append((move, score_from_counts(counts, after)))
+    return scored
+
+
+def ai14s(board: str) -> tuple[int, ...]:
+    """Every move whose resulting board scores highest by the rules of REFERENCE.md."""
+    me: Mark = "o" if board.count("o") == board.count("x") else "x"
+    scored = move_scores(board, me)
+    top = max(score for _, score in scored)
+    return tuple(move for move, score in scored if score == top)

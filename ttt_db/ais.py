@@ -1,0 +1,166 @@
+"""The AI protocol, the built-in AIs, and loading an AI by name.
+
+An AI is any callable that takes a board (9 characters, `o` moved first, reading order) and
+returns the collection of moves it might play. Checks and matches treat it as a function of
+the board: the same board gets the same candidates.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import sys
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ttt_db.ai_rules import ai14s
+from ttt_db.errors import UnknownAIError
+from ttt_db.rules import EMPTY
+from ttt_db.search import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
+
+if TYPE_CHECKING:
+    from ttt_db.database import SolutionDatabase
+
+AI = Callable[[str], Collection[int]]
+DatabaseProvider = Callable[[], "SolutionDatabase"]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedAI:
+    name: str
+    play: AI
+    symmetric: bool | None  # treats symmetric boards alike; None when unknown (user AIs)
+    summary: str
+
+
+def ai1s(board: str) -> tuple[int, ...]:
+    """The first empty cell in index order."""
+    return (board.index(EMPTY),)
+
+
+def ai2s(board: str) -> tuple[int, ...]:
+    """Every legal move: uniformly random play."""
+    return tuple(i for i in range(9) if board[i] == EMPTY)
+
+
+def lookup_ai(table: dict[str, tuple[int, ...]]) -> AI:
+    """An AI answering from a board -> moves table read from the database."""
+
+    def perfect(board: str) -> tuple[int, ...]:
+        return table[board]
+
+    return perfect
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinAI:
+    name: str  # with `@N` or `@SECONDS` for the parameterised ones
+    summary: str
+    symmetric: bool
+    make: Callable[[str | None, DatabaseProvider | None], AI]
+    parameter: type | None = None
+
+
+def _plain(ai: AI) -> Callable[[str | None, DatabaseProvider | None], AI]:
+    return lambda _parameter, _database: ai
+
+
+def _from_database(shortest: bool) -> Callable[[str | None, DatabaseProvider | None], AI]:
+    def make(_parameter: str | None, database: DatabaseProvider | None) -> AI:
+        if database is None:
+            raise UnknownAIError("perfect-shortest" if shortest else "perfect", "needs a database")
+        return lookup_ai(database().best_moves_table(shortest=shortest))
+
+    return make
+
+
+def _depth(parameter: str | None) -> int:
+    depth = int(parameter or "")
+    if not 0 <= depth <= 9:
+        raise ValueError(depth)
+    return depth
+
+
+BUILTIN_AIS: tuple[BuiltinAI, ...] = (
+    BuiltinAI("ai1s", "the first empty cell in index order (not symmetric)", False, _plain(ai1s)),
+    BuiltinAI("ai2s", "every legal move: uniformly random play", True, _plain(ai2s)),
+    BuiltinAI("ai14s", "rule-based: scores each move's board by its lines, keeps the top", True, _plain(ai14s)),
+    BuiltinAI("perfect", "database lookup: every best move", True, _from_database(False)),
+    BuiltinAI("perfect-shortest", "database lookup: win fastest, lose slowest", True, _from_database(True)),
+    BuiltinAI("minimax", "full-depth minimax, no database", True, lambda p, d: Minimax()),
+    BuiltinAI("minimax-shortest", "full-depth minimax on shortest-victory scores", True,
+              lambda p, d: Minimax(shortest=True)),
+    BuiltinAI("alphabeta", "alpha-beta with a symmetric transposition table, no database", True,
+              lambda p, d: AlphaBeta()),
+    BuiltinAI("alphabeta-shortest", "alpha-beta on shortest-victory scores", True,
+              lambda p, d: AlphaBeta(shortest=True)),
+    BuiltinAI("dls@N", "depth-limited minimax, N plies below the move, unfinished boards score 0",
+              True, lambda p, d: DepthLimited(_depth(p)), int),
+    BuiltinAI("abdls@N", "depth-limited alpha-beta, unfinished boards scored by ai14s", True,
+              lambda p, d: DepthLimited(_depth(p), evaluate_with_ai14s=True), int),
+    BuiltinAI("iddfs@SECONDS", "iterative deepening abdls@0, @1, ... within SECONDS per move", True,
+              lambda p, d: IterativeDeepening(float(p or "")), float),
+)
+_BY_BASE = {ai.name.split("@")[0]: ai for ai in BUILTIN_AIS}
+EXAMPLE_NAMES = ("ai1s", "ai2s", "ai14s", "perfect", "perfect-shortest", "minimax",
+                 "minimax-shortest", "alphabeta", "alphabeta-shortest", "dls@3", "abdls@3", "iddfs@0.01")
+
+
+def _builtin(spec: str, database: DatabaseProvider | None) -> NamedAI:
+    base, _, parameter = spec.partition("@")
+    entry = _BY_BASE.get(base)
+    if entry is None:
+        close = difflib.get_close_matches(spec, [*EXAMPLE_NAMES, *_BY_BASE], n=3, cutoff=0.5)
+        raise UnknownAIError(spec, "no built-in AI has that name; `ttt-db ais` lists them",
+                             tuple(dict.fromkeys(close)))
+    if entry.parameter is None and parameter:
+        raise UnknownAIError(spec, f"{base} takes no parameter")
+    if entry.parameter is not None:
+        try:
+            play = entry.make(parameter, database)
+        except ValueError:
+            what = "a depth from 0 to 9" if entry.parameter is int else "a number of seconds"
+            raise UnknownAIError(spec, f"{base} needs {what}, as in {entry.name}") from None
+        if entry.parameter is float and float(parameter) <= 0:
+            raise UnknownAIError(spec, "the time limit must be positive")
+    else:
+        play = entry.make(None, database)
+    return NamedAI(spec, play, entry.symmetric, entry.summary)
+
+
+def _user_ai(spec: str) -> NamedAI:
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise UnknownAIError(spec, "a user AI is written package.module:function")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise UnknownAIError(spec, f"cannot import module {module_name!r} ({error})") from None
+    except Exception as error:  # the user's module failed while importing
+        raise UnknownAIError(
+            spec, f"importing {module_name!r} raised {type(error).__name__}: {error}"
+        ) from None
+    target: object = module
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise UnknownAIError(spec, f"module {module_name!r} has no attribute {attribute!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise UnknownAIError(spec, f"{attribute!r} in {module_name!r} is not callable")
+    doc = (getattr(target, "__doc__", None) or "user AI").strip().splitlines()[0]
+    return NamedAI(spec, target, None, doc)  # type: ignore[arg-type]
+
+
+def load_ai(spec: str, database: DatabaseProvider | None = None) -> NamedAI:
+    """A built-in AI by name (`ai14s`, `dls@3`, ...) or a user's `package.module:function`.
+
+    `database` is called only by AIs that read the database. Raises UnknownAIError."""
+    spec = spec.strip()
+    if ":" in spec:
+        return _user_ai(spec)
+    return _builtin(spec, database)
+

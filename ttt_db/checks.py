@@ -1,0 +1,244 @@
+"""Is an AI solved? Exact answers from the stored solution, with the evidence when it is not.
+
+- Strong: at every decision position (a stored node list) the AI's candidates are a subset of
+  the stored best moves.
+- Weak: from the empty board the AI never loses, whatever the opponent does, as o and as x.
+  A depth-first search follows every AI candidate and every opponent move, skips a board
+  already examined, and stops at the first lost game (the counterexample).
+
+An AI that answers badly (a move off the board or on a taken cell, no move, an exception) fails
+at that board; the failure carries the error instead of crashing the check.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from ttt_db.ais import AI
+from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark
+
+Progress = Callable[[int, int], None]
+
+
+class AIMisbehaved(Exception):
+    """The AI's answer at `board` is not a usable set of moves."""
+
+    def __init__(self, board: str, reason: str) -> None:
+        self.board = board
+        self.reason = reason
+        super().__init__(f"at {board!r}: {reason}")
+
+
+def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
+    """The AI's candidates at `board`, sorted and validated; AIMisbehaved if unusable."""
+    try:
+        answer: Collection[int] = ai(board)
+    except Exception as error:  # the AI is foreign code: any exception is its failure
+        raise AIMisbehaved(board, f"the AI raised {type(error).__name__}: {error}") from None
+    try:
+        items = answer if type(answer) is tuple or type(answer) is list else list(answer)
+    except TypeError:
+        raise AIMisbehaved(board, f"the AI answered {answer!r}, not a collection of moves") from None
+    for move in items:
+        if type(move) is not int or not 0 <= move <= 8 or board[move] != EMPTY:
+            return _validated(board, items)
+    if not items:
+        raise AIMisbehaved(board, "the AI answered no move")
+    return tuple(sorted(set(items)))
+
+
+def _validated(board: str, items: Collection[object]) -> tuple[int, ...]:
+    """The slow path of `candidate_moves`: accept any integer type, or say what is wrong."""
+    moves: set[int] = set()
+    for item in items:
+        if isinstance(item, bool) or not hasattr(type(item), "__index__"):
+            raise AIMisbehaved(board, f"the AI answered {item!r}, not a cell index")
+        move = operator.index(item)  # type: ignore[call-overload]
+        if not 0 <= move <= 8:
+            raise AIMisbehaved(board, f"the AI answered {move}, off the board (cells are 0-8)")
+        if board[move] != EMPTY:
+            raise AIMisbehaved(board, f"the AI answered {move}, a cell taken by {board[move]}")
+        moves.add(move)
+    return tuple(sorted(moves))
+
+
+@dataclass(frozen=True, slots=True)
+class StrongFailure:
+    board: str
+    chosen: tuple[int, ...]
+    best: tuple[int, ...]
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        document: dict[str, Any] = {"board": self.board, "chosen": list(self.chosen), "best": list(self.best)}
+        if self.error is not None:
+            document["error"] = self.error
+        return document
+
+
+@dataclass
+class StrongResult:
+    positions: str  # the node list checked
+    shortest: bool
+    total: int
+    correct: int
+    failures: list[StrongFailure] = field(default_factory=list)
+
+    @property
+    def solved(self) -> bool:
+        return self.correct == self.total
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "solved": self.solved,
+            "correct": self.correct,
+            "total": self.total,
+            "positions": self.positions,
+            "shortest": self.shortest,
+            "failures": [failure.to_dict() for failure in self.failures],
+        }
+
+
+def check_strong(
+    ai: AI,
+    boards: list[str],
+    best_moves: dict[str, tuple[int, ...]],
+    *,
+    positions: str = "decision",
+    shortest: bool = False,
+    progress: Progress | None = None,
+) -> StrongResult:
+    """Hold the AI to `best_moves` at each of `boards` (a stored node list named `positions`)."""
+    failures: list[StrongFailure] = []
+    total = len(boards)
+    for done, board in enumerate(boards, start=1):
+        best = best_moves[board]
+        try:
+            chosen = candidate_moves(ai, board)
+        except AIMisbehaved as error:
+            failures.append(StrongFailure(board, (), best, error.reason))
+            continue
+        if not set(chosen).issubset(best):
+            failures.append(StrongFailure(board, chosen, best))
+        if progress is not None and done % 256 == 0:
+            progress(done, total)
+    if progress is not None:
+        progress(total, total)
+    return StrongResult(positions, shortest, total, total - len(failures), failures)
+
+
+@dataclass(frozen=True, slots=True)
+class Counterexample:
+    side: Mark  # the side the AI played
+    moves: tuple[int, ...]  # from the empty board to the lost game (or the bad answer)
+    board: str  # the final board
+    error: str | None = None  # set when the AI misbehaved rather than lost
+
+    def to_dict(self) -> dict[str, Any]:
+        document: dict[str, Any] = {"side": self.side, "moves": list(self.moves), "board": self.board}
+        if self.error is not None:
+            document["error"] = self.error
+        return document
+
+
+@dataclass(frozen=True, slots=True)
+class WeakSideResult:
+    side: Mark
+    visited: int  # distinct boards examined, finished games included
+    counterexample: Counterexample | None
+
+    @property
+    def solved(self) -> bool:
+        return self.counterexample is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "solved": self.solved,
+            "visited": self.visited,
+            "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WeakResult:
+    o: WeakSideResult
+    x: WeakSideResult
+
+    @property
+    def solved(self) -> bool:
+        return self.o.solved and self.x.solved
+
+    @property
+    def visited(self) -> int:
+        """Boards examined by both searches together (each search counts its own)."""
+        return self.o.visited + self.x.visited
+
+    @property
+    def counterexample(self) -> Counterexample | None:
+        return self.o.counterexample or self.x.counterexample
+
+    def to_dict(self) -> dict[str, Any]:
+        counterexample = self.counterexample
+        return {
+            "solved": self.solved,
+            "o": self.o.to_dict(),
+            "x": self.x.to_dict(),
+            "visited": self.visited,
+            "counterexample": None if counterexample is None else counterexample.to_dict(),
+        }
+
+
+def check_weak_side(ai: AI, side: Mark) -> WeakSideResult:
+    """Depth-first search from the empty board with the AI playing `side`."""
+    ai_moves_on_even_plies = side == "o"
+    examined: set[str] = set()
+    # (board, moves from the empty board, whether the last move completed a line)
+    stack: list[tuple[str, tuple[int, ...], bool]] = [(EMPTY_BOARD, (), False)]
+    while stack:
+        board, moves, won = stack.pop()
+        if board in examined:
+            continue
+        examined.add(board)
+        ai_to_move = (len(moves) % 2 == 0) == ai_moves_on_even_plies
+        if won:
+            if ai_to_move:  # the opponent made the last move, and won
+                return WeakSideResult(side, len(examined), Counterexample(side, moves, board))
+            continue
+        if EMPTY not in board:
+            continue
+        mover = "o" if len(moves) % 2 == 0 else "x"
+        if ai_to_move:
+            try:
+                replies = candidate_moves(ai, board)
+            except AIMisbehaved as error:
+                return WeakSideResult(side, len(examined), Counterexample(side, moves, board, error.reason))
+        else:
+            replies = [i for i in CELLS if board[i] == EMPTY]
+        for move in reversed(replies):  # pushed in reverse so index order is explored first
+            child = board[:move] + mover + board[move + 1 :]
+            if child in examined:
+                continue
+            completes = False
+            for a, b in LINE_PARTNERS[move]:
+                if board[a] == mover and board[b] == mover:
+                    completes = True
+                    break
+            stack.append((child, moves + (move,), completes))
+    return WeakSideResult(side, len(examined), None)
+
+
+def check_weak(ai: AI) -> WeakResult:
+    """The weak check as o and as x."""
+    return WeakResult(check_weak_side(ai, "o"), check_weak_side(ai, "x"))
+
+
+def replay(moves: tuple[int, ...] | list[int]) -> list[str]:
+    """The boards after each move of a sequence from the empty board (o first)."""
+    boards = [EMPTY_BOARD]
+    for number, move in enumerate(moves):
+        board = boards[-1]
+        boards.append(board[:move] + ("o" if number % 2 == 0 else "x") + board[move + 1 :])
+    return boards

@@ -1,0 +1,149 @@
+"""Games between AIs: every move a uniform random choice among the mover's candidates.
+
+An AI is asked about each board once per match and its answer remembered (an AI is a function
+of the board), so a long match costs a table walk per move.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ttt_db.ais import AI
+from ttt_db.checks import AIMisbehaved, candidate_moves
+from ttt_db.rules import EMPTY_BOARD, Mark, Status, status
+
+Progress = Callable[[int, int], None]
+PROGRESS_EVERY = 1000
+
+_WIN, _LOSS, _DRAW = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    win: int
+    loss: int
+    draw: int
+
+    @property
+    def games(self) -> int:
+        return self.win + self.loss + self.draw
+
+    def ratios(self) -> tuple[float, float, float]:
+        games = self.games or 1
+        return self.win / games, self.loss / games, self.draw / games
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(self.win + other.win, self.loss + other.loss, self.draw + other.draw)
+
+    def to_dict(self) -> dict[str, int]:
+        return {"win": self.win, "loss": self.loss, "draw": self.draw}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """Results from AI1's side: `as_o` the games it opened, `as_x` those it answered."""
+
+    games: int  # per side
+    as_o: Tally
+    as_x: Tally
+    seconds: float
+
+    @property
+    def total(self) -> Tally:
+        return self.as_o + self.as_x
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "as_o": self.as_o.to_dict(),
+            "as_x": self.as_x.to_dict(),
+            "total": self.total.to_dict(),
+            "seconds": self.seconds,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    moves: tuple[int, ...]
+    board: str
+    result: Status  # o, x or draw
+
+
+class MoveTable:
+    """Board -> the boards the mover's AI may move to, or the result code (from `hero`'s side)
+    once the game is over. Filled lazily; each board asks its AI once."""
+
+    def __init__(self, o_ai: AI, x_ai: AI, hero: Mark) -> None:
+        self.ais = {"o": o_ai, "x": x_ai}
+        self.hero = hero
+        self.table: dict[str, tuple[str, ...] | int] = {}
+
+    def fill(self, board: str) -> tuple[str, ...] | int:
+        outcome = status(board)
+        entry: tuple[str, ...] | int
+        if outcome == "playing":
+            mover: Mark = "o" if board.count("o") == board.count("x") else "x"
+            moves = candidate_moves(self.ais[mover], board)
+            entry = tuple(board[:m] + mover + board[m + 1 :] for m in moves)
+        elif outcome == "draw":
+            entry = _DRAW
+        else:
+            entry = _WIN if outcome == self.hero else _LOSS
+        self.table[board] = entry
+        return entry
+
+
+def _play_games(table: MoveTable, games: int, rng: random.Random, done_before: int,
+                total: int, progress: Progress | None) -> Tally:
+    counts = [0, 0, 0]
+    lookup = table.table.get
+    fill = table.fill
+    draw = rng.random
+    for game in range(games):
+        board = EMPTY_BOARD
+        while True:
+            entry = lookup(board)
+            if entry is None:
+                entry = fill(board)
+            if type(entry) is int:
+                counts[entry] += 1
+                break
+            board = entry[int(draw() * len(entry))]  # type: ignore[index]
+        if progress is not None and game % PROGRESS_EVERY == PROGRESS_EVERY - 1:
+            progress(done_before + game + 1, total)
+    return Tally(*counts)
+
+
+def run_match(ai1: AI, ai2: AI, games: int, *, seed: int | None = None,
+              progress: Progress | None = None) -> MatchResult:
+    """`games` games with AI1 as o, then `games` with AI1 as x. Raises AIMisbehaved if an AI
+    gives an unusable answer."""
+    if games < 0:
+        raise ValueError(f"the number of games must not be negative, got {games}")
+    rng = random.Random(seed)
+    started = time.perf_counter()
+    as_o = _play_games(MoveTable(ai1, ai2, "o"), games, rng, 0, 2 * games, progress)
+    as_x = _play_games(MoveTable(ai2, ai1, "x"), games, rng, games, 2 * games, progress)
+    if progress is not None:
+        progress(2 * games, 2 * games)
+    return MatchResult(games, as_o, as_x, time.perf_counter() - started)
+
+
+def play_game(o_ai: AI, x_ai: AI, rng: random.Random) -> GameRecord:
+    """One game, move by move, with the record of the moves."""
+    board = EMPTY_BOARD
+    moves: list[int] = []
+    ais = {"o": o_ai, "x": x_ai}
+    while (outcome := status(board)) == "playing":
+        mover: Mark = "o" if len(moves) % 2 == 0 else "x"
+        move = rng.choice(candidate_moves(ais[mover], board))
+        moves.append(move)
+        board = board[:move] + mover + board[move + 1 :]
+    return GameRecord(tuple(moves), board, outcome)
+
+
+__all__ = ["AIMisbehaved", "GameRecord", "MatchResult", "Tally", "play_game", "run_match"]

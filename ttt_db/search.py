@@ -1,0 +1,199 @@
+"""Search AIs that use no database: what a lookup replaces.
+
+Each is a callable from a board (o first) to every move it might play, i.e. every move with the
+best value its search finds. Scores are from o's side (o maximises) for `minimax`/`alphabeta`,
+and from the side to move (negamax) for the depth-limited searches.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+from ttt_db.ai_rules import board_score
+from ttt_db.rules import EMPTY, Mark, legal_moves, other, side_to_move, winner
+from ttt_db.symmetry import TRANSFORMS
+
+Score = int
+
+
+def terminal_score(board: str, *, shortest: bool) -> Score | None:
+    """The score of a finished game from o's side, or None while it is on. With `shortest`,
+    the shortest-victory score: (11 - m) / 2 for an o win at move m, (m - 10) / 2 for x."""
+    won = winner(board)
+    if won is None:
+        return None if EMPTY in board else 0
+    if not shortest:
+        return 1 if won == "o" else -1
+    marks = 9 - board.count(EMPTY)
+    return (11 - marks) // 2 if won == "o" else (marks - 10) // 2
+
+
+def _children(board: str) -> list[tuple[int, str]]:
+    mover = side_to_move(board)
+    return [(move, board[:move] + mover + board[move + 1 :]) for move in legal_moves(board)]
+
+
+def _best_for_mover(board: str, scored: list[tuple[int, Score]]) -> tuple[int, ...]:
+    sign = 1 if side_to_move(board) == "o" else -1
+    top = max(sign * score for _, score in scored)
+    return tuple(move for move, score in scored if sign * score == top)
+
+
+class Minimax:
+    """Full-depth minimax, remembering each board's value between calls."""
+
+    def __init__(self, *, shortest: bool = False) -> None:
+        self.shortest = shortest
+        self.values: dict[str, Score] = {}
+
+    def value(self, board: str) -> Score:
+        known = self.values.get(board)
+        if known is not None:
+            return known
+        score = terminal_score(board, shortest=self.shortest)
+        if score is None:
+            child_scores = [self.value(child) for _, child in _children(board)]
+            score = max(child_scores) if side_to_move(board) == "o" else min(child_scores)
+        self.values[board] = score
+        return score
+
+    def __call__(self, board: str) -> tuple[int, ...]:
+        return _best_for_mover(board, [(move, self.value(child)) for move, child in _children(board)])
+
+
+class AlphaBeta:
+    """Alpha-beta over moves in index order with a (lower, upper) transposition table that is
+    written for all 8 symmetric images of a board (REFERENCE.md, "Built-in AIs")."""
+
+    def __init__(self, *, shortest: bool = False) -> None:
+        self.shortest = shortest
+        self.low, self.high = (-2, 3) if shortest else (-1, 1)
+        self.table: dict[str, tuple[Score, Score]] = {}
+
+    def _store(self, board: str, bounds: tuple[Score, Score]) -> None:
+        for perm in TRANSFORMS:
+            self.table["".join([board[i] for i in perm])] = bounds
+
+    def search(self, board: str, alpha: Score, beta: Score) -> Score:
+        entry = self.table.get(board)
+        original_alpha, original_beta = alpha, beta
+        if entry is not None:
+            lower, upper = entry
+            if lower == upper or upper <= alpha:
+                return upper
+            if lower >= beta:
+                return lower
+            alpha, beta = max(alpha, lower), min(beta, upper)
+        score = terminal_score(board, shortest=self.shortest)
+        if score is not None:
+            self._store(board, (score, score))
+            return score
+        maximising = side_to_move(board) == "o"
+        best = self.low - 1 if maximising else self.high + 1
+        for _, child in _children(board):
+            value = self.search(child, alpha, beta)
+            if maximising:
+                best = max(best, value)
+                alpha = max(alpha, best)
+            else:
+                best = min(best, value)
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
+        if best <= original_alpha:
+            self._store(board, (self.low, best))
+        elif best >= original_beta:
+            self._store(board, (best, self.high))
+        else:
+            self._store(board, (best, best))
+        return best
+
+    def __call__(self, board: str) -> tuple[int, ...]:
+        scored = [(move, self.search(child, self.low, self.high)) for move, child in _children(board)]
+        return _best_for_mover(board, scored)
+
+
+WIN_SCORE: Final = 1000  # above any ai14s score (600); a win found at ply p scores WIN_SCORE - p
+
+
+class SearchTimeout(Exception):
+    """Raised inside a search when its deadline passes, abandoning that iteration."""
+
+
+class DepthLimited:
+    """`dls@N` and `abdls@N`: negamax to `depth` plies below the candidate move.
+
+    Without `evaluate_with_ai14s`, unfinished boards at the limit score 0 and there is no pruning
+    (minimax in the style of the "Deep Learning and the Game of Go" bot); with it, alpha-beta
+    scores them by ai14s's score of the board for the player who just moved. Sooner wins score
+    more: a win at ply p scores WIN_SCORE - p.
+    """
+
+    def __init__(self, depth: int, *, evaluate_with_ai14s: bool = False) -> None:
+        self.depth = depth
+        self.evaluate_with_ai14s = evaluate_with_ai14s
+        self.deadline: float | None = None
+
+    def _leaf(self, board: str, mover: Mark) -> Score:
+        if not self.evaluate_with_ai14s:
+            return 0
+        return -board_score(board, other(mover))
+
+    def negamax(self, board: str, mover: Mark, depth: int, ply: int, alpha: Score, beta: Score) -> Score:
+        """Value of `board` for `mover`, the side to move, `ply` plies below the root."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise SearchTimeout
+        if winner(board) is not None:
+            return ply - WIN_SCORE  # the previous mover has just won
+        if EMPTY not in board:
+            return 0
+        if depth == 0:
+            return self._leaf(board, mover)
+        opponent = other(mover)
+        best = -WIN_SCORE - 1
+        for move in range(9):
+            if board[move] != EMPTY:
+                continue
+            child = board[:move] + mover + board[move + 1 :]
+            value = -self.negamax(child, opponent, depth - 1, ply + 1, -beta, -alpha)
+            if value > best:
+                best = value
+                if self.evaluate_with_ai14s and value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        return best
+
+    def __call__(self, board: str) -> tuple[int, ...]:
+        mover = side_to_move(board)
+        opponent = other(mover)
+        scored: list[tuple[int, Score]] = []
+        top = -WIN_SCORE - 1
+        for move in legal_moves(board):
+            child = board[:move] + mover + board[move + 1 :]
+            # a window just below the best so far keeps ties exact while pruning worse moves
+            value = -self.negamax(child, opponent, self.depth, 1, -(WIN_SCORE + 1), -(top - 1))
+            scored.append((move, value))
+            top = max(top, value)
+        return tuple(move for move, value in scored if value == top)
+
+
+class IterativeDeepening:
+    """`iddfs@SECONDS`: abdls@0, @1, ... until the time runs out; the deepest completed
+    iteration answers, or every legal move when none completed."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __call__(self, board: str) -> tuple[int, ...]:
+        deadline = time.perf_counter() + self.seconds
+        answer = legal_moves(board)
+        for depth in range(board.count(EMPTY)):
+            search = DepthLimited(depth, evaluate_with_ai14s=True)
+            search.deadline = deadline
+            try:
+                answer = search(board)
+            except SearchTimeout:
+                break
+        return answer

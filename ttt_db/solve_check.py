@@ -1,0 +1,89 @@
+"""Run the solve checks of one AI against an open database: the glue between the stored lists
+and best moves and the pure checks in `ttt_db.checks`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ttt_db.ais import NamedAI
+from ttt_db.checks import (
+    Counterexample,
+    StrongResult,
+    WeakResult,
+    check_strong,
+    check_weak,
+    replay,
+)
+from ttt_db.database import SolutionDatabase
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Mistake:
+    """The first move of a counterexample where the AI left the best moves."""
+
+    ply: int  # moves made before it
+    board: str
+    move: int
+    best: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    ai: str
+    weak: WeakResult | None
+    strong: StrongResult | None
+    mistake: Mistake | None  # where the weak counterexample went wrong, if it did
+
+    @property
+    def solved(self) -> bool:
+        return all(result.solved for result in (self.weak, self.strong) if result is not None)
+
+    def to_dict(self) -> dict[str, Any]:
+        document: dict[str, Any] = {"ai": self.ai}
+        if self.weak is not None:
+            document["weak"] = self.weak.to_dict()
+        if self.strong is not None:
+            document["strong"] = self.strong.to_dict()
+        return document
+
+
+def first_mistake(counterexample: Counterexample, best_moves: dict[str, tuple[int, ...]]) -> Mistake | None:
+    """The first AI move in the counterexample that is not among the stored best moves."""
+    boards = replay(counterexample.moves)
+    ai_parity = 0 if counterexample.side == "o" else 1
+    for ply, move in enumerate(counterexample.moves):
+        if ply % 2 == ai_parity and move not in best_moves[boards[ply]]:
+            return Mistake(ply, boards[ply], move, best_moves[boards[ply]])
+    return None
+
+
+def run_checks(
+    ai: NamedAI,
+    db: SolutionDatabase,
+    *,
+    weak: bool = True,
+    strong: bool = True,
+    canonical: bool = False,
+    shortest: bool = False,
+    progress: Progress | None = None,
+) -> CheckReport:
+    """The requested checks; the strong one iterates the stored `decision` (or
+    `decision_canonical`) list against the stored best moves."""
+    best_moves = db.best_moves_table(shortest=shortest)
+    strong_result = None
+    if strong:
+        list_name = "decision_canonical" if canonical else "decision"
+        strong_result = check_strong(
+            ai.play, db.node_list(list_name), best_moves,
+            positions=list_name, shortest=shortest, progress=progress,
+        )
+    weak_result = check_weak(ai.play) if weak else None
+    mistake = None
+    if weak_result is not None and weak_result.counterexample is not None:
+        plain_best = best_moves if not shortest else db.best_moves_table()
+        mistake = first_mistake(weak_result.counterexample, plain_best)
+    return CheckReport(ai.name, weak_result, strong_result, mistake)

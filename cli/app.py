@@ -1,0 +1,195 @@
+"""The `ttt-db` command line: thin commands that parse, call `ttt_db`/`builder`, and print.
+
+Heavy modules (SQLAlchemy, tqdm) are imported inside the commands that need them, so a
+lookup pays only for what it uses.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.common import (
+    EXIT_NO,
+    DbOption,
+    JsonOption,
+    handle_errors,
+    open_db,
+    print_json,
+    progress_reporter,
+)
+
+app = typer.Typer(
+    name="ttt-db",
+    help="A precomputed, exact solution database for tic-tac-toe: build it, query it, "
+    "check AIs against it, and play it.\n\n"
+    "Boards are 9 cells in reading order: o, x, and . - _ or space for empty; / may separate "
+    "rows (ox./.x./...). Moves are an index 0-8, a name like b3 (column a-c, row 1-3 from the "
+    "top), or x,y.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+BoardArgument = Annotated[
+    str, typer.Argument(metavar="BOARD", help="9 cells, e.g. ox..x.... or 'ox./.x./...'.", show_default=False)
+]
+
+
+@app.command()
+@handle_errors
+def build(
+    db: DbOption = None,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if the database exists.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+) -> None:
+    """Enumerate the game, solve every position, and write the database (atomically)."""
+    from builder.pipeline import build_database
+    from cli.render import figures_text
+
+    summary = build_database(db, force=force, progress=progress_reporter(not quiet))
+    if not summary.built:
+        typer.echo(f"database already at {summary.location}; use --force to rebuild it")
+        return
+    size = f", {summary.size_bytes / 1e6:.2f} MB" if summary.size_bytes is not None else ""
+    typer.echo(f"built {summary.location} in {summary.seconds:.2f} s{size}")
+    for line in figures_text(summary.figures):
+        typer.echo(f"  {line}")
+
+
+@app.command("best-moves")
+@handle_errors
+def best_moves(
+    board: BoardArgument,
+    shortest: Annotated[
+        bool, typer.Option("--shortest", help="Only the moves that win fastest or lose slowest.")
+    ] = False,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The board, who is to move, its value, and the best moves (read from the database).
+
+    A board where x has one more mark than o is answered with x as the first player."""
+    from cli.render import best_moves_document, best_moves_text
+
+    with open_db(db) as database:
+        position = database.lookup(board)
+    if as_json:
+        print_json(best_moves_document(position))
+    else:
+        typer.echo(best_moves_text(position, shortest=shortest))
+
+
+@app.command()
+@handle_errors
+def show(board: BoardArgument, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """The board and every legal move with its value and remoteness, best first."""
+    from cli.render import best_moves_document, show_text
+
+    with open_db(db) as database:
+        position = database.lookup(board)
+    if as_json:
+        print_json(best_moves_document(position))
+    else:
+        typer.echo(show_text(position))
+
+
+@app.command()
+@handle_errors
+def info(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Where the database is, its schema version, and the figures of its build."""
+    from cli.render import figures_text
+
+    with open_db(db) as database:
+        meta = database.meta()
+        depths = database.depth_figures()
+        location = database.location
+    size = location.path.stat().st_size if location.path is not None else None
+    if as_json:
+        print_json({
+            "location": str(location),
+            "size_bytes": size,
+            **meta,
+            "depths": [
+                {"depth": d.depth, "tree_nodes": d.tree_nodes, "positions": d.positions,
+                 "canonical_positions": d.canonical_positions}
+                for d in depths
+            ],
+        })
+        return
+    typer.echo(f"database:       {location}" + (f" ({size:,} bytes)" if size is not None else ""))
+    typer.echo(f"schema version: {meta['schema_version']}")
+    typer.echo(f"built:          {meta['built_at']} by ttt-db {meta['package_version']}")
+    rules = meta["rules"]
+    typer.echo(f"rules:          {rules['board']}, {rules['in_a_row']} in a row, {rules['first']} first")
+    for line in figures_text(meta["figures"]):
+        typer.echo(line)
+    typer.echo("depth  tree nodes  positions  canonical")
+    for d in depths:
+        typer.echo(f"{d.depth:>5}  {d.tree_nodes:>10,}  {d.positions:>9,}  {d.canonical_positions:>9,}")
+
+
+@app.command()
+@handle_errors
+def verify(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Re-derive the figures and cross-check every stored row; exit 1 on any mismatch."""
+    from ttt_db.verify import verify_database
+
+    with open_db(db) as database:
+        report = verify_database(database)
+    if as_json:
+        print_json({"ok": report.ok, "checks": report.checks, "problems": report.problems})
+    else:
+        for problem in report.problems:
+            typer.echo(f"mismatch: {problem}")
+        verdict = "ok" if report.ok else f"FAILED with {len(report.problems)} mismatches"
+        typer.echo(f"{verdict}: {len(report.checks)} checks")
+    if not report.ok:
+        raise typer.Exit(EXIT_NO)
+
+
+class ExportFormat(str, Enum):
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+@app.command()
+@handle_errors
+def export(
+    format: Annotated[ExportFormat, typer.Option("--format", "-f", help="Output format.")] = ExportFormat.jsonl,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Every position (o moved first) as one record: JSON lines or CSV."""
+    from ttt_db.export import write_csv, write_jsonl
+
+    writer = write_csv if format is ExportFormat.csv else write_jsonl
+    with open_db(db) as database:
+        positions = database.load_all()
+    if output is None:
+        writer(positions, sys.stdout)
+        return
+    with output.open("w", encoding="utf-8", newline="") as stream:
+        writer(positions, stream)
+    typer.echo(f"wrote {len(positions):,} positions to {output}", err=True)
+
+
+def _register_other_commands() -> None:
+    from cli import checks, games
+
+    checks.register(app)
+    games.register(app)
+
+
+_register_other_commands()
+
+
+def main() -> None:
+    app()

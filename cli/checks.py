@@ -87,8 +87,7 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None) -> list
     if report.weak is not None:
         for side in (report.weak.o, report.weak.x):
             lines += _weak_lines(side)
-            if side.counterexample is report.weak.counterexample:
-                lines += _mistake_lines(report.mistake)
+            lines += _mistake_lines(report.mistakes.get(side.side))
     if report.strong is not None:
         lines += _strong_lines(report.strong, show, symmetric)
     return lines

@@ -154,6 +154,8 @@ def play(
             except EOFError:
                 typer.echo("\ninput ended: game abandoned")
                 break
+            if not sys.stdin.isatty():
+                typer.echo(line)  # piped input is not echoed by a terminal: keep the transcript readable
             command = line.strip().lower()
             if command in ("quit", "q", "exit"):
                 typer.echo("you quit")
@@ -174,7 +176,7 @@ def play(
                     move = parse_move(command)
                     game.push(move)
                 except InvalidMoveError as error:
-                    typer.echo(f"{error.reason}; {PLAY_HELP}")
+                    typer.echo(f"{error.reason}; try again (help lists the commands)")
                     continue
                 typer.echo(f"\nyou ({human}) play {describe_moves([move])}")
                 typer.echo(diagram(game.board.cells))

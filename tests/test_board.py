@@ -1,0 +1,158 @@
+"""The board type: notations, the impossible-board rules, round-trips, and moves."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ttt_db.board import Board, diagram, impossibility, normalize_cells, parse_move
+from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
+from ttt_db.rules import move_name
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ox..x....", "OX..X....", "ox./.x./...", "ox-_x- _-", "OX_/_X_/___", "ox  x    "],
+)
+def test_accepted_notations_give_the_same_board(text: str) -> None:
+    assert str(Board.parse(text)) == "ox..x...."
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("ox..x...", "expected 9 cells, got 8"),
+        ("ox..x.....", "expected 9 cells, got 10"),
+        ("ox..x...z", "unexpected character 'z'"),
+        ("ox./.x../..", "3 rows of 3 cells"),
+    ],
+)
+def test_malformed_boards_are_refused_quoting_the_input(text: str, reason: str) -> None:
+    with pytest.raises(InvalidBoardError) as caught:
+        Board.parse(text)
+    assert not isinstance(caught.value, ImpossibleBoardError)
+    assert repr(text) in str(caught.value)
+    assert reason in str(caught.value)
+
+
+IMPOSSIBLE = [
+    ("oooo.x...", "o has 4 marks and x has 1"),
+    ("xxx......", "o has 0 marks and x has 3"),
+    ("oooxxx...", "both o and x have three in a row"),
+    ("ooo.xx..x", "o has three in a row, yet x moved after the game was won"),
+    ("xxxoo.oo.", "x has three in a row, yet o moved after the game was won"),
+    ("ooo...ooo", "winning lines that share no cell"),
+]
+
+
+@pytest.mark.parametrize(("text", "reason"), IMPOSSIBLE)
+def test_impossible_boards_name_the_rule_broken(text: str, reason: str) -> None:
+    with pytest.raises(ImpossibleBoardError) as caught:
+        Board.parse(text)
+    assert isinstance(caught.value, ValueError)
+    assert repr(text) in str(caught.value)
+    assert reason in str(caught.value)
+
+
+def test_exactly_the_reachable_boards_pass_validation() -> None:
+    """Of all 3^9 fillings, those with o first that pass are the 5,478 reachable positions,
+    and each x-first board that passes is the mark-swap of one of them."""
+    o_first = x_first = 0
+    for cells in map("".join, itertools.product(".ox", repeat=9)):
+        if impossibility(cells) is None:
+            if cells.count("x") > cells.count("o"):
+                x_first += 1
+            else:
+                o_first += 1
+    assert o_first == 5478
+    assert x_first == 9 + 252 + 1260 + 1140 + 78  # the positions at odd depths
+
+
+def test_x_first_convention() -> None:
+    board = Board.parse("ox..x....")
+    assert board.first == "x"
+    assert board.to_move == "o"
+    assert board.stored_cells == "xo..o...."
+    assert Board.parse("ox.......").first == "o"
+    assert Board.parse("ox.......").to_move == "o"
+
+
+def test_finished_boards_are_valid_and_have_no_move() -> None:
+    won = Board.parse("ooo.xx...")
+    assert won.status == "o"
+    assert won.to_move is None
+    assert won.legal_moves() == ()
+    drawn = Board.parse("oxooxxxoo")
+    assert drawn.status == "draw"
+    assert drawn.to_move is None
+
+
+def test_push_checks_legality() -> None:
+    board = Board.empty().push(4)
+    assert str(board) == "....o...."
+    with pytest.raises(InvalidMoveError, match="taken by o"):
+        board.push(4)
+    with pytest.raises(InvalidMoveError, match="is over"):
+        Board.parse("ooo.xx...").push(3)
+
+
+@st.composite
+def reachable_boards(draw: st.DrawFn) -> Board:
+    board = Board.empty()
+    for _ in range(draw(st.integers(0, 9))):
+        moves = board.legal_moves()
+        if not moves:
+            break
+        board = board.push(draw(st.sampled_from(moves)))
+    return board
+
+
+@given(reachable_boards(), st.sampled_from(["plain", "upper", "slashes", "dashes"]))
+def test_parse_format_round_trip(board: Board, style: str) -> None:
+    text = str(board)
+    if style == "upper":
+        text = text.upper()
+    elif style == "slashes":
+        text = "/".join(text[i : i + 3] for i in (0, 3, 6))
+    elif style == "dashes":
+        text = text.replace(".", "-")
+    assert Board.parse(text) == board
+    assert Board.parse(str(Board.parse(text))) == board
+
+
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [("0", 0), ("8", 8), ("a1", 0), ("b2", 4), ("b3", 7), ("C3", 8), ("2,0", 2), ("0,2", 6), ("(1, 2)", 7)],
+)
+def test_move_notations(text: str, move: int) -> None:
+    assert parse_move(text) == move
+
+
+@pytest.mark.parametrize("text", ["9", "d1", "a4", "3,0", "", "b", "-1", "centre"])
+def test_bad_moves_are_refused_quoting_the_input(text: str) -> None:
+    with pytest.raises(InvalidMoveError) as caught:
+        parse_move(text)
+    assert repr(text) in str(caught.value)
+
+
+def test_move_names_round_trip() -> None:
+    assert [move_name(i) for i in (0, 4, 7, 8)] == ["a1", "b2", "b3", "c3"]
+    assert all(parse_move(move_name(i)) == i for i in range(9))
+
+
+def test_diagram_has_coordinates() -> None:
+    assert diagram("ox..x....").splitlines() == [
+        "    a   b   c",
+        "1   o | x | .",
+        "   ---+---+---",
+        "2   . | x | .",
+        "   ---+---+---",
+        "3   . | . | .",
+    ]
+
+
+def test_normalize_keeps_spaces_as_empty_cells() -> None:
+    assert normalize_cells("o   x    ") == "o...x...."

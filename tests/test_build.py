@@ -1,0 +1,63 @@
+"""The build: reproducible, atomic, compact."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import builder.write
+from builder import build_database
+
+DATA_TABLES = ("positions", "node_lists", "depth_counts")
+
+
+def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    with sqlite3.connect(path) as conn:
+        tables = {table: conn.execute(f"select * from {table} order by 1").fetchall() for table in DATA_TABLES}
+        tables["meta"] = conn.execute("select * from meta where key != 'built_at' order by 1").fetchall()
+    return tables
+
+
+def test_two_builds_give_identical_content(tmp_path: Path, db_path: Path) -> None:
+    again = tmp_path / "again.sqlite"
+    build_database(again)
+    assert _dump(again) == _dump(db_path)
+
+
+def test_source_date_epoch_makes_builds_byte_identical(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    first, second = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    build_database(first)
+    build_database(second)
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_an_existing_database_is_kept_unless_forced(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    assert build_database(path).built
+    assert not build_database(path).built
+    assert build_database(path, force=True).built
+
+
+def test_a_failed_build_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "db.sqlite"
+    build_database(path)
+    before = path.read_bytes()
+
+    def interrupted(*args: object) -> list[object]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(builder.write, "position_rows", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_database(path, force=True)
+    assert path.read_bytes() == before  # the old database is untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite"]  # no temporary left
+    with pytest.raises(KeyboardInterrupt):
+        build_database(tmp_path / "fresh.sqlite")
+    assert not (tmp_path / "fresh.sqlite").exists()
+
+
+def test_database_file_within_budget(db_path: Path) -> None:
+    assert db_path.stat().st_size <= 2_000_000

@@ -1,0 +1,158 @@
+"""The command line: exact output, JSON documents, and exit codes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from cli.app import app
+
+COMMANDS = ["build", "best-moves", "show", "info", "verify", "export", "ais", "check", "match", "play"]
+
+
+def test_best_moves_reference_example(run) -> None:
+    result = run("best-moves", "ox..x....")
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "    a   b   c\n"
+        "1   o | x | .\n"
+        "   ---+---+---\n"
+        "2   . | x | .\n"
+        "   ---+---+---\n"
+        "3   . | . | .\n"
+        "\n"
+        "o to move: draw, the board fills in 6 plies\n"
+        "x moved first (it has one more mark than o)\n"
+        "best moves: 7 (b3)\n"
+    )
+
+
+def test_best_moves_json(run) -> None:
+    result = run("best-moves", "ox..x....", "--json")
+    assert result.exit_code == 0
+    document = json.loads(result.stdout)
+    assert {k: document[k] for k in ("board", "to_move", "status", "value", "best_moves", "first", "score")} == {
+        "board": "ox..x....", "to_move": "o", "status": "playing", "value": "draw", "best_moves": [7],
+        "first": "x", "score": 0,
+    }
+    assert document["moves"][0] == {"move": 2, "name": "c1", "value": "loss", "remoteness": 1}
+    assert {m["move"]: m["value"] for m in document["moves"]}[7] == "draw"
+    assert set(document) >= {"remoteness", "sv_score", "best_moves_shortest", "playout", "paths", "canonical"}
+
+
+def test_best_moves_shortest_wins_fastest(run) -> None:
+    # o wins at once on c1 (completing the diagonal c1-b2-a3); three others win more slowly
+    plain = json.loads(run("best-moves", "....o.oxx", "--json").stdout)
+    assert plain["value"] == "win"
+    assert plain["best_moves"] == [0, 2, 3, 5]
+    assert plain["best_moves_shortest"] == [2]
+    assert run("best-moves", "....o.oxx", "--shortest").stdout.splitlines()[-1] == "best moves (shortest): 2 (c1)"
+
+
+def test_a_finished_board_is_answered_not_refused(run) -> None:
+    result = run("best-moves", "ooo.xx...")
+    assert result.exit_code == 0
+    assert "game over: o won (no move)" in result.stdout
+    assert "best moves" not in result.stdout
+    assert json.loads(run("best-moves", "oxooxxxoo", "--json").stdout)["status"] == "draw"
+
+
+@pytest.mark.parametrize(
+    ("board", "rule"),
+    [
+        ("ox", "expected 9 cells, got 2"),
+        ("ox..x...q", "unexpected character 'q'"),
+        ("oooo.x...", "o has 4 marks and x has 1"),
+        ("oooxxx...", "both o and x have three in a row"),
+        ("ooo.xx..x", "o has three in a row, yet x moved after the game was won"),
+        ("ooo...ooo", "winning lines that share no cell"),
+    ],
+)
+@pytest.mark.parametrize("command", ["best-moves", "show"])
+def test_bad_boards_exit_2_with_one_line(run, board: str, rule: str, command: str) -> None:
+    result = run(command, board)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"error: invalid board {board!r}: ")
+    assert rule in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_show_lists_every_move_best_first(run) -> None:
+    lines = run("show", "ox..x....").stdout.splitlines()
+    table = lines[lines.index("move  name  value  remoteness  best") + 1 :]
+    assert table[0] == "   7  b3    draw            5  * shortest"
+    assert [line.split()[0] for line in table[:6]] == ["7", "2", "3", "5", "6", "8"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(run, command: str) -> None:
+    result = run(command, "--help")
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout
+    assert "--db" in result.stdout or command == "ais"
+
+
+def test_info(run, db_path: Path) -> None:
+    result = run("info")
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"database:       {db_path} (")
+    assert "tree nodes:          549,946" in result.stdout
+    document = json.loads(run("info", "--json").stdout)
+    assert document["figures"]["positions"] == 5478
+    assert [d["tree_nodes"] for d in document["depths"]][-1] == 127872
+
+
+def test_verify_ok_and_tampered(run, db_path: Path, tmp_path: Path) -> None:
+    ok = run("verify")
+    assert ok.exit_code == 0 and ok.stdout.startswith("ok: ")
+    tampered = tmp_path / "tampered.sqlite"
+    tampered.write_bytes(db_path.read_bytes())
+    with sqlite3.connect(tampered) as conn:
+        conn.execute("update positions set score = -1 where board = 'o........'")
+    bad = run("verify", "--db", str(tampered))
+    assert bad.exit_code == 1
+    assert "mismatch: row against rules and children: o........" in bad.stdout
+
+
+def test_export_to_file_and_stdout(run, tmp_path: Path) -> None:
+    target = tmp_path / "positions.csv"
+    result = run("export", "--format", "csv", "-o", str(target))
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert "wrote 5,478 positions" in result.stderr
+    assert len(target.read_text().splitlines()) == 5479
+    lines = run("export").stdout.splitlines()
+    assert len(lines) == 5478
+    assert json.loads(lines[0])["board"] == "........."
+
+
+def test_build_and_first_use_notice(run, tmp_path: Path) -> None:
+    target = tmp_path / "cli.sqlite"
+    built = run("build", "--quiet", "--db", str(target))
+    assert built.exit_code == 0
+    assert built.stdout.startswith(f"built {target} in ")
+    assert "decision positions:  3,191 (431 up to symmetry)" in built.stdout
+    assert built.stderr == ""
+    assert run("build", "--db", str(target)).stdout == f"database already at {target}; use --force to rebuild it\n"
+    fresh = tmp_path / "fresh.sqlite"
+    answered = run("best-moves", "ox..x....", "--json", env={"TTT_DB": str(fresh)})
+    assert answered.exit_code == 0
+    assert f"no database at {fresh}: building it now (first use)" in answered.stderr
+    assert json.loads(answered.stdout)["best_moves"] == [7]
+
+
+def test_a_broken_database_is_an_error_not_a_traceback(run, tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign.sqlite"
+    sqlite3.connect(foreign).execute("create table t (x)").connection.commit()
+    result = run("info", "--db", str(foreign))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and "not a ttt-db database" in result.stderr
+
+
+def test_app_name() -> None:
+    assert app.info.name == "ttt-db"

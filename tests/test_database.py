@@ -1,0 +1,124 @@
+"""The library's database API: opening, raising and non-raising lookups, conventions."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from builder import build_database, open_or_build
+from ttt_db import Board
+from ttt_db.database import SolutionDatabase, open_database
+from ttt_db.errors import (
+    DatabaseError,
+    DatabaseMissingError,
+    ImpossibleBoardError,
+    InvalidBoardError,
+    PositionNotFoundError,
+)
+from ttt_db.location import resolve_location
+
+
+def test_lookup_accepts_every_notation_and_board_objects(db: SolutionDatabase) -> None:
+    expected = db.lookup("ox..x....")
+    assert db.lookup("OX./.X./...") == expected
+    assert db.lookup(Board.parse("ox..x....")) == expected
+    assert db.best_moves("ox..x....") == (7,)
+
+
+def test_x_first_answers_in_the_users_marks(db: SolutionDatabase) -> None:
+    swapped = db.lookup("ox..x....")
+    stored = db.lookup("xo..o....")
+    assert swapped.board == "ox..x...." and stored.board == "xo..o...."
+    assert (swapped.first, stored.first) == ("x", "o")
+    assert (swapped.to_move, stored.to_move) == ("o", "x")
+    assert swapped.best_moves == stored.best_moves
+    assert swapped.score == stored.score  # from the first player's side in both
+    assert (swapped.playout.o, swapped.playout.x) == (stored.playout.x, stored.playout.o)
+    finished = db.lookup("xxx.oo...")  # x first, x won
+    assert (finished.status, finished.value, finished.score) == ("x", "loss", 1)
+
+
+def test_raising_and_default_forms(db: SolutionDatabase) -> None:
+    with pytest.raises(ImpossibleBoardError, match="'xxx......'"):
+        db.lookup("xxx......")
+    assert db.get("xxx......") is None
+    assert db.get("xxx......", "none") == "none"
+    assert db.get("ox..x....") == db.lookup("ox..x....")
+    with pytest.raises(InvalidBoardError):
+        db.get("ox")
+
+
+def test_analyse_lists_every_legal_move(db: SolutionDatabase) -> None:
+    analysis = {a.move: a for a in db.analyse("ox..x....")}
+    assert sorted(analysis) == [2, 3, 5, 6, 7, 8]
+    assert analysis[7].value == "draw" and analysis[7].name == "b3"
+    assert all(analysis[m].value == "loss" and analysis[m].remoteness == 1 for m in (2, 3, 5, 6, 8))
+
+
+def test_warm_lookups_come_from_memory(db_path: Path) -> None:
+    database = open_database(db_path)
+    database.load_all()
+    database.close()
+    database.engine = None  # type: ignore[assignment]  # any query would now fail
+    position = database.lookup("....o....")
+    assert position is database.lookup("....o....")
+    assert database.lookup("ox..x....").best_moves == (7,)  # swapped from the cached row
+
+
+def test_missing_database(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseMissingError, match="ttt-db build"):
+        open_database(tmp_path / "none.sqlite")
+    assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_open_or_build_builds_on_first_use(tmp_path: Path) -> None:
+    with open_or_build(tmp_path / "new.sqlite") as database:
+        assert database.lookup(".........").remoteness == 9
+
+
+def test_foreign_and_outdated_databases_are_refused(tmp_path: Path, db_path: Path) -> None:
+    foreign = tmp_path / "foreign.sqlite"
+    sqlite3.connect(foreign).execute("create table t (x)").connection.commit()
+    with pytest.raises(DatabaseError, match="not a ttt-db database"):
+        open_database(foreign)
+    old = tmp_path / "old.sqlite"
+    old.write_bytes(db_path.read_bytes())
+    with sqlite3.connect(old) as conn:
+        conn.execute("update meta set value = '0' where key = 'schema_version'")
+    with pytest.raises(DatabaseError, match="build --force"):
+        open_database(old)
+
+
+def test_a_url_and_the_environment_address_the_database(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with open_database(f"sqlite:///{db_path}") as database:
+        assert database.lookup(".........").value == "draw"
+    monkeypatch.setenv("TTT_DB", str(db_path))
+    assert resolve_location().path == db_path
+    with open_database() as database:
+        assert database.location.path == db_path
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TTT_DB")
+    assert resolve_location().path is not None and resolve_location().path.is_absolute()
+
+
+def test_position_not_found_in_an_incomplete_database(tmp_path: Path, db_path: Path) -> None:
+    partial = tmp_path / "partial.sqlite"
+    partial.write_bytes(db_path.read_bytes())
+    with sqlite3.connect(partial) as conn:
+        conn.execute("delete from positions where board = '....o....'")
+    with open_database(partial) as database:
+        with pytest.raises(PositionNotFoundError, match=r"'\.\.\.\.o\.\.\.\.'"):
+            database.lookup("....o....")
+        assert database.get("....o....") is None
+
+
+def test_build_into_a_url_without_a_file_path(tmp_path: Path) -> None:
+    url = f"sqlite:///file:{tmp_path / 'viaurl.sqlite'}?uri=true"
+    summary = build_database(url)
+    assert summary.built and summary.location.path is None
+    with open_database(url) as database:
+        assert database.lookup("ox..x....").best_moves == (7,)

@@ -1,0 +1,61 @@
+"""The 8 symmetries: a group of permutations with inverses, under which values are invariant."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from ttt_db.database import SolutionDatabase
+from ttt_db.position import Position
+from ttt_db.symmetry import (
+    INVERSES,
+    TRANSFORMS,
+    canonical_board,
+    canonical_transform,
+    symmetric_images,
+    transform_board,
+    transform_move,
+    untransform_move,
+)
+
+
+def test_eight_distinct_permutations_closed_under_composition() -> None:
+    assert len(set(TRANSFORMS)) == 8
+    assert all(sorted(t) == list(range(9)) for t in TRANSFORMS)
+    for a, b in itertools.product(TRANSFORMS, repeat=2):
+        assert tuple(a[b[i]] for i in range(9)) in TRANSFORMS
+    assert transform_board("o........", 1) == "..o......"  # a quarter turn clockwise
+
+
+@pytest.mark.parametrize("t", range(8))
+def test_inverses(t: int) -> None:
+    assert all(INVERSES[t][TRANSFORMS[t][i]] == i for i in range(9))
+    for move in range(9):
+        assert untransform_move(transform_move(move, t), t) == move
+        board = "." * move + "o" + "." * (8 - move)
+        assert transform_board(board, t)[transform_move(move, t)] == "o"
+
+
+def test_canonical_is_the_smallest_image() -> None:
+    assert canonical_board("o........") == "........o"  # "." sorts before "o"
+    canonical, t = canonical_transform("x.......o")
+    assert canonical == "..o...x.." == transform_board("x.......o", t)
+    assert canonical == min(symmetric_images("x.......o"))
+
+
+def test_every_symmetric_image_has_the_same_value(positions: dict[str, Position]) -> None:
+    for p in positions.values():
+        for t, image in enumerate(symmetric_images(p.board)):
+            twin = positions[image]
+            assert (twin.score, twin.value, twin.remoteness, twin.sv_score, twin.canonical) == (
+                p.score, p.value, p.remoteness, p.sv_score, p.canonical)
+            assert twin.best_moves == tuple(sorted(transform_move(m, t) for m in p.best_moves))
+
+
+def test_a_move_on_the_canonical_board_maps_back(db: SolutionDatabase) -> None:
+    board = "x...o..o."  # x to move; its canonical image is another board
+    assert canonical_board(board) != board
+    canonical, t = canonical_transform(board)
+    canonical_best = db.lookup(canonical).best_moves
+    assert tuple(sorted(untransform_move(m, t) for m in canonical_best)) == db.lookup(board).best_moves

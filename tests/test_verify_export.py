@@ -1,0 +1,90 @@
+"""`verify` finds tampering; `export` round-trips into the values the library returns."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ttt_db.database import SolutionDatabase, open_database
+from ttt_db.export import read_csv, read_jsonl, write_csv, write_jsonl
+from ttt_db.verify import verify_database
+
+
+def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
+    report = verify_database(db)
+    assert report.ok, report.problems
+    assert len(report.checks) >= 25
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("update positions set score = 1 where board = '.........'", "row against rules and children: .........: stores"),
+        ("update positions set paths = 3 where board = 'ox.......'", "paths: ox.......: paths 3, parents give 1"),
+        ("update positions set best_moves = x'9102' where board = 'xo..o....'",
+         "row against rules and children: xo..o....: stores"),
+        ("update node_lists set boards = x'90', size = 0 where name = 'decision'", "node list decision size: found 0"),
+        ("update depth_counts set tree_nodes = 5 where depth = 2", "tree nodes by depth (depth table)"),
+        ("update positions set value = 'win' where board = 'oxooxxxoo'", "values: found"),
+    ],
+)
+def test_tampering_is_reported(tmp_path: Path, db_path: Path, statement: str, expected: str) -> None:
+    copy = tmp_path / "tampered.sqlite"
+    copy.write_bytes(db_path.read_bytes())
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute(statement).rowcount == 1
+    with open_database(copy) as database:
+        report = verify_database(database)
+    assert not report.ok
+    assert any(problem.startswith(expected) for problem in report.problems), report.problems
+
+
+def test_a_broken_symmetry_is_reported(tmp_path: Path, db_path: Path) -> None:
+    copy = tmp_path / "asymmetric.sqlite"
+    copy.write_bytes(db_path.read_bytes())
+    with sqlite3.connect(copy) as conn:
+        conn.execute("update positions set remoteness = 4 where board = '........o'")
+    with open_database(copy) as database:
+        problems = verify_database(database).problems
+    assert any("symmetric images agree: o........: image '........o' has another value" in p for p in problems)
+
+
+def _library_record(db: SolutionDatabase, board: str) -> dict[str, object]:
+    position = db.lookup(board)
+    return {
+        "board": position.board, "to_move": position.to_move, "status": position.status,
+        "score": position.score, "value": position.value, "remoteness": position.remoteness,
+        "sv_score": position.sv_score, "best_moves": list(position.best_moves),
+        "best_moves_shortest": list(position.best_moves_shortest),
+        "playout": [float(position.playout.o), float(position.playout.x), float(position.playout.draw)],
+        "paths": position.paths, "canonical": position.canonical, "depth": position.depth,
+        "first": position.first,
+    }
+
+
+@pytest.mark.parametrize(("write", "read"), [(write_jsonl, read_jsonl), (write_csv, read_csv)])
+def test_export_round_trips_into_library_values(db: SolutionDatabase, write, read) -> None:
+    stream = io.StringIO()
+    write(db.load_all(), stream)
+    stream.seek(0)
+    records = list(read(stream))
+    assert len(records) == 5478
+    assert len({r["board"] for r in records}) == 5478
+    for record in records:
+        assert record == _library_record(db, record["board"])
+
+
+def test_jsonl_record_shape(db: SolutionDatabase) -> None:
+    stream = io.StringIO()
+    write_jsonl(db.load_all()[:1], stream)
+    record = json.loads(stream.getvalue())
+    assert record == {
+        "board": ".........", "to_move": "o", "status": "playing", "score": 0, "value": "draw",
+        "remoteness": 9, "sv_score": 0, "best_moves": list(range(9)), "best_moves_shortest": list(range(9)),
+        "playout": [737 / 1260, 363 / 1260, 160 / 1260], "paths": 1, "canonical": ".........",
+        "depth": 0, "first": "o",
+    }

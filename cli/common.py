@@ -83,12 +83,13 @@ def progress_reporter(enabled: bool) -> Callable[[str, int, int], None]:
 
 def open_db(db: str | None, *, quiet: bool = False) -> SolutionDatabase:
     """Open the database, building it first (with a notice on stderr) when it is missing."""
-    from builder.pipeline import build_database
     from ttt_db.database import database_exists, open_database
     from ttt_db.location import resolve_location
 
     location = resolve_location(db)
     if not database_exists(location):
+        from builder.pipeline import build_database
+
         if not quiet:
             typer.echo(f"no database at {location}: building it now (first use)", err=True)
         build_database(location.url)

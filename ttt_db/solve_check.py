@@ -36,7 +36,7 @@ class CheckReport:
     ai: str
     weak: WeakResult | None
     strong: StrongResult | None
-    mistake: Mistake | None  # where the weak counterexample went wrong, if it did
+    mistakes: dict[str, Mistake]  # side -> where that side's weak counterexample went wrong
 
     @property
     def solved(self) -> bool:
@@ -82,8 +82,11 @@ def run_checks(
             positions=list_name, shortest=shortest, progress=progress,
         )
     weak_result = check_weak(ai.play) if weak else None
-    mistake = None
-    if weak_result is not None and weak_result.counterexample is not None:
+    mistakes: dict[str, Mistake] = {}
+    if weak_result is not None and not weak_result.solved:
         plain_best = best_moves if not shortest else db.best_moves_table()
-        mistake = first_mistake(weak_result.counterexample, plain_best)
-    return CheckReport(ai.name, weak_result, strong_result, mistake)
+        for side in (weak_result.o, weak_result.x):
+            found = side.counterexample and first_mistake(side.counterexample, plain_best)
+            if found:
+                mistakes[side.side] = found
+    return CheckReport(ai.name, weak_result, strong_result, mistakes)

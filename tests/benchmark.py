@@ -1,0 +1,148 @@
+"""Measure every budget the issues name: median of several runs, whole commands in fresh processes.
+
+    python tests/benchmark.py            # 5 runs each
+    python tests/benchmark.py --runs 9
+
+Whole commands run the installed `ttt-db` console script. Exit 1 when a budget is missed.
+Timing lives here, never in the unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Measurement:
+    name: str
+    value: float
+    budget: float
+    unit: str
+    higher_is_better: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.value >= self.budget if self.higher_is_better else self.value <= self.budget
+
+    def line(self) -> str:
+        relation = ">=" if self.higher_is_better else "<="
+        verdict = "ok" if self.ok else "MISSED"
+        shown = f"{self.value:,.0f}" if self.value >= 1000 else f"{self.value:.4g}"
+        return f"{self.name:<46} {shown:>12} {self.unit:<8} budget {relation} {self.budget:,} {verdict}"
+
+
+def median_seconds(action: Callable[[], object], runs: int) -> float:
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        timings.append(time.perf_counter() - started)
+    return statistics.median(timings)
+
+
+def command(*args: str) -> list[str]:
+    script = shutil.which("ttt-db")
+    return [script, *args] if script else [sys.executable, "-m", "cli", *args]
+
+
+def run_command(args: list[str], expected_codes: tuple[int, ...] = (0,)) -> None:
+    completed = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    if completed.returncode not in expected_codes:
+        raise SystemExit(f"{' '.join(args)} exited {completed.returncode}")
+
+
+def whole_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
+    counter = iter(range(10_000))
+    build = median_seconds(
+        lambda: run_command(command("build", "--quiet", "--db", str(workdir / f"b{next(counter)}.sqlite"))), runs
+    )
+    best = median_seconds(lambda: run_command(command("best-moves", "ox..x....", "--db", str(db))), runs)
+    strong = median_seconds(
+        lambda: run_command(command("check", "ai14s", "--strong", "--db", str(db)), (1,)), runs)
+    weak = median_seconds(lambda: run_command(command("check", "ai14s", "--weak", "--db", str(db))), runs)
+    return [
+        Measurement("ttt-db build (new file), whole command", build, 1.0, "s"),
+        Measurement("ttt-db best-moves BOARD, whole command", best, 0.35, "s"),
+        Measurement("ttt-db check ai14s --strong, whole command", strong, 0.5, "s"),
+        Measurement("ttt-db check ai14s --weak, whole command", weak, 0.45, "s"),
+    ]
+
+
+def in_process(db_path: Path, runs: int) -> list[Measurement]:
+    from ttt_db.ais import load_ai
+    from ttt_db.checks import check_strong, check_weak
+    from ttt_db.database import open_database
+    from ttt_db.match import run_match
+    from ttt_db.solve_check import run_checks
+
+    measurements = []
+    with open_database(db_path) as db:
+        boards = [p.board for p in db.load_all()]
+
+        def lookups() -> None:
+            for board in boards:
+                db.lookup(board)
+
+        rounds = 20
+        seconds = median_seconds(lambda: [lookups() for _ in range(rounds)], runs)
+        measurements.append(Measurement("lookups, warm handle", rounds * len(boards) / seconds, 200_000,
+                                        "per s", higher_is_better=True))
+
+        ai14s = load_ai("ai14s").play
+        decision = db.node_list("decision")
+        best_moves = db.best_moves_table()
+        measurements.append(Measurement(
+            "check ai14s --strong (3,191 boards)", median_seconds(lambda: check_strong(ai14s, decision, best_moves), runs),
+            0.08, "s"))
+        measurements.append(Measurement(
+            "  the same, reading list and best moves too",
+            median_seconds(lambda: run_checks(load_ai("ai14s"), db, weak=False), runs), 0.08, "s"))
+        measurements.append(Measurement(
+            "check ai14s --weak", median_seconds(lambda: check_weak(ai14s), runs), 0.025, "s"))
+        perfect = load_ai("perfect", lambda: db).play
+        measurements.append(Measurement(
+            "check perfect --weak", median_seconds(lambda: check_weak(perfect), runs), 0.012, "s"))
+
+        def games_per_second(first: str, second: str, games: int) -> float:
+            ai1, ai2 = load_ai(first, lambda: db).play, load_ai(second, lambda: db).play
+            seconds = median_seconds(lambda: run_match(ai1, ai2, games, seed=1), runs)
+            return 2 * games / seconds
+
+        for first, second, budget in (("ai2s", "ai2s", 50_000), ("ai14s", "ai2s", 6_000),
+                                      ("perfect", "perfect", 40_000)):
+            measurements.append(Measurement(
+                f"match {first} {second} -n 50000", games_per_second(first, second, 50_000), budget,
+                "games/s", higher_is_better=True))
+    return measurements
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5, help="runs per measurement (the median is reported)")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        workdir = Path(scratch)
+        db = workdir / "bench.sqlite"
+        run_command(command("build", "--quiet", "--db", str(db)))
+        measurements = [
+            *whole_commands(db, workdir, options.runs),
+            *in_process(db, options.runs),
+            Measurement("database file size", db.stat().st_size / 1e6, 2.0, "MB"),
+        ]
+    print(f"median of {options.runs} runs")
+    for measurement in measurements:
+        print(measurement.line())
+    return 0 if all(m.ok for m in measurements) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

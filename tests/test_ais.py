@@ -1,0 +1,136 @@
+"""The built-in AIs: the rules of ai14s, and the search AIs against the stored solution."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from ttt_db.ai_rules import ai14s, board_score
+from ttt_db.ais import BUILTIN_AIS, ai1s, ai2s, load_ai
+from ttt_db.database import SolutionDatabase
+from ttt_db.errors import UnknownAIError
+from ttt_db.position import Position
+from ttt_db.search import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
+
+
+def test_ai1s_and_ai2s() -> None:
+    assert ai1s("ox.......") == (2,)
+    assert ai2s("ox..x....") == (2, 3, 5, 6, 7, 8)
+
+
+@pytest.mark.parametrize(
+    ("board", "me", "doubled_score"),
+    [
+        ("ooo.xx...", "o", 600),  # 1: three in a row
+        ("oo.xo...x", "o", 400),  # 2: two threats (top row, middle column), none against
+        ("o..xx...o", "x", 200),  # 3: x centre, o on a1 and c3, x on edge a2, 4 marks
+        ("o.x.x...o", "x", 2),  # not 3: x holds no edge; 2 for one threat + 0.5 + 0.5 - 1 - 1
+        ("oo..x.x..", "x", -194),  # d = 1: -100 + 2 + 2 * 0.5
+        ("oxo.x....", "x", 1),  # 2 + 0.5 - 1 - 1
+        ("oo.xx.o..", "o", -195),  # -100 + 2 + 0.5
+    ],
+)
+def test_ai14s_board_score(board: str, me: str, doubled_score: int) -> None:
+    assert board_score(board, me) == doubled_score  # type: ignore[arg-type]
+
+
+def test_ai14s_choices() -> None:
+    assert ai14s(".........") == (4,)  # the centre lies on 4 lines
+    assert ai14s("oo..x.x..") == (2,)  # block the top row
+    assert ai14s("oo.xx....") == (2,)  # winning beats blocking
+
+
+def _playing(positions: dict[str, Position]) -> list[Position]:
+    return [p for p in positions.values() if p.status == "playing"]
+
+
+@pytest.mark.parametrize(
+    ("make", "shortest"),
+    [(Minimax, False), (AlphaBeta, False), (lambda: Minimax(shortest=True), True),
+     (lambda: AlphaBeta(shortest=True), True)],
+)
+def test_full_searches_agree_with_the_database(positions: dict[str, Position], make, shortest: bool) -> None:
+    ai = make()
+    for p in _playing(positions):
+        assert ai(p.board) == (p.best_moves_shortest if shortest else p.best_moves), p.board
+
+
+def test_alphabeta_table_holds_bounds_for_symmetric_images() -> None:
+    ai = AlphaBeta()
+    ai(".........")
+    lower, upper = ai.table["....o...."]
+    assert lower <= 0 <= upper
+    assert ai.table["o........"] == ai.table["........o"]
+
+
+def test_abdls_at_depth_0_is_ai14s(positions: dict[str, Position]) -> None:
+    abdls0 = DepthLimited(0, evaluate_with_ai14s=True)
+    for p in _playing(positions):
+        assert abdls0(p.board) == ai14s(p.board), p.board
+
+
+def test_deep_depth_limited_searches_play_perfectly(positions: dict[str, Position]) -> None:
+    deep = DepthLimited(8)
+    for p in _playing(positions):
+        if p.depth >= 4:
+            best = set(p.best_moves)
+            assert set(deep(p.board)) <= best, p.board
+
+
+def test_dls_sees_only_its_horizon() -> None:
+    # x to move must block c1; dls@0 sees no loss one ply below its move and plays anything
+    board = "oo..x...."
+    assert DepthLimited(0)(board) == (2, 3, 5, 6, 7, 8)
+    assert DepthLimited(1)(board) == (2,)
+
+
+def test_iddfs_without_time_answers_every_legal_move() -> None:
+    assert IterativeDeepening(1e-9)("oo..x....") == (2, 3, 5, 6, 7, 8)
+    assert IterativeDeepening(5.0)("oo..x....") == (2,)
+
+
+def test_registry_names_and_lookups(db: SolutionDatabase) -> None:
+    names = [ai.name for ai in BUILTIN_AIS]
+    assert {"ai1s", "ai2s", "ai14s", "perfect", "perfect-shortest", "minimax", "alphabeta", "dls@N",
+            "abdls@N", "iddfs@SECONDS"} <= set(names)
+    perfect = load_ai("perfect", lambda: db)
+    assert perfect.play("ox.......") == db.lookup("ox.......").best_moves
+    assert load_ai("dls@3").play("oo..x....") == (2,)
+    assert load_ai("iddfs@0.5").name == "iddfs@0.5"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("ai15s", "unknown AI 'ai15s': no built-in AI has that name; `ttt-db ais` lists them (did you mean"),
+        ("perfekt", "did you mean perfect"),
+        ("dls", "dls needs a depth from 0 to 9, as in dls@N"),
+        ("dls@x", "dls needs a depth from 0 to 9"),
+        ("dls@12", "dls needs a depth from 0 to 9"),
+        ("iddfs@soon", "iddfs needs a number of seconds"),
+        ("iddfs@0", "the time limit must be positive"),
+        ("ai14s@2", "ai14s takes no parameter"),
+        ("no_such_module_xyz:play", "cannot import module 'no_such_module_xyz'"),
+        (":play", "a user AI is written package.module:function"),
+    ],
+)
+def test_unknown_ais(spec: str, message: str) -> None:
+    with pytest.raises(UnknownAIError) as caught:
+        load_ai(spec)
+    assert message in str(caught.value)
+
+
+def test_user_ai_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "userais_errors.py").write_text("NOT_CALLABLE = 3\n")
+    (tmp_path / "userais_broken.py").write_text("raise RuntimeError('boom')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UnknownAIError, match="module 'userais_errors' has no attribute 'missing'"):
+        load_ai("userais_errors:missing")
+    with pytest.raises(UnknownAIError, match="'NOT_CALLABLE' in 'userais_errors' is not callable"):
+        load_ai("userais_errors:NOT_CALLABLE")
+    with pytest.raises(UnknownAIError, match="importing 'userais_broken' raised RuntimeError: boom"):
+        load_ai("userais_broken:play")
+    sys.modules.pop("userais_errors", None)

@@ -1,0 +1,196 @@
+"""Solve checks: verdicts, counterexamples, misbehaving AIs, and the `check` command."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ttt_db.ais import load_ai
+from ttt_db.checks import check_strong, check_weak, replay
+from ttt_db.database import SolutionDatabase
+from ttt_db.rules import status
+from ttt_db.solve_check import run_checks
+
+
+def _report(name: str, db: SolutionDatabase, **options: bool):
+    return run_checks(load_ai(name, lambda: db), db, **options)
+
+
+@pytest.mark.parametrize("name", ["perfect", "perfect-shortest"])
+def test_the_database_is_solved_both_ways(db: SolutionDatabase, name: str) -> None:
+    report = _report(name, db)
+    assert report.solved
+    assert report.strong is not None and (report.strong.correct, report.strong.total) == (3191, 3191)
+    canonical = _report(name, db, weak=False, canonical=True)
+    assert canonical.strong is not None and (canonical.strong.correct, canonical.strong.total) == (431, 431)
+
+
+def test_shortest_check_tells_the_two_lookups_apart(db: SolutionDatabase) -> None:
+    assert _report("perfect-shortest", db, weak=False, shortest=True).solved
+    plain = _report("perfect", db, weak=False, shortest=True)
+    assert plain.strong is not None and not plain.solved and plain.strong.correct < 3191
+
+
+def test_ai2s_is_neither_and_its_counterexample_replays(db: SolutionDatabase) -> None:
+    report = _report("ai2s", db)
+    assert report.strong is not None and report.strong.correct == 0
+    assert report.weak is not None and not report.weak.o.solved and not report.weak.x.solved
+    for side in (report.weak.o, report.weak.x):
+        example = side.counterexample
+        assert example is not None and example.error is None
+        boards = replay(example.moves)
+        assert boards[-1] == example.board
+        assert status(example.board) == ("x" if side.side == "o" else "o")  # the AI lost
+        assert all(status(b) == "playing" for b in boards[:-1])
+        ai_parity = 0 if side.side == "o" else 1
+        for ply, move in enumerate(example.moves):
+            if ply % 2 == ai_parity:  # every AI move was among its candidates
+                assert move in load_ai("ai2s").play(boards[ply])
+        assert side.side in report.mistakes
+
+
+def test_ai1s_is_not_weakly_solved(db: SolutionDatabase) -> None:
+    report = _report("ai1s", db, strong=False)
+    assert report.weak is not None and not report.weak.solved
+
+
+def test_ai14s_is_weakly_but_not_strongly_solved(db: SolutionDatabase) -> None:
+    report = _report("ai14s", db)
+    assert report.weak is not None and report.weak.solved
+    assert (report.weak.o.visited, report.weak.x.visited) == (372, 994)
+    assert report.strong is not None and (report.strong.correct, report.strong.total) == (3139, 3191)
+    canonical = _report("ai14s", db, weak=False, canonical=True)
+    assert canonical.strong is not None and (canonical.strong.correct, canonical.strong.total) == (424, 431)
+    failure = report.strong.failures[0]
+    assert not set(failure.chosen) <= set(failure.best)
+
+
+def test_dls3_is_not_weakly_solved(db: SolutionDatabase) -> None:
+    report = _report("dls@3", db, strong=False)
+    assert report.weak is not None and not report.weak.solved
+
+
+def test_the_weak_search_skips_boards_it_has_examined() -> None:
+    # every board reachable with ai2s as o, until the first loss, is examined once
+    perfect_like = check_weak(lambda board: [i for i in range(9) if board[i] == "."])
+    assert perfect_like.o.visited < 5478
+
+
+MISBEHAVING = {
+    "off_board": ("return [9]", "the AI answered 9, off the board (cells are 0-8)"),
+    "occupied": ("return [i for i in range(9) if board[i] != '.'][:1] or [0]",
+                 "a cell taken by"),
+    "empty": ("return []", "the AI answered no move"),
+    "raises": ("raise RuntimeError('confused')", "the AI raised RuntimeError: confused"),
+    "not_moves": ("return ['a1']", "the AI answered 'a1', not a cell index"),
+    "not_collection": ("return 4", "the AI answered 4, not a collection of moves"),
+}
+
+
+@pytest.fixture
+def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    source = ["def first_empty(board):", "    '''The first empty cell.'''", "    return [board.index('.')]", ""]
+    for name, (body, _) in MISBEHAVING.items():
+        source += [f"def {name}(board):", f"    {body}", ""]
+    (tmp_path / "my_bots.py").write_text("\n".join(source))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "my_bots"
+
+
+def test_a_user_ai_from_a_directory_is_checked(db: SolutionDatabase, user_module: str) -> None:
+    user = _report(f"{user_module}:first_empty", db)
+    builtin = _report("ai1s", db)
+    assert user.to_dict() | {"ai": "ai1s"} == builtin.to_dict()
+
+
+@pytest.mark.parametrize("kind", list(MISBEHAVING))
+def test_misbehaviour_is_reported_with_its_board(db: SolutionDatabase, user_module: str, kind: str) -> None:
+    report = _report(f"{user_module}:{kind}", db)
+    expected = MISBEHAVING[kind][1]
+    assert report.strong is not None and report.strong.correct == 0
+    failure = report.strong.failures[0]
+    assert failure.board == db.node_list("decision")[0]
+    assert failure.error is not None and expected in failure.error
+    assert report.weak is not None
+    example = report.weak.o.counterexample
+    assert example is not None and expected in (example.error or "")
+    if kind == "occupied":  # legal on the empty board; taken cell a1 once o holds it
+        assert (example.moves, example.board) == ((0, 1), "ox.......")
+    else:
+        assert (example.moves, example.board) == ((), ".........")
+
+
+def test_check_command_exit_codes_and_json(run) -> None:
+    solved = run("check", "perfect", "--json")
+    assert solved.exit_code == 0
+    document = json.loads(solved.stdout)
+    assert set(document) == {"ai", "weak", "strong"}
+    assert set(document["weak"]) == {"solved", "o", "x", "visited", "counterexample"}
+    assert set(document["strong"]) >= {"solved", "correct", "total", "positions", "failures"}
+    assert document["weak"]["counterexample"] is None
+    assert document["weak"]["visited"] == document["weak"]["o"]["visited"] + document["weak"]["x"]["visited"]
+
+    weak_only = run("check", "ai14s", "--weak", "--json")
+    assert weak_only.exit_code == 0
+    assert "strong" not in json.loads(weak_only.stdout)
+
+    failed = run("check", "ai14s", "--strong")
+    assert failed.exit_code == 1
+    assert "strong:      NOT solved (3,139/3,191 decision positions play only best moves)" in failed.stdout
+    assert "failures (10 of 52; --show N for more):" in failed.stdout
+
+    lost = json.loads(run("check", "ai2s", "--weak", "--json").stdout)
+    assert lost["weak"]["counterexample"]["side"] == "o"
+    assert lost["weak"]["counterexample"]["moves"] == lost["weak"]["o"]["counterexample"]["moves"]
+
+
+def test_check_command_text(run) -> None:
+    result = run("check", "ai1s", "--canonical", "--strong", "--show", "0")
+    assert result.exit_code == 1
+    assert "valid just for AIs that treat symmetric boards alike" in result.stdout
+    assert "warning: this AI does not treat symmetric boards alike" in result.stdout
+    weak = run("check", "ai2s", "--weak").stdout
+    assert "counterexample, 8 moves from the empty board, the AI playing o:" in weak
+    assert "its first mistake, at move" in weak
+
+
+def test_check_command_bad_input(run) -> None:
+    unknown = run("check", "ai15s")
+    assert unknown.exit_code == 2
+    assert unknown.stderr == (
+        "error: unknown AI 'ai15s': no built-in AI has that name; `ttt-db ais` lists them "
+        "(did you mean ai1s, ai14s?)\n"
+    )
+    missing = run("check", "nowhere_module:play")
+    assert missing.exit_code == 2 and "cannot import module 'nowhere_module'" in missing.stderr
+    neither = run("check")
+    assert neither.exit_code == 2 and "give an AI to check, or --all" in neither.stderr
+
+
+def test_check_all(run) -> None:
+    result = run("check", "--all", "--json")
+    assert result.exit_code == 0
+    rows = {r["ai"]: r for r in json.loads(result.stdout)}
+    assert rows["perfect"]["weak"]["solved"] and rows["perfect"]["strong"]["solved"]
+    assert rows["ai14s"]["weak"]["solved"] and not rows["ai14s"]["strong"]["solved"]
+    assert not rows["dls@3"]["weak"]["solved"]
+    assert rows["minimax"]["strong"]["correct"] == 3191
+
+
+def test_ais_command(run) -> None:
+    lines = run("ais").stdout.splitlines()
+    assert lines[0].startswith("ai1s ")
+    assert any(line.startswith("perfect-shortest ") for line in lines)
+    assert lines[-1].startswith("module:function")
+
+
+def test_check_strong_counts_directly() -> None:
+    first, second = "o........", "ox......."
+    best = {first: (4,), second: (3, 4, 6)}
+    result = check_strong(lambda board: (2,) if board == first else (4, 6), [first, second], best)
+    assert (result.correct, result.total) == (1, 2)
+    assert [(f.board, f.chosen, f.best) for f in result.failures] == [(first, (2,), (4,))]

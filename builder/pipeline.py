@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from builder.solver import Progress, Solution, solve_game
@@ -26,7 +26,7 @@ class BuildSummary:
 def _build_time() -> str:
     """UTC now, or SOURCE_DATE_EPOCH when set, so reproducible builds are byte-identical."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch else datetime.now(timezone.utc)
+    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch else datetime.now(UTC)
     return moment.isoformat(timespec="seconds")
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-from sqlalchemy import Connection, create_engine, insert
+from sqlalchemy import Connection, insert
 
 from builder.solver import Solution, SolvedPosition
 from ttt_db import __version__
+from ttt_db.database import make_engine
 from ttt_db.location import DatabaseLocation
 from ttt_db.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
 
@@ -116,14 +117,15 @@ def _write_tables(conn: Connection, solution: Solution, built_at: str) -> None:
                     solution.tree_nodes_by_depth,
                     solution.positions_by_depth,
                     solution.canonical_by_depth,
+                    strict=True,
                 )
             )
         ],
     )
 
 
-def write_url(url: str, solution: Solution, built_at: str) -> None:
-    engine = create_engine(url)
+def write_url(location: DatabaseLocation, solution: Solution, built_at: str) -> None:
+    engine = make_engine(location)
     try:
         with engine.begin() as conn:
             _write_tables(conn, solution, built_at)
@@ -137,7 +139,7 @@ def write_file(path: Path, solution: Solution, built_at: str) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         temporary.unlink(missing_ok=True)
-        write_url(f"sqlite:///{temporary}", solution, built_at)
+        write_url(DatabaseLocation(f"sqlite:///{temporary}", temporary), solution, built_at)
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
@@ -147,4 +149,4 @@ def write_solution(location: DatabaseLocation, solution: Solution, built_at: str
     if location.path is not None:
         write_file(location.path, solution, built_at)
     else:
-        write_url(location.url, solution, built_at)
+        write_url(location, solution, built_at)

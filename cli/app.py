@@ -7,7 +7,7 @@ lookup pays only for what it uses.
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -153,7 +153,7 @@ def verify(db: DbOption = None, as_json: JsonOption = False) -> None:
         raise typer.Exit(EXIT_NO)
 
 
-class ExportFormat(str, Enum):
+class ExportFormat(StrEnum):
     jsonl = "jsonl"
     csv = "csv"
 

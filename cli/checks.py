@@ -42,7 +42,8 @@ def _weak_lines(result: WeakSideResult) -> list[str]:
     if example.error is not None:
         lines.append(f"  the AI misbehaved after moves [{', '.join(map(str, example.moves))}]: {example.error}")
     else:
-        lines.append(f"  counterexample, {len(example.moves)} moves from the empty board, the AI playing {example.side}:")
+        lines.append(f"  counterexample, {len(example.moves)} moves from the empty board, "
+                     f"the AI playing {example.side}:")
         lines.append(f"  {describe_moves(example.moves)}")
     lines += ["  " + line for line in diagram(example.board).splitlines()]
     return lines

@@ -41,18 +41,27 @@ def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _is_database_error(error: Exception) -> bool:
+    """An SQLAlchemy error (a bad URL, a locked or unreadable database), without importing it."""
+    return type(error).__module__.startswith("sqlalchemy.")
+
+
 def handle_errors(command: F) -> F:
-    """Expected errors (bad boards, moves, AIs, databases) become one line and exit 2."""
+    """Expected errors (bad boards, moves, AIs, files, databases) become one line and exit 2."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (TttDbError, ValueError) as error:
-            raise fail(str(error)) from None
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (`| head`): stop quietly
             raise typer.Exit(0) from None
+        except (TttDbError, ValueError, OSError) as error:
+            raise fail(str(error)) from None
+        except Exception as error:
+            if _is_database_error(error):
+                raise fail(f"database error: {error}".splitlines()[0]) from None
+            raise
 
     return wrapper  # type: ignore[return-value]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import sys
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -24,7 +24,7 @@ AIArgument = typer.Argument(help="A built-in AI (see `ttt-db ais`) or package.mo
 
 def _tally_line(label: str, tally: Tally) -> str:
     cells = [f"{count:>9,} {ratio:>6.1%}" for count, ratio in zip(
-        (tally.win, tally.loss, tally.draw), tally.ratios())]
+        (tally.win, tally.loss, tally.draw), tally.ratios(), strict=True)]
     return f"{label:<6}" + "".join(cells)
 
 
@@ -91,7 +91,7 @@ def match(
         typer.echo("\n".join(match_lines(ai1, ai2, result, seed)))
 
 
-class Side(str, Enum):
+class Side(StrEnum):
     o = "o"
     x = "x"
 

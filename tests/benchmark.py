@@ -101,7 +101,8 @@ def in_process(db_path: Path, runs: int) -> list[Measurement]:
         decision = db.node_list("decision")
         best_moves = db.best_moves_table()
         measurements.append(Measurement(
-            "check ai14s --strong (3,191 boards)", median_seconds(lambda: check_strong(ai14s, decision, best_moves), runs),
+            "check ai14s --strong (3,191 boards)",
+            median_seconds(lambda: check_strong(ai14s, decision, best_moves), runs),
             0.08, "s"))
         measurements.append(Measurement(
             "  the same, reading list and best moves too",

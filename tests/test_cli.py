@@ -156,3 +156,23 @@ def test_a_broken_database_is_an_error_not_a_traceback(run, tmp_path: Path) -> N
 
 def test_app_name() -> None:
     assert app.info.name == "ttt-db"
+
+
+@pytest.mark.parametrize(
+    ("db", "message"),
+    [
+        ("{tmp}", "is a directory; give the database file's path"),
+        ("nosuchdialect://x", "cannot use 'nosuchdialect://x'"),
+    ],
+)
+def test_unusable_database_locations_are_errors(run, tmp_path: Path, db: str, message: str) -> None:
+    result = run("best-moves", "ox..x....", "--db", db.format(tmp=tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and message in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_export_to_an_unwritable_place(run, tmp_path: Path) -> None:
+    result = run("export", "-o", str(tmp_path / "missing" / "out.jsonl"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: [Errno 2] No such file or directory")

@@ -23,7 +23,8 @@ def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
 @pytest.mark.parametrize(
     ("statement", "expected"),
     [
-        ("update positions set score = 1 where board = '.........'", "row against rules and children: .........: stores"),
+        ("update positions set score = 1 where board = '.........'",
+         "row against rules and children: .........: stores"),
         ("update positions set paths = 3 where board = 'ox.......'", "paths: ox.......: paths 3, parents give 1"),
         ("update positions set best_moves = x'9102' where board = 'xo..o....'",
          "row against rules and children: xo..o....: stores"),

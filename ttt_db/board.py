@@ -66,7 +66,7 @@ def impossibility(cells: str) -> str | None:
         )
     first: Mark = "o" if o_count >= x_count else "x"
     last_mover = first if o_count != x_count else other(first)
-    won = "o" if o_lines else "x" if x_lines else None
+    won: Mark | None = "o" if o_lines else "x" if x_lines else None
     if won is not None and won != last_mover:
         return f"{won} has three in a row, yet {other(won)} moved after the game was won"
     return None

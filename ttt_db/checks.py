@@ -13,9 +13,9 @@ at that board; the failure carries the error instead of crashing the check.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, SupportsIndex
 
 from ttt_db.ais import AI
 from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark
@@ -54,9 +54,9 @@ def _validated(board: str, items: Collection[object]) -> tuple[int, ...]:
     """The slow path of `candidate_moves`: accept any integer type, or say what is wrong."""
     moves: set[int] = set()
     for item in items:
-        if isinstance(item, bool) or not hasattr(type(item), "__index__"):
+        if isinstance(item, bool) or not isinstance(item, SupportsIndex):
             raise AIMisbehaved(board, f"the AI answered {item!r}, not a cell index")
-        move = operator.index(item)  # type: ignore[call-overload]
+        move = operator.index(item)
         if not 0 <= move <= 8:
             raise AIMisbehaved(board, f"the AI answered {move}, off the board (cells are 0-8)")
         if board[move] != EMPTY:
@@ -210,6 +210,7 @@ def check_weak_side(ai: AI, side: Mark) -> WeakSideResult:
         if EMPTY not in board:
             continue
         mover = "o" if len(moves) % 2 == 0 else "x"
+        replies: Sequence[int]
         if ai_to_move:
             try:
                 replies = candidate_moves(ai, board)

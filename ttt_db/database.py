@@ -48,11 +48,23 @@ class DepthFigures:
     canonical_positions: int
 
 
+def make_engine(location: DatabaseLocation) -> Engine:
+    """An engine for the location; DatabaseError for an unknown dialect or a missing driver."""
+    if location.path is not None and location.path.is_dir():
+        raise DatabaseError(f"{location} is a directory; give the database file's path")
+    try:
+        return create_engine(location.url)
+    except ImportError as error:
+        raise DatabaseError(f"the database driver for {location.url!r} is not installed ({error})") from None
+    except SQLAlchemyError as error:
+        raise DatabaseError(f"cannot use {location.url!r}: {error}") from None
+
+
 def database_exists(location: DatabaseLocation) -> bool:
     """True when the location holds a database with the meta table (a file must exist first)."""
-    if location.path is not None:
+    if location.path is not None and not location.path.is_dir():
         return location.path.is_file()
-    engine = create_engine(location.url)
+    engine = make_engine(location)
     try:
         return inspect(engine).has_table(MetaEntry.__tablename__)
     except SQLAlchemyError:
@@ -207,6 +219,6 @@ def open_database(db: str | os.PathLike[str] | None = None) -> SolutionDatabase:
     location = resolve_location(db)
     if not database_exists(location):
         raise DatabaseMissingError(f"no database at {location}; run `ttt-db build` to create it")
-    engine = create_engine(location.url)
+    engine = make_engine(location)
     _check_schema(engine, location)
     return SolutionDatabase(engine, location)

@@ -10,7 +10,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ttt_db.ais import AI
 from ttt_db.checks import AIMisbehaved, candidate_moves
@@ -112,7 +112,8 @@ def _play_games(table: MoveTable, games: int, rng: random.Random, done_before: i
             if type(entry) is int:
                 counts[entry] += 1
                 break
-            board = entry[int(draw() * len(entry))]  # type: ignore[index]
+            choices = cast(tuple[str, ...], entry)
+            board = choices[int(draw() * len(choices))]
         if progress is not None and game % PROGRESS_EVERY == PROGRESS_EVERY - 1:
             progress(done_before + game + 1, total)
     return Tally(*counts)

@@ -55,10 +55,10 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
         expected_playout = (
             Fraction(p.status == "o"), Fraction(p.status == "x"), Fraction(p.status == "draw")
         )
-        expected = (expected_score, expected_sv, 0, (), None, "draw" if p.status == "draw" else "loss")
-        found = (p.score, p.sv_score, p.remoteness, p.moves, p.to_move, p.value)
-        if found != expected:
-            problems.append(f"finished game stores {found}, expected {expected}")
+        expected_end = (expected_score, expected_sv, 0, (), None, "draw" if p.status == "draw" else "loss")
+        found_end = (p.score, p.sv_score, p.remoteness, p.moves, p.to_move, p.value)
+        if found_end != expected_end:
+            problems.append(f"finished game stores {found_end}, expected {expected_end}")
         if (p.playout.o, p.playout.x, p.playout.draw) != expected_playout:
             problems.append("playout of a finished game is not certain")
         return problems
@@ -150,16 +150,22 @@ def verify_database(db: SolutionDatabase) -> VerifyReport:
     nodes_by_depth: Counter[int] = Counter()
     for p in positions:
         nodes_by_depth[p.depth] += p.paths
-    _expect(report, "positions by depth (rows)", tuple(by_depth[d] for d in range(10)), figures.POSITIONS_BY_DEPTH)
-    _expect(report, "tree nodes by depth (sum of paths)", tuple(nodes_by_depth[d] for d in range(10)), figures.TREE_NODES_BY_DEPTH)
-    _expect(report, "positions by depth (depth table)", tuple(r.positions for r in depth_rows), figures.POSITIONS_BY_DEPTH)
-    _expect(report, "tree nodes by depth (depth table)", tuple(r.tree_nodes for r in depth_rows), figures.TREE_NODES_BY_DEPTH)
+    depths = range(10)
+    _expect(report, "positions by depth (rows)",
+            tuple(by_depth[d] for d in depths), figures.POSITIONS_BY_DEPTH)
+    _expect(report, "tree nodes by depth (sum of paths)",
+            tuple(nodes_by_depth[d] for d in depths), figures.TREE_NODES_BY_DEPTH)
+    _expect(report, "positions by depth (depth table)",
+            tuple(r.positions for r in depth_rows), figures.POSITIONS_BY_DEPTH)
+    _expect(report, "tree nodes by depth (depth table)",
+            tuple(r.tree_nodes for r in depth_rows), figures.TREE_NODES_BY_DEPTH)
     canonical = [p for p in positions if p.board == p.canonical]
     _expect(report, "canonical positions by depth (depth table)",
             tuple(r.canonical_positions for r in depth_rows),
-            tuple(sum(1 for p in canonical if p.depth == d) for d in range(10)))
+            tuple(sum(1 for p in canonical if p.depth == d) for d in depths))
     _expect(report, "values", dict(Counter(p.value for p in positions)), figures.VALUES)
-    _expect(report, "values of canonical positions", dict(Counter(p.value for p in canonical)), figures.VALUES_CANONICAL)
+    _expect(report, "values of canonical positions",
+            dict(Counter(p.value for p in canonical)), figures.VALUES_CANONICAL)
 
     playing = [p for p in positions if p.status == "playing"]
     decision = [p for p in playing if len(p.best_moves) < len(p.moves)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from dataclasses import dataclass
@@ -12,6 +13,9 @@ from builder.solver import Progress, Solution, solve_game
 from builder.write import build_figures, write_solution
 from ttt_db.database import SolutionDatabase, database_exists, open_database
 from ttt_db.location import DatabaseLocation, resolve_location
+
+
+logger = logging.getLogger("builder")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,10 @@ def ensure_database(
 
 
 def open_or_build(db: str | os.PathLike[str] | None = None) -> SolutionDatabase:
-    """`ttt_db.open_database`, building the database first when there is none."""
-    ensure_database(db)
-    return open_database(db)
+    """`ttt_db.open_database`, building the database first when there is none. The build is
+    announced as a warning on the `builder` logger, which reaches stderr unless configured."""
+    location = resolve_location(db)
+    if not database_exists(location):
+        logger.warning("no database at %s: building it now (first use)", location)
+        build_database(location.url)
+    return open_database(location.url)

@@ -73,9 +73,14 @@ def test_missing_database(tmp_path: Path) -> None:
     assert not (tmp_path / "none.sqlite").exists()
 
 
-def test_open_or_build_builds_on_first_use(tmp_path: Path) -> None:
-    with open_or_build(tmp_path / "new.sqlite") as database:
+def test_open_or_build_builds_on_first_use(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    target = tmp_path / "new.sqlite"
+    with open_or_build(target) as database:
         assert database.lookup(".........").remoteness == 9
+    assert caplog.messages == [f"no database at {target}: building it now (first use)"]
+    caplog.clear()
+    with open_or_build(target):
+        assert caplog.messages == []
 
 
 def test_foreign_and_outdated_databases_are_refused(tmp_path: Path, db_path: Path) -> None:

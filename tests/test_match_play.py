@@ -111,10 +111,16 @@ def test_play_a_whole_game_to_the_end(run) -> None:
     assert out.rstrip().endswith("moves: 4 (b2), 0 (a1), 2 (c1), 1 (b1), 6 (a3)")
 
 
-def test_play_as_x_against_perfect_shortest(run) -> None:
-    out = _transcript(run, ["a1", "b1", "c1", "a2"], "--ai", "perfect-shortest", "--as", "x", "--seed", "1")
+def test_play_as_x_against_perfect_shortest(run, db: SolutionDatabase) -> None:
+    out = _transcript(run, ["b1", "a2", "c2"], "--ai", "perfect-shortest", "--as", "x", "--seed", "1")
     assert "result: o wins: perfect-shortest beat you" in out
-    assert "input ended" not in out
+    moves = [int(m.split()[0]) for m in out.rstrip().splitlines()[-1].removeprefix("moves: ").split(", ")]
+    board = "........."
+    for ply, move in enumerate(moves):
+        if ply % 2 == 0:  # every move of the AI wins as fast as the position allows
+            assert move in db.lookup(board).best_moves_shortest
+        board = board[:move] + "ox"[ply % 2] + board[move + 1 :]
+    assert moves == [2, 1, 8, 3, 5]  # x leaves c2 open: o takes it at once, the earliest win there is
 
 
 def test_play_ends_cleanly_when_input_runs_out(run) -> None:

@@ -14,7 +14,6 @@ from builder.write import build_figures, write_solution
 from ttt_db.database import SolutionDatabase, database_exists, open_database
 from ttt_db.location import DatabaseLocation, resolve_location
 
-
 logger = logging.getLogger("builder")
 
 

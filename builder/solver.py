@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import factorial
 
-from ttt_db.rules import EMPTY, EMPTY_BOARD, Mark, Status, status
+from ttt_db.rules import EMPTY, EMPTY_BOARD, Mark, Status, final_score, status, value_for_mover
 from ttt_db.symmetry import canonical_board
 
 Progress = Callable[[str, int, int], None]
@@ -93,18 +93,15 @@ def enumerate_game(progress: Progress = _ignore_progress) -> GameGraph:
     return GameGraph(levels, children, paths, statuses)
 
 
-def _terminal(board: str, depth: int, board_status: Status) -> tuple[int, int, tuple[int, int, int, int]]:
-    """(score, sv_score, playout) of a finished game."""
+def _certain_playout(board_status: Status, depth: int) -> tuple[int, int, int, int]:
+    """Playout of a finished game: every one of the (9 - depth)! move orders gives its result."""
     ways = factorial(9 - depth)
-    if board_status == "o":
-        return 1, (11 - depth) // 2, (ways, 0, 0, ways)
-    if board_status == "x":
-        return -1, (depth - 10) // 2, (0, ways, 0, ways)
-    return 0, 0, (0, 0, ways, ways)
-
-
-def _value(score_for_mover: int) -> str:
-    return "win" if score_for_mover > 0 else "loss" if score_for_mover < 0 else "draw"
+    return (
+        ways if board_status == "o" else 0,
+        ways if board_status == "x" else 0,
+        ways if board_status == "draw" else 0,
+        ways,
+    )
 
 
 def solve_position(
@@ -115,11 +112,11 @@ def solve_position(
     canonical = canonical_board(board)
     paths = graph.paths[board]
     if board_status != "playing":
-        score, sv_score, playout = _terminal(board, depth, board_status)
         value = "draw" if board_status == "draw" else "loss"
         return SolvedPosition(
-            board, canonical, depth, board_status, None, score, value, 0, sv_score,
-            (), (), (), playout, paths,
+            board, canonical, depth, board_status, None, final_score(board_status, depth), value, 0,
+            final_score(board_status, depth, shortest=True), (), (), (),
+            _certain_playout(board_status, depth), paths,
         )
     mover: Mark = "o" if depth % 2 == 0 else "x"
     sign = 1 if mover == "o" else -1
@@ -131,13 +128,13 @@ def solve_position(
     best_remoteness = [kid.remoteness for _, kid in kids if kid.score == score]
     hurry = sign * score > 0
     remoteness = 1 + (min(best_remoteness) if hurry else max(best_remoteness))
-    move_values = tuple((move, _value(sign * kid.score), kid.remoteness) for move, kid in kids)
+    move_values = tuple((move, value_for_mover(kid.score, mover), kid.remoteness) for move, kid in kids)
     o_wins = sum(kid.playout[0] for _, kid in kids)
     x_wins = sum(kid.playout[1] for _, kid in kids)
     draws = sum(kid.playout[2] for _, kid in kids)
     playout = (o_wins, x_wins, draws, factorial(9 - depth))
     return SolvedPosition(
-        board, canonical, depth, "playing", mover, score, _value(sign * score), remoteness,
+        board, canonical, depth, "playing", mover, score, value_for_mover(score, mover), remoteness,
         sv_score, best, best_shortest, move_values, playout, paths,
     )
 

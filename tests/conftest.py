@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,3 +43,19 @@ def run(db_path: Path):
         return runner.invoke(app, list(args), input=input, env={"TTT_DB": str(db_path), **(env or {})})
 
     return invoke
+
+
+@pytest.fixture
+def altered_copy(db_path: Path, tmp_path: Path):
+    """A copy of the session database with SQL statements applied, each required to change
+    exactly one row: altered_copy("update positions set ...")."""
+
+    def make(*statements: str) -> Path:
+        copy = tmp_path / f"altered-{len(list(tmp_path.iterdir()))}.sqlite"
+        copy.write_bytes(db_path.read_bytes())
+        with sqlite3.connect(copy) as conn:
+            for statement in statements:
+                assert conn.execute(statement).rowcount == 1, statement
+        return copy
+
+    return make

@@ -107,13 +107,10 @@ def test_info(run, db_path: Path) -> None:
     assert [d["tree_nodes"] for d in document["depths"]][-1] == 127872
 
 
-def test_verify_ok_and_tampered(run, db_path: Path, tmp_path: Path) -> None:
+def test_verify_ok_and_tampered(run, altered_copy) -> None:
     ok = run("verify")
     assert ok.exit_code == 0 and ok.stdout.startswith("ok: ")
-    tampered = tmp_path / "tampered.sqlite"
-    tampered.write_bytes(db_path.read_bytes())
-    with sqlite3.connect(tampered) as conn:
-        conn.execute("update positions set score = -1 where board = 'o........'")
+    tampered = altered_copy("update positions set score = -1 where board = 'o........'")
     bad = run("verify", "--db", str(tampered))
     assert bad.exit_code == 1
     assert "mismatch: row against rules and children: o........" in bad.stdout

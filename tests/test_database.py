@@ -83,15 +83,12 @@ def test_open_or_build_builds_on_first_use(tmp_path: Path, caplog: pytest.LogCap
         assert caplog.messages == []
 
 
-def test_foreign_and_outdated_databases_are_refused(tmp_path: Path, db_path: Path) -> None:
+def test_foreign_and_outdated_databases_are_refused(tmp_path: Path, altered_copy) -> None:
     foreign = tmp_path / "foreign.sqlite"
     sqlite3.connect(foreign).execute("create table t (x)").connection.commit()
     with pytest.raises(DatabaseError, match="not a ttt-db database"):
         open_database(foreign)
-    old = tmp_path / "old.sqlite"
-    old.write_bytes(db_path.read_bytes())
-    with sqlite3.connect(old) as conn:
-        conn.execute("update meta set value = '0' where key = 'schema_version'")
+    old = altered_copy("update meta set value = '0' where key = 'schema_version'")
     with pytest.raises(DatabaseError, match="build --force"):
         open_database(old)
 
@@ -110,12 +107,8 @@ def test_a_url_and_the_environment_address_the_database(
     assert resolve_location().path is not None and resolve_location().path.is_absolute()
 
 
-def test_position_not_found_in_an_incomplete_database(tmp_path: Path, db_path: Path) -> None:
-    partial = tmp_path / "partial.sqlite"
-    partial.write_bytes(db_path.read_bytes())
-    with sqlite3.connect(partial) as conn:
-        conn.execute("delete from positions where board = '....o....'")
-    with open_database(partial) as database:
+def test_position_not_found_in_an_incomplete_database(altered_copy) -> None:
+    with open_database(altered_copy("delete from positions where board = '....o....'")) as database:
         with pytest.raises(PositionNotFoundError, match=r"'\.\.\.\.o\.\.\.\.'"):
             database.lookup("....o....")
         assert database.get("....o....") is None

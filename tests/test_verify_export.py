@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -33,23 +31,15 @@ def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
         ("update positions set value = 'win' where board = 'oxooxxxoo'", "values: found"),
     ],
 )
-def test_tampering_is_reported(tmp_path: Path, db_path: Path, statement: str, expected: str) -> None:
-    copy = tmp_path / "tampered.sqlite"
-    copy.write_bytes(db_path.read_bytes())
-    with sqlite3.connect(copy) as conn:
-        assert conn.execute(statement).rowcount == 1
-    with open_database(copy) as database:
+def test_tampering_is_reported(altered_copy, statement: str, expected: str) -> None:
+    with open_database(altered_copy(statement)) as database:
         report = verify_database(database)
     assert not report.ok
     assert any(problem.startswith(expected) for problem in report.problems), report.problems
 
 
-def test_a_broken_symmetry_is_reported(tmp_path: Path, db_path: Path) -> None:
-    copy = tmp_path / "asymmetric.sqlite"
-    copy.write_bytes(db_path.read_bytes())
-    with sqlite3.connect(copy) as conn:
-        conn.execute("update positions set remoteness = 4 where board = '........o'")
-    with open_database(copy) as database:
+def test_a_broken_symmetry_is_reported(altered_copy) -> None:
+    with open_database(altered_copy("update positions set remoteness = 4 where board = '........o'")) as database:
         problems = verify_database(database).problems
     assert any("symmetric images agree: o........: image '........o' has another value" in p for p in problems)
 

@@ -7,26 +7,31 @@ class TttDbError(Exception):
     """Base class of every error this package raises on purpose."""
 
 
-class InvalidBoardError(TttDbError, ValueError):
-    """A board string that is malformed (length, characters, row separators)."""
+class InputError(TttDbError, ValueError):
+    """Text from the user that cannot be used; the message quotes it and says why."""
+
+    what = "input"
 
     def __init__(self, text: str, reason: str) -> None:
         self.text = text
         self.reason = reason
-        super().__init__(f"invalid board {text!r}: {reason}")
+        super().__init__(f"invalid {self.what} {text!r}: {reason}")
+
+
+class InvalidBoardError(InputError):
+    """A board string that is malformed (length, characters, row separators)."""
+
+    what = "board"
 
 
 class ImpossibleBoardError(InvalidBoardError):
     """A well-formed board that no game of tic-tac-toe can reach."""
 
 
-class InvalidMoveError(TttDbError, ValueError):
+class InvalidMoveError(InputError):
     """A move that does not parse, is out of range, or is not legal on the board."""
 
-    def __init__(self, text: str, reason: str) -> None:
-        self.text = text
-        self.reason = reason
-        super().__init__(f"invalid move {text!r}: {reason}")
+    what = "move"
 
 
 class PositionNotFoundError(TttDbError, KeyError):

@@ -82,6 +82,22 @@ def swap_marks(cells: str) -> str:
     return cells.translate(_SWAP_MARKS)
 
 
+def final_score(board_status: Status, moves_made: int, *, shortest: bool = False) -> int:
+    """The score of a finished game from o's side: 1, 0, -1; with `shortest`, the
+    shortest-victory score, (11 - m) / 2 for an o win at move m and (m - 10) / 2 for x."""
+    if board_status == "o":
+        return (11 - moves_made) // 2 if shortest else 1
+    if board_status == "x":
+        return (moves_made - 10) // 2 if shortest else -1
+    return 0
+
+
+def value_for_mover(score: int, mover: Mark) -> str:
+    """`win`, `draw` or `loss` for `mover`, from a score on o's side."""
+    signed = score if mover == "o" else -score
+    return "win" if signed > 0 else "loss" if signed < 0 else "draw"
+
+
 def move_name(move: int) -> str:
     """Human name of a cell: column letter a-c, row number 1-3 from the top (0 -> a1, 7 -> b3)."""
     return "abc"[move % 3] + str(move // 3 + 1)

@@ -11,7 +11,7 @@ import time
 from typing import Final
 
 from ttt_db.ai_rules import board_score
-from ttt_db.rules import EMPTY, Mark, legal_moves, other, side_to_move, winner
+from ttt_db.rules import EMPTY, Mark, final_score, legal_moves, other, side_to_move, status, winner
 from ttt_db.symmetry import TRANSFORMS
 
 Score = int
@@ -20,13 +20,10 @@ Score = int
 def terminal_score(board: str, *, shortest: bool) -> Score | None:
     """The score of a finished game from o's side, or None while it is on. With `shortest`,
     the shortest-victory score: (11 - m) / 2 for an o win at move m, (m - 10) / 2 for x."""
-    won = winner(board)
-    if won is None:
-        return None if EMPTY in board else 0
-    if not shortest:
-        return 1 if won == "o" else -1
-    marks = 9 - board.count(EMPTY)
-    return (11 - marks) // 2 if won == "o" else (marks - 10) // 2
+    board_status = status(board)
+    if board_status == "playing":
+        return None
+    return final_score(board_status, 9 - board.count(EMPTY), shortest=shortest)
 
 
 def _children(board: str) -> list[tuple[int, str]]:

@@ -12,7 +12,7 @@ from math import factorial
 from ttt_db import figures
 from ttt_db.database import SolutionDatabase
 from ttt_db.position import Position
-from ttt_db.rules import EMPTY, play, side_to_move, status
+from ttt_db.rules import EMPTY, final_score, play, side_to_move, status, value_for_mover
 from ttt_db.symmetry import canonical_board, symmetric_images, transform_move
 
 MAX_PROBLEMS_PER_CHECK = 20
@@ -34,11 +34,6 @@ def _expect(report: VerifyReport, what: str, found: object, expected: object) ->
         report.problems.append(f"{what}: found {found}, expected {expected}")
 
 
-def _value_for_mover(score: int, mover: str | None) -> str:
-    signed = score if mover == "o" else -score
-    return "win" if signed > 0 else "loss" if signed < 0 else "draw"
-
-
 def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
     """What is wrong with one row against the rules and its stored children."""
     problems: list[str] = []
@@ -50,8 +45,8 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
         problems.append(f"canonical {p.canonical!r} is not the smallest image")
     ways = factorial(9 - p.depth)
     if p.status != "playing":
-        expected_score = {"o": 1, "x": -1, "draw": 0}[p.status]
-        expected_sv = {"o": (11 - p.depth) // 2, "x": (p.depth - 10) // 2, "draw": 0}[p.status]
+        expected_score = final_score(p.status, p.depth)
+        expected_sv = final_score(p.status, p.depth, shortest=True)
         expected_playout = (
             Fraction(p.status == "o"), Fraction(p.status == "x"), Fraction(p.status == "draw")
         )
@@ -75,10 +70,10 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
     best_shortest = tuple(m for m, k in kids.items() if k.sv_score == sv_score)
     best_remoteness = [k.remoteness for k in kids.values() if k.score == score]
     remoteness = 1 + (min(best_remoteness) if sign * score > 0 else max(best_remoteness))
-    moves = tuple((m, _value_for_mover(k.score, mover), k.remoteness) for m, k in kids.items())
+    moves = tuple((m, value_for_mover(k.score, mover), k.remoteness) for m, k in kids.items())
     playout = tuple(sum((getattr(k.playout, r) for k in kids.values()), Fraction(0)) / len(kids)
                     for r in ("o", "x", "draw"))
-    expected = (mover, score, _value_for_mover(score, mover), sv_score, best, best_shortest, remoteness)
+    expected = (mover, score, value_for_mover(score, mover), sv_score, best, best_shortest, remoteness)
     found = (p.to_move, p.score, p.value, p.sv_score, p.best_moves, p.best_moves_shortest, p.remoteness)
     if found != expected:
         problems.append(f"stores {found}, its children give {expected}")

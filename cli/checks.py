@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from ttt_db.database import SolutionDatabase
     from ttt_db.solve_check import CheckReport, Mistake
 
-ALL_AIS = ("ai1s", "ai2s", "ai14s", "perfect", "perfect-shortest", "minimax", "minimax-shortest",
-           "alphabeta", "alphabeta-shortest", "dls@3", "abdls@3", "iddfs@0.01")
 
 
 @handle_errors
@@ -97,11 +95,11 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None) -> list
 def _check_all(database: SolutionDatabase, as_json: bool) -> None:
     from tqdm import tqdm
 
-    from ttt_db.ais import load_ai
+    from ttt_db.ais import DEFAULT_INSTANCES, load_ai
     from ttt_db.solve_check import run_checks
 
     reports = []
-    for name in tqdm(ALL_AIS, desc="checking", unit="ai", file=sys.stderr):
+    for name in tqdm(DEFAULT_INSTANCES, desc="checking", unit="ai", file=sys.stderr):
         reports.append(run_checks(load_ai(name, lambda: database), database))
     if as_json:
         print_json([report.to_dict() for report in reports])

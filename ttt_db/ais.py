@@ -104,7 +104,8 @@ BUILTIN_AIS: tuple[BuiltinAI, ...] = (
               lambda p, d: IterativeDeepening(float(p or "")), float),
 )
 _BY_BASE = {ai.name.split("@")[0]: ai for ai in BUILTIN_AIS}
-EXAMPLE_NAMES = ("ai1s", "ai2s", "ai14s", "perfect", "perfect-shortest", "minimax",
+# every built-in AI once, the parameterised ones at a typical setting (`check --all`)
+DEFAULT_INSTANCES = ("ai1s", "ai2s", "ai14s", "perfect", "perfect-shortest", "minimax",
                  "minimax-shortest", "alphabeta", "alphabeta-shortest", "dls@3", "abdls@3", "iddfs@0.01")
 
 
@@ -112,7 +113,7 @@ def _builtin(spec: str, database: DatabaseProvider | None) -> NamedAI:
     base, _, parameter = spec.partition("@")
     entry = _BY_BASE.get(base)
     if entry is None:
-        close = difflib.get_close_matches(spec, [*EXAMPLE_NAMES, *_BY_BASE], n=3, cutoff=0.5)
+        close = difflib.get_close_matches(spec, [*DEFAULT_INSTANCES, *_BY_BASE], n=3, cutoff=0.5)
         raise UnknownAIError(spec, "no built-in AI has that name; `ttt-db ais` lists them",
                              tuple(dict.fromkeys(close)))
     if entry.parameter is None and parameter:

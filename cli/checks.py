@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,6 +14,7 @@ from cli.common import EXIT_NO, DbOption, JsonOption, fail, handle_errors, open_
 from ttt_db.board import describe_moves, diagram
 
 if TYPE_CHECKING:
+    from ttt_db.ais import NamedAI
     from ttt_db.checks import StrongResult, WeakSideResult
     from ttt_db.database import SolutionDatabase
     from ttt_db.solve_check import CheckReport, Mistake
@@ -92,6 +96,22 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None) -> list
     return lines
 
 
+@contextmanager
+def _counting_calls(named: NamedAI) -> Iterator[NamedAI]:
+    """The AI with each call counted on a progress bar that appears only if the checks take
+    longer than half a second (a slow user AI)."""
+    from tqdm import tqdm
+
+    with tqdm(desc=f"asking {named.name}", unit="board", delay=0.5, file=sys.stderr, leave=False) as bar:
+        play, update = named.play, bar.update
+
+        def counted(board: str) -> Collection[int]:
+            update()
+            return play(board)
+
+        yield replace(named, play=counted)
+
+
 def _check_all(database: SolutionDatabase, as_json: bool) -> None:
     from tqdm import tqdm
 
@@ -145,8 +165,9 @@ def check(
         assert ai is not None
         named = load_ai(ai, lambda: database)
         both = not weak and not strong
-        report = run_checks(named, database, weak=weak or both, strong=strong or both,
-                            canonical=canonical, shortest=shortest)
+        with _counting_calls(named) as counted:
+            report = run_checks(counted, database, weak=weak or both, strong=strong or both,
+                                canonical=canonical, shortest=shortest)
     if as_json:
         print_json(report.to_dict())
     else:

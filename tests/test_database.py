@@ -114,6 +114,13 @@ def test_position_not_found_in_an_incomplete_database(altered_copy) -> None:
         assert database.get("....o....") is None
 
 
+def test_default_location_is_the_checkouts_data_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TTT_DB", raising=False)
+    checkout = Path(__file__).resolve().parent.parent
+    assert resolve_location().path == checkout / "data" / "ttt-db.sqlite"
+    assert resolve_location().url == f"sqlite:///{checkout / 'data' / 'ttt-db.sqlite'}"
+
+
 def test_build_into_a_url_without_a_file_path(tmp_path: Path) -> None:
     url = f"sqlite:///file:{tmp_path / 'viaurl.sqlite'}?uri=true"
     summary = build_database(url)

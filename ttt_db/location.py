@@ -24,8 +24,9 @@ class DatabaseLocation:
 
 def default_path() -> Path:
     """`data/ttt-db.sqlite` in the project checkout; the user's data folder for a plain install."""
-    project_data = Path(__file__).resolve().parent.parent / "data"
-    if project_data.is_dir() and os.access(project_data, os.W_OK):
+    checkout = Path(__file__).resolve().parent.parent
+    project_data = checkout / "data"
+    if (checkout / "pyproject.toml").is_file() and project_data.is_dir() and os.access(project_data, os.W_OK):
         return project_data / DEFAULT_FILENAME
     data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data_home) / "ttt-db" / DEFAULT_FILENAME

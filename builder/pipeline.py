@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -60,20 +61,14 @@ def _size(location: DatabaseLocation) -> int | None:
     return None
 
 
-def ensure_database(
-    db: str | os.PathLike[str] | None = None, *, progress: Progress = _ignore
-) -> BuildSummary | None:
-    """Build the database if it is missing; the summary of that build, or None if it existed."""
-    if database_exists(resolve_location(db)):
-        return None
-    return build_database(db, progress=progress)
-
-
-def open_or_build(db: str | os.PathLike[str] | None = None) -> SolutionDatabase:
+def open_or_build(
+    db: str | os.PathLike[str] | None = None, *, notice: Callable[[str], None] = logger.warning
+) -> SolutionDatabase:
     """`ttt_db.open_database`, building the database first when there is none. The build is
-    announced as a warning on the `builder` logger, which reaches stderr unless configured."""
+    announced through `notice`: by default a warning on the `builder` logger, which reaches
+    stderr unless logging is configured otherwise."""
     location = resolve_location(db)
     if not database_exists(location):
-        logger.warning("no database at %s: building it now (first use)", location)
+        notice(f"no database at {location}: building it now (first use)")
         build_database(location.url)
     return open_database(location.url)

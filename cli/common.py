@@ -90,16 +90,8 @@ def progress_reporter(enabled: bool) -> Callable[[str, int, int], None]:
     return report
 
 
-def open_db(db: str | None, *, quiet: bool = False) -> SolutionDatabase:
+def open_db(db: str | None) -> SolutionDatabase:
     """Open the database, building it first (with a notice on stderr) when it is missing."""
-    from ttt_db.database import database_exists, open_database
-    from ttt_db.location import resolve_location
+    from builder.pipeline import open_or_build
 
-    location = resolve_location(db)
-    if not database_exists(location):
-        from builder.pipeline import build_database
-
-        if not quiet:
-            typer.echo(f"no database at {location}: building it now (first use)", err=True)
-        build_database(location.url)
-    return open_database(location.url)
+    return open_or_build(db, notice=lambda message: typer.echo(message, err=True))

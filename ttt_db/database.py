@@ -212,7 +212,7 @@ def _check_schema(engine: Engine, location: DatabaseLocation) -> None:
 def open_database(db: str | os.PathLike[str] | None = None) -> SolutionDatabase:
     """Open the database at `db` (a path or SQLAlchemy URL), `$TTT_DB`, or the default path.
 
-    Raises `DatabaseMissingError` when there is none (`builder.ensure_database` or
+    Raises `DatabaseMissingError` when there is none (`builder.open_or_build` or
     `ttt-db build` makes it) and `DatabaseError` when it is not a ttt-db database of this
     schema version.
     """

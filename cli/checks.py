@@ -137,14 +137,14 @@ def _check_all(database: SolutionDatabase, as_json: bool) -> None:
 @handle_errors
 def check(
     ai: Annotated[str | None, typer.Argument(
-        help="A built-in AI (see `ttt-db ais`) or package.module:function.", show_default=False)] = None,
+        metavar="AI", help="A built-in AI (see `ttt-db ais`) or package.module:function.", show_default=False)] = None,
     weak: Annotated[bool, typer.Option("--weak", help="From the empty board, does it never lose?")] = False,
     strong: Annotated[bool, typer.Option("--strong", help="Is it optimal at every decision position?")] = False,
     canonical: Annotated[bool, typer.Option(
         "--canonical", help="Strong check over the 431 canonical decision positions only.")] = False,
     shortest: Annotated[bool, typer.Option(
         "--shortest", help="Strong check against the shortest best moves (win fastest, lose slowest).")] = False,
-    show: Annotated[int, typer.Option("--show", min=0, help="How many failing boards to draw.")] = 10,
+    show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing boards to draw.")] = 10,
     all_ais: Annotated[bool, typer.Option("--all", help="Every built-in AI in one table (exit 0).")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,

@@ -23,6 +23,7 @@ DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
+        metavar="PATH|URL",
         envvar="TTT_DB",
         show_envvar=True,
         help="Database file path or SQLAlchemy URL [default: data/ttt-db.sqlite in the project].",

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from ttt_db.game import Game
     from ttt_db.match import MatchResult, Tally
 
-AIArgument = typer.Argument(help="A built-in AI (see `ttt-db ais`) or package.module:function.",
-                            show_default=False)
 
 
 def _tally_line(label: str, tally: Tally) -> str:
@@ -44,10 +42,11 @@ def match_lines(ai1: str, ai2: str, result: MatchResult, seed: int | None) -> li
 
 @handle_errors
 def match(
-    ai1: Annotated[str, AIArgument],
-    ai2: Annotated[str, AIArgument],
-    games: Annotated[int, typer.Option("-n", "--games", min=0, help="Games on each side.")] = 1000,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed for a reproducible match.")] = None,
+    ai1: Annotated[str, typer.Argument(metavar="AI1", help="Any AI `ttt-db ais` lists, or package.module:function.",
+                                       show_default=False)],
+    ai2: Annotated[str, typer.Argument(metavar="AI2", help="Its opponent.", show_default=False)],
+    games: Annotated[int, typer.Option("-n", "--games", min=0, metavar="N", help="Games on each side.")] = 1000,
+    seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for a reproducible match.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -120,7 +119,7 @@ def _result_line(game: Game, human: str, ai: str) -> str:
 def play(
     ai: Annotated[str, typer.Option("--ai", help="The opponent: any AI `ttt-db ais` lists.")] = "perfect",
     side: Annotated[Side, typer.Option("--as", help="Your side; o moves first.")] = Side.o,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed for the AI's choices.")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for the AI's choices.")] = None,
     db: DbOption = None,
 ) -> None:
     """Play against an AI (the database by default) in the terminal. Moves are typed as an

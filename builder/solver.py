@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import factorial
 
-from ttt_db.rules import EMPTY, EMPTY_BOARD, Mark, Status, final_score, status, value_for_mover
+from ttt_db.backup import back_up
+from ttt_db.rules import EMPTY, EMPTY_BOARD, Mark, Status, final_score, play, status
 from ttt_db.symmetry import canonical_board
 
 Progress = Callable[[str, int, int], None]
@@ -69,7 +70,7 @@ def enumerate_game(progress: Progress = _ignore_progress) -> GameGraph:
     paths: dict[str, int] = {EMPTY_BOARD: 1}
     statuses: dict[str, Status] = {EMPTY_BOARD: "playing"}
     for depth in range(10):
-        mark = "o" if depth % 2 == 0 else "x"
+        mark: Mark = "o" if depth % 2 == 0 else "x"
         next_paths: dict[str, int] = {}
         for board in levels[depth]:
             if statuses[board] != "playing":
@@ -79,7 +80,7 @@ def enumerate_game(progress: Progress = _ignore_progress) -> GameGraph:
             moves = []
             for move in range(9):
                 if board[move] == EMPTY:
-                    child = board[:move] + mark + board[move + 1 :]
+                    child = play(board, move, mark)
                     moves.append((move, child))
                     next_paths[child] = next_paths.get(child, 0) + board_paths
             children[board] = tuple(moves)
@@ -119,23 +120,17 @@ def solve_position(
             _certain_playout(board_status, depth), paths,
         )
     mover: Mark = "o" if depth % 2 == 0 else "x"
-    sign = 1 if mover == "o" else -1
     kids = [(move, solved[child]) for move, child in graph.children[board]]
-    score = sign * max(sign * kid.score for _, kid in kids)
-    sv_score = sign * max(sign * kid.sv_score for _, kid in kids)
-    best = tuple(move for move, kid in kids if kid.score == score)
-    best_shortest = tuple(move for move, kid in kids if kid.sv_score == sv_score)
-    best_remoteness = [kid.remoteness for _, kid in kids if kid.score == score]
-    hurry = sign * score > 0
-    remoteness = 1 + (min(best_remoteness) if hurry else max(best_remoteness))
-    move_values = tuple((move, value_for_mover(kid.score, mover), kid.remoteness) for move, kid in kids)
-    o_wins = sum(kid.playout[0] for _, kid in kids)
-    x_wins = sum(kid.playout[1] for _, kid in kids)
-    draws = sum(kid.playout[2] for _, kid in kids)
-    playout = (o_wins, x_wins, draws, factorial(9 - depth))
+    backup = back_up(mover, kids)
+    playout = (
+        sum(kid.playout[0] for _, kid in kids),
+        sum(kid.playout[1] for _, kid in kids),
+        sum(kid.playout[2] for _, kid in kids),
+        factorial(9 - depth),
+    )
     return SolvedPosition(
-        board, canonical, depth, "playing", mover, score, value_for_mover(score, mover), remoteness,
-        sv_score, best, best_shortest, move_values, playout, paths,
+        board, canonical, depth, "playing", mover, backup.score, backup.value, backup.remoteness,
+        backup.sv_score, backup.best_moves, backup.best_moves_shortest, backup.move_values, playout, paths,
     )
 
 

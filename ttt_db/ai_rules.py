@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ttt_db.rules import EMPTY, LINES, LINES_THROUGH, Mark
+from ttt_db.rules import EMPTY, LINES, LINES_THROUGH, Mark, side_to_move
 
 WIN: Final = 0  # (3, 0, 0)
 OPPONENT_THREAT: Final = 1  # (0, 2, 1): the opponent wins next move
@@ -103,7 +103,6 @@ def move_scores(board: str, me: Mark) -> list[tuple[int, int]]:
 
 def ai14s(board: str) -> tuple[int, ...]:
     """Every move whose resulting board scores highest by the rules of REFERENCE.md."""
-    me: Mark = "o" if board.count("o") == board.count("x") else "x"
-    scored = move_scores(board, me)
+    scored = move_scores(board, side_to_move(board))
     top = max(score for _, score in scored)
     return tuple(move for move, score in scored if score == top)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ttt_db.ai_rules import ai14s
 from ttt_db.errors import UnknownAIError
-from ttt_db.rules import EMPTY
+from ttt_db.rules import EMPTY, empty_cells
 from ttt_db.search import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def ai1s(board: str) -> tuple[int, ...]:
 
 def ai2s(board: str) -> tuple[int, ...]:
     """Every legal move: uniformly random play."""
-    return tuple(i for i in range(9) if board[i] == EMPTY)
+    return empty_cells(board)
 
 
 def lookup_ai(table: dict[str, tuple[int, ...]]) -> AI:

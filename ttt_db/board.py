@@ -154,9 +154,6 @@ class Board:
             raise InvalidMoveError(move_name(move), f"cell {move} is taken by {self.cells[move]}")
         return Board(play(self.cells, move, mover))
 
-    def diagram(self) -> str:
-        return diagram(self.cells)
-
 
 def parse_move(text: str) -> int:
     """A cell index from `0`-`8`, a name like `b3`, or `x,y` (column, row). Raises InvalidMoveError."""

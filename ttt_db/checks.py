@@ -13,14 +13,12 @@ at that board; the failure carries the error instead of crashing the check.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, SupportsIndex
 
 from ttt_db.ais import AI
-from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark
-
-Progress = Callable[[int, int], None]
+from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark, play
 
 
 class AIMisbehaved(Exception):
@@ -109,12 +107,11 @@ def check_strong(
     *,
     positions: str = "decision",
     shortest: bool = False,
-    progress: Progress | None = None,
 ) -> StrongResult:
     """Hold the AI to `best_moves` at each of `boards` (a stored node list named `positions`)."""
     failures: list[StrongFailure] = []
     total = len(boards)
-    for done, board in enumerate(boards, start=1):
+    for board in boards:
         best = best_moves[board]
         try:
             chosen = candidate_moves(ai, board)
@@ -123,10 +120,6 @@ def check_strong(
             continue
         if not set(chosen).issubset(best):
             failures.append(StrongFailure(board, chosen, best))
-        if progress is not None and done % 256 == 0:
-            progress(done, total)
-    if progress is not None:
-        progress(total, total)
     return StrongResult(positions, shortest, total, total - len(failures), failures)
 
 
@@ -240,6 +233,5 @@ def replay(moves: tuple[int, ...] | list[int]) -> list[str]:
     """The boards after each move of a sequence from the empty board (o first)."""
     boards = [EMPTY_BOARD]
     for number, move in enumerate(moves):
-        board = boards[-1]
-        boards.append(board[:move] + ("o" if number % 2 == 0 else "x") + board[move + 1 :])
+        boards.append(play(boards[-1], move, "o" if number % 2 == 0 else "x"))
     return boards

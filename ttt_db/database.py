@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
@@ -179,9 +178,6 @@ class SolutionDatabase:
             self._cache.setdefault(position.board, position)
         self._all_loaded = True
         return positions
-
-    def positions(self) -> Iterator[Position]:
-        yield from self.load_all()
 
     def best_moves_table(self, *, shortest: bool = False) -> dict[str, tuple[int, ...]]:
         """Board (o first) -> best moves, for every position still in play, in one query."""

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from ttt_db.ais import AI
 from ttt_db.checks import AIMisbehaved, candidate_moves
-from ttt_db.rules import EMPTY_BOARD, Mark, Status, status
+from ttt_db.rules import EMPTY_BOARD, Mark, Status, play, side_to_move, status
 
 Progress = Callable[[int, int], None]
 PROGRESS_EVERY = 1000
@@ -86,9 +86,9 @@ class MoveTable:
         outcome = status(board)
         entry: tuple[str, ...] | int
         if outcome == "playing":
-            mover: Mark = "o" if board.count("o") == board.count("x") else "x"
+            mover = side_to_move(board)
             moves = candidate_moves(self.ais[mover], board)
-            entry = tuple(board[:m] + mover + board[m + 1 :] for m in moves)
+            entry = tuple(play(board, m, mover) for m in moves)
         elif outcome == "draw":
             entry = _DRAW
         else:
@@ -143,7 +143,7 @@ def play_game(o_ai: AI, x_ai: AI, rng: random.Random) -> GameRecord:
         mover: Mark = "o" if len(moves) % 2 == 0 else "x"
         move = rng.choice(candidate_moves(ais[mover], board))
         moves.append(move)
-        board = board[:move] + mover + board[move + 1 :]
+        board = play(board, move, mover)
     return GameRecord(tuple(moves), board, outcome)
 
 

@@ -11,7 +11,7 @@ import time
 from typing import Final
 
 from ttt_db.ai_rules import board_score
-from ttt_db.rules import EMPTY, Mark, final_score, legal_moves, other, side_to_move, status, winner
+from ttt_db.rules import EMPTY, Mark, final_score, legal_moves, other, play, side_to_move, status, winner
 from ttt_db.symmetry import TRANSFORMS
 
 Score = int
@@ -28,7 +28,7 @@ def terminal_score(board: str, *, shortest: bool) -> Score | None:
 
 def _children(board: str) -> list[tuple[int, str]]:
     mover = side_to_move(board)
-    return [(move, board[:move] + mover + board[move + 1 :]) for move in legal_moves(board)]
+    return [(move, play(board, move, mover)) for move in legal_moves(board)]
 
 
 def _best_for_mover(board: str, scored: list[tuple[int, Score]]) -> tuple[int, ...]:

@@ -3,7 +3,6 @@ and best moves and the pure checks in `ttt_db.checks`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +16,6 @@ from ttt_db.checks import (
     replay,
 )
 from ttt_db.database import SolutionDatabase
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +66,6 @@ def run_checks(
     strong: bool = True,
     canonical: bool = False,
     shortest: bool = False,
-    progress: Progress | None = None,
 ) -> CheckReport:
     """The requested checks; the strong one iterates the stored `decision` (or
     `decision_canonical`) list against the stored best moves."""
@@ -79,7 +75,7 @@ def run_checks(
         list_name = "decision_canonical" if canonical else "decision"
         strong_result = check_strong(
             ai.play, db.node_list(list_name), best_moves,
-            positions=list_name, shortest=shortest, progress=progress,
+            positions=list_name, shortest=shortest,
         )
     weak_result = check_weak(ai.play) if weak else None
     mistakes: dict[str, Mistake] = {}

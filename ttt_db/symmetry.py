@@ -34,10 +34,6 @@ for _ in range(3):
 TRANSFORMS: Final[tuple[tuple[int, ...], ...]] = tuple(
     _rotations + [_compose(_MIRROR, rotation) for rotation in _rotations]
 )
-TRANSFORM_NAMES: Final = (
-    "identity", "rotate 90", "rotate 180", "rotate 270",
-    "mirror", "mirror after rotate 90", "mirror after rotate 180", "mirror after rotate 270",
-)
 INVERSES: Final[tuple[tuple[int, ...], ...]] = tuple(_invert(t) for t in TRANSFORMS)
 
 

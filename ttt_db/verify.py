@@ -10,9 +10,10 @@ from fractions import Fraction
 from math import factorial
 
 from ttt_db import figures
+from ttt_db.backup import back_up
 from ttt_db.database import SolutionDatabase
 from ttt_db.position import Position
-from ttt_db.rules import EMPTY, final_score, play, side_to_move, status, value_for_mover
+from ttt_db.rules import EMPTY, empty_cells, final_score, play, side_to_move, status
 from ttt_db.symmetry import canonical_board, symmetric_images, transform_move
 
 MAX_PROBLEMS_PER_CHECK = 20
@@ -58,27 +59,21 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
             problems.append("playout of a finished game is not certain")
         return problems
     mover = side_to_move(p.board)
-    sign = 1 if mover == "o" else -1
-    children = {m: by_board.get(play(p.board, m, mover)) for m in range(9) if p.board[m] == EMPTY}
+    children = {m: by_board.get(play(p.board, m, mover)) for m in empty_cells(p.board)}
     missing = [m for m, child in children.items() if child is None]
     if missing:
         return problems + [f"children after moves {missing} are not stored"]
-    kids = {m: child for m, child in children.items() if child is not None}
-    score = sign * max(sign * k.score for k in kids.values())
-    sv_score = sign * max(sign * k.sv_score for k in kids.values())
-    best = tuple(m for m, k in kids.items() if k.score == score)
-    best_shortest = tuple(m for m, k in kids.items() if k.sv_score == sv_score)
-    best_remoteness = [k.remoteness for k in kids.values() if k.score == score]
-    remoteness = 1 + (min(best_remoteness) if sign * score > 0 else max(best_remoteness))
-    moves = tuple((m, value_for_mover(k.score, mover), k.remoteness) for m, k in kids.items())
-    playout = tuple(sum((getattr(k.playout, r) for k in kids.values()), Fraction(0)) / len(kids)
-                    for r in ("o", "x", "draw"))
-    expected = (mover, score, value_for_mover(score, mover), sv_score, best, best_shortest, remoteness)
+    kids = [(m, child) for m, child in children.items() if child is not None]
+    backup = back_up(mover, kids)
+    expected = (mover, backup.score, backup.value, backup.sv_score, backup.best_moves,
+                backup.best_moves_shortest, backup.remoteness)
     found = (p.to_move, p.score, p.value, p.sv_score, p.best_moves, p.best_moves_shortest, p.remoteness)
     if found != expected:
         problems.append(f"stores {found}, its children give {expected}")
-    if tuple((a.move, a.value, a.remoteness) for a in p.moves) != moves:
+    if tuple((a.move, a.value, a.remoteness) for a in p.moves) != backup.move_values:
         problems.append("per-move values disagree with the children")
+    playout = tuple(sum((getattr(k.playout, r) for _, k in kids), Fraction(0)) / len(kids)
+                    for r in ("o", "x", "draw"))
     if (p.playout.o, p.playout.x, p.playout.draw) != playout:
         problems.append("playout is not the mean of the children's")
     if any((f * ways).denominator != 1 for f in playout):

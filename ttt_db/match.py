@@ -10,7 +10,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from ttt_db.ais import AI
 from ttt_db.checks import AIMisbehaved, candidate_moves
@@ -109,11 +109,10 @@ def _play_games(table: MoveTable, games: int, rng: random.Random, done_before: i
             entry = lookup(board)
             if entry is None:
                 entry = fill(board)
-            if type(entry) is int:
+            if isinstance(entry, int):
                 counts[entry] += 1
                 break
-            choices = cast(tuple[str, ...], entry)
-            board = choices[int(draw() * len(choices))]
+            board = entry[int(draw() * len(entry))]
         if progress is not None and game % PROGRESS_EVERY == PROGRESS_EVERY - 1:
             progress(done_before + game + 1, total)
     return Tally(*counts)

@@ -1,4 +1,4 @@
-"""Is an AI solved? Exact answers from the stored solution, with the evidence when it is not.
+"""Is an AI solved? Exact answers, with the evidence when it is not.
 
 - Strong: at every decision position (a stored node list) the AI's candidates are a subset of
   the stored best moves.

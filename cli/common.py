@@ -82,7 +82,10 @@ def progress_reporter(enabled: bool) -> Callable[[str, int, int], None]:
     def report(stage: str, done: int, total: int) -> None:
         bar = bars.get(stage)
         if bar is None:
-            bar = bars[stage] = tqdm(total=total, desc=f"{stage:<9}", unit="step", file=sys.stderr, leave=True)
+            bar = bars[stage] = tqdm(
+                total=total, desc=f"{stage:<9}", file=sys.stderr, leave=True,
+                bar_format="{desc} {percentage:3.0f}%|{bar:20}| {n_fmt}/{total_fmt} [{elapsed}]",
+            )
         bar.n = done
         bar.refresh()
         if done >= total:

@@ -8,12 +8,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from builder.solver import Progress, Solution, solve_game
-from builder.write import build_figures, write_solution
 from ttt_db.database import SolutionDatabase, database_exists, open_database
 from ttt_db.location import DatabaseLocation, resolve_location
+
+if TYPE_CHECKING:
+    from builder.solver import Progress
 
 logger = logging.getLogger("builder")
 
@@ -42,11 +43,15 @@ def build_database(
     db: str | os.PathLike[str] | None = None, *, force: bool = False, progress: Progress = _ignore
 ) -> BuildSummary:
     """Build the database at `db` (path, URL, `$TTT_DB` or the default) unless one is there."""
+    # imported here so that opening an existing database does not pay for the builder
+    from builder.solver import solve_game
+    from builder.write import build_figures, write_solution
+
     location = resolve_location(db)
     started = time.perf_counter()
     if not force and database_exists(location):
         return BuildSummary(location, False, 0.0, {}, _size(location))
-    solution: Solution = solve_game(progress)
+    solution = solve_game(progress)
     progress("write", 0, 1)
     write_solution(location, solution, _build_time())
     progress("write", 1, 1)

@@ -92,10 +92,10 @@ class Board:
     def parse(cls, text: str) -> Board:
         """Parse any accepted notation; InvalidBoardError (a ValueError) quotes the input."""
         cells = normalize_cells(text)
-        reason = impossibility(cells)
-        if reason is not None:
-            raise ImpossibleBoardError(text, reason)
-        return cls(cells)
+        try:
+            return cls(cells)
+        except ImpossibleBoardError as error:  # quote what the user typed, not the normalised cells
+            raise ImpossibleBoardError(text, error.reason) from None
 
     @classmethod
     def empty(cls) -> Board:

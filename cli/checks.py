@@ -35,6 +35,10 @@ def ais(as_json: JsonOption = False) -> None:
     typer.echo(f"{'module:function':<{width}}  your own: a callable from a board (o first) to the moves it might play")
 
 
+def _drawn(board: str, indent: str) -> list[str]:
+    return [indent + line for line in diagram(board).splitlines()]
+
+
 def _weak_lines(result: WeakSideResult) -> list[str]:
     verdict = "solved" if result.solved else "NOT solved"
     lines = [f"weak, as {result.side}:  {verdict} ({result.visited:,} boards examined)"]
@@ -47,7 +51,7 @@ def _weak_lines(result: WeakSideResult) -> list[str]:
         lines.append(f"  counterexample, {len(example.moves)} moves from the empty board, "
                      f"the AI playing {example.side}:")
         lines.append(f"  {describe_moves(example.moves)}")
-    lines += ["  " + line for line in diagram(example.board).splitlines()]
+    lines += _drawn(example.board, "  ")
     return lines
 
 
@@ -57,7 +61,7 @@ def _mistake_lines(mistake: Mistake | None) -> list[str]:
     return [
         f"  its first mistake, at move {mistake.ply + 1}: it may play {describe_moves([mistake.move])}, "
         f"best is {describe_moves(mistake.best)}",
-        *("  " + line for line in diagram(mistake.board).splitlines()),
+        *_drawn(mistake.board, "  "),
     ]
 
 
@@ -81,7 +85,7 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None) -> li
         else:
             lines.append(f"  {failure.board}: may play {describe_moves(failure.chosen)}; "
                          f"best: {describe_moves(failure.best)}")
-        lines += ["    " + line for line in diagram(failure.board).splitlines()]
+        lines += _drawn(failure.board, "    ")
     return lines
 
 

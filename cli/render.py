@@ -33,8 +33,13 @@ def first_mover_note(position: Position) -> str:
     return "x moved first (it has one more mark than o)"
 
 
+def _header(position: Position) -> list[str]:
+    """The board drawn, then who is to move and what it is worth, then who moved first."""
+    return [diagram(position.board), "", outcome_line(position), first_mover_note(position)]
+
+
 def best_moves_text(position: Position, *, shortest: bool) -> str:
-    lines = [diagram(position.board), "", outcome_line(position), first_mover_note(position)]
+    lines = _header(position)
     if position.status == "playing":
         moves = position.best_moves_shortest if shortest else position.best_moves
         label = "best moves (shortest)" if shortest else "best moves"
@@ -49,7 +54,7 @@ def best_moves_document(position: Position) -> dict[str, Any]:
 
 
 def show_text(position: Position) -> str:
-    lines = [diagram(position.board), "", outcome_line(position), first_mover_note(position)]
+    lines = _header(position)
     if position.status != "playing":
         return "\n".join(lines)
     lines += ["", "move  name  value  remoteness  best"]

@@ -81,6 +81,7 @@ class SolutionDatabase:
         self._cache: dict[str, Position] = {}
         self._meta: dict[str, Any] | None = None
         self._all_loaded = False
+        self._best_moves_tables: dict[bool, dict[str, tuple[int, ...]]] = {}
 
     def __enter__(self) -> SolutionDatabase:
         return self
@@ -180,14 +181,19 @@ class SolutionDatabase:
         return positions
 
     def best_moves_table(self, *, shortest: bool = False) -> dict[str, tuple[int, ...]]:
-        """Board (o first) -> best moves, for every position still in play, in one query."""
+        """Board (o first) -> best moves, for every position still in play, read in one query
+        the first time (the lookup AIs and the checks share it; do not modify it)."""
+        cached = self._best_moves_tables.get(shortest)
+        if cached is not None:
+            return cached
         column = _positions.c.best_moves_shortest if shortest else _positions.c.best_moves
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(_positions.c.board, column).where(_positions.c.status == "playing")
             ).all()
         unpack = msgpack.unpackb
-        return {board: tuple(unpack(packed)) for board, packed in rows}
+        table = self._best_moves_tables[shortest] = {board: tuple(unpack(packed)) for board, packed in rows}
+        return table
 
 
 def _check_schema(engine: Engine, location: DatabaseLocation) -> None:

@@ -40,7 +40,7 @@ def _ignore(stage: str, done: int, total: int) -> None:
 
 
 def build_database(
-    db: str | os.PathLike[str] | None = None, *, force: bool = False, progress: Progress = _ignore
+    db: str | os.PathLike[str] | DatabaseLocation | None = None, *, force: bool = False, progress: Progress = _ignore
 ) -> BuildSummary:
     """Build the database at `db` (path, URL, `$TTT_DB` or the default) unless one is there."""
     # imported here so that opening an existing database does not pay for the builder
@@ -67,7 +67,7 @@ def _size(location: DatabaseLocation) -> int | None:
 
 
 def open_or_build(
-    db: str | os.PathLike[str] | None = None, *, notice: Callable[[str], None] = logger.warning
+    db: str | os.PathLike[str] | DatabaseLocation | None = None, *, notice: Callable[[str], None] = logger.warning
 ) -> SolutionDatabase:
     """`ttt_db.open_database`, building the database first when there is none. The build is
     announced through `notice`: by default a warning on the `builder` logger, which reaches
@@ -75,5 +75,5 @@ def open_or_build(
     location = resolve_location(db)
     if not database_exists(location):
         notice(f"no database at {location}: building it now (first use)")
-        build_database(location.url)
-    return open_database(location.url)
+        build_database(location)
+    return open_database(location)

@@ -15,6 +15,7 @@ from sqlalchemy import Connection, insert
 from builder.solver import Solution, SolvedPosition
 from ttt_db import __version__
 from ttt_db.database import make_engine
+from ttt_db.errors import DatabaseError
 from ttt_db.location import DatabaseLocation
 from ttt_db.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
 
@@ -133,14 +134,26 @@ def write_url(location: DatabaseLocation, solution: Solution, built_at: str) -> 
         engine.dispose()
 
 
+def _writable_folder(path: Path) -> None:
+    """Create the database's folder if needed; DatabaseError naming the file if it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DatabaseError(f"cannot write {path}: cannot create its folder ({error.strerror})") from None
+    if not os.access(path.parent, os.W_OK):
+        raise DatabaseError(f"cannot write {path}: permission denied (the folder is read-only)")
+
+
 def write_file(path: Path, solution: Solution, built_at: str) -> None:
     """Write beside `path`, then move into place: an interrupted build leaves nothing behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _writable_folder(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         temporary.unlink(missing_ok=True)
         write_url(DatabaseLocation(f"sqlite:///{temporary}", temporary), solution, built_at)
         os.replace(temporary, path)
+    except PermissionError as error:
+        raise DatabaseError(f"cannot write {path}: permission denied ({error.filename})") from None
     finally:
         temporary.unlink(missing_ok=True)
 

@@ -15,44 +15,65 @@ import typer
 
 from cli.common import (
     EXIT_NO,
+    App,
+    BoardArgument,
+    BoardCommand,
     DbOption,
+    FirstOption,
     JsonOption,
-    handle_errors,
+    QuietOption,
     open_db,
     print_json,
-    progress_reporter,
+    stage_progress,
 )
 
 app = typer.Typer(
     name="ttt-db",
+    cls=App,
     help="A precomputed, exact solution database for tic-tac-toe: build it, query it, "
     "check AIs against it, and play it.\n\n"
     "Boards are 9 cells in reading order: o, x, and . - _ or space for empty; / may separate "
     "rows (ox./.x./...). Moves are an index 0-8, a name like b3 (column a-c, row 1-3 from the "
-    "top), or x,y.",
+    "top), or x,y (column,row, both counted from 0).\n\n"
+    "Viewpoints: score and sv_score are from the first player's side; value and remoteness "
+    "from the side to move; playout is [o wins, x wins, draw].\n\n"
+    "Exit codes: 0 success, 1 the answer is no (a failed check or verify), 2 bad input, "
+    "3 a bug in ttt-db. Documentation: docs/ in the repository.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 
-BoardArgument = Annotated[
-    str, typer.Argument(metavar="BOARD", help="9 cells, e.g. ox..x.... or 'ox./.x./...'.", show_default=False)
-]
+
+def _print_version(value: bool) -> None:
+    if value:
+        from ttt_db import __version__
+
+        typer.echo(f"ttt-db {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """Options of the app itself."""
 
 
 @app.command()
-@handle_errors
 def build(
     db: DbOption = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the database exists.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Enumerate the game, solve every position, and write the database (atomically)."""
     from builder.pipeline import build_database
     from cli.render import figures_text
 
-    summary = build_database(db, force=force, progress=progress_reporter(not quiet))
+    with stage_progress(quiet=quiet) as progress:
+        summary = build_database(db, force=force, progress=progress)
     if not summary.built:
         typer.echo(f"database already at {summary.location}; use --force to rebuild it")
         return
@@ -62,37 +83,39 @@ def build(
         typer.echo(f"  {line}")
 
 
-@app.command("best-moves")
-@handle_errors
+@app.command("best-moves", cls=BoardCommand)
 def best_moves(
     board: BoardArgument,
     shortest: Annotated[
         bool, typer.Option("--shortest", help="Only the moves that win fastest or lose slowest.")
     ] = False,
+    first: FirstOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """The board, who is to move, its value, and the best moves (read from the database).
 
-    A board where x has one more mark than o is answered with x as the first player."""
+    A board where x has one more mark than o is answered with x as the first player. The value
+    and remoteness are the mover's; score and sv_score are from the first player's side."""
     from cli.render import best_moves_document, best_moves_text
 
     with open_db(db) as database:
-        position = database.lookup(board)
+        position = database.lookup(board, first=first and first.value)
     if as_json:
         print_json(best_moves_document(position))
     else:
         typer.echo(best_moves_text(position, shortest=shortest))
 
 
-@app.command()
-@handle_errors
-def show(board: BoardArgument, db: DbOption = None, as_json: JsonOption = False) -> None:
-    """The board and every legal move with its value and remoteness, best first."""
+@app.command(cls=BoardCommand)
+def show(board: BoardArgument, first: FirstOption = None, db: DbOption = None,
+         as_json: JsonOption = False) -> None:
+    """The board and every legal move with its value (for the player making it) and remoteness
+    (plies left after it), best first."""
     from cli.render import best_moves_document, show_text
 
     with open_db(db) as database:
-        position = database.lookup(board)
+        position = database.lookup(board, first=first and first.value)
     if as_json:
         print_json(best_moves_document(position))
     else:
@@ -100,7 +123,6 @@ def show(board: BoardArgument, db: DbOption = None, as_json: JsonOption = False)
 
 
 @app.command()
-@handle_errors
 def info(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Where the database is, its schema version, and the figures of its build."""
     from cli.render import figures_text
@@ -135,7 +157,6 @@ def info(db: DbOption = None, as_json: JsonOption = False) -> None:
 
 
 @app.command()
-@handle_errors
 def verify(db: DbOption = None, as_json: JsonOption = False) -> None:
     """Re-derive the figures and cross-check every stored row; exit 1 on any mismatch."""
     from ttt_db.verify import verify_database
@@ -159,7 +180,6 @@ class ExportFormat(StrEnum):
 
 
 @app.command()
-@handle_errors
 def export(
     format: Annotated[ExportFormat, typer.Option("--format", "-f", help="Output format.")] = ExportFormat.jsonl,
     output: Annotated[
@@ -176,6 +196,7 @@ def export(
     if output is None:
         writer(positions, sys.stdout)
         return
+    output.parent.mkdir(parents=True, exist_ok=True)  # as `--db` does for a database file
     with output.open("w", encoding="utf-8", newline="") as stream:
         writer(positions, stream)
     typer.echo(f"wrote {len(positions):,} positions to {output}", err=True)

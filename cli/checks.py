@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -10,18 +9,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.common import EXIT_NO, DbOption, JsonOption, fail, handle_errors, open_db, print_json
-from ttt_db.board import describe_moves, diagram
+from cli.common import EXIT_NO, DbOption, JsonOption, QuietOption, fail, open_db, print_json, progress_bar
+from cli.render import describe_analyses, describe_move, describe_moves, indented_diagram, plural
+from ttt_db.rules import side_to_move
 
 if TYPE_CHECKING:
     from ttt_db.ais import NamedAI
-    from ttt_db.checks import StrongResult, WeakSideResult
+    from ttt_db.checks import Counterexample, StrongFailure, StrongResult, WeakSideResult
     from ttt_db.database import SolutionDatabase
     from ttt_db.solve_check import CheckReport, Mistake
 
 
-
-@handle_errors
 def ais(as_json: JsonOption = False) -> None:
     """The built-in AIs, one line each. Any `package.module:function` works too."""
     from ttt_db.ais import BUILTIN_AIS
@@ -35,40 +33,61 @@ def ais(as_json: JsonOption = False) -> None:
     typer.echo(f"{'module:function':<{width}}  your own: a callable from a board (o first) to the moves it might play")
 
 
-def _drawn(board: str, indent: str) -> list[str]:
-    return [indent + line for line in diagram(board).splitlines()]
+def _after(moves: tuple[int, ...]) -> str:
+    return f"after {describe_moves(moves)}" if moves else "at the empty board"
+
+
+def _error_text(error: str, where: str | None) -> str:
+    return error + (f" (at {where})" if where else "")
+
+
+def _counterexample_lines(example: Counterexample) -> list[str]:
+    if example.error is not None:
+        return [f"  the AI misbehaved {_after(example.moves)}:", f"  {_error_text(example.error, example.where)}"]
+    return [
+        f"  counterexample, {plural(len(example.moves), 'move')} from the empty board, the AI playing {example.side}:",
+        f"  {describe_moves(example.moves)}",
+        *indented_diagram(example.board, "  "),
+    ]
 
 
 def _weak_lines(result: WeakSideResult) -> list[str]:
     verdict = "solved" if result.solved else "NOT solved"
-    lines = [f"weak, as {result.side}:  {verdict} ({result.visited:,} boards examined)"]
-    example = result.counterexample
-    if example is None:
-        return lines
-    if example.error is not None:
-        lines.append(f"  the AI misbehaved after moves [{', '.join(map(str, example.moves))}]: {example.error}")
-    else:
-        lines.append(f"  counterexample, {len(example.moves)} moves from the empty board, "
-                     f"the AI playing {example.side}:")
-        lines.append(f"  {describe_moves(example.moves)}")
-    lines += _drawn(example.board, "  ")
+    lines = [f"weak, as {result.side}:  {verdict} ({plural(result.visited, 'board')} examined)"]
+    if result.counterexample is not None:
+        lines += _counterexample_lines(result.counterexample)
     return lines
 
 
 def _mistake_lines(mistake: Mistake | None) -> list[str]:
     if mistake is None:
         return []
+    chosen = mistake.analysis(mistake.move)
+    chosen_text = describe_analyses([chosen]) if chosen else describe_move(mistake.move)
+    best = [a for a in (mistake.analysis(move) for move in mistake.best) if a is not None]
     return [
-        f"  its first mistake, at move {mistake.ply + 1}: it may play {describe_moves([mistake.move])}, "
-        f"best is {describe_moves(mistake.best)}",
-        *_drawn(mistake.board, "  "),
+        f"  its first mistake, at move {mistake.ply + 1}: it may play {chosen_text}",
+        f"  best: {describe_analyses(best) if best else describe_moves(mistake.best)}",
+        *indented_diagram(mistake.board, "  "),
     ]
+
+
+def _failure_lines(failure: StrongFailure) -> list[str]:
+    lines = ["", f"  {failure.board} ({side_to_move(failure.board)} to move)"]
+    if failure.error is not None:
+        lines.append(f"    {_error_text(failure.error, failure.where)}")
+    else:
+        wrong = failure.analyses(failure.wrong)
+        lines.append(f"    may play {describe_analyses(wrong) if wrong else describe_moves(failure.wrong)}")
+    best = failure.analyses(failure.best)
+    lines.append(f"    best: {describe_analyses(best) if best else describe_moves(failure.best)}")
+    return lines + indented_diagram(failure.board, "    ")
 
 
 def _strong_lines(result: StrongResult, show: int, symmetric: bool | None) -> list[str]:
     verdict = "solved" if result.solved else "NOT solved"
     target = "shortest best moves" if result.shortest else "best moves"
-    lines = [f"strong:      {verdict} ({result.correct:,}/{result.total:,} {result.positions} positions "
+    lines = [f"strong:      {verdict} ({result.correct:,}/{plural(result.total, result.positions + ' position')} "
              f"play only {target})"]
     if result.positions == "decision_canonical":
         lines.append("  (canonical positions only: valid just for AIs that treat symmetric boards alike)")
@@ -77,15 +96,11 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None) -> li
                          "does not speak for every board")
     shown = result.failures[:show]
     if shown:
-        lines.append(f"  failures ({len(shown)} of {len(result.failures):,}; --show N for more):")
+        more = "; --show N for more" if len(shown) < len(result.failures) else ""
+        lines.append(f"  failures, shallowest first ({len(shown):,} of {len(result.failures):,}{more}):")
+        lines.append("  (each move: its value for the mover, plies counted from the board)")
     for failure in shown:
-        lines.append("")
-        if failure.error is not None:
-            lines.append(f"  {failure.board}: {failure.error}; best: {describe_moves(failure.best)}")
-        else:
-            lines.append(f"  {failure.board}: may play {describe_moves(failure.chosen)}; "
-                         f"best: {describe_moves(failure.best)}")
-        lines += _drawn(failure.board, "    ")
+        lines += _failure_lines(failure)
     return lines
 
 
@@ -101,12 +116,10 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None) -> list
 
 
 @contextmanager
-def _counting_calls(named: NamedAI) -> Iterator[NamedAI]:
-    """The AI with each call counted on a progress bar that appears only if the checks take
-    longer than half a second (a slow user AI)."""
-    from tqdm import tqdm
-
-    with tqdm(desc=f"asking {named.name}", unit="board", delay=0.5, file=sys.stderr, leave=False) as bar:
+def _counting_calls(named: NamedAI, quiet: bool) -> Iterator[NamedAI]:
+    """The AI with each call counted on a progress bar (seen only when a slow AI makes the
+    checks take longer than a second)."""
+    with progress_bar(None, f"asking {named.name}", "board", quiet=quiet) as bar:
         play, update = named.play, bar.update
 
         def counted(board: str) -> Collection[int]:
@@ -116,29 +129,43 @@ def _counting_calls(named: NamedAI) -> Iterator[NamedAI]:
         yield replace(named, play=counted)
 
 
-def _check_all(database: SolutionDatabase, as_json: bool) -> None:
-    from tqdm import tqdm
-
+def _check_all(database: SolutionDatabase, weak: bool, strong: bool, as_json: bool, quiet: bool) -> None:
     from ttt_db.ais import DEFAULT_INSTANCES, load_ai
     from ttt_db.solve_check import run_checks
 
     reports = []
-    for name in tqdm(DEFAULT_INSTANCES, desc="checking", unit="ai", file=sys.stderr):
-        reports.append(run_checks(load_ai(name, lambda: database), database))
+    with progress_bar(len(DEFAULT_INSTANCES), "checking", "ai", quiet=quiet) as bar:
+        for name in DEFAULT_INSTANCES:
+            reports.append(run_checks(load_ai(name, lambda: database), database, weak=weak, strong=strong))
+            bar.update()
     if as_json:
         print_json([report.to_dict() for report in reports])
         return
-    typer.echo(f"{'ai':<20} {'weak as o':>10} {'weak as x':>10} {'strong':>12}")
+    header = f"{'ai':<20}"
+    header += f" {'weak as o':>10} {'weak as x':>10}" if weak else ""
+    header += f" {'strong':>12}" if strong else ""
+    typer.echo(header)
     for report in reports:
-        assert report.weak is not None and report.strong is not None
-        typer.echo(
-            f"{report.ai:<20} {'solved' if report.weak.o.solved else 'LOSES':>10} "
-            f"{'solved' if report.weak.x.solved else 'LOSES':>10} "
-            f"{report.strong.correct:>6,}/{report.strong.total:,}"
-        )
+        row = f"{report.ai:<20}"
+        if report.weak is not None:
+            row += "".join(f" {'solved' if side.solved else 'LOSES':>10}" for side in (report.weak.o, report.weak.x))
+        if report.strong is not None:
+            row += f" {report.strong.correct:>6,}/{report.strong.total:,}"
+        typer.echo(row)
 
 
-@handle_errors
+def _refuse_conflicts(ai: str | None, all_ais: bool, weak: bool, strong: bool, canonical: bool,
+                      shortest: bool) -> None:
+    if all_ais and ai is not None:
+        raise fail(f"give an AI ({ai!r}) or --all, not both")
+    if not all_ais and ai is None:
+        raise fail("give an AI to check (see `ttt-db ais`), or --all for every built-in AI")
+    strong_only = [flag for flag, given in (("--canonical", canonical), ("--shortest", shortest)) if given]
+    if strong_only and weak and not strong:
+        verb = "applies" if len(strong_only) == 1 else "apply"
+        raise fail(f"{' and '.join(strong_only)} {verb} to the strong check, not to --weak")
+
+
 def check(
     ai: Annotated[str | None, typer.Argument(
         metavar="AI", help="A built-in AI (see `ttt-db ais`) or package.module:function.", show_default=False)] = None,
@@ -150,26 +177,27 @@ def check(
         "--shortest", help="Strong check against the shortest best moves (win fastest, lose slowest).")] = False,
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing boards to draw.")] = 10,
     all_ais: Annotated[bool, typer.Option("--all", help="Every built-in AI in one table (exit 0).")] = False,
+    quiet: QuietOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Is the AI solved? Weakly (never loses from the start, as o and as x) and strongly (plays
     only best moves at the 3,191 decision positions). Both checks unless one is asked for.
 
+    A user AI (package.module:function) is imported and run: only check code you trust.
     Exit 0 when every requested check passes, 1 when one fails, 2 for an unknown AI."""
     from ttt_db.ais import load_ai
     from ttt_db.solve_check import run_checks
 
-    if all_ais == (ai is not None):
-        raise fail("give an AI to check, or --all for every built-in AI")
+    _refuse_conflicts(ai, all_ais, weak, strong, canonical, shortest)
+    both = not weak and not strong
     with open_db(db) as database:
         if all_ais:
-            _check_all(database, as_json)
+            _check_all(database, weak or both, strong or both, as_json, quiet)
             return
         assert ai is not None
         named = load_ai(ai, lambda: database)
-        both = not weak and not strong
-        with _counting_calls(named) as counted:
+        with _counting_calls(named, quiet) as counted:
             report = run_checks(counted, database, weak=weak or both, strong=strong or both,
                                 canonical=canonical, shortest=shortest)
     if as_json:
@@ -183,4 +211,3 @@ def check(
 def register(app: typer.Typer) -> None:
     app.command()(ais)
     app.command()(check)
-

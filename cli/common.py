@@ -1,23 +1,43 @@
-"""What every command shares: the `--db` and `--json` options, opening the database (building
-it on first use), printing JSON, and turning expected errors into `error: ...` and exit 2."""
+"""What every command shares: the options (`--db`, `--json`, `--first`, `--quiet`), opening the
+database (building it on first use), printing JSON, progress bars, and the one place where
+errors become an `error: ...` line and an exit code."""
 
 from __future__ import annotations
 
-import functools
 import json
+import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-from ttt_db.errors import TttDbError
+from ttt_db.errors import ImpossibleBoardError, TttDbError
+
+try:  # Typer 0.28 ships its own copy of Click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - older Typer depends on Click itself
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
 if TYPE_CHECKING:
+    from tqdm import tqdm
+
     from ttt_db.database import SolutionDatabase
 
 EXIT_NO = 1
 EXIT_USAGE = 2
+EXIT_BUG = 3
+EXIT_INTERRUPTED = 130
+DEBUG_ENV_VAR = "TTT_DB_DEBUG"
+
+
+class Side(StrEnum):
+    o = "o"
+    x = "x"
+
 
 DbOption = Annotated[
     str | None,
@@ -32,8 +52,24 @@ DbOption = Annotated[
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else there.")
 ]
-
-F = TypeVar("F", bound=Callable[..., Any])
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+FirstOption = Annotated[
+    Side | None,
+    typer.Option(
+        "--first",
+        case_sensitive=False,
+        show_default=False,
+        help="Who moved first. By default the side with more marks; o when the counts are equal.",
+    ),
+]
+BoardArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="BOARD",
+        show_default=False,
+        help="9 cells in reading order, e.g. ox..x.... or 'ox./.x./...' (. - _ or space for empty).",
+    ),
+]
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
@@ -42,56 +78,164 @@ def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _is_database_error(error: Exception) -> bool:
+def _is_database_error(error: BaseException) -> bool:
     """An SQLAlchemy error (a bad URL, a locked or unreadable database), without importing it."""
     return type(error).__module__.startswith("sqlalchemy.")
 
 
-def handle_errors(command: F) -> F:
-    """Expected errors (bad boards, moves, AIs, files, databases) become one line and exit 2."""
+def _file_error_message(error: OSError) -> str:
+    reason = (error.strerror or str(error)).lower()
+    return f"{error.filename}: {reason}" if error.filename else reason
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+
+def error_line(error: BaseException) -> tuple[str, int]:
+    """The `error: ...` text and exit code for an exception that left a command: 2 for the
+    project's own errors and file or database errors, 3 for anything else (a bug)."""
+    if isinstance(error, ImpossibleBoardError) and error.reachable_with_first:
+        return f"{error}; try --first {error.reachable_with_first}", EXIT_USAGE
+    if isinstance(error, TttDbError):
+        return str(error), EXIT_USAGE
+    if isinstance(error, OSError):
+        return _file_error_message(error), EXIT_USAGE
+    if _is_database_error(error):
+        return f"database error: {error}".splitlines()[0], EXIT_USAGE
+    return (
+        f"internal error, a bug in ttt-db: {type(error).__name__}: {error} "
+        f"(set {DEBUG_ENV_VAR}=1 for the traceback)"
+    ), EXIT_BUG
+
+
+def _usage_line(error: Any) -> str:
+    message = error.format_message().replace("\n", " ").strip().rstrip(".")
+    message = message[:1].lower() + message[1:]
+    context = getattr(error, "ctx", None)
+    if context is not None:
+        message += f" (see '{context.command_path} --help')"
+    return message
+
+
+class App(TyperGroup):
+    """The `ttt-db` group: every failure, usage errors included, ends as one `error: ...` line
+    on stderr and an exit code (docs/cli.md), instead of Click's usage box or a traceback."""
+
+    def main(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, prog_name: str | None = None,
+        complete_var: str | None = None, standalone_mode: bool = True, **extra: Any,
+    ) -> Any:
+        code = self._run(args, prog_name, complete_var, **extra)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _run(self, args: Sequence[str] | None, prog_name: str | None, complete_var: str | None,
+             **extra: Any) -> int:
         try:
-            return command(*args, **kwargs)
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click_exceptions.NoArgsIsHelpError as error:
+            typer.echo(error.ctx.get_help())
+            return 0
+        except click_exceptions.UsageError as error:
+            typer.echo(f"error: {_usage_line(error)}", err=True)
+            return EXIT_USAGE
+        except click_exceptions.ClickException as error:
+            typer.echo(f"error: {error.format_message()}", err=True)
+            return error.exit_code
+        except (typer.Abort, KeyboardInterrupt):
+            typer.echo("", err=True)
+            return EXIT_INTERRUPTED
         except BrokenPipeError:
-            sys.stderr.close()  # the reader went away (`| head`): stop quietly
-            raise typer.Exit(0) from None
-        except (TttDbError, ValueError, OSError) as error:
-            raise fail(str(error)) from None
+            _silence_broken_pipe()
+            return 0
         except Exception as error:
-            if _is_database_error(error):
-                raise fail(f"database error: {error}".splitlines()[0]) from None
-            raise
+            message, code = error_line(error)
+            if code == EXIT_BUG and os.environ.get(DEBUG_ENV_VAR):
+                raise
+            typer.echo(f"error: {message}", err=True)
+            return code
+        if result == EXIT_INTERRUPTED:  # Typer turns Ctrl-C into Exit(130): end the line
+            typer.echo("", err=True)
+        return result if isinstance(result, int) else 0
 
-    return wrapper  # type: ignore[return-value]
+
+def _silence_broken_pipe() -> None:
+    """The reader went away (`| head`): stop quietly, without Python's closing complaint."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+_BOARD_CHARS = frozenset("oOxX.-_ /")
+
+
+def boards_as_arguments(command: Any, args: list[str]) -> list[str]:
+    """Move tokens that start with `-` but are boards (`---------`, `-x-/---/o--`) behind `--`,
+    so Click reads them as the BOARD argument instead of refusing an unknown option."""
+    options = [p for p in command.params if p.param_type_name == "option"]
+    names = {name for p in options for name in (*p.opts, *p.secondary_opts)}
+    with_value = {name for p in options if not (p.is_flag or p.count) for name in p.opts}
+    kept: list[str] = []
+    boards: list[str] = []
+    index = 0
+    while index < len(args):
+        token = args[index]
+        if token == "--":
+            kept.extend(args[index:])
+            break
+        if token in with_value:
+            kept.extend(args[index : index + 2])
+            index += 2
+            continue
+        if len(token) > 1 and token[0] == "-" and token not in names and set(token) <= _BOARD_CHARS:
+            boards.append(token)
+        else:
+            kept.append(token)
+        index += 1
+    if boards:
+        kept += ["--", *boards] if "--" not in kept else boards
+    return kept
+
+
+class BoardCommand(TyperCommand):
+    """A command with a BOARD argument, which may start with `-`."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, boards_as_arguments(self, args))
 
 
 def print_json(document: Any) -> None:
     typer.echo(json.dumps(document, indent=2))
 
 
-def progress_reporter(enabled: bool) -> Callable[[str, int, int], None]:
-    """A `progress(stage, done, total)` callback drawing one tqdm bar per stage on stderr."""
-    if not enabled:
-        return lambda stage, done, total: None
+@contextmanager
+def progress_bar(total: int | None, desc: str, unit: str, *, quiet: bool) -> Iterator[tqdm[Any]]:
+    """The one progress-bar style: on stderr, only on a terminal, only when the work takes
+    longer than a second, erased when done and closed on errors."""
     from tqdm import tqdm
 
-    bars: dict[str, Any] = {}
+    bar = tqdm(
+        total=total, desc=desc, unit=unit, file=sys.stderr, leave=False, delay=1.0,
+        disable=True if quiet else None, dynamic_ncols=True,
+    )
+    try:
+        yield bar
+    finally:
+        bar.close()
 
-    def report(stage: str, done: int, total: int) -> None:
-        bar = bars.get(stage)
-        if bar is None:
-            bar = bars[stage] = tqdm(
-                total=total, desc=f"{stage:<9}", file=sys.stderr, leave=True,
-                bar_format="{desc} {percentage:3.0f}%|{bar:20}| {n_fmt}/{total_fmt} [{elapsed}]",
-            )
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
 
-    return report
+@contextmanager
+def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
+    """A `progress(stage, done, total)` callback for the builder: one bar per stage."""
+    with progress_bar(None, "build", "step", quiet=quiet) as bar:
+
+        def report(stage: str, done: int, total: int) -> None:
+            if bar.total != total or bar.desc != stage:
+                bar.reset(total=total)
+                bar.set_description_str(stage, refresh=False)
+            bar.update(done - bar.n)
+
+        yield report
 
 
 def open_db(db: str | None) -> SolutionDatabase:

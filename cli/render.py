@@ -1,17 +1,60 @@
-"""Human-readable text for positions and build summaries (the CLI's formatting, no I/O)."""
+"""Human-readable text for boards, moves, positions and build summaries (the CLI's formatting,
+no I/O). Every number names its viewpoint: `score` and `sv_score` are from the first player's
+side, `value` and remoteness from the mover's."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.board import describe_moves, diagram
+from ttt_db.rules import move_name
 
 if TYPE_CHECKING:
-    from ttt_db.position import Position
+    from ttt_db.position import MoveAnalysis, Position
 
 
-def _plies(count: int) -> str:
-    return f"{count} ply" if count == 1 else f"{count} plies"
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """`1 board`, `2 boards`, `1,366 boards`."""
+    return f"{count:,} {noun if count == 1 else plural_form or noun + 's'}"
+
+
+def diagram(cells: str) -> str:
+    """The board drawn with its column letters and row numbers."""
+    lines = ["    a   b   c"]
+    for row in range(3):
+        if row:
+            lines.append("   ---+---+---")
+        lines.append(f"{row + 1}   " + " | ".join(cells[3 * row : 3 * row + 3]))
+    return "\n".join(lines)
+
+
+def indented_diagram(cells: str, indent: str) -> list[str]:
+    return [indent + line for line in diagram(cells).splitlines()]
+
+
+def describe_move(move: int) -> str:
+    return f"{move} ({move_name(move)})"
+
+
+def describe_moves(moves: Iterable[int]) -> str:
+    """`4 (b2), 7 (b3)`: indices with their names; `none` for no move."""
+    return ", ".join(describe_move(move) for move in moves) or "none"
+
+
+def move_outcome(analysis: MoveAnalysis) -> str:
+    """What a move leads to for the player making it: `wins in 3`, `draws`, `loses in 4`
+    (plies counted from before the move, the move included)."""
+    plies = analysis.remoteness + 1
+    if analysis.value == "win":
+        return f"wins in {plies}"
+    if analysis.value == "loss":
+        return f"loses in {plies}"
+    return "draws"
+
+
+def describe_analyses(analyses: Iterable[MoveAnalysis]) -> str:
+    """`4 (b2) draws, 0 (a1) wins in 5`."""
+    return ", ".join(f"{describe_move(a.move)} {move_outcome(a)}" for a in analyses)
 
 
 def outcome_line(position: Position) -> str:
@@ -22,20 +65,28 @@ def outcome_line(position: Position) -> str:
         return f"game over: {position.status} won (no move)"
     mover = position.to_move
     if position.value == "draw":
-        return f"{mover} to move: draw, the board fills in {_plies(position.remoteness)}"
+        return f"{mover} to move: draw, the board fills in {plural(position.remoteness, 'ply', 'plies')}"
     verb = "wins" if position.value == "win" else "loses"
-    return f"{mover} to move: {mover} {verb} in {_plies(position.remoteness)} with best play"
+    return f"{mover} to move: {mover} {verb} in {plural(position.remoteness, 'ply', 'plies')} with best play"
 
 
 def first_mover_note(position: Position) -> str:
     if position.first == "o":
         return "o moved first"
-    return "x moved first (it has one more mark than o)"
+    if position.board.count("x") > position.board.count("o"):
+        return "x moved first (it has one more mark than o)"
+    return "x moved first (--first x)"
+
+
+def score_line(position: Position) -> str:
+    return (f"score {position.score:+d}, shortest-victory score {position.sv_score:+d} "
+            f"(from {position.first}'s side, the first player)")
 
 
 def _header(position: Position) -> list[str]:
     """The board drawn, then who is to move and what it is worth, then who moved first."""
-    return [diagram(position.board), "", outcome_line(position), first_mover_note(position)]
+    return [diagram(position.board), "", outcome_line(position), first_mover_note(position),
+            score_line(position)]
 
 
 def best_moves_text(position: Position, *, shortest: bool) -> str:
@@ -65,7 +116,8 @@ def show_text(position: Position) -> str:
             f"{analysis.move:>4}  {analysis.name:<4}  {analysis.value:<5}  {analysis.remoteness:>10}  "
             f"{best} {shortest}".rstrip()
         )
-    lines.append("(value for the player making the move; remoteness: plies left after it)")
+    lines.append(f"(value for {position.to_move}, the player making the move; "
+                 "remoteness: plies left after it)")
     return "\n".join(lines)
 
 

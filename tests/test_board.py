@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ttt_db.board import Board, diagram, impossibility, normalize_cells, parse_move
+from cli.render import diagram
+from ttt_db.board import Board, impossibility, normalize_cells, parse_move
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
 from ttt_db.rules import move_name
 
@@ -58,17 +59,15 @@ def test_impossible_boards_name_the_rule_broken(text: str, reason: str) -> None:
 
 
 def test_exactly_the_reachable_boards_pass_validation() -> None:
-    """Of all 3^9 fillings, those with o first that pass are the 5,478 reachable positions,
-    and each x-first board that passes is the mark-swap of one of them."""
-    o_first = x_first = 0
-    for cells in map("".join, itertools.product(".ox", repeat=9)):
-        if impossibility(cells) is None:
-            if cells.count("x") > cells.count("o"):
-                x_first += 1
-            else:
-                o_first += 1
-    assert o_first == 5478
-    assert x_first == 9 + 252 + 1260 + 1140 + 78  # the positions at odd depths
+    """Of all 3^9 fillings, those that pass with o first are the 5,478 reachable positions, and
+    those that pass with x first are exactly their mark-swaps."""
+    fillings = list(map("".join, itertools.product(".ox", repeat=9)))
+    o_first = {cells for cells in fillings if impossibility(cells, "o") is None}
+    x_first = {cells for cells in fillings if impossibility(cells, "x") is None}
+    assert len(o_first) == 5478
+    assert x_first == {cells.translate(str.maketrans("ox", "xo")) for cells in o_first}
+    # boards with more x than o pass only with x first; with more o only with o first
+    assert all(cells.count("x") <= cells.count("o") for cells in o_first)
 
 
 def test_x_first_convention() -> None:

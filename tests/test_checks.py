@@ -140,7 +140,7 @@ def test_check_command_exit_codes_and_json(run) -> None:
     failed = run("check", "ai14s", "--strong")
     assert failed.exit_code == 1
     assert "strong:      NOT solved (3,139/3,191 decision positions play only best moves)" in failed.stdout
-    assert "failures (10 of 52; --show N for more):" in failed.stdout
+    assert "  failures, shallowest first (10 of 52; --show N for more):" in failed.stdout
 
     lost = json.loads(run("check", "ai2s", "--weak", "--json").stdout)
     assert lost["weak"]["counterexample"]["side"] == "o"
@@ -167,7 +167,7 @@ def test_check_command_bad_input(run) -> None:
     missing = run("check", "nowhere_module:play")
     assert missing.exit_code == 2 and "cannot import module 'nowhere_module'" in missing.stderr
     neither = run("check")
-    assert neither.exit_code == 2 and "give an AI to check, or --all" in neither.stderr
+    assert neither.exit_code == 2 and "give an AI to check (see `ttt-db ais`), or --all" in neither.stderr
 
 
 def test_check_all(run) -> None:

@@ -26,6 +26,7 @@ def test_best_moves_reference_example(run) -> None:
         "\n"
         "o to move: draw, the board fills in 6 plies\n"
         "x moved first (it has one more mark than o)\n"
+        "score +0, shortest-victory score +0 (from x's side, the first player)\n"
         "best moves: 7 (b3)\n"
     )
 
@@ -169,7 +170,10 @@ def test_unusable_database_locations_are_errors(run, tmp_path: Path, db: str, me
     assert "Traceback" not in result.output
 
 
-def test_export_to_an_unwritable_place(run, tmp_path: Path) -> None:
-    result = run("export", "-o", str(tmp_path / "missing" / "out.jsonl"))
-    assert result.exit_code == 2
-    assert result.stderr.startswith("error: [Errno 2] No such file or directory")
+def test_export_and_db_into_a_missing_folder_behave_alike(run, tmp_path: Path) -> None:
+    exported = run("export", "-o", str(tmp_path / "missing" / "out.jsonl"))
+    assert exported.exit_code == 0
+    assert len((tmp_path / "missing" / "out.jsonl").read_text().splitlines()) == 5478
+    built = run("best-moves", "ox..x....", "--db", str(tmp_path / "also-missing" / "db.sqlite"))
+    assert built.exit_code == 0
+    assert (tmp_path / "also-missing" / "db.sqlite").is_file()

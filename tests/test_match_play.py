@@ -97,8 +97,8 @@ def test_play_handles_bad_input_and_undo(run) -> None:
     assert "ai1s (x) plays 0 (a1)" in out
     assert "cell 4 is taken by o; try again" in out
     assert "cells are numbered 0 to 8; try again" in out
-    assert "expected a cell index 0-8, a name like b3, or x,y; try again" in out
-    assert "hint: draw with best play" in out
+    assert "expected a cell index 0-8, a name like b3, or x,y (column,row from 0); try again" in out
+    assert "hint: you draw with best play" in out
     assert "took back your last move and the reply" in out
     assert "nothing to undo: no move of yours is on the board" in out
     assert out.rstrip().endswith("moves: 0 (a1), 1 (b1)")
@@ -108,13 +108,14 @@ def test_play_a_whole_game_to_the_end(run) -> None:
     # ai1s (x) answers each move with the first empty cell; o wins on the c1-a3 diagonal
     out = _transcript(run, ["b2", "2", "0,2"], "--ai", "ai1s")
     assert "result: o wins: you beat ai1s" in out
-    assert out.rstrip().endswith("moves: 4 (b2), 0 (a1), 2 (c1), 1 (b1), 6 (a3)")
+    assert out.rstrip().endswith("moves: 4 (b2), 0 (a1), 2 (c1), 1 (b1), 6 (a3)\nplay again? [y/N]")
 
 
 def test_play_as_x_against_perfect_shortest(run, db: SolutionDatabase) -> None:
     out = _transcript(run, ["b1", "a2", "c2"], "--ai", "perfect-shortest", "--as", "x", "--seed", "1")
     assert "result: o wins: perfect-shortest beat you" in out
-    moves = [int(m.split()[0]) for m in out.rstrip().splitlines()[-1].removeprefix("moves: ").split(", ")]
+    moves_line = next(line for line in out.splitlines() if line.startswith("moves: "))
+    moves = [int(m.split()[0]) for m in moves_line.removeprefix("moves: ").split(", ")]
     board = "........."
     for ply, move in enumerate(moves):
         if ply % 2 == 0:  # every move of the AI wins as fast as the position allows

@@ -53,7 +53,9 @@ def _library_record(db: SolutionDatabase, board: str) -> dict[str, object]:
         "best_moves_shortest": list(position.best_moves_shortest),
         "playout": [float(position.playout.o), float(position.playout.x), float(position.playout.draw)],
         "paths": position.paths, "canonical": position.canonical, "depth": position.depth,
-        "first": position.first,
+        "first": position.first, "score_viewpoint": "o", "value_viewpoint": "o" if position.depth % 2 == 0 else "x",
+        "playout_odds": {"o": float(position.playout.o), "x": float(position.playout.x),
+                         "draw": float(position.playout.draw)},
     }
 
 
@@ -77,5 +79,6 @@ def test_jsonl_record_shape(db: SolutionDatabase) -> None:
         "board": ".........", "to_move": "o", "status": "playing", "score": 0, "value": "draw",
         "remoteness": 9, "sv_score": 0, "best_moves": list(range(9)), "best_moves_shortest": list(range(9)),
         "playout": [737 / 1260, 363 / 1260, 160 / 1260], "paths": 1, "canonical": ".........",
-        "depth": 0, "first": "o",
+        "depth": 0, "first": "o", "score_viewpoint": "o", "value_viewpoint": "o",
+        "playout_odds": {"o": 737 / 1260, "x": 363 / 1260, "draw": 160 / 1260},
     }

@@ -132,7 +132,7 @@ def _builtin(spec: str, database: DatabaseProvider | None) -> NamedAI:
 
 
 def _user_ai(spec: str) -> NamedAI:
-    module_name, _, attribute = spec.partition(":")
+    module_name, _, attribute = spec.rpartition(":")
     if not module_name or not attribute:
         raise UnknownAIError(spec, "a user AI is written package.module:function")
     if os.getcwd() not in sys.path and "" not in sys.path:
@@ -163,5 +163,10 @@ def load_ai(spec: str, database: DatabaseProvider | None = None) -> NamedAI:
     spec = spec.strip()
     if ":" in spec:
         return _user_ai(spec)
-    return _builtin(spec, database)
+    base = spec.partition("@")[0].lower()
+    if base not in _BY_BASE and "." in spec and "@" not in spec:
+        module_name, _, function = spec.rpartition(".")
+        raise UnknownAIError(spec, "a user AI is written package.module:function, with a colon",
+                             (f"{module_name}:{function}",))
+    return _builtin(spec.lower(), database)
 

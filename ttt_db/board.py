@@ -1,8 +1,9 @@
 """The board type: parse, validate, format, and the moves on it.
 
 `Board.parse` accepts the notations of the command-line contract and refuses boards that are
-malformed or that no game reaches. `str(board)` formats it back as 9 characters (`o`, `x`, `.`)
-and `Board.parse(str(board)) == board` always holds.
+malformed or that no game reaches, saying what was probably meant. `str(board)` formats it back
+as 9 characters (`o`, `x`, `.`); `Board.parse(str(board), first=board.first) == board` always
+holds, and so does `Board.parse(str(board)) == board` unless x moved first on equal counts.
 """
 
 from __future__ import annotations
@@ -26,12 +27,40 @@ from ttt_db.rules import (
 )
 
 _CELL_CHARS: Final = {"o": "o", "O": "o", "x": "x", "X": "x", ".": ".", "-": ".", "_": ".", " ": "."}
-_MOVE_NAME: Final = re.compile(r"^([abc])([123])$")
-_MOVE_XY: Final = re.compile(r"^\(?\s*([0-2])\s*,\s*([0-2])\s*\)?$")
+_MOVE_NAME: Final = re.compile(r"^([a-z])(\d+)$")
+_MOVE_XY: Final = re.compile(r"^\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?$")
+_EXAMPLE: Final = "a board is 9 cells in reading order, such as 'ox..x....' or 'ox./.x./...'"
+
+
+def _looks_like_a_move(text: str) -> bool:
+    token = text.strip().lower()
+    return bool(token) and (token.isdigit() or bool(_MOVE_NAME.match(token)) or bool(_MOVE_XY.match(token)))
+
+
+def _separator_hint(text: str) -> str | None:
+    """What the user probably meant when the board holds separators we do not take."""
+    if "\\" in text:
+        fixed = text.replace("\\", "/")
+        return f"separate rows with '/', not '\\' (did you mean {fixed!r}?)"
+    if "," in text or ";" in text:
+        cells = re.sub(r"[,;\s]", "", text)
+        if len(cells) == 9 and all(char in _CELL_CHARS for char in cells):
+            return f"write the cells without separators (did you mean {cells!r}?)"
+        return "write the cells without separators; '/' may separate the rows"
+    rows = text.split(" ")
+    if len(rows) == 3 and all(len(row) == 3 for row in rows):
+        fixed = "/".join(rows)
+        return f"a space is an empty cell; separate rows with '/' (did you mean {fixed!r}?)"
+    return None
 
 
 def normalize_cells(text: str) -> str:
     """9 lowercase cells from any accepted notation, or InvalidBoardError naming the fault."""
+    if _looks_like_a_move(text):
+        raise InvalidBoardError(text, f"that is a move, not a board; {_EXAMPLE}")
+    hint = _separator_hint(text)
+    if hint is not None:
+        raise InvalidBoardError(text, hint)
     if "/" in text:
         rows = text.split("/")
         if len(rows) != 3 or any(len(row) != 3 for row in rows):
@@ -40,7 +69,7 @@ def normalize_cells(text: str) -> str:
     else:
         raw = text
     if len(raw) != 9:
-        raise InvalidBoardError(text, f"expected 9 cells, got {len(raw)}")
+        raise InvalidBoardError(text, f"expected 9 cells, got {len(raw)}; {_EXAMPLE}")
     try:
         return "".join(_CELL_CHARS[char] for char in raw)
     except KeyError as missing:
@@ -49,8 +78,12 @@ def normalize_cells(text: str) -> str:
         ) from None
 
 
-def impossibility(cells: str) -> str | None:
-    """Why no game reaches these cells, or None when one does. Either mark may have moved first."""
+def _marks(count: int) -> str:
+    return f"{count} mark" if count == 1 else f"{count} marks"
+
+
+def impossibility(cells: str, first: Mark = "o") -> str | None:
+    """Why no game in which `first` moved first reaches these cells, or None when one does."""
     o_lines = winning_lines(cells, "o")
     x_lines = winning_lines(cells, "x")
     if o_lines and x_lines:
@@ -61,53 +94,70 @@ def impossibility(cells: str) -> str | None:
     o_count, x_count = cells.count("o"), cells.count("x")
     if abs(o_count - x_count) > 1:
         return (
-            f"o has {o_count} marks and x has {x_count}; "
+            f"o has {_marks(o_count)} and x has {_marks(x_count)}; "
             "the players alternate, so the counts differ by at most one"
         )
-    first: Mark = "o" if o_count >= x_count else "x"
-    last_mover = first if o_count != x_count else other(first)
+    second = other(first)
+    if cells.count(second) > cells.count(first):
+        return f"{second} has more marks than {first}, so {second} moved first, not {first}"
+    last_mover = first if cells.count(first) != cells.count(second) else second
     won: Mark | None = "o" if o_lines else "x" if x_lines else None
     if won is not None and won != last_mover:
         return f"{won} has three in a row, yet {other(won)} moved after the game was won"
     return None
 
 
+def first_player(cells: str, first: Mark | None = None) -> Mark:
+    """Who moved first: the mark with more marks when the counts differ, else `first` or `o`."""
+    o_count, x_count = cells.count("o"), cells.count("x")
+    if o_count != x_count and first is None:
+        return "o" if o_count > x_count else "x"
+    return first or "o"
+
+
 @dataclass(frozen=True, slots=True)
 class Board:
     """A reachable tic-tac-toe board in the user's marks and orientation.
 
-    `cells` holds 9 characters in reading order. `o` moved first unless `x` has one more mark.
+    `cells` holds 9 characters in reading order; `first` is the mark that moved first.
     """
 
     cells: str
+    first: Mark = "o"
 
     def __post_init__(self) -> None:
         if len(self.cells) != 9 or any(c not in "ox." for c in self.cells):
             raise InvalidBoardError(self.cells, "expected 9 characters from 'o', 'x' and '.'")
-        reason = impossibility(self.cells)
+        if self.first not in ("o", "x"):
+            raise InvalidBoardError(self.cells, f"the first player must be 'o' or 'x', not {self.first!r}")
+        reason = impossibility(self.cells, self.first)
         if reason is not None:
             raise ImpossibleBoardError(self.cells, reason)
 
     @classmethod
-    def parse(cls, text: str) -> Board:
-        """Parse any accepted notation; InvalidBoardError (a ValueError) quotes the input."""
+    def parse(cls, text: str, first: Mark | None = None) -> Board:
+        """Parse any accepted notation; InvalidBoardError (a ValueError) quotes the input.
+
+        `first` says who moved first; by default the side with more marks, `o` on equal counts.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"a board is a string, not {type(text).__name__}")
         cells = normalize_cells(text)
-        try:
-            return cls(cells)
-        except ImpossibleBoardError as error:  # quote what the user typed, not the normalised cells
-            raise ImpossibleBoardError(text, error.reason) from None
+        mover = first_player(cells, first)
+        reason = impossibility(cells, mover)
+        if reason is None:
+            return cls(cells, mover)
+        reachable_with = other(mover) if first is None and impossibility(cells, other(mover)) is None else None
+        if reachable_with is not None:
+            reason += f"; it is reachable if {reachable_with} moved first"
+        raise ImpossibleBoardError(text, reason, reachable_with_first=reachable_with)
 
     @classmethod
-    def empty(cls) -> Board:
-        return cls(EMPTY * 9)
+    def empty(cls, first: Mark = "o") -> Board:
+        return cls(EMPTY * 9, first)
 
     def __str__(self) -> str:
         return self.cells
-
-    @property
-    def first(self) -> Mark:
-        """The mark that moved first: `x` only when it has one more mark than `o`."""
-        return "x" if self.cells.count("x") > self.cells.count("o") else "o"
 
     @property
     def swapped(self) -> bool:
@@ -128,12 +178,14 @@ class Board:
         return self.status != "playing"
 
     @property
+    def next_player(self) -> Mark:
+        """Whose turn it is by the move count, even on a finished board (who would move next)."""
+        return self.first if self.depth % 2 == 0 else other(self.first)
+
+    @property
     def to_move(self) -> Mark | None:
         """Who moves next, or None when the game is over."""
-        if self.is_over:
-            return None
-        o_count, x_count = self.cells.count("o"), self.cells.count("x")
-        return self.first if o_count == x_count else other(self.first)
+        return None if self.is_over else self.next_player
 
     @property
     def depth(self) -> int:
@@ -152,11 +204,12 @@ class Board:
             raise InvalidMoveError(str(move), "cells are numbered 0 to 8")
         if self.cells[move] != EMPTY:
             raise InvalidMoveError(move_name(move), f"cell {move} is taken by {self.cells[move]}")
-        return Board(play(self.cells, move, mover))
+        return Board(play(self.cells, move, mover), self.first)
 
 
 def parse_move(text: str) -> int:
-    """A cell index from `0`-`8`, a name like `b3`, or `x,y` (column, row). Raises InvalidMoveError."""
+    """A cell index `0`-`8`, a name like `b3`, or `x,y` (column, row, both counted from 0).
+    Raises InvalidMoveError naming the accepted range."""
     token = text.strip().lower()
     if token.isdigit():
         move = int(token)
@@ -165,23 +218,14 @@ def parse_move(text: str) -> int:
         return move
     named = _MOVE_NAME.match(token)
     if named:
-        return "abc".index(named.group(1)) + 3 * (int(named.group(2)) - 1)
+        column, row = named.group(1), int(named.group(2))
+        if column not in "abc" or not 1 <= row <= 3:
+            raise InvalidMoveError(text, "cell names run from a1 to c3 (column a-c, row 1-3 from the top)")
+        return "abc".index(column) + 3 * (row - 1)
     pair = _MOVE_XY.match(token)
     if pair:
-        return int(pair.group(1)) + 3 * int(pair.group(2))
-    raise InvalidMoveError(text, "expected a cell index 0-8, a name like b3, or x,y")
-
-
-def diagram(cells: str) -> str:
-    """The board drawn with its column letters and row numbers."""
-    lines = ["    a   b   c"]
-    for row in range(3):
-        if row:
-            lines.append("   ---+---+---")
-        lines.append(f"{row + 1}   " + " | ".join(cells[3 * row : 3 * row + 3]))
-    return "\n".join(lines)
-
-
-def describe_moves(moves: tuple[int, ...] | list[int]) -> str:
-    """`4 (b2), 7 (b3)`: indices with their names."""
-    return ", ".join(f"{move} ({move_name(move)})" for move in moves)
+        x, y = int(pair.group(1)), int(pair.group(2))
+        if not (0 <= x <= 2 and 0 <= y <= 2):
+            raise InvalidMoveError(text, "x,y is column,row counted from 0 at the top left: both are 0-2")
+        return x + 3 * y
+    raise InvalidMoveError(text, "expected a cell index 0-8, a name like b3, or x,y (column,row from 0)")

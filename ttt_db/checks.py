@@ -13,21 +13,41 @@ at that board; the failure carries the error instead of crashing the check.
 from __future__ import annotations
 
 import operator
+import traceback
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, SupportsIndex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from ttt_db.ais import AI
 from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark, play
 
+if TYPE_CHECKING:
+    from ttt_db.position import MoveAnalysis
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent)
+
 
 class AIMisbehaved(Exception):
-    """The AI's answer at `board` is not a usable set of moves."""
+    """The AI's answer at `board` is not a usable set of moves. `where` is the `path:line` of
+    the last frame outside ttt-db when the AI raised."""
 
-    def __init__(self, board: str, reason: str) -> None:
+    def __init__(self, board: str, reason: str, where: str | None = None) -> None:
         self.board = board
         self.reason = reason
-        super().__init__(f"at {board!r}: {reason}")
+        self.where = where
+        super().__init__(f"at {board!r}: {reason}" + (f" (at {where})" if where else ""))
+
+
+def raised_where(error: BaseException) -> str | None:
+    """`path:line` of the innermost traceback frame outside this package: the user's own code."""
+    outside = [frame for frame in traceback.extract_tb(error.__traceback__)
+               if not frame.filename.startswith(_PACKAGE_DIR)]
+    return f"{outside[-1].filename}:{outside[-1].lineno}" if outside else None
+
+
+def _raised(board: str, error: Exception, doing: str = "raised") -> AIMisbehaved:
+    return AIMisbehaved(board, f"the AI {doing} {type(error).__name__}: {error}", raised_where(error))
 
 
 def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
@@ -35,11 +55,15 @@ def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
     try:
         answer: Collection[int] = ai(board)
     except Exception as error:  # the AI is foreign code: any exception is its failure
-        raise AIMisbehaved(board, f"the AI raised {type(error).__name__}: {error}") from None
+        raise _raised(board, error) from None
     try:
         items = answer if type(answer) is tuple or type(answer) is list else list(answer)
-    except TypeError:
+    except TypeError as error:
+        if raised_where(error) is not None:  # raised inside the user's own iterator
+            raise _raised(board, error, "raised while its answer was read:") from None
         raise AIMisbehaved(board, f"the AI answered {answer!r}, not a collection of moves") from None
+    except Exception as error:  # an answer generator that fails part-way
+        raise _raised(board, error, "raised while its answer was read:") from None
     for move in items:
         if type(move) is not int or not 0 <= move <= 8 or board[move] != EMPTY:
             return _validated(board, items)
@@ -65,15 +89,38 @@ def _validated(board: str, items: Collection[object]) -> tuple[int, ...]:
 
 @dataclass(frozen=True, slots=True)
 class StrongFailure:
+    """A decision position where the AI may leave the best moves. `moves` (every legal move's
+    value and remoteness for the mover) is filled in from the database by `run_checks`."""
+
     board: str
     chosen: tuple[int, ...]
     best: tuple[int, ...]
     error: str | None = None
+    where: str | None = None
+    moves: tuple[MoveAnalysis, ...] = ()
+
+    @property
+    def wrong(self) -> tuple[int, ...]:
+        """The candidates that are not best moves."""
+        return tuple(move for move in self.chosen if move not in self.best)
+
+    @property
+    def depth(self) -> int:
+        return 9 - self.board.count(EMPTY)
+
+    def analyses(self, moves: Sequence[int]) -> list[MoveAnalysis]:
+        by_move = {analysis.move: analysis for analysis in self.moves}
+        return [by_move[move] for move in moves if move in by_move]
 
     def to_dict(self) -> dict[str, Any]:
         document: dict[str, Any] = {"board": self.board, "chosen": list(self.chosen), "best": list(self.best)}
         if self.error is not None:
             document["error"] = self.error
+            document["where"] = self.where
+        document["wrong"] = list(self.wrong)
+        if self.moves:
+            document["wrong_moves"] = [analysis.to_dict() for analysis in self.analyses(self.wrong)]
+            document["best_moves"] = [analysis.to_dict() for analysis in self.analyses(self.best)]
         return document
 
 
@@ -116,10 +163,11 @@ def check_strong(
         try:
             chosen = candidate_moves(ai, board)
         except AIMisbehaved as error:
-            failures.append(StrongFailure(board, (), best, error.reason))
+            failures.append(StrongFailure(board, (), best, error.reason, error.where))
             continue
         if not set(chosen).issubset(best):
             failures.append(StrongFailure(board, chosen, best))
+    failures.sort(key=lambda failure: (failure.depth, failure.board))  # shallowest first
     return StrongResult(positions, shortest, total, total - len(failures), failures)
 
 
@@ -129,11 +177,13 @@ class Counterexample:
     moves: tuple[int, ...]  # from the empty board to the lost game (or the bad answer)
     board: str  # the final board
     error: str | None = None  # set when the AI misbehaved rather than lost
+    where: str | None = None  # path:line in the user's code when the AI raised
 
     def to_dict(self) -> dict[str, Any]:
         document: dict[str, Any] = {"side": self.side, "moves": list(self.moves), "board": self.board}
         if self.error is not None:
             document["error"] = self.error
+            document["where"] = self.where
         return document
 
 
@@ -208,7 +258,9 @@ def check_weak_side(ai: AI, side: Mark) -> WeakSideResult:
             try:
                 replies = candidate_moves(ai, board)
             except AIMisbehaved as error:
-                return WeakSideResult(side, len(examined), Counterexample(side, moves, board, error.reason))
+                return WeakSideResult(
+                    side, len(examined), Counterexample(side, moves, board, error.reason, error.where)
+                )
         else:
             replies = [i for i in CELLS if board[i] == EMPTY]
         for move in reversed(replies):  # pushed in reverse so index order is explored first

@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import msgpack
-from sqlalchemy import Engine, create_engine, inspect, select
+from sqlalchemy import URL, Engine, create_engine, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from ttt_db.board import Board
@@ -29,6 +29,7 @@ from ttt_db.errors import (
 )
 from ttt_db.location import DatabaseLocation, resolve_location
 from ttt_db.position import MoveAnalysis, Position
+from ttt_db.rules import Mark
 from ttt_db.schema import SCHEMA_VERSION, DepthCount, MetaEntry, NodeList, PositionRow
 
 T = TypeVar("T")
@@ -48,10 +49,15 @@ class DepthFigures:
 
 
 def make_engine(location: DatabaseLocation) -> Engine:
-    """An engine for the location; DatabaseError for an unknown dialect or a missing driver."""
+    """An engine for the location; DatabaseError for an unknown dialect or a missing driver.
+    A file path goes through SQLAlchemy's URL API, so `?`, `#`, `%` and spaces in it are kept."""
     if location.path is not None and location.path.is_dir():
         raise DatabaseError(f"{location} is a directory; give the database file's path")
     try:
+        if location.path is not None and location.url.startswith("sqlite:///") and "?" not in location.url[
+            len("sqlite:///") + len(str(location.path)):
+        ]:
+            return create_engine(URL.create("sqlite", database=str(location.path)))
         return create_engine(location.url)
     except ImportError as error:
         raise DatabaseError(f"the database driver for {location.url!r} is not installed ({error})") from None
@@ -62,6 +68,8 @@ def make_engine(location: DatabaseLocation) -> Engine:
 def database_exists(location: DatabaseLocation) -> bool:
     """True when the location holds a database with the meta table (a file must exist first)."""
     if location.path is not None and not location.path.is_dir():
+        if location.path.is_file() and not os.access(location.path, os.R_OK):
+            raise DatabaseError(f"cannot read {location}: permission denied")
         return location.path.is_file()
     engine = make_engine(location)
     try:
@@ -78,7 +86,8 @@ class SolutionDatabase:
     def __init__(self, engine: Engine, location: DatabaseLocation) -> None:
         self.engine = engine
         self.location = location
-        self._cache: dict[str, Position] = {}
+        self._stored: dict[str, Position] = {}  # stored rows (o first) by board
+        self._answers: dict[str, Position] = {}  # answers by the exact text asked for
         self._meta: dict[str, Any] | None = None
         self._all_loaded = False
         self._best_moves_tables: dict[bool, dict[str, tuple[int, ...]]] = {}
@@ -125,21 +134,36 @@ class SolutionDatabase:
 
     # --- positions -----------------------------------------------------------------------
 
-    def lookup(self, board: str | Board) -> Position:
-        """The solved position, in the board's own marks. Raises `InvalidBoardError` (a
-        `ValueError`) for malformed or impossible boards, `PositionNotFoundError` (a `KeyError`)
-        when the database lacks a valid board."""
-        key = board if type(board) is str else str(board)
-        found = self._cache.get(key)
-        if found is not None:
-            return found
-        return self._lookup_uncached(key, board)
+    def lookup(self, board: str | Board, *, first: Mark | None = None) -> Position:
+        """The solved position, in the board's own marks. `first` says who moved first when
+        the counts are equal (o by default). Raises `InvalidBoardError` (a `ValueError`) for
+        malformed or impossible boards, `PositionNotFoundError` (a `KeyError`) when the
+        database lacks a valid board."""
+        if type(board) is str and first is None:
+            found = self._answers.get(board)
+            if found is not None:
+                return found
+            parsed = Board.parse(board)
+        elif isinstance(board, Board):
+            if first is not None and first != board.first:
+                raise ValueError(f"board {board.cells!r} has {board.first} first, not {first}")
+            parsed = board
+        elif isinstance(board, str):
+            parsed = Board.parse(board, first)
+        else:
+            raise TypeError(f"a board is a string or a Board, not {type(board).__name__}")
+        position = self._position(parsed)
+        if type(board) is str and first is None:
+            self._answers[board] = position
+        return position
 
-    def get(self, board: str | Board, default: T | None = None) -> Position | T | None:
+    def get(
+        self, board: str | Board, default: T | None = None, *, first: Mark | None = None
+    ) -> Position | T | None:
         """Like `lookup`, but `default` for an impossible or missing board.
         Malformed text still raises `InvalidBoardError`."""
         try:
-            return self.lookup(board)
+            return self.lookup(board, first=first)
         except (ImpossibleBoardError, PositionNotFoundError):
             return default
 
@@ -151,24 +175,26 @@ class SolutionDatabase:
         """Every legal move with its value for the mover and the remoteness after it."""
         return self.lookup(board).moves
 
-    def _lookup_uncached(self, key: str, board: str | Board) -> Position:
-        parsed = board if isinstance(board, Board) else Board.parse(board)
-        stored = self._cache.get(parsed.stored_cells)
-        if stored is None:
-            if self._all_loaded:
-                raise PositionNotFoundError(parsed.cells)
-            with self.engine.connect() as conn:
-                row = conn.execute(
-                    select(_positions).where(_positions.c.board == parsed.stored_cells)
-                ).one_or_none()
-            if row is None:
-                raise PositionNotFoundError(parsed.cells)
-            stored = Position.from_row(row)
-            self._cache[stored.board] = stored
-        position = stored.with_marks_swapped() if parsed.swapped else stored
-        self._cache[key] = position
-        self._cache[position.board] = position
-        return position
+    def _stored_position(self, cells: str) -> Position:
+        """The stored row (o first) for `cells`, read once and kept."""
+        stored = self._stored.get(cells)
+        if stored is not None:
+            return stored
+        if self._all_loaded:
+            raise PositionNotFoundError(cells)
+        with self.engine.connect() as conn:
+            row = conn.execute(select(_positions).where(_positions.c.board == cells)).one_or_none()
+        if row is None:
+            raise PositionNotFoundError(cells)
+        stored = self._stored[cells] = Position.from_row(row)
+        return stored
+
+    def _position(self, board: Board) -> Position:
+        try:
+            stored = self._stored_position(board.stored_cells)
+        except PositionNotFoundError:
+            raise PositionNotFoundError(board.cells) from None
+        return stored.with_marks_swapped() if board.swapped else stored
 
     def load_all(self) -> list[Position]:
         """Every stored position (o first), in (depth, board) order; warms the cache."""
@@ -176,7 +202,7 @@ class SolutionDatabase:
             rows = conn.execute(select(_positions).order_by(_positions.c.id)).all()
         positions = [Position.from_row(row) for row in rows]
         for position in positions:
-            self._cache.setdefault(position.board, position)
+            self._stored.setdefault(position.board, position)
         self._all_loaded = True
         return positions
 
@@ -211,7 +237,7 @@ def _check_schema(engine: Engine, location: DatabaseLocation) -> None:
         )
 
 
-def open_database(db: str | os.PathLike[str] | None = None) -> SolutionDatabase:
+def open_database(db: str | os.PathLike[str] | DatabaseLocation | None = None) -> SolutionDatabase:
     """Open the database at `db` (a path or SQLAlchemy URL), `$TTT_DB`, or the default path.
 
     Raises `DatabaseMissingError` when there is none (`builder.open_or_build` or

@@ -25,7 +25,13 @@ class InvalidBoardError(InputError):
 
 
 class ImpossibleBoardError(InvalidBoardError):
-    """A well-formed board that no game of tic-tac-toe can reach."""
+    """A well-formed board that no game of tic-tac-toe can reach (with the given first player).
+
+    `reachable_with_first` names the other first player when the board is reachable with it."""
+
+    def __init__(self, text: str, reason: str, *, reachable_with_first: str | None = None) -> None:
+        super().__init__(text, reason)
+        self.reachable_with_first = reachable_with_first
 
 
 class InvalidMoveError(InputError):

@@ -15,9 +15,10 @@ from ttt_db.position import Position
 
 FIELDS = (
     "board", "to_move", "status", "score", "value", "remoteness", "sv_score", "best_moves",
-    "best_moves_shortest", "playout", "paths", "canonical", "depth", "first",
+    "best_moves_shortest", "playout", "paths", "canonical", "depth", "first", "score_viewpoint",
+    "value_viewpoint", "playout_odds",
 )
-_JSON_FIELDS = frozenset({"best_moves", "best_moves_shortest", "playout"})
+_JSON_FIELDS = frozenset({"best_moves", "best_moves_shortest", "playout", "playout_odds"})
 _INT_FIELDS = frozenset({"score", "remoteness", "sv_score", "paths", "depth"})
 
 

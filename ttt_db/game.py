@@ -1,10 +1,28 @@
-"""A game in progress: the boards so far, moves with legality checks, and taking moves back."""
+"""A game in progress: the boards so far, moves with legality checks, taking moves back, and
+finding the move where a player's outcome got worse."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from ttt_db.board import Board
 from ttt_db.errors import InvalidMoveError
+from ttt_db.position import MoveAnalysis, Position
 from ttt_db.rules import Mark, Status
+
+_RANK = {"loss": 0, "draw": 1, "win": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class ValueDrop:
+    """A move that made its player's outcome worse under best play (a win into a draw, ...)."""
+
+    ply: int  # moves made before it
+    board: str  # the board it was played on
+    played: MoveAnalysis
+    before: str  # the value the player had before the move: win or draw
+    better: MoveAnalysis  # the best move there, fastest win first
 
 
 class Game:
@@ -44,3 +62,25 @@ class Game:
         for _ in range(count):
             self.history.pop()
             self.moves.pop()
+
+    def undo_turn(self, side: Mark) -> int:
+        """Take back `side`'s last move and everything after it, so it is `side`'s turn again.
+        Returns how many moves were taken back; InvalidMoveError if `side` has not moved."""
+        for count in range(1, len(self.moves) + 1):
+            if self.history[-1 - count].next_player == side:
+                self.undo(count)
+                return count
+        raise InvalidMoveError("undo", f"{side} has no move on the board to take back")
+
+    def first_value_drop(self, side: Mark, lookup: Callable[[str], Position]) -> ValueDrop | None:
+        """`side`'s first move that turned a win into a draw or loss, or a draw into a loss."""
+        for ply, move in enumerate(self.moves):
+            board = self.history[ply]
+            if board.next_player != side:
+                continue
+            position = lookup(board.cells)
+            played = next(analysis for analysis in position.moves if analysis.move == move)
+            if _RANK[played.value] < _RANK[position.value]:
+                better = position.moves_best_first()[0]
+                return ValueDrop(ply, board.cells, played, position.value, better)
+        return None

@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ttt_db.errors import DatabaseError
+
 DB_ENV_VAR = "TTT_DB"
 DEFAULT_FILENAME = "ttt-db.sqlite"
 _SQLITE_FILE_PREFIX = "sqlite:///"
@@ -41,11 +43,27 @@ def _sqlite_file(url: str) -> Path | None:
     return Path(name)
 
 
-def resolve_location(db: str | os.PathLike[str] | None = None) -> DatabaseLocation:
-    """`db` if given, else `$TTT_DB`, else the default path. A value with `://` is a URL."""
+def _is_in_memory(url: str) -> bool:
+    if not url.startswith("sqlite"):
+        return False
+    name = url.partition("://")[2].lstrip("/").split("?", 1)[0]
+    return name in ("", ":memory:") or "mode=memory" in url
+
+
+def resolve_location(db: str | os.PathLike[str] | DatabaseLocation | None = None) -> DatabaseLocation:
+    """`db` if given, else `$TTT_DB`, else the default path. A value with `://` is a URL.
+
+    Raises DatabaseError for an in-memory SQLite URL: it would be gone when the build ends."""
+    if isinstance(db, DatabaseLocation):
+        return db
     spec = db if db is not None else os.environ.get(DB_ENV_VAR) or default_path()
     text = os.fspath(spec)
     if "://" in text:
+        if _is_in_memory(text):
+            raise DatabaseError(
+                f"{text!r} is an in-memory database, which is gone when the command ends; "
+                "give a file path or a server URL"
+            )
         return DatabaseLocation(text, _sqlite_file(text))
     path = Path(text).expanduser().resolve()
     return DatabaseLocation(_SQLITE_FILE_PREFIX + str(path), path)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import msgpack
 
-from ttt_db.rules import Mark, Status, move_name, swap_marks
+from ttt_db.rules import Mark, Status, move_name, other, swap_marks
 from ttt_db.symmetry import canonical_board
 
 Value = Literal["win", "draw", "loss"]
@@ -87,17 +87,22 @@ class Position:
             paths=row.paths,
         )
 
+    @property
+    def next_player(self) -> Mark:
+        """The side `value` is seen by: the side to move, or on a finished board the side that
+        would move next."""
+        return self.first if self.depth % 2 == 0 else other(self.first)
+
     def with_marks_swapped(self) -> Position:
-        """The same position told in the other convention (`x` moved first)."""
+        """The same position told with `o` and `x` exchanged (the other first player)."""
         board = swap_marks(self.board)
-        swap = {"o": "x", "x": "o"}
         return Position(
             board=board,
             canonical=canonical_board(board),
             depth=self.depth,
-            status=swap.get(self.status, self.status),  # type: ignore[arg-type]
-            to_move=swap[self.to_move] if self.to_move else None,  # type: ignore[arg-type]
-            first=swap[self.first],  # type: ignore[arg-type]
+            status=other(self.status) if self.status in ("o", "x") else self.status,  # type: ignore[arg-type]
+            to_move=other(self.to_move) if self.to_move else None,
+            first=other(self.first),
             score=self.score,
             value=self.value,
             remoteness=self.remoteness,
@@ -118,7 +123,8 @@ class Position:
         return sorted(self.moves, key=key)
 
     def to_record(self) -> dict[str, Any]:
-        """The export record (stable JSON shape of DESIGN.md), plus `depth` and `first`."""
+        """The export record (docs/json.md): the stable keys, then `depth`, `first` and the
+        labelled viewpoints (`score_viewpoint`, `value_viewpoint`, `playout_odds`)."""
         return {
             "board": self.board,
             "to_move": self.to_move,
@@ -134,4 +140,7 @@ class Position:
             "canonical": self.canonical,
             "depth": self.depth,
             "first": self.first,
+            "score_viewpoint": self.first,
+            "value_viewpoint": self.next_player,
+            "playout_odds": dict(zip(("o", "x", "draw"), self.playout.as_floats(), strict=True)),
         }

@@ -3,7 +3,7 @@ and best moves and the pure checks in `ttt_db.checks`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ttt_db.ais import NamedAI
@@ -16,6 +16,7 @@ from ttt_db.checks import (
     replay,
 )
 from ttt_db.database import SolutionDatabase
+from ttt_db.position import MoveAnalysis
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,10 @@ class Mistake:
     board: str
     move: int
     best: tuple[int, ...]
+    moves: tuple[MoveAnalysis, ...] = ()  # every legal move's value there, from the database
+
+    def analysis(self, move: int) -> MoveAnalysis | None:
+        return next((analysis for analysis in self.moves if analysis.move == move), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +82,9 @@ def run_checks(
             ai.play, db.node_list(list_name), best_moves,
             positions=list_name, shortest=shortest,
         )
+        strong_result.failures = [
+            replace(failure, moves=db.lookup(failure.board).moves) for failure in strong_result.failures
+        ]
     weak_result = check_weak(ai.play) if weak else None
     mistakes: dict[str, Mistake] = {}
     if weak_result is not None and not weak_result.solved:
@@ -84,5 +92,5 @@ def run_checks(
         for side in (weak_result.o, weak_result.x):
             found = side.counterexample and first_mistake(side.counterexample, plain_best)
             if found:
-                mistakes[side.side] = found
+                mistakes[side.side] = replace(found, moves=db.lookup(found.board).moves)
     return CheckReport(ai.name, weak_result, strong_result, mistakes)

@@ -83,7 +83,7 @@ PLAY_HELP = ("enter a move as an index 0-8, a name like b3, or x,y (column,row f
 
 def _hint_lines(database: SolutionDatabase, game: Game) -> list[str]:
     position = database.lookup(game.board.cells)
-    lines = [f"hint: you {position.value} with best play; best: {describe_moves(position.best_moves)}"]
+    lines = [f"hint: you {position.value} with best play", f"best: {describe_moves(position.best_moves)}"]
     for analysis in position.moves_best_first():
         lines.append(f"  {describe_move(analysis.move)} {move_outcome(analysis)}")
     return lines

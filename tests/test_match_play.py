@@ -98,7 +98,7 @@ def test_play_handles_bad_input_and_undo(run) -> None:
     assert "cell 4 is taken by o; try again" in out
     assert "cells are numbered 0 to 8; try again" in out
     assert "expected a cell index 0-8, a name like b3, or x,y (column,row from 0); try again" in out
-    assert "hint: you draw with best play" in out
+    assert "hint: you draw with best play\nbest: " in out
     assert "took back your last move and the reply" in out
     assert "nothing to undo: no move of yours is on the board" in out
     assert out.rstrip().endswith("moves: 0 (a1), 1 (b1)")

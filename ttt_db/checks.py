@@ -119,8 +119,8 @@ class StrongFailure:
             document["where"] = self.where
         document["wrong"] = list(self.wrong)
         if self.moves:
-            document["wrong_moves"] = [analysis.to_dict() for analysis in self.analyses(self.wrong)]
-            document["best_moves"] = [analysis.to_dict() for analysis in self.analyses(self.best)]
+            document["wrong_move_values"] = [analysis.to_dict() for analysis in self.analyses(self.wrong)]
+            document["best_move_values"] = [analysis.to_dict() for analysis in self.analyses(self.best)]
         return document
 
 

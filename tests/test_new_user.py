@@ -1,0 +1,358 @@
+"""What a new user meets: answers that name their viewpoint, and one clear line for every
+mistake (exit 2, `error: ...`, nothing else on stderr)."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ttt_db.board import Board, parse_move
+from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
+
+
+def _one_error_line(result, exit_code: int = 2) -> str:
+    assert result.exit_code == exit_code, result.output
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stderr.removeprefix("error: ").rstrip("\n")
+
+
+# --- boards and moves --------------------------------------------------------------------
+
+@pytest.mark.parametrize("board", ["---------", "-x-/---/o--", "--x------"])
+def test_boards_written_with_dashes_are_boards_not_options(run, board: str) -> None:
+    result = run("best-moves", board, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["board"] == board.replace("-", ".").replace("/", "")
+    assert run("show", "--json", board).exit_code == 0
+
+
+def test_dashes_empty_board_text(run) -> None:
+    assert run("best-moves", "---------").stdout.splitlines()[-1] == (
+        "best moves: 0 (a1), 1 (b1), 2 (c1), 3 (a2), 4 (b2), 5 (c2), 6 (a3), 7 (b3), 8 (c3)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("board", "message"),
+    [
+        ("o,x,.,.,.,.,.,.,.", "invalid board 'o,x,.,.,.,.,.,.,.': write the cells without separators "
+                              "(did you mean 'ox.......'?)"),
+        ("ox. .x. ...", "invalid board 'ox. .x. ...': a space is an empty cell; separate rows with '/' "
+                        "(did you mean 'ox./.x./...'?)"),
+        ("ox.\\.x.\\...", "invalid board 'ox.\\\\.x.\\\\...': separate rows with '/', not '\\' "
+                          "(did you mean 'ox./.x./...'?)"),
+        ("b3", "invalid board 'b3': that is a move, not a board; a board is 9 cells in reading order, "
+               "such as 'ox..x....' or 'ox./.x./...'"),
+        ("1,2", "invalid board '1,2': that is a move, not a board; a board is 9 cells in reading order, "
+                "such as 'ox..x....' or 'ox./.x./...'"),
+    ],
+)
+def test_boards_with_the_wrong_separators_say_what_was_meant(run, board: str, message: str) -> None:
+    assert _one_error_line(run("best-moves", board)) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("3,0", "x,y is column,row counted from 0 at the top left: both are 0-2"),
+     ("1,3", "x,y is column,row counted from 0 at the top left: both are 0-2"),
+     ("d1", "cell names run from a1 to c3"),
+     ("9", "cells are numbered 0 to 8")],
+)
+def test_bad_moves_name_the_range(text: str, reason: str) -> None:
+    with pytest.raises(InvalidMoveError, match=reason):
+        parse_move(text)
+
+
+def test_xy_moves_are_column_then_row_from_zero() -> None:
+    assert [parse_move(t) for t in ("0,0", "2,0", "0,2", "2,2")] == [0, 2, 6, 8]
+
+
+# --- who moved first ---------------------------------------------------------------------
+
+def test_first_x_answers_a_board_reachable_only_with_x_first(run) -> None:
+    refused = _one_error_line(run("best-moves", "ooo.xx..x"))
+    assert refused == ("invalid board 'ooo.xx..x': o has three in a row, yet x moved after the game was won; "
+                       "it is reachable if x moved first; try --first x")
+    answered = run("best-moves", "ooo.xx..x", "--first", "x", "--json")
+    assert answered.exit_code == 0, answered.output
+    document = json.loads(answered.stdout)
+    assert (document["status"], document["first"], document["score"]) == ("o", "x", -1)
+    assert (document["value"], document["value_viewpoint"]) == ("loss", "x")  # x would move next, o has won
+    assert run("best-moves", "ooo.xx..x", "--first", "X").exit_code == 0  # case-insensitive
+
+
+def test_first_changes_who_is_to_move_on_equal_counts(run, positions) -> None:
+    as_o = json.loads(run("best-moves", "ox.......", "--json").stdout)
+    as_x = json.loads(run("best-moves", "ox.......", "--json", "--first", "x").stdout)
+    assert (as_o["to_move"], as_o["first"]) == ("o", "o")
+    assert (as_x["to_move"], as_x["first"]) == ("x", "x")
+    stored = positions["xo......."]  # the same game told with o first
+    assert (as_x["value"], as_x["best_moves"], as_x["score"]) == (stored.value, list(stored.best_moves), stored.score)
+    assert as_o["value"] == positions["ox......."].value
+    assert json.loads(run("show", "ox.......", "--json", "--first", "x").stdout)["to_move"] == "x"
+
+
+def test_first_that_contradicts_the_counts_is_refused(run) -> None:
+    assert _one_error_line(run("best-moves", "ox..x....", "--first", "o")) == (
+        "invalid board 'ox..x....': x has more marks than o, so x moved first, not o"
+    )
+
+
+def test_board_parse_with_first_round_trips() -> None:
+    board = Board.parse("ox.......", first="x")
+    assert (board.first, board.to_move, board.stored_cells) == ("x", "x", "xo.......")
+    assert Board.parse(str(board), first=board.first) == board
+    with pytest.raises(ImpossibleBoardError) as caught:
+        Board.parse("ooo.xx..x")
+    assert caught.value.reachable_with_first == "x"
+    with pytest.raises(TypeError):
+        Board.parse(None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidBoardError):
+        Board("ox.......", "z")  # type: ignore[arg-type]
+
+
+def test_lookup_keeps_the_two_readings_of_one_text_apart(db) -> None:
+    assert db.lookup("ox.......").to_move == "o"
+    assert db.lookup("ox.......", first="x").to_move == "x"
+    assert db.lookup("ox.......").to_move == "o"  # not served from the x-first answer
+
+
+# --- usage errors and conflicting options --------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["best-moves", "--jsn", "ox..x...."],
+         "no such option: --jsn (Possible options: --json) (see 'ttt-db best-moves --help')"),
+        (["best-moves"], "missing argument 'BOARD' (see 'ttt-db best-moves --help')"),
+        (["frobnicate"], "no such command 'frobnicate' (see 'ttt-db --help')"),
+        (["check", "ai14s", "--all"], "give an AI ('ai14s') or --all, not both"),
+        (["check"], "give an AI to check (see `ttt-db ais`), or --all for every built-in AI"),
+        (["check", "ai14s", "--weak", "--canonical"], "--canonical applies to the strong check, not to --weak"),
+        (["check", "ai14s", "--weak", "--shortest", "--canonical"],
+         "--canonical and --shortest apply to the strong check, not to --weak"),
+        (["play", "--as", "y"], "invalid value for '--as': 'y' is not one of 'o', 'x' (see 'ttt-db play --help')"),
+    ],
+)
+def test_usage_errors_are_one_line(run, args: list[str], message: str) -> None:
+    assert _one_error_line(run(*args)) == message
+
+
+def test_check_all_weak_has_no_strong_column(run) -> None:
+    lines = run("check", "--all", "--weak").stdout.splitlines()
+    assert lines[0] == f"{'ai':<20} {'weak as o':>10} {'weak as x':>10}"
+    assert lines[3] == f"{'ai14s':<20} {'solved':>10} {'solved':>10}"
+    strong = run("check", "--all", "--strong").stdout.splitlines()
+    assert strong[0] == f"{'ai':<20} {'strong':>12}"
+    assert strong[3] == f"{'ai14s':<20} {'3,139':>6}/3,191"
+
+
+# --- names -----------------------------------------------------------------------------------
+
+def test_ai_names_are_case_insensitive(run) -> None:
+    result = run("check", "AI14S", "--weak")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0] == "ai14s: solved"
+    assert run("match", "Perfect", "DLS@3", "-n", "5", "-q").exit_code == 0
+
+
+def test_a_dotted_user_ai_suggests_the_colon(run) -> None:
+    assert _one_error_line(run("check", "my_bots.play")) == (
+        "unknown AI 'my_bots.play': a user AI is written package.module:function, with a colon "
+        "(did you mean my_bots:play?)"
+    )
+
+
+def test_version(run) -> None:
+    from ttt_db import __version__
+
+    result = run("--version")
+    assert (result.exit_code, result.stdout) == (0, f"ttt-db {__version__}\n")
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
+def test_an_in_memory_database_is_refused(run, url: str) -> None:
+    message = _one_error_line(run("best-moves", "ox..x....", "--db", url))
+    assert message == (f"{url!r} is an in-memory database, which is gone when the command ends; "
+                       "give a file path or a server URL")
+
+
+# --- paths -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["a?b.sqlite", "c#d.sqlite", "e%20f.sqlite", "g h.sqlite"])
+def test_odd_database_paths_build_that_exact_file(run, tmp_path: Path, name: str) -> None:
+    target = tmp_path / name
+    built = run("build", "-q", "--db", str(target))
+    assert built.exit_code == 0, built.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    answered = run("best-moves", "ox..x....", "--json", "--db", str(target))
+    assert answered.stderr == ""  # no "building it now": it found the file it built
+    assert json.loads(answered.stdout)["best_moves"] == [7]
+
+
+def test_build_into_a_read_only_folder_names_the_file(run, tmp_path: Path, monkeypatch) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if Path(path) == locked else real_access(path, mode))
+    target = locked / "db.sqlite"
+    assert _one_error_line(run("build", "--db", str(target))) == (
+        f"cannot write {target}: permission denied (the folder is read-only)"
+    )
+
+
+def test_an_unreadable_database_is_permission_denied(run, db_path: Path, monkeypatch) -> None:
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: False if Path(path) == db_path else real_access(path, mode))
+    assert _one_error_line(run("info")) == f"cannot read {db_path}: permission denied"
+
+
+# --- viewpoints ------------------------------------------------------------------------------
+
+def test_json_labels_every_viewpoint(run) -> None:
+    document = json.loads(run("best-moves", "ox..x....", "--json").stdout)
+    assert (document["score_viewpoint"], document["value_viewpoint"]) == ("x", "o")
+    odds = document["playout_odds"]
+    assert [odds["o"], odds["x"], odds["draw"]] == document["playout"]
+    assert set(odds) == {"o", "x", "draw"}
+
+
+def test_text_names_the_viewpoint(run) -> None:
+    lines = run("show", "ox..x....").stdout.splitlines()
+    assert "score +0, shortest-victory score +0 (from x's side, the first player)" in lines
+    assert lines[-1] == "(value for o, the player making the move; remoteness: plies left after it)"
+    help_text = run("--help").stdout
+    assert "score and sv_score are from the first player's side" in " ".join(help_text.split())
+
+
+# --- progress bars ---------------------------------------------------------------------------
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(run, tmp_path: Path) -> None:
+    built = run("build", "--db", str(tmp_path / "quiet.sqlite"))  # no --quiet
+    assert built.exit_code == 0
+    assert built.stderr == ""
+    match = run("match", "ai2s", "ai2s", "-n", "2000")
+    assert match.exit_code == 0 and match.stderr == ""
+    checked = run("check", "ai14s")
+    assert checked.stderr == ""
+
+
+@pytest.mark.parametrize("command", [["build"], ["match", "ai2s", "ai2s"], ["check", "ai14s"]])
+def test_every_command_with_a_bar_takes_quiet(run, command: list[str]) -> None:
+    assert "-q, --quiet" in run(*command, "--help").stdout
+
+
+# --- check output ------------------------------------------------------------------------------
+
+def test_strong_failures_show_the_wrong_moves_values(run) -> None:
+    lines = run("check", "ai14s", "--strong", "--show", "1").stdout.splitlines()
+    start = lines.index("  failures, shallowest first (1 of 52; --show N for more):")
+    assert lines[start + 1 : start + 6] == [
+        "  (each move: its value for the mover, plies counted from the board)",
+        "",
+        "  ......o.x (o to move)",
+        "    may play 4 (b2) draws",
+        "    best: 0 (a1) wins in 5, 2 (c1) wins in 5, 3 (a2) wins in 5",
+    ]
+
+
+def test_strong_failure_json_adds_values(run) -> None:
+    failure = json.loads(run("check", "ai14s", "--strong", "--json").stdout)["strong"]["failures"][0]
+    assert failure == {
+        "board": "......o.x", "chosen": [4], "best": [0, 2, 3], "wrong": [4],
+        "wrong_move_values": [{"move": 4, "name": "b2", "value": "draw", "remoteness": 6}],
+        "best_move_values": [{"move": m, "name": n, "value": "win", "remoteness": 4}
+                             for m, n in ((0, "a1"), (2, "c1"), (3, "a2"))],
+    }
+
+
+def test_failures_come_shallowest_first(db) -> None:
+    from ttt_db.ais import load_ai
+    from ttt_db.solve_check import run_checks
+
+    failures = run_checks(load_ai("ai1s"), db, weak=False).strong.failures  # type: ignore[union-attr]
+    depths = [9 - f.board.count(".") for f in failures]
+    assert depths == sorted(depths) and depths[0] == 1
+
+
+def test_a_raising_user_ai_is_reported_at_its_own_line(run, tmp_path: Path, monkeypatch) -> None:
+    source = tmp_path / "crashing_bot.py"
+    source.write_text("def play(board):\n    if board.count('.') < 8:\n        return [1 // 0]\n    return [4]\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = run("check", "crashing_bot:play", "--weak")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[1] == "weak, as o:  NOT solved (3 boards examined)"
+    assert lines[2] == "  the AI misbehaved after 4 (b2), 0 (a1):"
+    assert lines[3] == f"  the AI raised ZeroDivisionError: integer division or modulo by zero (at {source}:3)"
+    document = json.loads(run("check", "crashing_bot:play", "--weak", "--json").stdout)
+    assert document["weak"]["o"]["counterexample"]["where"] == f"{source}:3"
+
+
+def test_counts_read_as_words(run, tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "one_board_bot.py").write_text("def play(board):\n    return [9]\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    lines = run("check", "one_board_bot:play", "--weak").stdout.splitlines()
+    assert lines[1] == "weak, as o:  NOT solved (1 board examined)"
+    assert lines[2] == "  the AI misbehaved at the empty board:"
+
+
+# --- play -------------------------------------------------------------------------------------
+
+def _play(run, moves: list[str], *options: str):
+    result = run("play", *options, input="\n".join(moves) + "\n")
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_play_names_the_first_mistake_and_offers_a_rematch(run) -> None:
+    out = _play(run, ["a1", "b1", "c2", "n"], "--ai", "perfect", "--seed", "1").stdout
+    assert out.splitlines()[-5:] == [
+        "result: x wins: perfect beat you",
+        "moves: 0 (a1), 4 (b2), 1 (b1), 2 (c1), 5 (c2), 6 (a3)",
+        "your first mistake, move 5: you played 5 (c2), which turned a draw into a loss;",
+        "  6 (a3) would have drawn",
+        "play again? [y/N] n",
+    ]
+
+
+def test_play_rematch_starts_a_new_game(run) -> None:
+    out = _play(run, ["b2", "2", "0,2", "y", "quit"], "--ai", "ai1s").stdout
+    assert out.count("result: o wins: you beat ai1s") == 1
+    assert "play again? [y/N] y" in out
+    assert out.rstrip().endswith("you quit\nmoves: none")
+
+
+def test_play_lines_fit_80_columns(run) -> None:
+    out = _play(run, ["a1", "hint", "b1", "c2", "n"], "--ai", "perfect", "--seed", "1").stdout
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_ctrl_c_in_play_exits_130_without_a_traceback(run, monkeypatch) -> None:
+    def interrupted(prompt: str = "") -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(builtins, "input", interrupted)
+    result = run("play")
+    assert result.exit_code == 130
+    assert result.stderr == "\n"
+
+
+def test_undo_turn_takes_back_to_the_players_turn() -> None:
+    from ttt_db.game import Game
+
+    game = Game()
+    for move in (4, 0, 8):
+        game.push(move)
+    assert game.undo_turn("x") == 2 and game.moves == [4]
+    assert game.undo_turn("o") == 1 and game.moves == []
+    with pytest.raises(InvalidMoveError):
+        game.undo_turn("o")

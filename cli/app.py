@@ -22,6 +22,7 @@ from cli.common import (
     FirstOption,
     JsonOption,
     QuietOption,
+    first_mark,
     open_db,
     print_json,
     stage_progress,
@@ -100,7 +101,7 @@ def best_moves(
     from cli.render import best_moves_document, best_moves_text
 
     with open_db(db) as database:
-        position = database.lookup(board, first=first and first.value)
+        position = database.lookup(board, first=first_mark(first))
     if as_json:
         print_json(best_moves_document(position))
     else:
@@ -115,7 +116,7 @@ def show(board: BoardArgument, first: FirstOption = None, db: DbOption = None,
     from cli.render import best_moves_document, show_text
 
     with open_db(db) as database:
-        position = database.lookup(board, first=first and first.value)
+        position = database.lookup(board, first=first_mark(first))
     if as_json:
         print_json(best_moves_document(position))
     else:

@@ -16,6 +16,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ttt_db.errors import ImpossibleBoardError, TttDbError
+from ttt_db.rules import Mark
 
 try:  # Typer 0.28 ships its own copy of Click
     from typer._click import exceptions as click_exceptions
@@ -37,6 +38,15 @@ DEBUG_ENV_VAR = "TTT_DB_DEBUG"
 class Side(StrEnum):
     o = "o"
     x = "x"
+
+    @property
+    def mark(self) -> Mark:
+        return "o" if self is Side.o else "x"
+
+
+def first_mark(first: Side | None) -> Mark | None:
+    """The `--first` option as a mark, None when not given."""
+    return None if first is None else first.mark
 
 
 DbOption = Annotated[
@@ -106,7 +116,7 @@ def error_line(error: BaseException) -> tuple[str, int]:
 
 
 def _usage_line(error: Any) -> str:
-    message = error.format_message().replace("\n", " ").strip().rstrip(".")
+    message = str(error.format_message()).replace("\n", " ").strip().rstrip(".")
     message = message[:1].lower() + message[1:]
     context = getattr(error, "ctx", None)
     if context is not None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ttt_db.database import SolutionDatabase
     from ttt_db.game import Game, ValueDrop
     from ttt_db.match import MatchResult, Tally
+    from ttt_db.rules import Mark
 
 
 def _tally_line(label: str, tally: Tally) -> str:
@@ -117,7 +118,7 @@ def _ask(prompt: str) -> str | None:
     return line.strip().lower()
 
 
-def _play_one_game(database: SolutionDatabase, ai: str, human: str, rng: random.Random) -> tuple[Game, bool]:
+def _play_one_game(database: SolutionDatabase, ai: str, human: Mark, rng: random.Random) -> tuple[Game, bool]:
     """One game, and whether it went on to the end (not quit, input not ended)."""
     from ttt_db.ais import load_ai
     from ttt_db.checks import AIMisbehaved, candidate_moves
@@ -151,7 +152,7 @@ def _play_one_game(database: SolutionDatabase, ai: str, human: str, rng: random.
             typer.echo("\n".join(_hint_lines(database, game)))
         elif command == "undo":
             try:
-                game.undo_turn(human)  # type: ignore[arg-type]
+                game.undo_turn(human)
             except InvalidMoveError:
                 typer.echo("nothing to undo: no move of yours is on the board")
                 continue
@@ -176,9 +177,9 @@ def parse_and_push(game: Game, command: str) -> int:
     return move
 
 
-def _game_summary(database: SolutionDatabase, game: Game, human: str, ai: str) -> list[str]:
+def _game_summary(database: SolutionDatabase, game: Game, human: Mark, ai: str) -> list[str]:
     lines = [_result_line(game, human, ai), f"moves: {describe_moves(game.moves)}"]
-    drop = game.first_value_drop(human, database.lookup)  # type: ignore[arg-type]
+    drop = game.first_value_drop(human, database.lookup)
     if drop is not None:
         lines.append(f"your first mistake, {value_drop_line(drop)}")
     return lines
@@ -194,7 +195,7 @@ def play(
     index, a name like b3, or x,y; `hint` shows every move's value, `undo` takes back your last
     move and the reply, `quit` leaves. After a loss, or a draw that could have been a win, it
     shows your first mistake and offers a rematch. Works with piped input."""
-    human = side.value
+    human = side.mark
     rng = random.Random(seed)
     with open_db(db) as database:
         typer.echo(f"you play {human} against {ai}\n{PLAY_HELP}")

@@ -1,4 +1,4 @@
-"""The built database against the figures of REFERENCE.md."""
+"""The built database against the figures of docs/figures.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`ai14s`: the rule-based AI of REFERENCE.md, and its board score (reused by `abdls@N`).
+"""`ai14s`: the rule-based AI of docs/ais.md, and its board score (reused by `abdls@N`).
 
 Scores are kept doubled (600 for 300, 1 for 0.5, ...) so every comparison is exact on ints.
 A line's pattern is (my marks, opponent marks); the empty count is what is left of 3.
@@ -102,7 +102,7 @@ def move_scores(board: str, me: Mark) -> list[tuple[int, int]]:
 
 
 def ai14s(board: str) -> tuple[int, ...]:
-    """Every move whose resulting board scores highest by the rules of REFERENCE.md."""
+    """Every move whose resulting board scores highest by the rules of docs/ais.md."""
     scored = move_scores(board, side_to_move(board))
     top = max(score for _, score in scored)
     return tuple(move for move, score in scored if score == top)

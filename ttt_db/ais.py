@@ -152,8 +152,9 @@ def _user_ai(spec: str) -> NamedAI:
         target = getattr(target, part)
     if not callable(target):
         raise UnknownAIError(spec, f"{attribute!r} in {module_name!r} is not callable")
-    doc = (getattr(target, "__doc__", None) or "user AI").strip().splitlines()[0]
-    return NamedAI(spec, target, None, doc)  # type: ignore[arg-type]
+    doc = getattr(target, "__doc__", None)
+    doc_lines = doc.strip().splitlines() if isinstance(doc, str) else []
+    return NamedAI(spec, target, None, doc_lines[0] if doc_lines else "user AI")
 
 
 def load_ai(spec: str, database: DatabaseProvider | None = None) -> NamedAI:

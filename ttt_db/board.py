@@ -146,11 +146,19 @@ class Board:
         mover = first_player(cells, first)
         reason = impossibility(cells, mover)
         if reason is None:
-            return cls(cells, mover)
+            return cls._validated(cells, mover)
         reachable_with = other(mover) if first is None and impossibility(cells, other(mover)) is None else None
         if reachable_with is not None:
             reason += f"; it is reachable if {reachable_with} moved first"
         raise ImpossibleBoardError(text, reason, reachable_with_first=reachable_with)
+
+    @classmethod
+    def _validated(cls, cells: str, first: Mark) -> Board:
+        """A board from cells already checked, without checking them again."""
+        board = object.__new__(cls)
+        object.__setattr__(board, "cells", cells)
+        object.__setattr__(board, "first", first)
+        return board
 
     @classmethod
     def empty(cls, first: Mark = "o") -> Board:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
@@ -33,6 +34,7 @@ from ttt_db.rules import Mark
 from ttt_db.schema import SCHEMA_VERSION, DepthCount, MetaEntry, NodeList, PositionRow
 
 T = TypeVar("T")
+_CHUNK = 500  # boards per `IN (...)` query, well under every engine's parameter limit
 
 _positions = PositionRow.__table__
 _meta = MetaEntry.__table__
@@ -188,6 +190,22 @@ class SolutionDatabase:
             raise PositionNotFoundError(cells)
         stored = self._stored[cells] = Position.from_row(row)
         return stored
+
+    def stored_positions(self, boards: Iterable[str]) -> list[Position]:
+        """Stored rows (o first) by their exact board strings, in the order given, reading the
+        ones not yet cached in a few queries. PositionNotFoundError for a board not stored."""
+        wanted = list(boards)
+        missing = sorted({board for board in wanted if board not in self._stored})
+        if missing and not self._all_loaded:
+            with self.engine.connect() as conn:
+                for start in range(0, len(missing), _CHUNK):
+                    chunk = missing[start : start + _CHUNK]
+                    for row in conn.execute(select(_positions).where(_positions.c.board.in_(chunk))):
+                        self._stored.setdefault(row.board, Position.from_row(row))
+        try:
+            return [self._stored[board] for board in wanted]
+        except KeyError as error:
+            raise PositionNotFoundError(error.args[0]) from None
 
     def _position(self, board: Board) -> Position:
         try:

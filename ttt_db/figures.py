@@ -1,4 +1,4 @@
-"""The published figures of tic-tac-toe (REFERENCE.md), which `verify` holds a database to."""
+"""The published figures of tic-tac-toe (docs/figures.md), which `verify` holds a database to."""
 
 from __future__ import annotations
 

@@ -100,7 +100,7 @@ class Position:
             board=board,
             canonical=canonical_board(board),
             depth=self.depth,
-            status=other(self.status) if self.status in ("o", "x") else self.status,  # type: ignore[arg-type]
+            status=other(self.status) if self.status in ("o", "x") else self.status,
             to_move=other(self.to_move) if self.to_move else None,
             first=other(self.first),
             score=self.score,

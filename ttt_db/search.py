@@ -61,7 +61,7 @@ class Minimax:
 
 class AlphaBeta:
     """Alpha-beta over moves in index order with a (lower, upper) transposition table that is
-    written for all 8 symmetric images of a board (REFERENCE.md, "Built-in AIs")."""
+    written for all 8 symmetric images of a board (docs/ais.md)."""
 
     def __init__(self, *, shortest: bool = False) -> None:
         self.shortest = shortest

@@ -82,8 +82,10 @@ def run_checks(
             ai.play, db.node_list(list_name), best_moves,
             positions=list_name, shortest=shortest,
         )
+        failing = db.stored_positions(failure.board for failure in strong_result.failures)
         strong_result.failures = [
-            replace(failure, moves=db.lookup(failure.board).moves) for failure in strong_result.failures
+            replace(failure, moves=position.moves)
+            for failure, position in zip(strong_result.failures, failing, strict=True)
         ]
     weak_result = check_weak(ai.play) if weak else None
     mistakes: dict[str, Mistake] = {}

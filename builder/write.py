@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import glob
 import json
 import os
 from collections.abc import Iterable
@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, insert, inspect, select
 
 from builder.solver import Solution, SolvedPosition
 from ttt_db import __version__
 from ttt_db.database import make_engine
+from ttt_db.digest import content_digest
 from ttt_db.errors import DatabaseError
 from ttt_db.location import DatabaseLocation
 from ttt_db.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
@@ -46,19 +47,13 @@ def position_rows(positions: Iterable[SolvedPosition]) -> list[dict[str, Any]]:
     ]
 
 
-def content_digest(solution: Solution) -> str:
-    """SHA-256 of everything the build derives, so two builds can be compared by one value."""
-    digest = hashlib.sha256()
-    for row in position_rows(solution.positions):
-        digest.update(msgpack.packb(list(row.values())))
-    for name in sorted(solution.node_lists):
-        digest.update(msgpack.packb([name, solution.node_lists[name]]))
-    digest.update(
-        msgpack.packb(
-            [solution.tree_nodes_by_depth, solution.positions_by_depth, solution.canonical_by_depth]
-        )
+def solution_digest(solution: Solution) -> str:
+    """SHA-256 of everything the build derives (`ttt_db.digest`), as `verify` recomputes it."""
+    return content_digest(
+        (row.values() for row in position_rows(solution.positions)),  # type: ignore[misc]
+        solution.node_lists,
+        [solution.tree_nodes_by_depth, solution.positions_by_depth, solution.canonical_by_depth],
     )
-    return digest.hexdigest()
 
 
 def build_figures(solution: Solution) -> dict[str, Any]:
@@ -92,12 +87,34 @@ def _meta_rows(solution: Solution, built_at: str) -> list[dict[str, str]]:
         "package_version": __version__,
         "built_at": built_at,
         "figures": build_figures(solution),
-        "content_sha256": content_digest(solution),
+        "content_sha256": solution_digest(solution),
     }
     return [{"key": key, "value": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
 
 
+def _refuse_foreign_tables(conn: Connection) -> None:
+    """Replace only tables this project made: if any of our table names exists, the marker
+    (`ttt_meta` with a `schema_version` row) must be there too."""
+    existing = set(inspect(conn).get_table_names())
+    ours = [table.name for table in Base.metadata.sorted_tables if table.name in existing]
+    if not ours:
+        return
+    marker = None
+    if MetaEntry.__tablename__ in existing:
+        marker = conn.execute(
+            select(MetaEntry.value).where(MetaEntry.key == "schema_version")
+        ).scalar_one_or_none()
+    if marker is None:
+        raise DatabaseError(
+            f"table {ours[0]} already exists and was not made by ttt-db (no schema_version in "
+            f"{MetaEntry.__tablename__}); not replacing it: use another database or schema"
+        )
+
+
 def _write_tables(conn: Connection, solution: Solution, built_at: str) -> None:
+    """Replace the project's tables in the caller's transaction: on a server, readers see the
+    old database or the new one, never half of one."""
+    _refuse_foreign_tables(conn)
     Base.metadata.drop_all(conn)
     Base.metadata.create_all(conn)
     conn.execute(insert(MetaEntry), _meta_rows(solution, built_at))
@@ -144,9 +161,33 @@ def _writable_folder(path: Path) -> None:
         raise DatabaseError(f"cannot write {path}: permission denied (the folder is read-only)")
 
 
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Delete what killed builds of `path` left behind (`.NAME.PID.tmp` and its SQLite journal
+    files) when that PID is no longer running; a running build's files are left alone."""
+    removed = []
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp*"):
+        pid_text = leftover.name[len(path.name) + 2 :].split(".", 1)[0]
+        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _process_alive(int(pid_text)):
+            leftover.unlink(missing_ok=True)
+            removed.append(leftover)
+    return removed
+
+
 def write_file(path: Path, solution: Solution, built_at: str) -> None:
-    """Write beside `path`, then move into place: an interrupted build leaves nothing behind."""
+    """Write beside `path`, then move into place: an interrupted build leaves nothing behind,
+    and a killed one leaves files that the next build removes."""
     _writable_folder(path)
+    remove_stale_temporaries(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         temporary.unlink(missing_ok=True)

@@ -48,7 +48,7 @@ def run(db_path: Path):
 @pytest.fixture
 def altered_copy(db_path: Path, tmp_path: Path):
     """A copy of the session database with SQL statements applied, each required to change
-    exactly one row: altered_copy("update positions set ...")."""
+    exactly one row: altered_copy("update ttt_positions set ...")."""
 
     def make(*statements: str) -> Path:
         copy = tmp_path / f"altered-{len(list(tmp_path.iterdir()))}.sqlite"

@@ -10,13 +10,13 @@ import pytest
 import builder.write
 from builder import build_database
 
-DATA_TABLES = ("positions", "node_lists", "depth_counts")
+DATA_TABLES = ("ttt_positions", "ttt_node_lists", "ttt_depth_counts")
 
 
 def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
     with sqlite3.connect(path) as conn:
         tables = {table: conn.execute(f"select * from {table} order by 1").fetchall() for table in DATA_TABLES}
-        tables["meta"] = conn.execute("select * from meta where key != 'built_at' order by 1").fetchall()
+        tables["ttt_meta"] = conn.execute("select * from ttt_meta where key != 'built_at' order by 1").fetchall()
     return tables
 
 

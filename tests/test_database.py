@@ -88,7 +88,7 @@ def test_foreign_and_outdated_databases_are_refused(tmp_path: Path, altered_copy
     sqlite3.connect(foreign).execute("create table t (x)").connection.commit()
     with pytest.raises(DatabaseError, match="not a ttt-db database"):
         open_database(foreign)
-    old = altered_copy("update meta set value = '0' where key = 'schema_version'")
+    old = altered_copy("update ttt_meta set value = '0' where key = 'schema_version'")
     with pytest.raises(DatabaseError, match="build --force"):
         open_database(old)
 
@@ -108,10 +108,13 @@ def test_a_url_and_the_environment_address_the_database(
 
 
 def test_position_not_found_in_an_incomplete_database(altered_copy) -> None:
-    with open_database(altered_copy("delete from positions where board = '....o....'")) as database:
-        with pytest.raises(PositionNotFoundError, match=r"'\.\.\.\.o\.\.\.\.'"):
+    with open_database(altered_copy("delete from ttt_positions where board = '....o....'")) as database:
+        damaged = r"the database is damaged \(no row for board '\.\.\.\.o\.\.\.\.'"
+        with pytest.raises(PositionNotFoundError, match=damaged):
             database.lookup("....o....")
-        assert database.get("....o....") is None
+        with pytest.raises(PositionNotFoundError):  # a missing row is damage, not an impossible board
+            database.get("....o....")
+        assert database.get("xxx......") is None
 
 
 def test_default_location_is_the_checkouts_data_folder(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from ttt_db.database import SolutionDatabase
 from ttt_db.position import Position
+from ttt_db.schema import SCHEMA_VERSION
 
 TREE_NODES_BY_DEPTH = [1, 9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
 POSITIONS_BY_DEPTH = [1, 9, 72, 252, 756, 1260, 1520, 1140, 390, 78]
@@ -102,7 +103,7 @@ def test_playout_sums_to_one(positions: dict[str, Position]) -> None:
 
 def test_meta(db: SolutionDatabase) -> None:
     meta = db.meta()
-    assert meta["schema_version"] == 1
+    assert meta["schema_version"] == SCHEMA_VERSION == 2
     assert meta["rules"] == {"board": "3x3", "in_a_row": 3, "first": "o"}
     assert meta["figures"]["tree_nodes"] == 549_946
     assert meta["figures"]["decision_canonical"] == 431

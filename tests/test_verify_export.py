@@ -21,14 +21,15 @@ def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
 @pytest.mark.parametrize(
     ("statement", "expected"),
     [
-        ("update positions set score = 1 where board = '.........'",
+        ("update ttt_positions set score = 1 where board = '.........'",
          "row against rules and children: .........: stores"),
-        ("update positions set paths = 3 where board = 'ox.......'", "paths: ox.......: paths 3, parents give 1"),
-        ("update positions set best_moves = x'9102' where board = 'xo..o....'",
+        ("update ttt_positions set paths = 3 where board = 'ox.......'", "paths: ox.......: paths 3, parents give 1"),
+        ("update ttt_positions set best_moves = x'9102' where board = 'xo..o....'",
          "row against rules and children: xo..o....: stores"),
-        ("update node_lists set boards = x'90', size = 0 where name = 'decision'", "node list decision size: found 0"),
-        ("update depth_counts set tree_nodes = 5 where depth = 2", "tree nodes by depth (depth table)"),
-        ("update positions set value = 'win' where board = 'oxooxxxoo'", "values: found"),
+        ("update ttt_node_lists set boards = x'90', size = 0 where name = 'decision'",
+         "node list decision size: found 0"),
+        ("update ttt_depth_counts set tree_nodes = 5 where depth = 2", "tree nodes by depth (depth table)"),
+        ("update ttt_positions set value = 'win' where board = 'oxooxxxoo'", "values: found"),
     ],
 )
 def test_tampering_is_reported(altered_copy, statement: str, expected: str) -> None:
@@ -39,7 +40,7 @@ def test_tampering_is_reported(altered_copy, statement: str, expected: str) -> N
 
 
 def test_a_broken_symmetry_is_reported(altered_copy) -> None:
-    with open_database(altered_copy("update positions set remoteness = 4 where board = '........o'")) as database:
+    with open_database(altered_copy("update ttt_positions set remoteness = 4 where board = '........o'")) as database:
         problems = verify_database(database).problems
     assert any("symmetric images agree: o........: image '........o' has another value" in p for p in problems)
 

@@ -11,7 +11,7 @@ import difflib
 import importlib
 import os
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,7 +45,7 @@ def ai2s(board: str) -> tuple[int, ...]:
     return empty_cells(board)
 
 
-def lookup_ai(table: dict[str, tuple[int, ...]]) -> AI:
+def lookup_ai(table: Mapping[str, tuple[int, ...]]) -> AI:
     """An AI answering from a board -> moves table read from the database."""
 
     def perfect(board: str) -> tuple[int, ...]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 import traceback
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, SupportsIndex
@@ -150,7 +150,7 @@ class StrongResult:
 def check_strong(
     ai: AI,
     boards: list[str],
-    best_moves: dict[str, tuple[int, ...]],
+    best_moves: Mapping[str, tuple[int, ...]],
     *,
     positions: str = "decision",
     shortest: bool = False,

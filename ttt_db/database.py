@@ -10,19 +10,22 @@ memory; `load_all()` fills the cache in one query for work that touches every bo
 
 from __future__ import annotations
 
+import copy
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any, TypeVar
 
-import msgpack
 from sqlalchemy import URL, Engine, create_engine, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from ttt_db import stored
 from ttt_db.board import Board
+from ttt_db.digest import content_digest
 from ttt_db.errors import (
+    DatabaseDamagedError,
     DatabaseError,
     DatabaseMissingError,
     ImpossibleBoardError,
@@ -34,6 +37,7 @@ from ttt_db.rules import Mark
 from ttt_db.schema import SCHEMA_VERSION, DepthCount, MetaEntry, NodeList, PositionRow
 
 T = TypeVar("T")
+REQUIRED_META = ("schema_version", "rules", "package_version", "built_at", "figures", "content_sha256")
 _CHUNK = 500  # boards per `IN (...)` query, well under every engine's parameter limit
 
 _positions = PositionRow.__table__
@@ -83,16 +87,21 @@ def database_exists(location: DatabaseLocation) -> bool:
 
 
 class SolutionDatabase:
-    """An open solution database. Use `open_database()` to get one."""
+    """An open solution database. Use `open_database()` to get one.
+
+    Safe to share between threads: every query takes its own pooled connection, and the caches
+    only ever gain entries that are equal whichever thread adds them. Everything read from the
+    file is checked as it is decoded (`ttt_db.stored`); damage raises `DatabaseDamagedError`.
+    """
 
     def __init__(self, engine: Engine, location: DatabaseLocation) -> None:
         self.engine = engine
         self.location = location
         self._stored: dict[str, Position] = {}  # stored rows (o first) by board
-        self._answers: dict[str, Position] = {}  # answers by the exact text asked for
+        self._answers: dict[tuple[str, Mark], Position] = {}  # by normalised cells and first player
         self._meta: dict[str, Any] | None = None
         self._all_loaded = False
-        self._best_moves_tables: dict[bool, dict[str, tuple[int, ...]]] = {}
+        self._best_moves_tables: dict[bool, Mapping[str, tuple[int, ...]]] = {}
 
     def __enter__(self) -> SolutionDatabase:
         return self
@@ -108,17 +117,33 @@ class SolutionDatabase:
     # --- facts of the build -------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
-        """Every meta entry, JSON-decoded."""
+        """Every meta entry, JSON-decoded (a fresh copy each call)."""
         if self._meta is None:
             with self.engine.connect() as conn:
                 rows = conn.execute(select(_meta.c.key, _meta.c.value)).all()
-            self._meta = {key: json.loads(value) for key, value in rows}
-        return self._meta
+            where = f"table {MetaEntry.__tablename__}"
+            decoded = {}
+            for key, value in rows:
+                try:
+                    decoded[key] = json.loads(value)
+                except (TypeError, ValueError):
+                    raise DatabaseDamagedError(f"meta entry {key!r} is not JSON", where) from None
+            stored.require_keys(decoded, REQUIRED_META, where)
+            if not isinstance(decoded["figures"], dict) or not isinstance(decoded["rules"], dict):
+                raise DatabaseDamagedError("meta entries figures and rules are not objects", where)
+            self._meta = decoded
+        return copy.deepcopy(self._meta)
 
     def depth_figures(self) -> list[DepthFigures]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(_depth_counts).order_by(_depth_counts.c.depth)).all()
-        return [DepthFigures(r.depth, r.tree_nodes, r.positions, r.canonical_positions) for r in rows]
+        where = f"table {DepthCount.__tablename__}"
+        return [
+            DepthFigures(*(stored.whole_number(value, name, where, 0, 10**9) for name, value in (
+                ("depth", r.depth), ("tree nodes", r.tree_nodes), ("positions", r.positions),
+                ("canonical positions", r.canonical_positions))))
+            for r in rows
+        ]
 
     def node_list(self, name: str) -> list[str]:
         """A stored list of boards (`all`, `canonical`, `playing`, `decision`, ...)."""
@@ -126,23 +151,47 @@ class SolutionDatabase:
             packed = conn.execute(
                 select(_node_lists.c.boards).where(_node_lists.c.name == name)
             ).scalar_one_or_none()
+        where = f"table {NodeList.__tablename__}"
         if packed is None:
-            raise KeyError(f"no node list named {name!r}")
-        return list(msgpack.unpackb(packed))
+            raise DatabaseDamagedError(f"node list {name!r} is missing", where)
+        return stored.boards_list(stored.unpack(packed, f"node list {name!r}", where), f"node list {name!r}", where)
 
     def node_list_names(self) -> list[str]:
         with self.engine.connect() as conn:
             return list(conn.execute(select(_node_lists.c.name).order_by(_node_lists.c.name)).scalars())
+
+    def integrity_problems(self) -> list[str]:
+        """What the engine's own integrity check reports (SQLite's `PRAGMA integrity_check`;
+        other engines have none to run): empty when the file is sound."""
+        if self.engine.dialect.name != "sqlite":
+            return []
+        with self.engine.connect() as conn:
+            lines = [str(line) for line in conn.exec_driver_sql("PRAGMA integrity_check").scalars()]
+        return [] if lines == ["ok"] else lines
+
+    def content_digest(self) -> str:
+        """The content digest recomputed from the stored rows, lists and counts, exactly as the
+        build computed the `content_sha256` meta entry."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(_positions).order_by(_positions.c.id)).all()
+            lists = conn.execute(select(_node_lists.c.name, _node_lists.c.boards)).all()
+            depths = conn.execute(select(_depth_counts).order_by(_depth_counts.c.depth)).all()
+        where = f"table {NodeList.__tablename__}"
+        node_lists = {name: stored.unpack(packed, f"node list {name!r}", where) for name, packed in lists}
+        columns = [[r.tree_nodes for r in depths], [r.positions for r in depths],
+                   [r.canonical_positions for r in depths]]
+        return content_digest((tuple(row) for row in rows), node_lists, columns)
 
     # --- positions -----------------------------------------------------------------------
 
     def lookup(self, board: str | Board, *, first: Mark | None = None) -> Position:
         """The solved position, in the board's own marks. `first` says who moved first when
         the counts are equal (o by default). Raises `InvalidBoardError` (a `ValueError`) for
-        malformed or impossible boards, `PositionNotFoundError` (a `KeyError`) when the
-        database lacks a valid board."""
+        malformed or impossible boards, `TypeError` for anything but a string or a Board, and
+        `DatabaseDamagedError` (`PositionNotFoundError` for a missing row) when the database
+        cannot give the right answer."""
         if type(board) is str and first is None:
-            found = self._answers.get(board)
+            found = self._answers.get((board, "o")) if board.count("x") <= board.count("o") else None
             if found is not None:
                 return found
             parsed = Board.parse(board)
@@ -154,19 +203,20 @@ class SolutionDatabase:
             parsed = Board.parse(board, first)
         else:
             raise TypeError(f"a board is a string or a Board, not {type(board).__name__}")
-        position = self._position(parsed)
-        if type(board) is str and first is None:
-            self._answers[board] = position
+        key = (parsed.cells, parsed.first)
+        position = self._answers.get(key)
+        if position is None:
+            position = self._answers.setdefault(key, self._position(parsed))
         return position
 
     def get(
         self, board: str | Board, default: T | None = None, *, first: Mark | None = None
     ) -> Position | T | None:
-        """Like `lookup`, but `default` for an impossible or missing board.
-        Malformed text still raises `InvalidBoardError`."""
+        """Like `lookup`, but `default` for an impossible board. Malformed text still raises
+        `InvalidBoardError`, and a damaged database `DatabaseDamagedError`."""
         try:
             return self.lookup(board, first=first)
-        except (ImpossibleBoardError, PositionNotFoundError):
+        except ImpossibleBoardError:
             return default
 
     def best_moves(self, board: str | Board, *, shortest: bool = False) -> tuple[int, ...]:
@@ -177,19 +227,26 @@ class SolutionDatabase:
         """Every legal move with its value for the mover and the remoteness after it."""
         return self.lookup(board).moves
 
+    def _decoded(self, row: Any, wanted: str) -> Position:
+        """A row decoded, after checking it is the board asked for (a damaged index can hand
+        back another row)."""
+        if row.board != wanted:
+            raise DatabaseDamagedError(f"asked for board {wanted!r}, the index gave the row of {row.board!r}",
+                                       f"table {PositionRow.__tablename__}")
+        return Position.from_row(row)
+
     def _stored_position(self, cells: str) -> Position:
         """The stored row (o first) for `cells`, read once and kept."""
-        stored = self._stored.get(cells)
-        if stored is not None:
-            return stored
+        found = self._stored.get(cells)
+        if found is not None:
+            return found
         if self._all_loaded:
             raise PositionNotFoundError(cells)
         with self.engine.connect() as conn:
-            row = conn.execute(select(_positions).where(_positions.c.board == cells)).one_or_none()
-        if row is None:
+            rows = conn.execute(select(_positions).where(_positions.c.board == cells)).all()
+        if not rows:
             raise PositionNotFoundError(cells)
-        stored = self._stored[cells] = Position.from_row(row)
-        return stored
+        return self._stored.setdefault(cells, self._decoded(rows[0], cells))
 
     def stored_positions(self, boards: Iterable[str]) -> list[Position]:
         """Stored rows (o first) by their exact board strings, in the order given, reading the
@@ -201,32 +258,50 @@ class SolutionDatabase:
                 for start in range(0, len(missing), _CHUNK):
                     chunk = missing[start : start + _CHUNK]
                     for row in conn.execute(select(_positions).where(_positions.c.board.in_(chunk))):
-                        self._stored.setdefault(row.board, Position.from_row(row))
-        try:
-            return [self._stored[board] for board in wanted]
-        except KeyError as error:
-            raise PositionNotFoundError(error.args[0]) from None
+                        self._stored.setdefault(row.board, self._decoded(row, row.board))
+        found = []
+        for board in wanted:
+            position = self._stored.get(board)
+            if position is None:
+                raise PositionNotFoundError(board)
+            found.append(position)
+        return found
 
     def _position(self, board: Board) -> Position:
         try:
-            stored = self._stored_position(board.stored_cells)
+            position = self._stored_position(board.stored_cells)
         except PositionNotFoundError:
             raise PositionNotFoundError(board.cells) from None
-        return stored.with_marks_swapped() if board.swapped else stored
+        return position.with_marks_swapped() if board.swapped else position
 
     def load_all(self) -> list[Position]:
-        """Every stored position (o first), in (depth, board) order; warms the cache."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(_positions).order_by(_positions.c.id)).all()
-        positions = [Position.from_row(row) for row in rows]
-        for position in positions:
-            self._stored.setdefault(position.board, position)
-        self._all_loaded = True
+        """Every stored position (o first), in (depth, board) order; warms the cache.
+        DatabaseDamagedError at the first row that cannot be right."""
+        positions, damage = self.scan()
+        if damage:
+            raise damage[0]
         return positions
 
-    def best_moves_table(self, *, shortest: bool = False) -> dict[str, tuple[int, ...]]:
+    def scan(self) -> tuple[list[Position], list[DatabaseDamagedError]]:
+        """Every row that decodes, and the damage found in the others (for `verify`)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(_positions).order_by(_positions.c.id)).all()
+        positions: list[Position] = []
+        damage: list[DatabaseDamagedError] = []
+        for row in rows:
+            try:
+                positions.append(Position.from_row(row))
+            except DatabaseDamagedError as error:
+                damage.append(error)
+        if not damage:
+            for position in positions:
+                self._stored.setdefault(position.board, position)
+            self._all_loaded = True
+        return positions, damage
+
+    def best_moves_table(self, *, shortest: bool = False) -> Mapping[str, tuple[int, ...]]:
         """Board (o first) -> best moves, for every position still in play, read in one query
-        the first time (the lookup AIs and the checks share it; do not modify it)."""
+        the first time and shared by the lookup AIs and the checks (a read-only view)."""
         cached = self._best_moves_tables.get(shortest)
         if cached is not None:
             return cached
@@ -235,9 +310,18 @@ class SolutionDatabase:
             rows = conn.execute(
                 select(_positions.c.board, column).where(_positions.c.status == "playing")
             ).all()
-        unpack = msgpack.unpackb
-        table = self._best_moves_tables[shortest] = {board: tuple(unpack(packed)) for board, packed in rows}
-        return table
+        what = "shortest best moves" if shortest else "best moves"
+        table: dict[str, tuple[int, ...]] = {}
+        for board, packed in rows:
+            where = f"row for {board!r}"
+            if not stored.is_board_text(board):
+                raise DatabaseDamagedError(f"board {board!r} is not a board", f"table {PositionRow.__tablename__}")
+            moves = stored.moves_on(board, stored.unpack(packed, what, where), what, where)
+            if not moves:
+                raise DatabaseDamagedError(f"no {what} for a position in play", where)
+            table[board] = moves
+        view = self._best_moves_tables[shortest] = MappingProxyType(table)
+        return view
 
 
 def _check_schema(engine: Engine, location: DatabaseLocation) -> None:
@@ -248,7 +332,9 @@ def _check_schema(engine: Engine, location: DatabaseLocation) -> None:
             ).scalar_one_or_none()
     except SQLAlchemyError as error:
         raise DatabaseError(f"{location} is not a ttt-db database ({error.__class__.__name__})") from None
-    if version is None or json.loads(version) != SCHEMA_VERSION:
+    if version is None:
+        raise DatabaseDamagedError("meta entry 'schema_version' is missing", f"table {MetaEntry.__tablename__}")
+    if json.loads(version) != SCHEMA_VERSION:
         raise DatabaseError(
             f"{location} has schema version {version}, this ttt-db reads version "
             f"{SCHEMA_VERSION}: rebuild it with `ttt-db build --force`"

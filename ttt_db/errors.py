@@ -40,23 +40,34 @@ class InvalidMoveError(InputError):
     what = "move"
 
 
-class PositionNotFoundError(TttDbError, KeyError):
-    """A valid board that the database does not hold (an incomplete or foreign database)."""
-
-    def __init__(self, board: str) -> None:
-        self.board = board
-        super().__init__(board)
-
-    def __str__(self) -> str:
-        return f"board {self.board!r} is not in the database"
-
-
 class DatabaseError(TttDbError):
     """The database is missing, unreadable, or of another schema version."""
 
 
 class DatabaseMissingError(DatabaseError):
     """No database exists at the location; `ttt-db build` creates it."""
+
+
+class DatabaseDamagedError(DatabaseError):
+    """Stored content that cannot be right: a row that fails to decode or breaks the rules, a
+    missing row or meta entry, a row that is not the board asked for."""
+
+    def __init__(self, what: str, where: str) -> None:
+        self.what = what
+        self.where = where
+        super().__init__(f"the database is damaged ({what}, {where}): rebuild it with `ttt-db build --force`")
+
+
+class PositionNotFoundError(DatabaseDamagedError, KeyError):
+    """A valid board that the database does not hold: every reachable board has a row, so the
+    database is damaged or incomplete."""
+
+    def __init__(self, board: str) -> None:
+        self.board = board
+        super().__init__(f"no row for board {board!r}", "table ttt_positions")
+
+    def __str__(self) -> str:
+        return DatabaseDamagedError.__str__(self)
 
 
 class UnknownAIError(TttDbError, ValueError):

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-import msgpack
-
-from ttt_db.rules import Mark, Status, move_name, other, swap_marks
+from ttt_db import stored
+from ttt_db.errors import DatabaseDamagedError
+from ttt_db.rules import EMPTY, Mark, Status, move_name, other, swap_marks
 from ttt_db.symmetry import canonical_board
 
 Value = Literal["win", "draw", "loss"]
@@ -67,10 +67,24 @@ class Position:
 
     @classmethod
     def from_row(cls, row: Any) -> Position:
-        """Decode a `positions` row (any object with its column attributes)."""
-        o_wins, x_wins, draws, ways = msgpack.unpackb(row.playout)
+        """Decode a `positions` row (any object with its column attributes), checking every
+        column against the board; DatabaseDamagedError names the first that cannot be right."""
+        board = row.board
+        if not stored.is_board_text(board):
+            raise DatabaseDamagedError(f"board {board!r} is not a board", "table ttt_positions")
+        where = f"row for {board!r}"
+        stored.check_row_rules(board, row, where)
+        o_wins, x_wins, draws, ways = stored.playout_counts(stored.unpack(row.playout, "playout", where), where)
+        best = stored.moves_on(board, stored.unpack(row.best_moves, "best moves", where), "best moves", where)
+        shortest = stored.moves_on(
+            board, stored.unpack(row.best_moves_shortest, "shortest best moves", where),
+            "shortest best moves", where,
+        )
+        analyses = stored.move_values(board, stored.unpack(row.move_values, "move values", where), where)
+        if row.status == "playing" and not (best and shortest and len(analyses) == board.count(EMPTY)):
+            raise DatabaseDamagedError("a position in play without its moves", where)
         return cls(
-            board=row.board,
+            board=board,
             canonical=row.canonical,
             depth=row.depth,
             status=row.status,
@@ -80,9 +94,9 @@ class Position:
             value=row.value,
             remoteness=row.remoteness,
             sv_score=row.sv_score,
-            best_moves=tuple(msgpack.unpackb(row.best_moves)),
-            best_moves_shortest=tuple(msgpack.unpackb(row.best_moves_shortest)),
-            moves=tuple(MoveAnalysis(m, v, r) for m, v, r in msgpack.unpackb(row.move_values)),
+            best_moves=best,
+            best_moves_shortest=shortest,
+            moves=tuple(MoveAnalysis(m, v, r) for m, v, r in analyses),  # type: ignore[arg-type]
             playout=Playout(Fraction(o_wins, ways), Fraction(x_wins, ways), Fraction(draws, ways)),
             paths=row.paths,
         )

@@ -1,7 +1,9 @@
 """The database schema: SQLAlchemy 2 typed models. Lists are msgpack-packed into BLOB columns.
 
 Bump SCHEMA_VERSION whenever a table or the meaning of a column changes; a database of another
-version is refused with a request to rebuild.
+version is refused with a request to rebuild. Every table name starts with `ttt_`, so the
+database can share a server schema with other applications' tables; `ttt_meta` holding a
+`schema_version` row is the marker that the tables are ttt-db's own.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 from sqlalchemy import LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+TABLE_PREFIX = "ttt_"
 
 
 class Base(DeclarativeBase):
@@ -19,7 +22,7 @@ class Base(DeclarativeBase):
 class MetaEntry(Base):
     """Key/value facts of the build; values are JSON text."""
 
-    __tablename__ = "meta"
+    __tablename__ = TABLE_PREFIX + "meta"
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str]
@@ -28,7 +31,7 @@ class MetaEntry(Base):
 class PositionRow(Base):
     """One reachable board in the stored convention (`o` moved first)."""
 
-    __tablename__ = "positions"
+    __tablename__ = TABLE_PREFIX + "positions"
 
     id: Mapped[int] = mapped_column(primary_key=True)  # order: depth, then board
     board: Mapped[str] = mapped_column(String(9), unique=True)
@@ -50,7 +53,7 @@ class PositionRow(Base):
 class NodeList(Base):
     """A named list of boards, msgpack-packed in the order the builder gives."""
 
-    __tablename__ = "node_lists"
+    __tablename__ = TABLE_PREFIX + "node_lists"
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     size: Mapped[int]
@@ -60,7 +63,7 @@ class NodeList(Base):
 class DepthCount(Base):
     """Tree nodes, positions and canonical positions at one depth (moves made)."""
 
-    __tablename__ = "depth_counts"
+    __tablename__ = TABLE_PREFIX + "depth_counts"
 
     depth: Mapped[int] = mapped_column(primary_key=True)
     tree_nodes: Mapped[int]

@@ -3,6 +3,7 @@ and best moves and the pure checks in `ttt_db.checks`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -53,7 +54,7 @@ class CheckReport:
         return document
 
 
-def first_mistake(counterexample: Counterexample, best_moves: dict[str, tuple[int, ...]]) -> Mistake | None:
+def first_mistake(counterexample: Counterexample, best_moves: Mapping[str, tuple[int, ...]]) -> Mistake | None:
     """The first AI move in the counterexample that is not among the stored best moves."""
     boards = replay(counterexample.moves)
     ai_parity = 0 if counterexample.side == "o" else 1

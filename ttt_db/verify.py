@@ -12,6 +12,7 @@ from math import factorial
 from ttt_db import figures
 from ttt_db.backup import back_up
 from ttt_db.database import SolutionDatabase
+from ttt_db.errors import DatabaseDamagedError
 from ttt_db.position import Position
 from ttt_db.rules import EMPTY, empty_cells, final_score, play, side_to_move, status
 from ttt_db.symmetry import canonical_board, symmetric_images, transform_move
@@ -129,10 +130,40 @@ def _check_rows(
         report.problems.append(f"{what}: {found - MAX_PROBLEMS_PER_CHECK} more problems not shown")
 
 
+def _check_file(report: VerifyReport, db: SolutionDatabase) -> None:
+    """The engine's integrity check and the content digest against the one the build stored."""
+    report.checks.append("file integrity")
+    report.problems += [f"file integrity: {line}" for line in db.integrity_problems()[:MAX_PROBLEMS_PER_CHECK]]
+    report.checks.append("content digest")
+    try:
+        stored_digest = db.meta()["content_sha256"]
+        digest = db.content_digest()
+    except DatabaseDamagedError as error:
+        report.problems.append(f"content digest: {error}")
+        return
+    if digest != stored_digest:
+        report.problems.append(f"content digest: the stored content hashes to {digest[:16]}..., "
+                               f"the build recorded {str(stored_digest)[:16]}...")
+
+
 def verify_database(db: SolutionDatabase) -> VerifyReport:
-    """Every check of the stored database; `report.ok` when nothing disagrees."""
+    """Every check of the stored database; `report.ok` when nothing disagrees. Damage (a file
+    that fails its integrity check, rows that do not decode, missing lists or meta entries) is
+    reported as problems, never raised."""
     report = VerifyReport()
-    positions = db.load_all()
+    _check_file(report, db)
+    positions, damage = db.scan()
+    report.checks.append("rows decode and follow the rules")
+    report.problems += [f"rows decode and follow the rules: {error.what} ({error.where})"
+                        for error in damage[:MAX_PROBLEMS_PER_CHECK]]
+    try:
+        _check_content(report, db, positions)
+    except DatabaseDamagedError as error:
+        report.problems.append(f"{error.what} ({error.where})")
+    return report
+
+
+def _check_content(report: VerifyReport, db: SolutionDatabase, positions: list[Position]) -> None:
     by_board = {p.board: p for p in positions}
     depth_rows = db.depth_figures()
 
@@ -169,9 +200,9 @@ def verify_database(db: SolutionDatabase) -> VerifyReport:
     for name, expected_size in figures.LIST_SIZES.items():
         try:
             stored = db.node_list(name)
-        except KeyError:
+        except DatabaseDamagedError as error:
             report.checks.append(f"node list {name}")
-            report.problems.append(f"node list {name}: missing")
+            report.problems.append(f"node list {name}: {error.what}")
             continue
         _expect(report, f"node list {name} size", len(stored), expected_size)
         _expect(report, f"node list {name} matches its definition", stored == derived_lists[name], True)
@@ -196,4 +227,3 @@ def verify_database(db: SolutionDatabase) -> VerifyReport:
                 lambda p: [] if p.paths == paths[p.board] else [f"paths {p.paths}, parents give {paths[p.board]}"])
     _check_rows(report, "row against rules and children", positions, lambda p: _row_problems(p, by_board))
     _check_rows(report, "symmetric images agree", positions, lambda p: _symmetry_problems(p, by_board))
-    return report

@@ -159,18 +159,23 @@ def info(db: DbOption = None, as_json: JsonOption = False) -> None:
 
 @app.command()
 def verify(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Re-derive the figures and cross-check every stored row; exit 1 on any mismatch."""
+    """Check the file's integrity and content digest, re-derive the figures, cross-check every
+    stored row against the rules, its children and its symmetric images, and compare it with a
+    fresh solve; exit 1 on any mismatch or damage."""
+    from builder.crosscheck import compare_with_fresh_solve
+    from cli.render import plural
     from ttt_db.verify import verify_database
 
     with open_db(db) as database:
         report = verify_database(database)
+        compare_with_fresh_solve(database, report)
     if as_json:
         print_json({"ok": report.ok, "checks": report.checks, "problems": report.problems})
     else:
         for problem in report.problems:
             typer.echo(f"mismatch: {problem}")
-        verdict = "ok" if report.ok else f"FAILED with {len(report.problems)} mismatches"
-        typer.echo(f"{verdict}: {len(report.checks)} checks")
+        verdict = "ok" if report.ok else f"FAILED with {plural(len(report.problems), 'mismatch', 'mismatches')}"
+        typer.echo(f"{verdict}: {plural(len(report.checks), 'check')}")
     if not report.ok:
         raise typer.Exit(EXIT_NO)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
 from typing import Any, TypeVar
@@ -227,13 +227,25 @@ class SolutionDatabase:
         """Every legal move with its value for the mover and the remoteness after it."""
         return self.lookup(board).moves
 
-    def _decoded(self, row: Any, wanted: str) -> Position:
-        """A row decoded, after checking it is the board asked for (a damaged index can hand
-        back another row)."""
-        if row.board != wanted:
-            raise DatabaseDamagedError(f"asked for board {wanted!r}, the index gave the row of {row.board!r}",
-                                       f"table {PositionRow.__tablename__}")
-        return Position.from_row(row)
+    def _rows_by_board(self, boards: Sequence[str]) -> dict[str, Any]:
+        """The rows of `boards` that exist, by board. The index is asked only for row ids and
+        the rows are then read by primary key, so a damaged index cannot pass another row off
+        as the board asked for (SQLite reads indexed columns from the index itself)."""
+        rows: dict[str, Any] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(boards), _CHUNK):
+                chunk = list(boards[start : start + _CHUNK])
+                ids = dict(conn.execute(
+                    select(_positions.c.id, _positions.c.board).where(_positions.c.board.in_(chunk))
+                ).all())
+                for row in conn.execute(select(_positions).where(_positions.c.id.in_(list(ids)))):
+                    asked = ids[row.id]
+                    if row.board != asked:
+                        raise DatabaseDamagedError(
+                            f"asked for board {asked!r}, the index gave the row of {row.board!r}",
+                            f"table {PositionRow.__tablename__}")
+                    rows[asked] = row
+        return rows
 
     def _stored_position(self, cells: str) -> Position:
         """The stored row (o first) for `cells`, read once and kept."""
@@ -242,11 +254,10 @@ class SolutionDatabase:
             return found
         if self._all_loaded:
             raise PositionNotFoundError(cells)
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(_positions).where(_positions.c.board == cells)).all()
-        if not rows:
+        row = self._rows_by_board([cells]).get(cells)
+        if row is None:
             raise PositionNotFoundError(cells)
-        return self._stored.setdefault(cells, self._decoded(rows[0], cells))
+        return self._stored.setdefault(cells, Position.from_row(row))
 
     def stored_positions(self, boards: Iterable[str]) -> list[Position]:
         """Stored rows (o first) by their exact board strings, in the order given, reading the
@@ -254,11 +265,8 @@ class SolutionDatabase:
         wanted = list(boards)
         missing = sorted({board for board in wanted if board not in self._stored})
         if missing and not self._all_loaded:
-            with self.engine.connect() as conn:
-                for start in range(0, len(missing), _CHUNK):
-                    chunk = missing[start : start + _CHUNK]
-                    for row in conn.execute(select(_positions).where(_positions.c.board.in_(chunk))):
-                        self._stored.setdefault(row.board, self._decoded(row, row.board))
+            for board, row in self._rows_by_board(missing).items():
+                self._stored.setdefault(board, Position.from_row(row))
         found = []
         for board in wanted:
             position = self._stored.get(board)

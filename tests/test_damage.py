@@ -1,0 +1,171 @@
+"""Fault injection: a damaged database never answers wrongly and never shows a traceback.
+Queries exit 2 with "the database is damaged (what, where): rebuild it ..."; verify reports the
+damage and exits 1."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builder.write import remove_stale_temporaries
+from ttt_db.database import open_database
+from ttt_db.errors import DatabaseDamagedError
+
+REBUILD = "rebuild it with `ttt-db build --force`"
+
+
+def _point_index_entry_elsewhere(path: Path, board: str, other_board: str) -> None:
+    """Rewrite the board index so that `board`'s entry names `other_board`'s row: what a
+    flipped bit in an index page does. The entry is the record (board text, rowid)."""
+    with sqlite3.connect(path) as conn:
+        ids = dict(conn.execute("select board, id from ttt_positions where board in (?, ?)", (board, other_board)))
+        pages = [n for (n,) in conn.execute(
+            "select pageno from dbstat where name = 'sqlite_autoindex_ttt_positions_1'")]
+        page_size = conn.execute("pragma page_size").fetchone()[0]
+    assert 2 <= ids[board] < 128 and 2 <= ids[other_board] < 128  # one-byte integers in the record
+    data = bytearray(path.read_bytes())
+    entry = bytes([3, 2 * 9 + 13, 1]) + board.encode() + bytes([ids[board]])
+    hits = [start for page in pages
+            for start in [data.find(entry, (page - 1) * page_size, page * page_size)] if start >= 0]
+    assert len(hits) == 1
+    data[hits[0] + len(entry) - 1] = ids[other_board]
+    path.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def broken_index(db_path: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "broken-index.sqlite"
+    copy.write_bytes(db_path.read_bytes())
+    _point_index_entry_elsewhere(copy, "....o....", "o........")
+    return copy
+
+
+def test_a_broken_index_is_caught_by_the_lookup(broken_index: Path) -> None:
+    with open_database(broken_index) as db, pytest.raises(DatabaseDamagedError) as caught:
+        db.lookup("....o....")
+    assert str(caught.value) == (
+        "the database is damaged (asked for board '....o....', the index gave the row of 'o........', "
+        f"table ttt_positions): {REBUILD}"
+    )
+
+
+def test_a_broken_index_fails_verify_and_queries(run, broken_index: Path) -> None:
+    answered = run("best-moves", "....o....", "--db", str(broken_index))
+    assert answered.exit_code == 2 and answered.stdout == ""
+    assert answered.stderr.startswith("error: the database is damaged (asked for board '....o....'")
+    verified = run("verify", "--db", str(broken_index))
+    assert verified.exit_code == 1
+    assert "mismatch: file integrity: " in verified.stdout
+
+
+DAMAGE = [
+    ("update ttt_positions set best_moves = x'05' where board = '....o....'",
+     "best moves is int, not a list of moves, row for '....o....'"),
+    ("update ttt_positions set best_moves = x'9163' where board = '....o....'",
+     "best moves holds 99, not a cell 0-8, row for '....o....'"),
+    ("update ttt_positions set best_moves = x'c1' where board = '....o....'",
+     "best moves does not decode (FormatError), row for '....o....'"),
+    ("update ttt_positions set playout = x'9400000000' where board = '....o....'",
+     "playout odds [0, 0, 0, 0] do not add up to one, row for '....o....'"),
+    ("update ttt_positions set to_move = 'z' where board = '....o....'",
+     "side to move 'z', expected 'x', row for '....o....'"),
+    ("update ttt_positions set score = 'abc' where board = '....o....'",
+     "score is 'abc', not a whole number from -1 to 1, row for '....o....'"),
+    ("update ttt_positions set move_values = x'90' where board = '....o....'",
+     "a position in play without its moves, row for '....o....'"),
+    ("delete from ttt_positions where board = '....o....'",
+     "no row for board '....o....', table ttt_positions"),
+]
+
+
+@pytest.mark.parametrize(("statement", "what"), DAMAGE)
+def test_damaged_rows_are_refused_by_queries_and_reported_by_verify(
+    run, altered_copy, statement: str, what: str
+) -> None:
+    damaged = altered_copy(statement)
+    for command in ("best-moves", "show"):
+        result = run(command, "....o....", "--db", str(damaged))
+        assert result.exit_code == 2, result.output
+        assert result.stdout == ""
+        assert result.stderr == f"error: the database is damaged ({what}): {REBUILD}\n"
+    verified = run("verify", "--db", str(damaged))
+    assert verified.exit_code == 1
+    assert "Traceback" not in verified.output
+    assert "FAILED" in verified.stdout
+
+
+@pytest.mark.parametrize(("statement", "what"), DAMAGE[:3])
+def test_damaged_best_moves_stop_a_check_with_exit_2(run, altered_copy, statement: str, what: str) -> None:
+    result = run("check", "perfect", "--db", str(altered_copy(statement)))
+    assert result.exit_code == 2
+    assert result.stderr == f"error: the database is damaged ({what}): {REBUILD}\n"
+
+
+def test_a_missing_meta_entry(run, altered_copy) -> None:
+    damaged = altered_copy("delete from ttt_meta where key = 'figures'")
+    result = run("info", "--db", str(damaged))
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: the database is damaged (meta entry 'figures' is missing, table ttt_meta): {REBUILD}\n")
+    verified = run("verify", "--db", str(damaged))
+    assert verified.exit_code == 1
+    assert "mismatch: content digest: the database is damaged (meta entry 'figures' is missing" in verified.stdout
+
+
+def test_a_missing_schema_version_is_damage(run, altered_copy) -> None:
+    damaged = altered_copy("delete from ttt_meta where key = 'schema_version'")
+    result = run("best-moves", "ox..x....", "--db", str(damaged))
+    assert result.exit_code == 2
+    assert "the database is damaged (meta entry 'schema_version' is missing" in result.stderr
+
+
+def test_a_missing_node_list(run, altered_copy) -> None:
+    damaged = altered_copy("delete from ttt_node_lists where name = 'decision'")
+    result = run("check", "ai14s", "--strong", "--db", str(damaged))
+    assert result.exit_code == 2
+    assert "the database is damaged (node list 'decision' is missing, table ttt_node_lists)" in result.stderr
+    assert "mismatch: node list decision: node list 'decision' is missing" in run("verify", "--db", str(damaged)).stdout
+
+
+def test_one_changed_byte_changes_the_digest(run, altered_copy) -> None:
+    # a change that keeps every rule (paths are only cross-checked, never decoded) still shows
+    damaged = altered_copy("update ttt_positions set paths = 2 where board = 'ox.......'")
+    problems = run("verify", "--db", str(damaged)).stdout
+    assert "mismatch: content digest: the stored content hashes to" in problems
+
+
+def test_a_killed_builds_leftovers_are_removed_by_the_next_build(tmp_path: Path) -> None:
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True)
+    dead = int(finished.stdout)  # that process has exited
+    target = tmp_path / "db.sqlite"
+    stale = [tmp_path / f".db.sqlite.{dead}.tmp", tmp_path / f".db.sqlite.{dead}.tmp-journal"]
+    running = tmp_path / f".db.sqlite.{os.getppid()}.tmp"  # a build that is still going
+    for leftover in [*stale, running]:
+        leftover.write_bytes(b"half a database")
+    assert sorted(remove_stale_temporaries(target)) == sorted(stale)
+    assert running.exists() and not any(p.exists() for p in stale)
+
+
+def test_a_build_killed_while_writing_leaves_files_the_next_build_removes(tmp_path: Path) -> None:
+    target = tmp_path / "killed.sqlite"
+    script = (
+        "import os, signal, builder.write as w\n"
+        "real = w.write_url\n"
+        "def dying(*a, **k):\n"
+        "    real(*a, **k)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "w.write_url = dying\n"
+        f"from builder import build_database; build_database({str(target)!r})\n"
+    )
+    killed = subprocess.run([sys.executable, "-c", script], check=False)
+    assert killed.returncode == -9
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # left behind
+    from builder import build_database
+
+    build_database(target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["killed.sqlite"]

@@ -3,7 +3,9 @@ builder derives now. `verify` runs it beside `ttt_db.verify`'s own re-derivation
 
 from __future__ import annotations
 
-from builder.solver import SolvedPosition, solve_game
+from functools import cache
+
+from builder.solver import Solution, SolvedPosition, solve_game
 from ttt_db.database import SolutionDatabase
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.position import Position
@@ -27,9 +29,15 @@ def _solved_fields(s: SolvedPosition) -> tuple[object, ...]:
             (Fraction(o_wins, ways), Fraction(x_wins, ways), Fraction(draws, ways)), s.paths)
 
 
+@cache
+def _fresh_solution() -> Solution:
+    """The solve is deterministic: one per process serves every comparison."""
+    return solve_game()
+
+
 def compare_with_fresh_solve(db: SolutionDatabase, report: VerifyReport) -> None:
     """Add the differences between the stored content and a fresh solve to `report`."""
-    solution = solve_game()
+    solution = _fresh_solution()
     positions, _damage = db.scan()  # damaged rows are reported by verify_database
     stored = {p.board: p for p in positions}
     report.checks.append(CHECK)

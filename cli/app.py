@@ -19,6 +19,7 @@ from cli.common import (
     BoardArgument,
     BoardCommand,
     DbOption,
+    DebugSwitch,
     FirstOption,
     JsonOption,
     QuietOption,
@@ -39,7 +40,7 @@ app = typer.Typer(
     "Viewpoints: score and sv_score are from the first player's side; value and remoteness "
     "from the side to move; playout is [o wins, x wins, draw].\n\n"
     "Exit codes: 0 success, 1 the answer is no (a failed check or verify), 2 bad input, "
-    "3 a bug in ttt-db. Documentation: docs/ in the repository.",
+    "3 a bug in ttt-db (--debug shows the traceback). Documentation: docs/ in the repository.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -59,8 +60,11 @@ def _print_version(value: bool) -> None:
 def _options(
     version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="On an internal error (exit 3), print the traceback too.")] = False,
 ) -> None:
     """Options of the app itself."""
+    DebugSwitch.on = debug
 
 
 @app.command()

@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.common import EXIT_NO, DbOption, JsonOption, QuietOption, fail, open_db, print_json, progress_bar
+from cli.common import (
+    EXIT_NO,
+    DbOption,
+    JsonOption,
+    QuietOption,
+    ai_output_to_stderr,
+    fail,
+    open_db,
+    print_json,
+    progress_bar,
+)
 from cli.render import describe_analyses, describe_move, describe_moves, indented_diagram, plural
 from ttt_db.rules import side_to_move
 
@@ -116,11 +126,13 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None) -> list
 
 
 @contextmanager
-def _counting_calls(named: NamedAI, quiet: bool) -> Iterator[NamedAI]:
+def _counting_calls(named: NamedAI, quiet: bool, timeout: float | None) -> Iterator[NamedAI]:
     """The AI with each call counted on a progress bar (seen only when a slow AI makes the
-    checks take longer than a second)."""
+    checks take longer than a second) and, with `timeout`, each answer limited in time."""
+    from ttt_db.checks import answer_within
+
     with progress_bar(None, f"asking {named.name}", "board", quiet=quiet) as bar:
-        play, update = named.play, bar.update
+        play, update = named.play if timeout is None else answer_within(named.play, timeout), bar.update
 
         def counted(board: str) -> Collection[int]:
             update()
@@ -177,6 +189,9 @@ def check(
         "--shortest", help="Strong check against the shortest best moves (win fastest, lose slowest).")] = False,
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing boards to draw.")] = 10,
     all_ais: Annotated[bool, typer.Option("--all", help="Every built-in AI in one table (exit 0).")] = False,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", min=0.001, metavar="SECONDS",
+        help="Fail the AI at any board it takes longer than this to answer (default: no limit).")] = None,
     quiet: QuietOption = False,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -184,7 +199,8 @@ def check(
     """Is the AI solved? Weakly (never loses from the start, as o and as x) and strongly (plays
     only best moves at the 3,191 decision positions). Both checks unless one is asked for.
 
-    A user AI (package.module:function) is imported and run: only check code you trust.
+    A user AI (package.module:function) is imported and run: only check code you trust. What it
+    prints goes to stderr, so --json output stays one document.
     Exit 0 when every requested check passes, 1 when one fails, 2 for an unknown AI."""
     from ttt_db.ais import load_ai
     from ttt_db.solve_check import run_checks
@@ -196,10 +212,11 @@ def check(
             _check_all(database, weak or both, strong or both, as_json, quiet)
             return
         assert ai is not None
-        named = load_ai(ai, lambda: database)
-        with _counting_calls(named, quiet) as counted:
-            report = run_checks(counted, database, weak=weak or both, strong=strong or both,
-                                canonical=canonical, shortest=shortest)
+        with ai_output_to_stderr():
+            named = load_ai(ai, lambda: database)
+            with _counting_calls(named, quiet, timeout) as counted:
+                report = run_checks(counted, database, weak=weak or both, strong=strong or both,
+                                    canonical=canonical, shortest=shortest)
     if as_json:
         print_json(report.to_dict())
     else:

@@ -4,9 +4,11 @@ errors become an `error: ...` line and an exit code."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
@@ -111,8 +113,18 @@ def error_line(error: BaseException) -> tuple[str, int]:
         return f"database error: {error}".splitlines()[0], EXIT_USAGE
     return (
         f"internal error, a bug in ttt-db: {type(error).__name__}: {error} "
-        f"(set {DEBUG_ENV_VAR}=1 for the traceback)"
+        "(run with --debug for the traceback)"
     ), EXIT_BUG
+
+
+class DebugSwitch:
+    """`ttt-db --debug` (or TTT_DB_DEBUG=1): show the traceback of a bug instead of one line."""
+
+    on = False
+
+    @classmethod
+    def wanted(cls) -> bool:
+        return cls.on or bool(os.environ.get(DEBUG_ENV_VAR))
 
 
 def _usage_line(error: Any) -> str:
@@ -139,6 +151,7 @@ class App(TyperGroup):
 
     def _run(self, args: Sequence[str] | None, prog_name: str | None, complete_var: str | None,
              **extra: Any) -> int:
+        DebugSwitch.on = False
         try:
             result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click_exceptions.NoArgsIsHelpError as error:
@@ -158,8 +171,8 @@ class App(TyperGroup):
             return 0
         except Exception as error:
             message, code = error_line(error)
-            if code == EXIT_BUG and os.environ.get(DEBUG_ENV_VAR):
-                raise
+            if code == EXIT_BUG and DebugSwitch.wanted():
+                traceback.print_exc()
             typer.echo(f"error: {message}", err=True)
             return code
         if result == EXIT_INTERRUPTED:  # Typer turns Ctrl-C into Exit(130): end the line
@@ -212,6 +225,11 @@ class BoardCommand(TyperCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, boards_as_arguments(self, args))
+
+
+def ai_output_to_stderr() -> contextlib.AbstractContextManager[Any]:
+    """While AIs (foreign code) run, what they print goes to stderr: stdout is the command's."""
+    return contextlib.redirect_stdout(sys.stderr)
 
 
 def print_json(document: Any) -> None:

@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.common import DbOption, JsonOption, QuietOption, Side, fail, open_db, print_json, progress_bar
+from cli.common import (
+    DbOption,
+    JsonOption,
+    QuietOption,
+    Side,
+    ai_output_to_stderr,
+    fail,
+    open_db,
+    print_json,
+    progress_bar,
+)
 from cli.render import describe_move, describe_moves, diagram, move_outcome, plural
 
 if TYPE_CHECKING:
@@ -62,9 +72,9 @@ def match(
             database = open_db(db)
         return database
 
-    first, second = load_ai(ai1, provide_database), load_ai(ai2, provide_database)
     try:
-        with progress_bar(2 * games, "games", "game", quiet=quiet) as bar:
+        with ai_output_to_stderr(), progress_bar(2 * games, "games", "game", quiet=quiet) as bar:
+            first, second = load_ai(ai1, provide_database), load_ai(ai2, provide_database)
             result = run_match(first.play, second.play, games, seed=seed,
                                progress=lambda done, total: bar.update(done - bar.n))
     except AIMisbehaved as error:

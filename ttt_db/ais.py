@@ -136,11 +136,13 @@ def _user_ai(spec: str) -> NamedAI:
     if not module_name or not attribute:
         raise UnknownAIError(spec, "a user AI is written package.module:function")
     if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
+        sys.path.append(os.getcwd())  # last: a file in the folder cannot shadow an installed package
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         raise UnknownAIError(spec, f"cannot import module {module_name!r} ({error})") from None
+    except SystemExit as error:
+        raise UnknownAIError(spec, f"importing {module_name!r} called sys.exit({error.code!r})") from None
     except Exception as error:  # the user's module failed while importing
         raise UnknownAIError(
             spec, f"importing {module_name!r} raised {type(error).__name__}: {error}"

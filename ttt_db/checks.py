@@ -13,6 +13,8 @@ at that board; the failure carries the error instead of crashing the check.
 from __future__ import annotations
 
 import operator
+import signal
+import threading
 import traceback
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,45 +48,90 @@ def raised_where(error: BaseException) -> str | None:
     return f"{outside[-1].filename}:{outside[-1].lineno}" if outside else None
 
 
-def _raised(board: str, error: Exception, doing: str = "raised") -> AIMisbehaved:
+def _raised(board: str, error: BaseException, doing: str = "raised") -> AIMisbehaved:
+    if isinstance(error, SystemExit):
+        return AIMisbehaved(board, f"the AI called sys.exit({error.code!r})", raised_where(error))
     return AIMisbehaved(board, f"the AI {doing} {type(error).__name__}: {error}", raised_where(error))
 
 
 def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
-    """The AI's candidates at `board`, sorted and validated; AIMisbehaved if unusable."""
+    """The AI's candidates at `board`, sorted and validated; AIMisbehaved if unusable. The
+    answer is read lazily and refused at its first bad move, however long it is."""
     try:
         answer: Collection[int] = ai(board)
-    except Exception as error:  # the AI is foreign code: any exception is its failure
+    except AIMisbehaved:
+        raise
+    except (Exception, SystemExit) as error:  # the AI is foreign code: any exception is its failure
         raise _raised(board, error) from None
+    if type(answer) is tuple or type(answer) is list:
+        for move in answer:
+            if type(move) is not int or not 0 <= move <= 8 or board[move] != EMPTY:
+                return _validated(board, answer)
+        if not answer:
+            raise AIMisbehaved(board, "the AI answered no move")
+        return tuple(sorted(set(answer)))
+    return _validated(board, answer)
+
+
+def _validated(board: str, answer: object) -> tuple[int, ...]:
+    """The slow path of `candidate_moves`: any iterable of any integer type, read one move at
+    a time, or say what is wrong with the first move that is."""
     try:
-        items = answer if type(answer) is tuple or type(answer) is list else list(answer)
-    except TypeError as error:
-        if raised_where(error) is not None:  # raised inside the user's own iterator
-            raise _raised(board, error, "raised while its answer was read:") from None
-        raise AIMisbehaved(board, f"the AI answered {answer!r}, not a collection of moves") from None
-    except Exception as error:  # an answer generator that fails part-way
-        raise _raised(board, error, "raised while its answer was read:") from None
-    for move in items:
-        if type(move) is not int or not 0 <= move <= 8 or board[move] != EMPTY:
-            return _validated(board, items)
-    if not items:
-        raise AIMisbehaved(board, "the AI answered no move")
-    return tuple(sorted(set(items)))
-
-
-def _validated(board: str, items: Collection[object]) -> tuple[int, ...]:
-    """The slow path of `candidate_moves`: accept any integer type, or say what is wrong."""
+        items = iter(answer)  # type: ignore[call-overload]
+    except TypeError:
+        raise AIMisbehaved(board, f"the AI answered {answer!r:.80}, not a collection of moves") from None
     moves: set[int] = set()
-    for item in items:
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            break
+        except (Exception, SystemExit) as error:  # an answer generator that fails part-way
+            raise _raised(board, error, "raised while its answer was read:") from None
         if isinstance(item, bool) or not isinstance(item, SupportsIndex):
-            raise AIMisbehaved(board, f"the AI answered {item!r}, not a cell index")
+            raise AIMisbehaved(board, f"the AI answered {item!r:.80}, not a cell index")
         move = operator.index(item)
         if not 0 <= move <= 8:
             raise AIMisbehaved(board, f"the AI answered {move}, off the board (cells are 0-8)")
         if board[move] != EMPTY:
             raise AIMisbehaved(board, f"the AI answered {move}, a cell taken by {board[move]}")
         moves.add(move)
+    if not moves:
+        raise AIMisbehaved(board, "the AI answered no move")
     return tuple(sorted(moves))
+
+
+class _NoAnswerInTime(BaseException):
+    """Raised inside a slow AI by the timer of `answer_within` (a BaseException, so that the
+    AI's own `except Exception` cannot swallow it; a bare `except:` still can)."""
+
+
+def answer_within(ai: AI, seconds: float) -> AI:
+    """The AI with each answer, its reading included, limited to `seconds` of wall time; an
+    AI that takes longer fails at that board. Uses SIGALRM, so it runs in the main thread only."""
+    if seconds <= 0:
+        raise ValueError(f"a time limit must be positive, not {seconds}")
+
+    def limited(board: str) -> Collection[int]:
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("a per-answer time limit works in the main thread only")
+
+        def expire(signum: int, frame: object) -> None:
+            raise _NoAnswerInTime
+
+        previous = signal.signal(signal.SIGALRM, expire)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+            try:
+                return list(ai(board))
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _NoAnswerInTime:
+            raise AIMisbehaved(board, f"the AI did not answer within {seconds:g} s") from None
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+
+    return limited
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,9 +86,28 @@ def test_dls_sees_only_its_horizon() -> None:
     assert DepthLimited(1)(board) == (2,)
 
 
-def test_iddfs_without_time_answers_every_legal_move() -> None:
-    assert IterativeDeepening(1e-9)("oo..x....") == (2, 3, 5, 6, 7, 8)
-    assert IterativeDeepening(5.0)("oo..x....") == (2,)
+class TickingClock:
+    """A clock that moves one second each time it is read: a search's progress in clock reads
+    is the same on every machine."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_iddfs_answers_from_the_deepest_completed_iteration() -> None:
+    board = "oo..x...."
+    stopped = TickingClock()
+    assert IterativeDeepening(0.5, clock=stopped)(board) == (2, 3, 5, 6, 7, 8)  # none completed
+    frozen = IterativeDeepening(1.0, clock=lambda: 0.0)  # time never passes: every depth completes
+    assert frozen(board) == DepthLimited(board.count(".") - 1, evaluate_with_ai14s=True)(board) == (2,)
+    # abdls@0 on this board reads the clock once per node: 1 (start) + 7 reads fit in 8 seconds
+    nodes_at_depth_0 = 1 + len([i for i in range(9) if board[i] == "."])
+    shallow = IterativeDeepening(float(nodes_at_depth_0) + 0.5, clock=TickingClock())
+    assert shallow(board) == DepthLimited(0, evaluate_with_ai14s=True)(board)
 
 
 def test_registry_names_and_lookups(db: SolutionDatabase) -> None:

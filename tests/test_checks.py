@@ -75,7 +75,11 @@ def test_dls3_is_not_weakly_solved(db: SolutionDatabase) -> None:
 def test_the_weak_search_skips_boards_it_has_examined() -> None:
     # every board reachable with ai2s as o, until the first loss, is examined once
     perfect_like = check_weak(lambda board: [i for i in range(9) if board[i] == "."])
-    assert perfect_like.o.visited < 5478
+    # depth-first in index order; o's first loss (x completing the middle column) ends it at 37
+    assert (perfect_like.o.visited, perfect_like.x.visited) == (37, 8)
+    assert perfect_like.o.counterexample is not None and perfect_like.x.counterexample is not None
+    assert perfect_like.o.counterexample.moves == (0, 1, 2, 3, 5, 4, 6, 7)
+    assert perfect_like.x.counterexample.moves == (0, 1, 2, 3, 4, 5, 6)
 
 
 MISBEHAVING = {

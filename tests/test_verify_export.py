@@ -15,7 +15,8 @@ from ttt_db.verify import verify_database
 def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
     report = verify_database(db)
     assert report.ok, report.problems
-    assert len(report.checks) >= 25
+    assert len(report.checks) == len(set(report.checks)) == 32
+    assert report.checks[:3] == ["file integrity", "content digest", "rows decode and follow the rules"]
 
 
 @pytest.mark.parametrize(

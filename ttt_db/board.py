@@ -54,8 +54,14 @@ def _separator_hint(text: str) -> str | None:
     return None
 
 
+_NORMALIZE: Final = str.maketrans({char: cell for char, cell in _CELL_CHARS.items() if char != cell})
+_PLAIN_CHARS: Final = frozenset(_CELL_CHARS)
+
+
 def normalize_cells(text: str) -> str:
     """9 lowercase cells from any accepted notation, or InvalidBoardError naming the fault."""
+    if len(text) == 9 and _PLAIN_CHARS.issuperset(text):
+        return text.translate(_NORMALIZE)
     if _looks_like_a_move(text):
         raise InvalidBoardError(text, f"that is a move, not a board; {_EXAMPLE}")
     hint = _separator_hint(text)

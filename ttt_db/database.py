@@ -228,23 +228,22 @@ class SolutionDatabase:
         return self.lookup(board).moves
 
     def _rows_by_board(self, boards: Sequence[str]) -> dict[str, Any]:
-        """The rows of `boards` that exist, by board. The index is asked only for row ids and
-        the rows are then read by primary key, so a damaged index cannot pass another row off
-        as the board asked for (SQLite reads indexed columns from the index itself)."""
+        """The rows of `boards` that exist, by board. The index only finds row ids, and the rows
+        are read by primary key: SQLite reads an indexed column from the index itself, so a
+        damaged index could otherwise pass another row off as the board asked for."""
         rows: dict[str, Any] = {}
+        asked = set(boards)
         with self.engine.connect() as conn:
             for start in range(0, len(boards), _CHUNK):
                 chunk = list(boards[start : start + _CHUNK])
-                ids = dict(conn.execute(
-                    select(_positions.c.id, _positions.c.board).where(_positions.c.board.in_(chunk))
-                ).all())
-                for row in conn.execute(select(_positions).where(_positions.c.id.in_(list(ids)))):
-                    asked = ids[row.id]
-                    if row.board != asked:
+                ids = select(_positions.c.id).where(_positions.c.board.in_(chunk)).scalar_subquery()
+                for row in conn.execute(select(_positions).where(_positions.c.id.in_(ids))):
+                    if row.board not in asked or row.board in rows:
                         raise DatabaseDamagedError(
-                            f"asked for board {asked!r}, the index gave the row of {row.board!r}",
+                            f"asked for board {chunk[0]!r}, the index gave the row of {row.board!r}"
+                            if len(chunk) == 1 else f"the index gave a row for {row.board!r} unasked",
                             f"table {PositionRow.__tablename__}")
-                    rows[asked] = row
+                    rows[row.board] = row
         return rows
 
     def _stored_position(self, cells: str) -> Position:

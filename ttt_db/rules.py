@@ -41,7 +41,7 @@ def winner(cells: str) -> Mark | None:
 
 def winning_lines(cells: str, mark: Mark) -> list[tuple[int, int, int]]:
     """Every line on which `mark` has three in a row."""
-    return [line for line in LINES if all(cells[i] == mark for i in line)]
+    return [line for line in LINES if cells[line[0]] == cells[line[1]] == cells[line[2]] == mark]
 
 
 def status(cells: str) -> Status:

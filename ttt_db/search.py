@@ -8,6 +8,7 @@ and from the side to move (negamax) for the depth-limited searches.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Final
 
 from ttt_db.ai_rules import board_score
@@ -127,10 +128,12 @@ class DepthLimited:
     more: a win at ply p scores WIN_SCORE - p.
     """
 
-    def __init__(self, depth: int, *, evaluate_with_ai14s: bool = False) -> None:
+    def __init__(self, depth: int, *, evaluate_with_ai14s: bool = False,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.depth = depth
         self.evaluate_with_ai14s = evaluate_with_ai14s
         self.deadline: float | None = None
+        self.clock = clock
 
     def _leaf(self, board: str, mover: Mark) -> Score:
         if not self.evaluate_with_ai14s:
@@ -139,7 +142,7 @@ class DepthLimited:
 
     def negamax(self, board: str, mover: Mark, depth: int, ply: int, alpha: Score, beta: Score) -> Score:
         """Value of `board` for `mover`, the side to move, `ply` plies below the root."""
-        if self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.deadline is not None and self.clock() > self.deadline:
             raise SearchTimeout
         if winner(board) is not None:
             return ply - WIN_SCORE  # the previous mover has just won
@@ -180,14 +183,15 @@ class IterativeDeepening:
     """`iddfs@SECONDS`: abdls@0, @1, ... until the time runs out; the deepest completed
     iteration answers, or every legal move when none completed."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, *, clock: Callable[[], float] = time.perf_counter) -> None:
         self.seconds = seconds
+        self.clock = clock  # injectable, so tests need not race the machine
 
     def __call__(self, board: str) -> tuple[int, ...]:
-        deadline = time.perf_counter() + self.seconds
+        deadline = self.clock() + self.seconds
         answer = legal_moves(board)
         for depth in range(board.count(EMPTY)):
-            search = DepthLimited(depth, evaluate_with_ai14s=True)
+            search = DepthLimited(depth, evaluate_with_ai14s=True, clock=self.clock)
             search.deadline = deadline
             try:
                 answer = search(board)

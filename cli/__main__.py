@@ -1,5 +1,5 @@
 """`python -m cli` runs the ttt-db command line."""
 
-from cli.app import main
+from cli import main
 
 main()

@@ -220,7 +220,3 @@ def _register_other_commands() -> None:
 
 
 _register_other_commands()
-
-
-def main() -> None:
-    app()

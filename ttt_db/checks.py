@@ -78,8 +78,12 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
     a time, or say what is wrong with the first move that is."""
     try:
         items = iter(answer)  # type: ignore[call-overload]
-    except TypeError:
+    except TypeError as error:
+        if raised_where(error) is not None:  # raised by the answer's own __iter__
+            raise _raised(board, error, "raised while its answer was read:") from None
         raise AIMisbehaved(board, f"the AI answered {answer!r:.80}, not a collection of moves") from None
+    except (Exception, SystemExit) as error:
+        raise _raised(board, error, "raised while its answer was read:") from None
     moves: set[int] = set()
     while True:
         try:

@@ -1,0 +1,152 @@
+"""A plug-in AI can fail however it likes; the check reports it at that board, and stdout stays
+the command's own. A library bug is exit 3, not bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+HOSTILE = '''
+import sys
+
+def exits(board):
+    sys.exit(3)
+
+def generator_fails(board):
+    yield board.index(".")
+    raise ValueError("half way")
+
+class Answer:
+    def __iter__(self):
+        raise LookupError("cannot iterate")
+
+def iteration_fails(board):
+    return Answer()
+
+def chatty(board):
+    print("thinking about", board)
+    return [board.index(".")]
+
+def millions(board):
+    return range(10**9)
+
+def hangs(board):
+    if board.count(".") < 8:
+        while True:
+            pass
+    return [4]
+
+def blank_doc(board):
+    """   """
+    return [board.index(".")]
+
+def odd_doc(board):
+    return [board.index(".")]
+odd_doc.__doc__ = 42
+'''
+
+
+@pytest.fixture
+def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    source = tmp_path / "hostile_bots.py"
+    source.write_text(HOSTILE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "hostile_bots", raising=False)  # this test's copy, not an earlier one
+    yield source
+    sys.modules.pop("hostile_bots", None)
+
+
+def _weak_o(run, spec: str, *options: str) -> dict[str, object]:
+    result = run("check", spec, "--weak", "--json", *options)
+    assert result.exit_code == 1, result.output
+    return json.loads(result.stdout)["weak"]["o"]["counterexample"]
+
+
+@pytest.mark.parametrize(
+    ("function", "error", "line"),
+    [
+        ("exits", "the AI called sys.exit(3)", 5),
+        ("generator_fails", "the AI raised while its answer was read: ValueError: half way", 9),
+        ("iteration_fails", "the AI raised while its answer was read: LookupError: cannot iterate", 13),
+    ],
+)
+def test_a_failing_ai_is_reported_at_the_empty_board(run, hostile: Path, function: str, error: str,
+                                                     line: int) -> None:
+    example = _weak_o(run, f"hostile_bots:{function}")
+    assert example == {"side": "o", "moves": [], "board": ".........", "error": error,
+                       "where": f"{hostile}:{line}"}
+
+
+def test_an_answer_of_millions_of_moves_stops_at_the_first_bad_one(run, hostile: Path) -> None:
+    example = _weak_o(run, "hostile_bots:millions")
+    assert example["error"] == "the AI answered 9, off the board (cells are 0-8)"
+
+
+def test_an_ai_that_never_returns_is_stopped_by_timeout(run, hostile: Path) -> None:
+    example = _weak_o(run, "hostile_bots:hangs", "--timeout", "0.2")
+    assert example == {"side": "o", "moves": [4, 0], "board": "x...o....",
+                       "error": "the AI did not answer within 0.2 s", "where": None}
+
+
+def test_what_an_ai_prints_goes_to_stderr(run, hostile: Path) -> None:
+    result = run("check", "hostile_bots:chatty", "--weak", "--json")
+    assert json.loads(result.stdout)["ai"] == "hostile_bots:chatty"  # stdout is one JSON document
+    assert "thinking about ........." in result.stderr
+
+
+@pytest.mark.parametrize("function", ["blank_doc", "odd_doc"])
+def test_any_docstring_is_fine(run, hostile: Path, function: str) -> None:
+    from ttt_db.ais import load_ai
+
+    assert load_ai(f"hostile_bots:{function}").summary == "user AI"
+    assert run("check", f"hostile_bots:{function}", "--weak").exit_code == 1
+
+
+def test_sys_exit_at_import_is_an_unknown_ai(run, tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "exits_on_import.py").write_text("import sys\nsys.exit(0)\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = run("check", "exits_on_import:play")
+    assert (result.exit_code, result.stderr) == (
+        2, "error: unknown AI 'exits_on_import:play': importing 'exits_on_import' called sys.exit(0)\n")
+
+
+def test_a_file_in_the_folder_cannot_shadow_an_installed_package(tmp_path: Path) -> None:
+    (tmp_path / "tqdm.py").write_text("raise RuntimeError('the real tqdm was shadowed')\n")
+    (tmp_path / "simple_bot.py").write_text("def play(board):\n    return [board.index('.')]\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"TTT_DB": str(tmp_path / "db.sqlite")}
+    script = shutil.which("ttt-db") or pytest.skip("the ttt-db console script is not installed")
+    result = subprocess.run([script, "check", "simple_bot:play", "--weak"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[0] == "simple_bot:play: NOT solved"
+    assert "shadowed" not in result.stderr
+
+
+def test_a_library_bug_is_exit_3_with_one_line(run, monkeypatch) -> None:
+    def broken(*args: object, **kwargs: object) -> object:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr("ttt_db.database.SolutionDatabase.lookup", broken)
+    result = run("best-moves", "ox..x....")
+    assert result.exit_code == 3
+    assert result.stderr == ("error: internal error, a bug in ttt-db: ZeroDivisionError: division by zero "
+                             "(run with --debug for the traceback)\n")
+    debugged = run("--debug", "best-moves", "ox..x....")
+    assert debugged.exit_code == 3
+    assert "Traceback (most recent call last)" in debugged.stderr
+    assert debugged.stderr.rstrip().endswith("(run with --debug for the traceback)")
+
+
+def test_a_value_error_from_a_bug_is_not_called_bad_input(run, monkeypatch) -> None:
+    monkeypatch.setattr("ttt_db.database.SolutionDatabase.lookup",
+                        lambda *a, **k: int("not a number"))
+    assert run("show", "ox..x....").exit_code == 3

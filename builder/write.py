@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
-from sqlalchemy import Connection, insert, inspect, select
+from sqlalchemy import Connection, delete, insert, inspect, select
 
 from builder.solver import Solution, SolvedPosition
 from ttt_db import __version__
@@ -92,13 +92,14 @@ def _meta_rows(solution: Solution, built_at: str) -> list[dict[str, str]]:
     return [{"key": key, "value": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
 
 
-def _refuse_foreign_tables(conn: Connection) -> None:
-    """Replace only tables this project made: if any of our table names exists, the marker
-    (`ttt_meta` with a `schema_version` row) must be there too."""
+def _existing_schema_version(conn: Connection) -> int | None:
+    """The schema version of the ttt-db tables already there, or None when there are none.
+    DatabaseError when one of our table names is taken by a table this project did not make
+    (no `schema_version` marker in `ttt_meta`): such a table is never dropped or overwritten."""
     existing = set(inspect(conn).get_table_names())
     ours = [table.name for table in Base.metadata.sorted_tables if table.name in existing]
     if not ours:
-        return
+        return None
     marker = None
     if MetaEntry.__tablename__ in existing:
         marker = conn.execute(
@@ -109,14 +110,21 @@ def _refuse_foreign_tables(conn: Connection) -> None:
             f"table {ours[0]} already exists and was not made by ttt-db (no schema_version in "
             f"{MetaEntry.__tablename__}); not replacing it: use another database or schema"
         )
+    version = json.loads(marker)
+    return version if isinstance(version, int) else -1
 
 
 def _write_tables(conn: Connection, solution: Solution, built_at: str) -> None:
-    """Replace the project's tables in the caller's transaction: on a server, readers see the
-    old database or the new one, never half of one."""
-    _refuse_foreign_tables(conn)
-    Base.metadata.drop_all(conn)
-    Base.metadata.create_all(conn)
+    """Replace the project's tables in the caller's transaction. Tables of this schema version
+    are emptied and refilled rather than dropped, so on a server a reader sees the old content
+    or the new, never half of it, and is never left waiting on a table that is gone."""
+    version = _existing_schema_version(conn)
+    if version == SCHEMA_VERSION:
+        for table in reversed(Base.metadata.sorted_tables):
+            conn.execute(delete(table))
+    else:
+        Base.metadata.drop_all(conn)
+        Base.metadata.create_all(conn)
     conn.execute(insert(MetaEntry), _meta_rows(solution, built_at))
     conn.execute(insert(PositionRow), position_rows(solution.positions))
     conn.execute(

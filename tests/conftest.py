@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +32,24 @@ def db(db_path: Path) -> Iterator[SolutionDatabase]:
 @pytest.fixture(scope="session")
 def positions(db: SolutionDatabase) -> dict[str, object]:
     return {p.board: p for p in db.load_all()}
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server of the test session's own; the tests that need it skip with the
+    reason when the machine cannot run one. Its folder is outside pytest's (which only root
+    may enter), so the server can run as the postgres user."""
+    from postgres_server import postgres_server, why_not_available
+
+    reason = why_not_available()
+    if reason is not None:
+        pytest.skip(reason)
+    folder = Path(tempfile.mkdtemp(prefix="ttt-db-postgres-"))
+    try:
+        with postgres_server(folder) as url:
+            yield url
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -20,7 +20,8 @@ def content_digest(
     `depth_columns`: tree nodes, positions and canonical positions by depth."""
     digest = hashlib.sha256()
     for row in position_rows:
-        digest.update(msgpack.packb(list(row)))
+        # a server driver may hand blobs back as memoryview: hash the bytes either way
+        digest.update(msgpack.packb([bytes(v) if isinstance(v, memoryview) else v for v in row]))
     for name in sorted(node_lists):
         digest.update(msgpack.packb([name, node_lists[name]]))
     digest.update(msgpack.packb([list(column) for column in depth_columns]))

@@ -52,18 +52,20 @@ def solve(board: str) -> tuple[int, int]:
     return sign * best, 1 + (min(keeping) if best > 0 else max(keeping))
 
 
+@cache
 def best_moves(board: str) -> tuple[int, ...]:
     score, _ = solve(board)
     return tuple(move for move, child in children(board) if solve(child)[0] == score)
 
 
-def reachable() -> set[str]:
+@cache
+def reachable() -> frozenset[str]:
     seen = {"........."}
     frontier = ["........."]
     while frontier:
         frontier = [child for board in frontier for _, child in children(board) if child not in seen]
         seen.update(frontier)
-    return seen
+    return frozenset(seen)
 
 
 def test_the_tree_counted_depth_first() -> None:

@@ -85,7 +85,7 @@ def test_readers_see_the_old_or_the_new_database_during_a_rebuild(empty_schema) 
     readers = [threading.Thread(target=read) for _ in range(3)]
     for reader in readers:
         reader.start()
-    for _ in range(3):
+    for _ in range(2):
         build_database(url, force=True)
     stop.set()
     for reader in readers:

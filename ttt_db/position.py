@@ -32,14 +32,32 @@ class MoveAnalysis:
 
 @dataclass(frozen=True, slots=True)
 class Playout:
-    """Exact odds of each result when both sides play uniformly at random from the board."""
+    """Exact odds of each result when both sides play uniformly at random from the board, kept
+    as whole numbers of the `ways` equally likely move orders ((9 - depth)! of them)."""
 
-    o: Fraction
-    x: Fraction
-    draw: Fraction
+    o_wins: int
+    x_wins: int
+    draws: int
+    ways: int
+
+    @property
+    def o(self) -> Fraction:
+        return Fraction(self.o_wins, self.ways)
+
+    @property
+    def x(self) -> Fraction:
+        return Fraction(self.x_wins, self.ways)
+
+    @property
+    def draw(self) -> Fraction:
+        return Fraction(self.draws, self.ways)
+
+    def swapped(self) -> Playout:
+        """The same odds with o and x exchanged."""
+        return Playout(self.x_wins, self.o_wins, self.draws, self.ways)
 
     def as_floats(self) -> list[float]:
-        return [float(self.o), float(self.x), float(self.draw)]
+        return [self.o_wins / self.ways, self.x_wins / self.ways, self.draws / self.ways]
 
 
 _VALUE_ORDER = {"win": 0, "draw": 1, "loss": 2}
@@ -97,7 +115,7 @@ class Position:
             best_moves=best,
             best_moves_shortest=shortest,
             moves=tuple(MoveAnalysis(m, v, r) for m, v, r in analyses),  # type: ignore[arg-type]
-            playout=Playout(Fraction(o_wins, ways), Fraction(x_wins, ways), Fraction(draws, ways)),
+            playout=Playout(o_wins, x_wins, draws, ways),
             paths=row.paths,
         )
 
@@ -124,7 +142,7 @@ class Position:
             best_moves=self.best_moves,
             best_moves_shortest=self.best_moves_shortest,
             moves=self.moves,
-            playout=Playout(self.playout.x, self.playout.o, self.playout.draw),
+            playout=self.playout.swapped(),
             paths=self.paths,
         )
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from math import factorial
 
 from ttt_db import figures
 from ttt_db.backup import back_up
 from ttt_db.database import SolutionDatabase
 from ttt_db.errors import DatabaseDamagedError
-from ttt_db.position import Position
+from ttt_db.position import Playout, Position
 from ttt_db.rules import EMPTY, empty_cells, final_score, play, side_to_move, status
 from ttt_db.symmetry import canonical_board, symmetric_images, transform_move
 
@@ -49,14 +48,13 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
     if p.status != "playing":
         expected_score = final_score(p.status, p.depth)
         expected_sv = final_score(p.status, p.depth, shortest=True)
-        expected_playout = (
-            Fraction(p.status == "o"), Fraction(p.status == "x"), Fraction(p.status == "draw")
-        )
+        expected_playout = Playout(ways * (p.status == "o"), ways * (p.status == "x"),
+                                   ways * (p.status == "draw"), ways)
         expected_end = (expected_score, expected_sv, 0, (), None, "draw" if p.status == "draw" else "loss")
         found_end = (p.score, p.sv_score, p.remoteness, p.moves, p.to_move, p.value)
         if found_end != expected_end:
             problems.append(f"finished game stores {found_end}, expected {expected_end}")
-        if (p.playout.o, p.playout.x, p.playout.draw) != expected_playout:
+        if p.playout != expected_playout:
             problems.append("playout of a finished game is not certain")
         return problems
     mover = side_to_move(p.board)
@@ -73,12 +71,11 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
         problems.append(f"stores {found}, its children give {expected}")
     if tuple((a.move, a.value, a.remoteness) for a in p.moves) != backup.move_values:
         problems.append("per-move values disagree with the children")
-    playout = tuple(sum((getattr(k.playout, r) for _, k in kids), Fraction(0)) / len(kids)
-                    for r in ("o", "x", "draw"))
-    if (p.playout.o, p.playout.x, p.playout.draw) != playout:
-        problems.append("playout is not the mean of the children's")
-    if any((f * ways).denominator != 1 for f in playout):
-        problems.append(f"playout is not a whole number of the {ways} random move orders")
+    # each of the k children is one k-th of the (9 - depth)! move orders: its counts add up
+    mean = Playout(sum(k.playout.o_wins for _, k in kids), sum(k.playout.x_wins for _, k in kids),
+                   sum(k.playout.draws for _, k in kids), ways)
+    if p.playout != mean or any(k.playout.ways * len(kids) != ways for _, k in kids):
+        problems.append(f"playout is not the mean of the children's over the {ways} random move orders")
     return problems
 
 

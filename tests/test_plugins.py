@@ -150,3 +150,19 @@ def test_a_value_error_from_a_bug_is_not_called_bad_input(run, monkeypatch) -> N
     monkeypatch.setattr("ttt_db.database.SolutionDatabase.lookup",
                         lambda *a, **k: int("not a number"))
     assert run("show", "ox..x....").exit_code == 3
+
+
+def test_ctrl_c_while_the_app_loads_exits_130_quietly(monkeypatch, capsys) -> None:
+    import cli
+
+    class InterruptedImport:
+        def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+            if name == "cli.app":
+                raise KeyboardInterrupt
+
+    monkeypatch.delitem(sys.modules, "cli.app")
+    monkeypatch.setattr(sys, "meta_path", [InterruptedImport(), *sys.meta_path])
+    with pytest.raises(SystemExit) as stopped:
+        cli.main()
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err == "\n"

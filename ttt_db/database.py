@@ -99,6 +99,7 @@ class SolutionDatabase:
         self.location = location
         self._stored: dict[str, Position] = {}  # stored rows (o first) by board
         self._answers: dict[tuple[str, Mark], Position] = {}  # by normalised cells and first player
+        self._by_plain_text: dict[str, Position] = {}  # normalised cells, first player inferred
         self._meta: dict[str, Any] | None = None
         self._all_loaded = False
         self._best_moves_tables: dict[bool, Mapping[str, tuple[int, ...]]] = {}
@@ -191,7 +192,7 @@ class SolutionDatabase:
         `DatabaseDamagedError` (`PositionNotFoundError` for a missing row) when the database
         cannot give the right answer."""
         if type(board) is str and first is None:
-            found = self._answers.get((board, "o")) if board.count("x") <= board.count("o") else None
+            found = self._by_plain_text.get(board)
             if found is not None:
                 return found
             parsed = Board.parse(board)
@@ -207,6 +208,8 @@ class SolutionDatabase:
         position = self._answers.get(key)
         if position is None:
             position = self._answers.setdefault(key, self._position(parsed))
+        if first is None and board == parsed.cells:  # already in normal form: the fast path's key
+            self._by_plain_text[parsed.cells] = position
         return position
 
     def get(

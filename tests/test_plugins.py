@@ -160,7 +160,7 @@ def test_ctrl_c_while_the_app_loads_exits_130_quietly(monkeypatch, capsys) -> No
             if name == "cli.app":
                 raise KeyboardInterrupt
 
-    monkeypatch.delitem(sys.modules, "cli.app")
+    monkeypatch.delitem(sys.modules, "cli.app", raising=False)
     monkeypatch.setattr(sys, "meta_path", [InterruptedImport(), *sys.meta_path])
     with pytest.raises(SystemExit) as stopped:
         cli.main()

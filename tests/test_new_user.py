@@ -361,3 +361,20 @@ def test_undo_turn_takes_back_to_the_players_turn() -> None:
     assert game.undo_turn("o") == 1 and game.moves == []
     with pytest.raises(InvalidMoveError):
         game.undo_turn("o")
+
+
+def test_play_side_is_case_insensitive(run) -> None:
+    out = _play(run, ["quit"], "--as", "X", "--ai", "ai1s").stdout
+    assert out.startswith("you play x against ai1s\n")
+    assert "ai1s (o) plays 0 (a1)" in out
+
+
+def test_a_draw_that_could_have_been_a_win_names_the_mistake(run) -> None:
+    # against ai1s (the first empty cell) these moves end in a draw although o could have won
+    out = _play(run, ["1", "3", "4", "6", "8", "n"], "--ai", "ai1s").stdout
+    assert out.splitlines()[-4:-1] == [
+        "moves: 1 (b1), 0 (a1), 3 (a2), 2 (c1), 4 (b2), 5 (c2), 6 (a3), 7 (b3), 8 (c3)",
+        "your first mistake, move 7: you played 6 (a3), which turned a win into a loss;",
+        "  7 (b3) would have won in 1",
+    ]
+    assert "result: draw" in out  # ai1s did not punish it, but the win was gone

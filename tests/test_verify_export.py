@@ -19,25 +19,26 @@ def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
     assert report.checks[:3] == ["file integrity", "content digest", "rows decode and follow the rules"]
 
 
-@pytest.mark.parametrize(
-    ("statement", "expected"),
-    [
-        ("update ttt_positions set score = 1 where board = '.........'",
-         "row against rules and children: .........: stores"),
-        ("update ttt_positions set paths = 3 where board = 'ox.......'", "paths: ox.......: paths 3, parents give 1"),
-        ("update ttt_positions set best_moves = x'9102' where board = 'xo..o....'",
-         "row against rules and children: xo..o....: stores"),
-        ("update ttt_node_lists set boards = x'90', size = 0 where name = 'decision'",
-         "node list decision size: found 0"),
-        ("update ttt_depth_counts set tree_nodes = 5 where depth = 2", "tree nodes by depth (depth table)"),
-        ("update ttt_positions set value = 'win' where board = 'oxooxxxoo'", "values: found"),
-    ],
-)
-def test_tampering_is_reported(altered_copy, statement: str, expected: str) -> None:
-    with open_database(altered_copy(statement)) as database:
+TAMPERING = [
+    ("update ttt_positions set score = 1 where board = '.........'",
+     "row against rules and children: .........: stores"),
+    ("update ttt_positions set paths = 3 where board = 'ox.......'", "paths: ox.......: paths 3, parents give 1"),
+    ("update ttt_positions set best_moves = x'9102' where board = 'xo..o....'",
+     "row against rules and children: xo..o....: stores"),
+    ("update ttt_node_lists set boards = x'90', size = 0 where name = 'decision'",
+     "node list decision size: found 0"),
+    ("update ttt_depth_counts set tree_nodes = 5 where depth = 2", "tree nodes by depth (depth table)"),
+    ("update ttt_positions set value = 'win' where board = 'oxooxxxoo'", "values: found"),
+]
+
+
+def test_each_tampering_is_reported(altered_copy) -> None:
+    """Six independent changes in one copy (one verify run): each is named by its own check."""
+    with open_database(altered_copy(*(statement for statement, _ in TAMPERING))) as database:
         report = verify_database(database)
     assert not report.ok
-    assert any(problem.startswith(expected) for problem in report.problems), report.problems
+    for statement, expected in TAMPERING:
+        assert any(problem.startswith(expected) for problem in report.problems), (statement, report.problems)
 
 
 def test_a_broken_symmetry_is_reported(altered_copy) -> None:

@@ -102,6 +102,7 @@ class SolutionDatabase:
         self._by_plain_text: dict[str, Position] = {}  # normalised cells, first player inferred
         self._meta: dict[str, Any] | None = None
         self._all_loaded = False
+        self._scanned: tuple[list[Position], list[DatabaseDamagedError]] | None = None
         self._best_moves_tables: dict[bool, Mapping[str, tuple[int, ...]]] = {}
 
     def __enter__(self) -> SolutionDatabase:
@@ -293,7 +294,10 @@ class SolutionDatabase:
         return positions
 
     def scan(self) -> tuple[list[Position], list[DatabaseDamagedError]]:
-        """Every row that decodes, and the damage found in the others (for `verify`)."""
+        """Every row that decodes, and the damage found in the others (for `verify`); read once
+        per handle, as the database does not change under an open handle."""
+        if self._scanned is not None:
+            return list(self._scanned[0]), list(self._scanned[1])
         with self.engine.connect() as conn:
             rows = conn.execute(select(_positions).order_by(_positions.c.id)).all()
         positions: list[Position] = []
@@ -307,7 +311,8 @@ class SolutionDatabase:
             for position in positions:
                 self._stored.setdefault(position.board, position)
             self._all_loaded = True
-        return positions, damage
+        self._scanned = (positions, damage)
+        return list(positions), list(damage)
 
     def best_moves_table(self, *, shortest: bool = False) -> Mapping[str, tuple[int, ...]]:
         """Board (o first) -> best moves, for every position still in play, read in one query

@@ -213,10 +213,11 @@ def export(
 
 
 def _register_other_commands() -> None:
-    from cli import checks, games
+    from cli import checks, games, searches
 
     checks.register(app)
     games.register(app)
+    searches.register(app)
 
 
 _register_other_commands()

@@ -81,3 +81,9 @@ class UnknownAIError(TttDbError, ValueError):
         if suggestions:
             message += f" (did you mean {', '.join(suggestions)}?)"
         super().__init__(message)
+
+
+class UnknownAlgorithmError(InputError):
+    """A search algorithm name that `ttt-db search` does not know."""
+
+    what = "search algorithm"

@@ -1,0 +1,303 @@
+"""Searches made visible: the textbook algorithms, instrumented to count their work.
+
+Every algorithm here searches from a board and reports the score it found (from o's side, on its
+scale), the best moves, and its work: nodes (calls of the search function, the root, finished
+boards and table hits included), finished boards, cutoffs, transposition-table probes, hits and
+stores, the deepest ply and the wall time. Counts are per search: nothing is remembered between
+searches. At the root every move is searched with the full window, so the best moves are exact.
+
+Scales: `wdl` (-1, 0, 1), `shortest` (the shortest-victory score, -2..3), and for the
+depth-limited searches `heuristic`: a win for o found p plies below the root scores 1000 - p, one
+for x -(1000 - p), and an unfinished board at the depth limit scores 0 (`dls`) or ai14s's score of
+it for the player who just moved, signed to o's side (`abdls`, `iddfs`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, Literal
+
+from ttt_db.ai_rules import board_score
+from ttt_db.errors import UnknownAlgorithmError
+from ttt_db.rules import EMPTY, final_score, legal_moves, other, play, side_to_move, status
+from ttt_db.search import WIN_SCORE, SearchTimeout
+from ttt_db.symmetry import TRANSFORMS
+
+Scale = Literal["wdl", "shortest", "heuristic"]
+Table = Literal["none", "exact", "bounds"]
+
+
+@dataclass
+class SearchCounts:
+    nodes: int = 0
+    terminal: int = 0
+    cutoffs: int = 0
+    table_probes: int = 0
+    table_hits_exact: int = 0
+    table_hits_bound: int = 0
+    table_stores: int = 0
+    deepest_ply: int = 0
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """One algorithm: what it keeps, whether it prunes, where it stops."""
+
+    name: str
+    summary: str
+    shortest: bool = False
+    pruning: bool = False
+    table: Table = "none"
+    depth: int | None = None  # plies searched below a root move; None: to the end
+    evaluate_with_ai14s: bool = False
+
+    @property
+    def scale(self) -> Scale:
+        if self.depth is not None:
+            return "heuristic"
+        return "shortest" if self.shortest else "wdl"
+
+
+@dataclass
+class SearchReport:
+    algorithm: str
+    board: str  # o first
+    scale: Scale
+    score: int  # from o's side
+    best_moves: tuple[int, ...]
+    counts: SearchCounts
+    seconds: float
+    completed_depth: int | None = None  # iterative deepening: the deepest iteration completed
+    iterations: list[int] = field(default_factory=list)  # nodes per completed iteration
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"algorithm": self.algorithm, "board": self.board, "scale": self.scale, "score": self.score,
+                "best_moves": list(self.best_moves), **asdict(self.counts), "seconds": self.seconds,
+                "completed_depth": self.completed_depth}
+
+
+FULL_SEARCHES: Final[tuple[SearchSpec, ...]] = (
+    SearchSpec("minimax", "plain minimax, no memory: from the empty board, the whole tree"),
+    SearchSpec("minimax-tt", "minimax with a table of exact values by board", table="exact"),
+    SearchSpec("alphabeta", "alpha-beta with a bounds table over the 8 symmetric images", pruning=True,
+               table="bounds"),
+    SearchSpec("alphabeta-plain", "alpha-beta without a table", pruning=True),
+    SearchSpec("minimax-shortest", "plain minimax on shortest-victory scores", shortest=True),
+    SearchSpec("minimax-tt-shortest", "minimax with a table, shortest-victory scores", shortest=True,
+               table="exact"),
+    SearchSpec("alphabeta-shortest", "alpha-beta with a bounds table, shortest-victory scores",
+               shortest=True, pruning=True, table="bounds"),
+    SearchSpec("alphabeta-plain-shortest", "alpha-beta without a table, shortest-victory scores",
+               shortest=True, pruning=True),
+)
+PARAMETERISED = {
+    "dls": "depth-limited minimax, N plies below each root move; unfinished boards there score 0",
+    "abdls": "depth-limited alpha-beta; unfinished boards at the limit scored by ai14s",
+    "iddfs": "iterative deepening: abdls@0, @1, ... until SECONDS run out",
+}
+_BY_NAME = {spec.name: spec for spec in FULL_SEARCHES}
+ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), "dls@3", "abdls@3", "iddfs@0.1")
+
+
+class _Search:
+    def __init__(self, spec: SearchSpec, deadline: float | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.spec = spec
+        self.counts = SearchCounts()
+        self.table: dict[str, tuple[int, int]] = {}
+        self.low, self.high = (-2, 3) if spec.shortest else (-1, 1)
+        if spec.depth is not None:
+            self.low, self.high = -WIN_SCORE, WIN_SCORE
+        self.deadline = deadline
+        self.clock = clock
+
+    def _store(self, board: str, bounds: tuple[int, int]) -> None:
+        self.counts.table_stores += 1
+        if self.spec.table == "bounds":
+            for perm in TRANSFORMS:
+                self.table["".join([board[i] for i in perm])] = bounds
+        else:
+            self.table[board] = bounds
+
+    def _finished(self, board: str, ply: int) -> int | None:
+        board_status = status(board)
+        if board_status == "playing":
+            return None
+        if self.spec.depth is None:
+            return final_score(board_status, 9 - board.count(EMPTY), shortest=self.spec.shortest)
+        if board_status == "draw":
+            return 0
+        return WIN_SCORE - ply if board_status == "o" else ply - WIN_SCORE
+
+    def _leaf(self, board: str) -> int:
+        if not self.spec.evaluate_with_ai14s:
+            return 0
+        just_moved = other(side_to_move(board))
+        score = board_score(board, just_moved)
+        return score if just_moved == "o" else -score
+
+    def node(self, board: str, ply: int, alpha: int, beta: int) -> int:
+        """The value of `board` from o's side, within the window (alpha, beta) when pruning."""
+        counts = self.counts
+        counts.nodes += 1
+        counts.deepest_ply = max(counts.deepest_ply, ply)
+        if self.deadline is not None and self.clock() > self.deadline:
+            raise SearchTimeout
+        original_alpha, original_beta = alpha, beta
+        if self.spec.table != "none":
+            counts.table_probes += 1
+            entry = self.table.get(board)
+            if entry is not None:
+                lower, upper = entry
+                if lower == upper:
+                    counts.table_hits_exact += 1
+                    return upper
+                if upper <= alpha or lower >= beta:
+                    counts.table_hits_bound += 1
+                    return upper if upper <= alpha else lower
+                alpha, beta = max(alpha, lower), min(beta, upper)
+        finished = self._finished(board, ply)
+        if finished is not None:
+            counts.terminal += 1
+            if self.spec.table != "none":
+                self._store(board, (finished, finished))
+            return finished
+        if self.spec.depth is not None and ply > self.spec.depth:
+            return self._leaf(board)
+        mover = side_to_move(board)
+        maximising = mover == "o"
+        best = self.low - 1 if maximising else self.high + 1
+        for move in legal_moves(board):
+            value = self.node(play(board, move, mover), ply + 1, alpha, beta)
+            if maximising:
+                best = max(best, value)
+                if self.spec.pruning:
+                    alpha = max(alpha, best)
+            else:
+                best = min(best, value)
+                if self.spec.pruning:
+                    beta = min(beta, best)
+            if self.spec.pruning and alpha >= beta:
+                counts.cutoffs += 1
+                break
+        if self.spec.table == "exact":
+            self._store(board, (best, best))
+        elif self.spec.table == "bounds":
+            if best <= original_alpha:
+                self._store(board, (self.low, best))
+            elif best >= original_beta:
+                self._store(board, (best, self.high))
+            else:
+                self._store(board, (best, best))
+        return best
+
+    def root(self, board: str) -> tuple[int, tuple[int, ...]]:
+        """The root as one node whose every move is searched with the full window."""
+        counts = self.counts
+        counts.nodes += 1
+        finished = self._finished(board, 0)
+        if finished is not None:
+            counts.terminal += 1
+            return finished, ()
+        mover = side_to_move(board)
+        scored = [(move, self.node(play(board, move, mover), 1, self.low - 1, self.high + 1))
+                  for move in legal_moves(board)]
+        sign = 1 if mover == "o" else -1
+        top = max(sign * value for _, value in scored)
+        return sign * top, tuple(move for move, value in scored if sign * value == top)
+
+
+def parse_algorithm(name: str) -> tuple[SearchSpec | None, float | None]:
+    """(spec, seconds): a full search, `dls@N`/`abdls@N` (a spec), or `iddfs@SECONDS` (seconds).
+    UnknownAlgorithmError (a ValueError) naming the algorithms otherwise."""
+    key = name.strip().lower()
+    if key in _BY_NAME:
+        return _BY_NAME[key], None
+    base, _, parameter = key.partition("@")
+    if base in ("dls", "abdls"):
+        if not parameter.isdigit() or int(parameter) > 9:
+            raise UnknownAlgorithmError(name, f"{base} needs a depth from 0 to 9, as in {base}@3")
+        depth = int(parameter)
+        summary = PARAMETERISED[base]
+        return SearchSpec(key, summary, pruning=base == "abdls", depth=depth,
+                          evaluate_with_ai14s=base == "abdls"), None
+    if base == "iddfs":
+        try:
+            seconds = float(parameter)
+        except ValueError:
+            seconds = 0.0
+        if not seconds > 0:
+            raise UnknownAlgorithmError(name, "iddfs needs a positive number of seconds, as in iddfs@0.1")
+        return None, seconds
+    known = ", ".join([*_BY_NAME, "dls@N", "abdls@N", "iddfs@SECONDS"])
+    raise UnknownAlgorithmError(name, f"the algorithms are {known}")
+
+
+def run_search(algorithm: str, board: str, *, clock: Callable[[], float] = time.perf_counter) -> SearchReport:
+    """Run one search from `board` (o first, game still on or over). ValueError for an unknown
+    algorithm."""
+    spec, seconds = parse_algorithm(algorithm)
+    started = time.perf_counter()
+    if spec is not None:
+        search = _Search(spec)
+        score, best = search.root(board)
+        return SearchReport(spec.name, board, spec.scale, score, best, search.counts,
+                            time.perf_counter() - started)
+    assert seconds is not None
+    return _iterative_deepening(algorithm.strip().lower(), board, seconds, clock, started)
+
+
+def _iterative_deepening(name: str, board: str, seconds: float, clock: Callable[[], float],
+                         started: float) -> SearchReport:
+    deadline = clock() + seconds
+    total = SearchCounts()
+    score, best = 0, legal_moves(board)
+    completed: int | None = None
+    iterations: list[int] = []
+    for depth in range(board.count(EMPTY)):
+        search = _Search(SearchSpec(name, PARAMETERISED["iddfs"], pruning=True, depth=depth,
+                                    evaluate_with_ai14s=True), deadline, clock)
+        try:
+            score, best = search.root(board)
+        except SearchTimeout:
+            _add(total, search.counts)
+            break
+        _add(total, search.counts)
+        completed = depth
+        iterations.append(search.counts.nodes)
+    return SearchReport(name, board, "heuristic", score, best, total, time.perf_counter() - started,
+                        completed, iterations)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The search against the database's exact answer for the same board."""
+
+    agrees: bool
+    exact_score: int  # on the search's scale when it has an exact one, else the win/draw/loss score
+    exact_best: tuple[int, ...]
+
+
+def agreement(report: SearchReport, position: Any) -> Agreement:
+    """Does the search agree with the stored `position` (o first)? Exact scales must match the
+    score and the best moves; a heuristic search must choose only best moves, and a win it
+    proves (a score beyond any estimate) must be the real outcome."""
+    if report.scale == "shortest":
+        exact, best = position.sv_score, position.best_moves_shortest
+        return Agreement(report.score == exact and report.best_moves == best, exact, best)
+    exact, best = position.score, position.best_moves
+    if report.scale == "wdl":
+        return Agreement(report.score == exact and report.best_moves == best, exact, best)
+    proven = abs(report.score) > WIN_SCORE - 10
+    sign = (report.score > 0) - (report.score < 0)
+    return Agreement((not proven or sign == exact) and set(report.best_moves) <= set(best), exact, best)
+
+
+def _add(total: SearchCounts, counts: SearchCounts) -> None:
+    for key, value in asdict(counts).items():
+        if key == "deepest_ply":
+            total.deepest_ply = max(total.deepest_ply, value)
+        else:
+            setattr(total, key, getattr(total, key) + value)

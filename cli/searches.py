@@ -3,20 +3,33 @@ answers to the database's."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.common import BoardCommand, DbOption, FirstOption, JsonOption, fail, first_mark, open_db, print_json
+from cli.common import (
+    EXIT_NO,
+    BoardCommand,
+    DbOption,
+    FirstOption,
+    JsonOption,
+    fail,
+    first_mark,
+    open_db,
+    print_json,
+)
 from cli.render import describe_moves, plural
 
 if TYPE_CHECKING:
+    from ttt_db.rules import Mark
     from ttt_db.search_stats import Agreement, SearchReport
+    from ttt_db.trace import TraceCheck
 
 SCALES = {
     "wdl": "win/draw/loss: 1, 0, -1 from the first player's side",
     "shortest": "shortest victory: -2..3 from the first player's side",
-    "heuristic": "heuristic: +-(1000 - plies) for a win, estimates at the depth limit, first player's side",
+    "plies": "plies: +-(1000 - plies to the win), 0 a draw, estimates at the depth limit; first player's side",
 }
 
 
@@ -92,6 +105,10 @@ def search(
     = False,
     all_algorithms: Annotated[bool, typer.Option("--all", help="Compare every algorithm (dls/abdls at depth 3, "
                                                               "iddfs at 0.1 s).")] = False,
+    trace: Annotated[Path | None, typer.Option(
+        "--trace", metavar="FILE", dir_okay=False,
+        help="Write the search as JSON Lines: a header, then enter and exit events per node (docs/trace.md).")]
+    = None,
     first: FirstOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -106,12 +123,17 @@ def search(
     from ttt_db.search_stats import agreement, run_search
 
     algorithms, board_text = _split(list(items or []), compare, all_algorithms)
+    if trace is not None and len(algorithms) > 1:
+        raise fail("--trace writes one search: give one algorithm")
     board = Board.parse(board_text, first_mark(first))
     with open_db(db) as database:
         position = database.lookup(board.stored_cells)
         rows = []
         for algorithm in algorithms:
-            report = run_search(algorithm, board.stored_cells)
+            if trace is None:
+                report = run_search(algorithm, board.stored_cells)
+            else:
+                report = _traced(algorithm, board.stored_cells, trace)
             rows.append((report, agreement(report, position)))
     if as_json:
         documents = [report.to_dict() | {"board": board.cells, "first": board.first, "database": {
@@ -125,5 +147,75 @@ def search(
         typer.echo("\n".join(report_lines(*rows[0])))
 
 
+def _traced(algorithm: str, board: str, path: Path) -> SearchReport:
+    """The search, written to `path` as a trace (boards and scores with o first, as searched)."""
+    from ttt_db.search_stats import parse_algorithm, run_search
+    from ttt_db.trace import TraceWriter
+
+    spec, _ = parse_algorithm(algorithm)
+    scale = spec.scale if spec is not None else "plies"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as stream:
+        writer = TraceWriter(stream, algorithm=algorithm.strip().lower(), board=board, scale=scale)
+        return run_search(algorithm, board, tracer=writer)
+
+
+def check_trace(
+    file: Annotated[Path, typer.Argument(metavar="FILE", dir_okay=False, show_default=False,
+                                         help="A trace in the JSON Lines format of docs/trace.md ('-' for stdin).")],
+    show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing nodes to list.")] = 10,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check a search's trace, written by `ttt-db search --trace` or by any program, node by node
+    against the database: a value inside its window must be exact, one at or below alpha an upper
+    bound, one at or above beta a lower bound, one without a window exact; only nodes marked as
+    estimates (a depth limit reached) are exempt.
+
+    Exit 0 when every node holds, 1 when any fails, 2 for a malformed trace."""
+    import sys
+
+    from ttt_db.trace import check_trace as check
+
+    with open_db(db) as database:
+        database.load_all()  # one query for every row: a trace visits thousands of boards
+
+        def exact(board: str, first_player: Mark) -> tuple[int, int, int]:
+            position = database.lookup(board, first=first_player)
+            return position.score, position.sv_score, position.remoteness
+
+        if str(file) == "-":
+            result = check(sys.stdin, exact)
+        else:
+            with file.open(encoding="utf-8") as stream:
+                result = check(stream, exact)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        typer.echo("\n".join(trace_check_lines(result, show)))
+    if not result.ok:
+        raise typer.Exit(EXIT_NO)
+
+
+def trace_check_lines(result: TraceCheck, show: int) -> list[str]:
+    verdict = "ok" if result.ok else f"FAILED at {plural(result.violation_count, 'node')}"
+    lines = [f"{result.algorithm} from {result.board} ({result.scale} scale): {verdict}",
+             f"{plural(result.nodes, 'node')}, {result.checked:,} checked, {result.estimates:,} estimates exempt"]
+    for violation in result.violations[:show]:
+        window = ("no window" if violation.alpha is None or violation.beta is None
+                  else f"window ({violation.alpha}, {violation.beta})")
+        lines += [
+            "",
+            f"  node {violation.node} (record {violation.record}), {violation.board}, after "
+            f"{describe_moves(violation.moves) if violation.moves else 'the root'}",
+            f"    {window}: returned {violation.value}, exact {violation.exact}",
+            f"    {violation.rule}",
+        ]
+    if len(result.violations) > show or result.violation_count > len(result.violations):
+        lines.append(f"  ({result.violation_count - min(show, len(result.violations)):,} more; --show N for more)")
+    return lines
+
+
 def register(app: typer.Typer) -> None:
     app.command(cls=BoardCommand)(search)
+    app.command("check-trace")(check_trace)

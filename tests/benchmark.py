@@ -77,6 +77,31 @@ def whole_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
     ]
 
 
+def peak_memory_mb(args: list[str]) -> float:
+    """Peak resident memory of a command, read from a fresh parent that runs only it."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+             "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    completed = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True)
+    return int(completed.stdout) / 1024
+
+
+def search_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
+    """`search alphabeta --trace` from the empty board, and `check-trace` on the plain minimax trace
+    (549,946 nodes, 1.1 M events): its time, and its memory beyond that of checking a small trace."""
+    traced = median_seconds(lambda: run_command(
+        command("search", "alphabeta", "--trace", str(workdir / "ab.jsonl"), "--db", str(db))), runs)
+    big, small = workdir / "minimax.jsonl", workdir / "ab.jsonl"
+    run_command(command("search", "minimax", "--trace", str(big), "--db", str(db)))
+    checked = median_seconds(lambda: run_command(command("check-trace", str(big), "--db", str(db))), min(runs, 3))
+    growth = peak_memory_mb(command("check-trace", str(big), "--db", str(db))) - peak_memory_mb(
+        command("check-trace", str(small), "--db", str(db)))
+    return [
+        Measurement("ttt-db search alphabeta --trace, whole command", traced, 0.5, "s"),
+        Measurement("ttt-db check-trace (minimax, 1.1 M events)", checked, 10.0, "s"),
+        Measurement("  its memory beyond a 1,163-node trace's", growth, 25.0, "MB"),
+    ]
+
+
 def in_process(db_path: Path, runs: int) -> list[Measurement]:
     from ttt_db.ais import load_ai
     from ttt_db.checks import check_strong, check_weak
@@ -136,6 +161,7 @@ def main() -> int:
         run_command(command("build", "--quiet", "--db", str(db)))
         measurements = [
             *whole_commands(db, workdir, options.runs),
+            *search_commands(db, workdir, options.runs),
             *in_process(db, options.runs),
             Measurement("database file size", db.stat().st_size / 1e6, 2.0, "MB"),
         ]

@@ -10,7 +10,8 @@ import pytest
 
 from cli.app import app
 
-COMMANDS = ["build", "best-moves", "show", "info", "verify", "export", "ais", "check", "match", "play"]
+COMMANDS = ["build", "best-moves", "show", "info", "verify", "export", "ais", "check", "match", "play", "search",
+            "check-trace"]
 
 
 def test_best_moves_reference_example(run) -> None:
@@ -95,7 +96,8 @@ USAGE = {
     "show": "ttt-db show [OPTIONS] {BOARD}", "info": "ttt-db info [OPTIONS]",
     "verify": "ttt-db verify [OPTIONS]", "export": "ttt-db export [OPTIONS]", "ais": "ttt-db ais [OPTIONS]",
     "check": "ttt-db check [OPTIONS] [AI]", "match": "ttt-db match [OPTIONS] {AI1} {AI2}",
-    "play": "ttt-db play [OPTIONS]",
+    "play": "ttt-db play [OPTIONS]", "search": "ttt-db search [OPTIONS] [ALGO... [BOARD]]",
+    "check-trace": "ttt-db check-trace [OPTIONS] {FILE}",
 }
 
 

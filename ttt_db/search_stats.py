@@ -7,9 +7,13 @@ stores, the deepest ply and the wall time. Counts are per search: nothing is rem
 searches. At the root every move is searched with the full window, so the best moves are exact.
 
 Scales: `wdl` (-1, 0, 1), `shortest` (the shortest-victory score, -2..3), and for the
-depth-limited searches `heuristic`: a win for o found p plies below the root scores 1000 - p, one
-for x -(1000 - p), and an unfinished board at the depth limit scores 0 (`dls`) or ai14s's score of
-it for the player who just moved, signed to o's side (`abdls`, `iddfs`).
+depth-limited searches `plies`: a win for o found p plies below the root scores 1000 - p, one for
+x -(1000 - p), a draw 0. An unfinished board at the depth limit is an estimate, not a value on any
+scale: 0 for `dls`, ai14s's score of it for the player who just moved, signed to o's side, for
+`abdls` and `iddfs`; a node whose value rests on an estimate is marked as one in a trace.
+
+A search may write a trace (`ttt_db.trace`): an `enter` and an `exit` event per node, in visit
+order, with the window on entry, the value, cutoffs and what the table did.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from ttt_db.ai_rules import board_score
 from ttt_db.errors import UnknownAlgorithmError
@@ -25,7 +29,17 @@ from ttt_db.rules import EMPTY, final_score, legal_moves, other, play, side_to_m
 from ttt_db.search import WIN_SCORE, SearchTimeout
 from ttt_db.symmetry import TRANSFORMS
 
-Scale = Literal["wdl", "shortest", "heuristic"]
+Scale = Literal["wdl", "shortest", "plies"]
+
+
+class Tracer(Protocol):
+    """Receives a search's nodes in visit order (`ttt_db.trace.TraceWriter` writes them)."""
+
+    def enter(self, node: int, parent: int | None, board: str, ply: int, move: int | None,
+              alpha: int | None, beta: int | None) -> None: ...
+
+    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None,
+             estimated: bool) -> None: ...
 Table = Literal["none", "exact", "bounds"]
 
 
@@ -56,7 +70,7 @@ class SearchSpec:
     @property
     def scale(self) -> Scale:
         if self.depth is not None:
-            return "heuristic"
+            return "plies"
         return "shortest" if self.shortest else "wdl"
 
 
@@ -103,8 +117,10 @@ ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), "dls@3", "abdls
 
 class _Search:
     def __init__(self, spec: SearchSpec, deadline: float | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None) -> None:
         self.spec = spec
+        self.tracer = tracer
+        self.estimated = False
         self.counts = SearchCounts()
         self.table: dict[str, tuple[int, int]] = {}
         self.low, self.high = (-2, 3) if spec.shortest else (-1, 1)
@@ -138,39 +154,63 @@ class _Search:
         score = board_score(board, just_moved)
         return score if just_moved == "o" else -score
 
-    def node(self, board: str, ply: int, alpha: int, beta: int) -> int:
-        """The value of `board` from o's side, within the window (alpha, beta) when pruning."""
+    def node(self, board: str, ply: int, alpha: int, beta: int, parent: int | None = None,
+             move: int | None = None) -> int:
+        """The value of `board` from o's side, within the window (alpha, beta) when pruning.
+        Sets `self.estimated` when the value rests on an estimate at the depth limit."""
         counts = self.counts
         counts.nodes += 1
+        node_id = counts.nodes
         counts.deepest_ply = max(counts.deepest_ply, ply)
         if self.deadline is not None and self.clock() > self.deadline:
             raise SearchTimeout
+        tracer = self.tracer
+        if tracer is not None:
+            tracer.enter(node_id, parent, board, ply, move, alpha if self.spec.pruning else None,
+                         beta if self.spec.pruning else None)
+        value, cutoff, probe, store = self._value(board, ply, alpha, beta, node_id)
+        if tracer is not None:
+            tracer.exit(node_id, value, cutoff, probe, store, self.estimated)
+        return value
+
+    def _value(self, board: str, ply: int, alpha: int, beta: int,
+               node_id: int) -> tuple[int, bool, str | None, str | None]:
+        """(value, cut off, table probe result, table store kind) of one node."""
+        counts = self.counts
+        self.estimated = False
         original_alpha, original_beta = alpha, beta
+        probe: str | None = None
         if self.spec.table != "none":
             counts.table_probes += 1
+            probe = "miss"
             entry = self.table.get(board)
             if entry is not None:
                 lower, upper = entry
                 if lower == upper:
                     counts.table_hits_exact += 1
-                    return upper
+                    return upper, False, "exact", None
                 if upper <= alpha or lower >= beta:
                     counts.table_hits_bound += 1
-                    return upper if upper <= alpha else lower
+                    return (upper if upper <= alpha else lower), False, "bound", None
                 alpha, beta = max(alpha, lower), min(beta, upper)
+                probe = "narrowed"
         finished = self._finished(board, ply)
         if finished is not None:
             counts.terminal += 1
             if self.spec.table != "none":
                 self._store(board, (finished, finished))
-            return finished
+                return finished, False, probe, "exact"
+            return finished, False, probe, None
         if self.spec.depth is not None and ply > self.spec.depth:
-            return self._leaf(board)
+            self.estimated = True
+            return self._leaf(board), False, probe, None
         mover = side_to_move(board)
         maximising = mover == "o"
         best = self.low - 1 if maximising else self.high + 1
+        estimated = cutoff = False
         for move in legal_moves(board):
-            value = self.node(play(board, move, mover), ply + 1, alpha, beta)
+            value = self.node(play(board, move, mover), ply + 1, alpha, beta, node_id, move)
+            estimated = estimated or self.estimated
             if maximising:
                 best = max(best, value)
                 if self.spec.pruning:
@@ -181,31 +221,44 @@ class _Search:
                     beta = min(beta, best)
             if self.spec.pruning and alpha >= beta:
                 counts.cutoffs += 1
+                cutoff = True
                 break
+        self.estimated = estimated
+        store = None
         if self.spec.table == "exact":
-            self._store(board, (best, best))
+            store = "exact"
         elif self.spec.table == "bounds":
-            if best <= original_alpha:
-                self._store(board, (self.low, best))
-            elif best >= original_beta:
-                self._store(board, (best, self.high))
-            else:
-                self._store(board, (best, best))
-        return best
+            store = "upper" if best <= original_alpha else "lower" if best >= original_beta else "exact"
+        if store is not None:
+            bounds = {"exact": (best, best), "upper": (self.low, best), "lower": (best, self.high)}[store]
+            self._store(board, bounds)
+        return best, cutoff, probe, store
 
     def root(self, board: str) -> tuple[int, tuple[int, ...]]:
-        """The root as one node whose every move is searched with the full window."""
+        """The root as one node whose every move is searched with the full window (so it has no
+        window of its own in a trace)."""
         counts = self.counts
         counts.nodes += 1
+        root_id = counts.nodes
+        tracer = self.tracer
+        if tracer is not None:
+            tracer.enter(root_id, None, board, 0, None, None, None)
         finished = self._finished(board, 0)
         if finished is not None:
             counts.terminal += 1
+            if tracer is not None:
+                tracer.exit(root_id, finished, False, None, None, False)
             return finished, ()
         mover = side_to_move(board)
-        scored = [(move, self.node(play(board, move, mover), 1, self.low - 1, self.high + 1))
-                  for move in legal_moves(board)]
+        scored = []
+        estimated = False
+        for move in legal_moves(board):
+            scored.append((move, self.node(play(board, move, mover), 1, self.low - 1, self.high + 1, root_id, move)))
+            estimated = estimated or self.estimated
         sign = 1 if mover == "o" else -1
         top = max(sign * value for _, value in scored)
+        if tracer is not None:
+            tracer.exit(root_id, sign * top, False, None, None, estimated)
         return sign * top, tuple(move for move, value in scored if sign * value == top)
 
 
@@ -235,39 +288,63 @@ def parse_algorithm(name: str) -> tuple[SearchSpec | None, float | None]:
     raise UnknownAlgorithmError(name, f"the algorithms are {known}")
 
 
-def run_search(algorithm: str, board: str, *, clock: Callable[[], float] = time.perf_counter) -> SearchReport:
-    """Run one search from `board` (o first, game still on or over). ValueError for an unknown
-    algorithm."""
+def run_search(algorithm: str, board: str, *, clock: Callable[[], float] = time.perf_counter,
+               tracer: Tracer | None = None) -> SearchReport:
+    """Run one search from `board` (o first, game still on or over), telling `tracer` every
+    node. UnknownAlgorithmError for an unknown algorithm."""
     spec, seconds = parse_algorithm(algorithm)
     started = time.perf_counter()
     if spec is not None:
-        search = _Search(spec)
+        search = _Search(spec, tracer=tracer)
         score, best = search.root(board)
         return SearchReport(spec.name, board, spec.scale, score, best, search.counts,
                             time.perf_counter() - started)
     assert seconds is not None
-    return _iterative_deepening(algorithm.strip().lower(), board, seconds, clock, started)
+    return _iterative_deepening(algorithm.strip().lower(), board, seconds, clock, started, tracer)
+
+
+class _IterationBuffer:
+    """Holds one iteration's events, passed on only when the iteration completes (an abandoned
+    iteration leaves no half-finished nodes in a trace). Node ids continue across iterations."""
+
+    def __init__(self, tracer: Tracer, first_id: int) -> None:
+        self.tracer = tracer
+        self.offset = first_id
+        self.events: list[tuple[bool, tuple[Any, ...]]] = []
+
+    def enter(self, node: int, parent: int | None, *rest: Any) -> None:
+        self.events.append((True, (node + self.offset, None if parent is None else parent + self.offset, *rest)))
+
+    def exit(self, node: int, *rest: Any) -> None:
+        self.events.append((False, (node + self.offset, *rest)))
+
+    def flush(self) -> None:
+        for is_enter, arguments in self.events:
+            (self.tracer.enter if is_enter else self.tracer.exit)(*arguments)
 
 
 def _iterative_deepening(name: str, board: str, seconds: float, clock: Callable[[], float],
-                         started: float) -> SearchReport:
+                         started: float, tracer: Tracer | None = None) -> SearchReport:
     deadline = clock() + seconds
     total = SearchCounts()
     score, best = 0, legal_moves(board)
     completed: int | None = None
     iterations: list[int] = []
     for depth in range(board.count(EMPTY)):
+        buffer = None if tracer is None else _IterationBuffer(tracer, total.nodes)
         search = _Search(SearchSpec(name, PARAMETERISED["iddfs"], pruning=True, depth=depth,
-                                    evaluate_with_ai14s=True), deadline, clock)
+                                    evaluate_with_ai14s=True), deadline, clock, buffer)
         try:
             score, best = search.root(board)
         except SearchTimeout:
             _add(total, search.counts)
             break
+        if buffer is not None:
+            buffer.flush()
         _add(total, search.counts)
         completed = depth
         iterations.append(search.counts.nodes)
-    return SearchReport(name, board, "heuristic", score, best, total, time.perf_counter() - started,
+    return SearchReport(name, board, "plies", score, best, total, time.perf_counter() - started,
                         completed, iterations)
 
 
@@ -282,7 +359,7 @@ class Agreement:
 
 def agreement(report: SearchReport, position: Any) -> Agreement:
     """Does the search agree with the stored `position` (o first)? Exact scales must match the
-    score and the best moves; a heuristic search must choose only best moves, and a win it
+    score and the best moves; a depth-limited search must choose only best moves, and a win it
     proves (a score beyond any estimate) must be the real outcome."""
     if report.scale == "shortest":
         exact, best = position.sv_score, position.best_moves_shortest

@@ -178,9 +178,13 @@ def check_trace(
     from ttt_db.trace import check_trace as check
 
     with open_db(db) as database:
-        database.load_all()  # one query for every row: a trace visits thousands of boards
+        asked = 0
 
         def exact(board: str, first_player: Mark) -> tuple[int, int, int]:
+            nonlocal asked
+            asked += 1
+            if asked == 200:  # a long trace: one query for every row beats one per board
+                database.load_all()
             position = database.lookup(board, first=first_player)
             return position.score, position.sv_score, position.remoteness
 

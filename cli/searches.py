@@ -33,10 +33,11 @@ SCALES = {
 }
 
 
-def report_lines(report: SearchReport, exact: Agreement) -> list[str]:
+def report_lines(report: SearchReport, exact: Agreement, board: str, first: str) -> list[str]:
     counts = report.counts
+    swapped = " (x moved first: searched with the marks swapped, o first)" if first == "x" else ""
     lines = [
-        f"{report.algorithm} from {report.board}",
+        f"{report.algorithm} from {board}{swapped}",
         f"score {report.score:+d} ({SCALES[report.scale]})",
         f"best moves: {describe_moves(report.best_moves)}",
         f"nodes {counts.nodes:,}, finished boards {counts.terminal:,}, cutoffs {counts.cutoffs:,}, "
@@ -144,7 +145,7 @@ def search(
         typer.echo(f"from {board.cells} ({board.first} moved first); scores from {board.first}'s side")
         typer.echo("\n".join(compare_lines(rows)))
     else:
-        typer.echo("\n".join(report_lines(*rows[0])))
+        typer.echo("\n".join(report_lines(*rows[0], board.cells, board.first)))
 
 
 def _traced(algorithm: str, board: str, path: Path) -> SearchReport:

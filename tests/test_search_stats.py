@@ -75,7 +75,7 @@ def test_search_command_text(run) -> None:
     result = run("search", "alphabeta", "ox..x....")
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "alphabeta from xo..o....",
+        "alphabeta from ox..x.... (x moved first: searched with the marks swapped, o first)",
         "score +0 (win/draw/loss: 1, 0, -1 from the first player's side)",
         "best moves: 7 (b3)",
         result.stdout.splitlines()[3],  # holds the wall time

@@ -135,6 +135,9 @@ HEADER = ('{"type": "header", "format": "ttt-db-trace", "version": 1, "algorithm
          "malformed trace, record 2: enter has no 'move'"),
         ([HEADER.replace('"wdl"', '"elo"')], "malformed trace, record 1: scale 'elo' is not one of"),
         ([HEADER, '{"type": "jump"}'], "malformed trace, record 2: type 'jump' is not enter or exit"),
+        ([HEADER, '{"type": "enter", "id": 1, "parent": null, "board": "xxx......", "ply": 0, "move": null, '
+                  '"alpha": null, "beta": null}', '{"type": "exit", "id": 1, "value": 0}'],
+         "malformed trace, record 3: node 1: invalid board 'xxx......': o has 0 marks and x has 3 marks"),
     ],
 )
 def test_malformed_traces_exit_2_naming_the_record(run, tmp_path: Path, lines: list[str], message: str) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from ttt_db.errors import TttDbError
+from ttt_db.errors import InputError, TttDbError
 from ttt_db.rules import Mark
 
 FORMAT: Final = "ttt-db-trace"
@@ -218,7 +218,10 @@ def check_trace(lines: Iterable[str], lookup: Lookup) -> TraceCheck:
                 result.checked += 1
                 known = exact_by_board.get(board)
                 if known is None:
-                    known = exact_by_board[board] = lookup(board, first)
+                    try:
+                        known = exact_by_board[board] = lookup(board, first)
+                    except InputError as error:
+                        raise TraceFormatError(number, f"node {node}: {error}") from None
                 exact = exact_value(scale, *known, ply)
                 rule = broken_rule(value, exact, alpha, beta)
                 if rule is not None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from math import factorial
 
 from ttt_db.backup import back_up
-from ttt_db.rules import EMPTY, EMPTY_BOARD, Mark, Status, final_score, play, status
+from ttt_db.rules import EMPTY, EMPTY_BOARD, Mark, Status, final_score, mover_at, play, status
 from ttt_db.symmetry import canonical_board
 
 Progress = Callable[[str, int, int], None]
@@ -70,7 +70,7 @@ def enumerate_game(progress: Progress = _ignore_progress) -> GameGraph:
     paths: dict[str, int] = {EMPTY_BOARD: 1}
     statuses: dict[str, Status] = {EMPTY_BOARD: "playing"}
     for depth in range(10):
-        mark: Mark = "o" if depth % 2 == 0 else "x"
+        mark = mover_at(depth)
         next_paths: dict[str, int] = {}
         for board in levels[depth]:
             if statuses[board] != "playing":
@@ -119,7 +119,7 @@ def solve_position(
             final_score(board_status, depth, shortest=True), (), (), (),
             _certain_playout(board_status, depth), paths,
         )
-    mover: Mark = "o" if depth % 2 == 0 else "x"
+    mover = mover_at(depth)
     kids = [(move, solved[child]) for move, child in graph.children[board]]
     backup = back_up(mover, kids)
     playout = (

@@ -19,6 +19,7 @@ from ttt_db.rules import (
     Status,
     legal_moves,
     move_name,
+    mover_at,
     other,
     play,
     status,
@@ -194,7 +195,7 @@ class Board:
     @property
     def next_player(self) -> Mark:
         """Whose turn it is by the move count, even on a finished board (who would move next)."""
-        return self.first if self.depth % 2 == 0 else other(self.first)
+        return mover_at(self.depth, self.first)
 
     @property
     def to_move(self) -> Mark | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from ttt_db.ais import AI
-from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark, play
+from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark, mover_at, play
 
 if TYPE_CHECKING:
     from ttt_db.position import MoveAnalysis
@@ -303,7 +303,7 @@ def check_weak_side(ai: AI, side: Mark) -> WeakSideResult:
             continue
         if EMPTY not in board:
             continue
-        mover = "o" if len(moves) % 2 == 0 else "x"
+        mover = mover_at(len(moves))
         replies: Sequence[int]
         if ai_to_move:
             try:
@@ -336,5 +336,5 @@ def replay(moves: tuple[int, ...] | list[int]) -> list[str]:
     """The boards after each move of a sequence from the empty board (o first)."""
     boards = [EMPTY_BOARD]
     for number, move in enumerate(moves):
-        boards.append(play(boards[-1], move, "o" if number % 2 == 0 else "x"))
+        boards.append(play(boards[-1], move, mover_at(number)))
     return boards

@@ -14,7 +14,7 @@ from typing import Any
 
 from ttt_db.ais import AI
 from ttt_db.checks import AIMisbehaved, candidate_moves
-from ttt_db.rules import EMPTY_BOARD, Mark, Status, play, side_to_move, status
+from ttt_db.rules import EMPTY_BOARD, Mark, Status, mover_at, play, side_to_move, status
 
 Progress = Callable[[int, int], None]
 PROGRESS_EVERY = 1000
@@ -139,7 +139,7 @@ def play_game(o_ai: AI, x_ai: AI, rng: random.Random) -> GameRecord:
     moves: list[int] = []
     ais = {"o": o_ai, "x": x_ai}
     while (outcome := status(board)) == "playing":
-        mover: Mark = "o" if len(moves) % 2 == 0 else "x"
+        mover = mover_at(len(moves))
         move = rng.choice(candidate_moves(ais[mover], board))
         moves.append(move)
         board = play(board, move, mover)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ttt_db import stored
 from ttt_db.errors import DatabaseDamagedError
-from ttt_db.rules import EMPTY, Mark, Status, move_name, other, swap_marks
+from ttt_db.rules import EMPTY, Mark, Status, move_name, mover_at, other, swap_marks
 from ttt_db.symmetry import canonical_board
 
 Value = Literal["win", "draw", "loss"]
@@ -123,7 +123,7 @@ class Position:
     def next_player(self) -> Mark:
         """The side `value` is seen by: the side to move, or on a finished board the side that
         would move next."""
-        return self.first if self.depth % 2 == 0 else other(self.first)
+        return mover_at(self.depth, self.first)
 
     def with_marks_swapped(self) -> Position:
         """The same position told with `o` and `x` exchanged (the other first player)."""

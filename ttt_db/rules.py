@@ -56,6 +56,11 @@ def other(mark: Mark) -> Mark:
     return "x" if mark == "o" else "o"
 
 
+def mover_at(plies: int, first: Mark = "o") -> Mark:
+    """Who makes the next move after `plies` moves have been made, `first` having moved first."""
+    return first if plies % 2 == 0 else other(first)
+
+
 def side_to_move(cells: str) -> Mark:
     """Whose turn it is when `o` moved first (o to move on equal counts)."""
     return "o" if cells.count("o") == cells.count("x") else "x"

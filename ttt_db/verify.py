@@ -13,7 +13,7 @@ from ttt_db.backup import back_up
 from ttt_db.database import SolutionDatabase
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.position import Playout, Position
-from ttt_db.rules import EMPTY, empty_cells, final_score, play, side_to_move, status
+from ttt_db.rules import EMPTY, empty_cells, final_score, mover_at, play, side_to_move, status
 from ttt_db.symmetry import canonical_board, symmetric_images, transform_move
 
 MAX_PROBLEMS_PER_CHECK = 20
@@ -103,7 +103,7 @@ def _expected_paths(positions: list[Position], by_board: dict[str, Position]) ->
         if p.depth == 0:
             paths[p.board] = 1
             continue
-        last_mover = "x" if p.depth % 2 == 0 else "o"
+        last_mover = mover_at(p.depth - 1)
         parents = [p.board[:i] + EMPTY + p.board[i + 1 :] for i in range(9) if p.board[i] == last_mover]
         paths[p.board] = sum(
             paths.get(parent, 0) for parent in parents

@@ -287,7 +287,6 @@ class WeakResult:
 
 def check_weak_side(ai: AI, side: Mark) -> WeakSideResult:
     """Depth-first search from the empty board with the AI playing `side`."""
-    ai_moves_on_even_plies = side == "o"
     examined: set[str] = set()
     # (board, moves from the empty board, whether the last move completed a line)
     stack: list[tuple[str, tuple[int, ...], bool]] = [(EMPTY_BOARD, (), False)]
@@ -296,14 +295,14 @@ def check_weak_side(ai: AI, side: Mark) -> WeakSideResult:
         if board in examined:
             continue
         examined.add(board)
-        ai_to_move = (len(moves) % 2 == 0) == ai_moves_on_even_plies
+        mover = mover_at(len(moves))
+        ai_to_move = mover == side
         if won:
             if ai_to_move:  # the opponent made the last move, and won
                 return WeakSideResult(side, len(examined), Counterexample(side, moves, board))
             continue
         if EMPTY not in board:
             continue
-        mover = mover_at(len(moves))
         replies: Sequence[int]
         if ai_to_move:
             try:

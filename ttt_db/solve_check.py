@@ -18,6 +18,7 @@ from ttt_db.checks import (
 )
 from ttt_db.database import SolutionDatabase
 from ttt_db.position import MoveAnalysis
+from ttt_db.rules import mover_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +58,8 @@ class CheckReport:
 def first_mistake(counterexample: Counterexample, best_moves: Mapping[str, tuple[int, ...]]) -> Mistake | None:
     """The first AI move in the counterexample that is not among the stored best moves."""
     boards = replay(counterexample.moves)
-    ai_parity = 0 if counterexample.side == "o" else 1
     for ply, move in enumerate(counterexample.moves):
-        if ply % 2 == ai_parity and move not in best_moves[boards[ply]]:
+        if mover_at(ply) == counterexample.side and move not in best_moves[boards[ply]]:
             return Mistake(ply, boards[ply], move, best_moves[boards[ply]])
     return None
 

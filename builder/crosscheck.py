@@ -8,7 +8,7 @@ from functools import cache
 from builder.solver import Solution, SolvedPosition, solve_game
 from ttt_db.database import SolutionDatabase
 from ttt_db.errors import DatabaseDamagedError
-from ttt_db.position import Position
+from ttt_db.position import Playout, Position
 from ttt_db.verify import MAX_PROBLEMS_PER_CHECK, VerifyReport
 
 CHECK = "every row equals a fresh solve"
@@ -17,16 +17,12 @@ CHECK = "every row equals a fresh solve"
 def _stored_fields(p: Position) -> tuple[object, ...]:
     return (p.canonical, p.depth, p.status, p.to_move, p.score, p.value, p.remoteness, p.sv_score,
             p.best_moves, p.best_moves_shortest, tuple((a.move, a.value, a.remoteness) for a in p.moves),
-            (p.playout.o, p.playout.x, p.playout.draw), p.paths)
+            p.playout, p.paths)
 
 
 def _solved_fields(s: SolvedPosition) -> tuple[object, ...]:
-    from fractions import Fraction
-
-    o_wins, x_wins, draws, ways = s.playout
     return (s.canonical, s.depth, s.status, s.to_move, s.score, s.value, s.remoteness, s.sv_score,
-            s.best_moves, s.best_moves_shortest, s.move_values,
-            (Fraction(o_wins, ways), Fraction(x_wins, ways), Fraction(draws, ways)), s.paths)
+            s.best_moves, s.best_moves_shortest, s.move_values, Playout(*s.playout), s.paths)
 
 
 @cache

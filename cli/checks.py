@@ -72,9 +72,9 @@ def _weak_lines(result: WeakSideResult) -> list[str]:
 def _mistake_lines(mistake: Mistake | None) -> list[str]:
     if mistake is None:
         return []
-    chosen = mistake.analysis(mistake.move)
-    chosen_text = describe_analyses([chosen]) if chosen else describe_move(mistake.move)
-    best = [a for a in (mistake.analysis(move) for move in mistake.best) if a is not None]
+    chosen = mistake.analyses([mistake.move])
+    chosen_text = describe_analyses(chosen) if chosen else describe_move(mistake.move)
+    best = mistake.analyses(mistake.best)
     return [
         f"  its first mistake, at move {mistake.ply + 1}: it may play {chosen_text}",
         f"  best: {describe_analyses(best) if best else describe_moves(mistake.best)}",

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from ttt_db.ais import AI
+from ttt_db.position import analyses_of
 from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark, mover_at, play
 
 if TYPE_CHECKING:
@@ -160,8 +161,7 @@ class StrongFailure:
         return 9 - self.board.count(EMPTY)
 
     def analyses(self, moves: Sequence[int]) -> list[MoveAnalysis]:
-        by_move = {analysis.move: analysis for analysis in self.moves}
-        return [by_move[move] for move in moves if move in by_move]
+        return analyses_of(self.moves, moves)
 
     def to_dict(self) -> dict[str, Any]:
         document: dict[str, Any] = {"board": self.board, "chosen": list(self.chosen), "best": list(self.best)}

@@ -60,9 +60,7 @@ def make_engine(location: DatabaseLocation) -> Engine:
     if location.path is not None and location.path.is_dir():
         raise DatabaseError(f"{location} is a directory; give the database file's path")
     try:
-        if location.path is not None and location.url.startswith("sqlite:///") and "?" not in location.url[
-            len("sqlite:///") + len(str(location.path)):
-        ]:
+        if location.path is not None and location.url == f"sqlite:///{location.path}":  # a plain file
             return create_engine(URL.create("sqlite", database=str(location.path)))
         return create_engine(location.url)
     except ImportError as error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -61,6 +62,12 @@ class Playout:
 
 
 _VALUE_ORDER = {"win": 0, "draw": 1, "loss": 2}
+
+
+def analyses_of(analyses: Sequence[MoveAnalysis], moves: Iterable[int]) -> list[MoveAnalysis]:
+    """The analyses of `moves`, in that order (moves without one are left out)."""
+    by_move = {analysis.move: analysis for analysis in analyses}
+    return [by_move[move] for move in moves if move in by_move]
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from typing import Any, Final, Literal, Protocol
 
 from ttt_db.ai_rules import board_score
 from ttt_db.errors import UnknownAlgorithmError
+from ttt_db.position import Position
 from ttt_db.rules import EMPTY, final_score, legal_moves, other, play, side_to_move, status
 from ttt_db.search import WIN_SCORE, SearchTimeout
 from ttt_db.symmetry import TRANSFORMS
@@ -357,7 +358,7 @@ class Agreement:
     exact_best: tuple[int, ...]
 
 
-def agreement(report: SearchReport, position: Any) -> Agreement:
+def agreement(report: SearchReport, position: Position) -> Agreement:
     """Does the search agree with the stored `position` (o first)? Exact scales must match the
     score and the best moves; a depth-limited search must choose only best moves, and a win it
     proves (a score beyond any estimate) must be the real outcome."""

@@ -3,7 +3,7 @@ and best moves and the pure checks in `ttt_db.checks`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -17,7 +17,7 @@ from ttt_db.checks import (
     replay,
 )
 from ttt_db.database import SolutionDatabase
-from ttt_db.position import MoveAnalysis
+from ttt_db.position import MoveAnalysis, analyses_of
 from ttt_db.rules import mover_at
 
 
@@ -31,8 +31,8 @@ class Mistake:
     best: tuple[int, ...]
     moves: tuple[MoveAnalysis, ...] = ()  # every legal move's value there, from the database
 
-    def analysis(self, move: int) -> MoveAnalysis | None:
-        return next((analysis for analysis in self.moves if analysis.move == move), None)
+    def analyses(self, moves: Iterable[int]) -> list[MoveAnalysis]:
+        return analyses_of(self.moves, moves)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,5 +95,5 @@ def run_checks(
         for side in (weak_result.o, weak_result.x):
             found = side.counterexample and first_mistake(side.counterexample, plain_best)
             if found:
-                mistakes[side.side] = replace(found, moves=db.lookup(found.board).moves)
+                mistakes[side.side] = replace(found, moves=db.stored_positions([found.board])[0].moves)
     return CheckReport(ai.name, weak_result, strong_result, mistakes)

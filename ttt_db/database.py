@@ -248,18 +248,6 @@ class SolutionDatabase:
                     rows[row.board] = row
         return rows
 
-    def _stored_position(self, cells: str) -> Position:
-        """The stored row (o first) for `cells`, read once and kept."""
-        found = self._stored.get(cells)
-        if found is not None:
-            return found
-        if self._all_loaded:
-            raise PositionNotFoundError(cells)
-        row = self._rows_by_board([cells]).get(cells)
-        if row is None:
-            raise PositionNotFoundError(cells)
-        return self._stored.setdefault(cells, Position.from_row(row))
-
     def stored_positions(self, boards: Iterable[str]) -> list[Position]:
         """Stored rows (o first) by their exact board strings, in the order given, reading the
         ones not yet cached in a few queries. PositionNotFoundError for a board not stored."""
@@ -278,7 +266,7 @@ class SolutionDatabase:
 
     def _position(self, board: Board) -> Position:
         try:
-            position = self._stored_position(board.stored_cells)
+            position = self.stored_positions([board.stored_cells])[0]
         except PositionNotFoundError:
             raise PositionNotFoundError(board.cells) from None
         return position.with_marks_swapped() if board.swapped else position

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ttt_db.database import SolutionDatabase, database_exists, open_database
 from ttt_db.location import DatabaseLocation, resolve_location
+from ttt_db.mnk import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
     from builder.solver import Progress
@@ -40,24 +41,25 @@ def _ignore(stage: str, done: int, total: int) -> None:
 
 
 def build_database(
-    db: str | os.PathLike[str] | DatabaseLocation | None = None, *, force: bool = False, progress: Progress = _ignore
+    db: str | os.PathLike[str] | DatabaseLocation | None = None,
+    *,
+    game: Game = DEFAULT_GAME,
+    force: bool = False,
+    progress: Progress = _ignore,
 ) -> BuildSummary:
-    """Build the database at `db` (path, URL, `$TTT_DB` or the default) unless one is there."""
-    # imported here so that opening an existing database does not pay for the builder
+    """Build `game`'s database at `db` (path, URL, `$TTT_DB` or the game's default) unless one
+    is there."""
+    # imported here so that opening an existing database does not pay for the builder (numpy)
     from builder.solver import solve_game
-    from builder.write import build_figures, write_solution
+    from builder.write import prepare, write_solution
 
-    location = resolve_location(db)
+    location = resolve_location(db, game)
     started = time.perf_counter()
     if not force and database_exists(location):
         return BuildSummary(location, False, 0.0, {}, _size(location))
-    solution = solve_game(progress)
-    progress("write", 0, 1)
-    write_solution(location, solution, _build_time())
-    progress("write", 1, 1)
-    return BuildSummary(
-        location, True, time.perf_counter() - started, build_figures(solution), _size(location)
-    )
+    prepared = prepare(solve_game(game, progress))
+    write_solution(location, prepared, _build_time(), progress)
+    return BuildSummary(location, True, time.perf_counter() - started, prepared.figures, _size(location))
 
 
 def _size(location: DatabaseLocation) -> int | None:
@@ -67,13 +69,17 @@ def _size(location: DatabaseLocation) -> int | None:
 
 
 def open_or_build(
-    db: str | os.PathLike[str] | DatabaseLocation | None = None, *, notice: Callable[[str], None] = logger.warning
+    db: str | os.PathLike[str] | DatabaseLocation | None = None,
+    *,
+    game: Game = DEFAULT_GAME,
+    notice: Callable[[str], None] = logger.warning,
 ) -> SolutionDatabase:
     """`ttt_db.open_database`, building the database first when there is none. The build is
     announced through `notice`: by default a warning on the `builder` logger, which reaches
     stderr unless logging is configured otherwise."""
-    location = resolve_location(db)
+    location = resolve_location(db, game)
     if not database_exists(location):
-        notice(f"no database at {location}: building it now (first use)")
-        build_database(location)
-    return open_database(location)
+        what = "" if game == DEFAULT_GAME else f" for {game}"
+        notice(f"no database{what} at {location}: building it now (first use)")
+        build_database(location, game=game)
+    return open_database(location, game=game)

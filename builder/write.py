@@ -5,89 +5,145 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from math import factorial
 from pathlib import Path
 from typing import Any
 
 import msgpack
+import numpy as np
 from sqlalchemy import Connection, delete, insert, inspect, select
 
-from builder.solver import Solution, SolvedPosition
+from builder.solver import DRAW, PLAYING, STATUS_NAMES, Progress, Solution, level_moves, node_lists
 from ttt_db import __version__
 from ttt_db.database import make_engine
-from ttt_db.digest import content_digest
+from ttt_db.digest import ContentDigest, content_digest
 from ttt_db.errors import DatabaseError
 from ttt_db.location import DatabaseLocation
+from ttt_db.mnk import Game
+from ttt_db.rules import mover_at, value_for_mover
 from ttt_db.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
 
-RULES = {"board": "3x3", "in_a_row": 3, "first": "o"}
+_VALUE_NAMES = {1: "win", 0: "draw", -1: "loss"}
+_CHUNK_ROWS = 20_000  # rows per INSERT batch: memory stays flat on 4x4
 
 
-def position_rows(positions: Iterable[SolvedPosition]) -> list[dict[str, Any]]:
+def rules_of(game: Game) -> dict[str, Any]:
+    return {"game": game.name, "rows": game.rows, "columns": game.columns, "in_a_row": game.k, "first": "o"}
+
+
+def level_rows(solution: Solution, depth: int) -> Iterator[tuple[Any, ...]]:
+    """The rows of one level in table column order (see `ttt_db.schema.PositionRow`)."""
+    game = solution.game
+    level = solution.levels[depth]
+    following = solution.levels[depth + 1] if depth + 1 < len(solution.levels) else None
+    moves = level_moves(level, following)
     pack = msgpack.packb
-    return [
-        {
-            "id": number,
-            "board": p.board,
-            "canonical": p.canonical,
-            "depth": p.depth,
-            "status": p.status,
-            "to_move": p.to_move,
-            "score": p.score,
-            "value": p.value,
-            "remoteness": p.remoteness,
-            "sv_score": p.sv_score,
-            "best_moves": pack(p.best_moves),
-            "best_moves_shortest": pack(p.best_moves_shortest),
-            "move_values": pack(p.move_values),
-            "playout": pack(p.playout),
-            "paths": p.paths,
-        }
-        for number, p in enumerate(positions)
-    ]
+    ways = factorial(game.cells - depth)
+    mover = mover_at(depth)
+    edge_move = level.edge_move.tolist()
+    value_names = [_VALUE_NAMES[code] for code in moves.value_codes.tolist()]
+    child_remoteness = moves.child_remoteness.tolist()
+    best = moves.best.tolist()
+    best_shortest = moves.best_shortest.tolist()
+    starts = moves.starts.tolist()
+    ends = [*starts[1:], len(edge_move)] if starts else []
+    edge_ranges = dict(zip(moves.playing.tolist(), zip(starts, ends, strict=True), strict=True))
+    empty_list = pack([])
+    for index, (key, status_code, score, sv_score, remoteness, playout, paths, orbit) in enumerate(zip(
+        level.keys.tolist(), level.status.tolist(), level.score.tolist(), level.sv_score.tolist(),
+        level.remoteness.tolist(), level.playout.tolist(), level.paths.tolist(), level.orbit.tolist(),
+        strict=True,
+    )):
+        status = STATUS_NAMES[status_code]
+        span = edge_ranges.get(index)
+        if span is None:
+            value = "draw" if status == "draw" else "loss"
+            packed_best = packed_shortest = packed_values = empty_list
+            to_move = None
+        else:
+            first, last = span
+            value = value_for_mover(score, mover)
+            packed_best = pack([edge_move[e] for e in range(first, last) if best[e]])
+            packed_shortest = pack([edge_move[e] for e in range(first, last) if best_shortest[e]])
+            packed_values = pack([[edge_move[e], value_names[e], child_remoteness[e]] for e in range(first, last)])
+            to_move = mover
+        yield (key, game.board_of(key), depth, status, to_move, score, value, remoteness, sv_score,
+               packed_best, packed_shortest, packed_values, pack([*playout, ways]), paths, orbit)
 
 
-def solution_digest(solution: Solution) -> str:
+def position_rows(solution: Solution) -> Iterator[tuple[Any, ...]]:
+    for depth in range(len(solution.levels)):
+        yield from level_rows(solution, depth)
+
+
+POSITION_COLUMNS = tuple(column.name for column in PositionRow.__table__.columns)
+
+
+@dataclass
+class PreparedSolution:
+    """What the writer stores beside the rows, derived once."""
+
+    solution: Solution
+    node_lists: dict[str, list[int]]
+    figures: dict[str, Any]
+
+    @property
+    def depth_columns(self) -> list[list[int]]:
+        s = self.solution
+        return [s.tree_nodes_by_depth, s.positions_by_depth, s.canonical_by_depth]
+
+
+def prepare(solution: Solution) -> PreparedSolution:
+    lists = node_lists(solution)
+    return PreparedSolution(solution, lists, build_figures(solution, lists))
+
+
+def solution_digest(prepared: PreparedSolution) -> str:
     """SHA-256 of everything the build derives (`ttt_db.digest`), as `verify` recomputes it."""
-    return content_digest(
-        (row.values() for row in position_rows(solution.positions)),  # type: ignore[misc]
-        solution.node_lists,
-        [solution.tree_nodes_by_depth, solution.positions_by_depth, solution.canonical_by_depth],
-    )
+    return content_digest(position_rows(prepared.solution), prepared.node_lists, prepared.depth_columns)
 
 
-def build_figures(solution: Solution) -> dict[str, Any]:
+def build_figures(solution: Solution, lists: dict[str, list[int]]) -> dict[str, Any]:
     """The figures of the build, as stored in the meta table and checked by `verify`."""
-    lists = solution.node_lists
-    canonical = set(lists["canonical"])
-
-    def values(positions: Iterable[SolvedPosition]) -> dict[str, int]:
-        counts = {"win": 0, "loss": 0, "draw": 0}
-        for position in positions:
-            counts[position.value] += 1
-        return counts
-
+    values = {"win": 0, "loss": 0, "draw": 0}
+    values_canonical = {"win": 0, "loss": 0, "draw": 0}
+    for level in solution.levels:
+        mover_sign = 1 if level.depth % 2 == 0 else -1
+        playing = level.status == PLAYING
+        signed = np.where(playing, mover_sign * level.score, np.where(level.status == DRAW, 0, -1))
+        for code, name in _VALUE_NAMES.items():
+            chosen = signed == code
+            values[name] += int(level.orbit[chosen].sum())
+            values_canonical[name] += int(chosen.sum())
+    empty = solution.levels[0]
     return {
+        "game": solution.game.name,
         "tree_nodes": sum(solution.tree_nodes_by_depth),
-        "positions": len(solution.positions),
+        "positions": len(lists["all"]),
         "canonical_positions": len(lists["canonical"]),
         "playing": len(lists["playing"]),
-        "playing_canonical": len(canonical.intersection(lists["playing"])),
+        "playing_canonical": len(lists["playing_canonical"]),
         "decision": len(lists["decision"]),
         "decision_canonical": len(lists["decision_canonical"]),
-        "values": values(solution.positions),
-        "values_canonical": values(p for p in solution.positions if p.board in canonical),
+        "values": values,
+        "values_canonical": values_canonical,
+        "empty_board": {
+            "value": value_for_mover(int(empty.score[0]), "o") if empty.status[0] == PLAYING else "draw",
+            "remoteness": int(empty.remoteness[0]),
+        },
     }
 
 
-def _meta_rows(solution: Solution, built_at: str) -> list[dict[str, str]]:
+def _meta_rows(prepared: PreparedSolution, built_at: str, digest: str) -> list[dict[str, str]]:
     meta = {
         "schema_version": SCHEMA_VERSION,
-        "rules": RULES,
+        "rules": rules_of(prepared.solution.game),
         "package_version": __version__,
         "built_at": built_at,
-        "figures": build_figures(solution),
-        "content_sha256": solution_digest(solution),
+        "figures": prepared.figures,
+        "content_sha256": digest,
     }
     return [{"key": key, "value": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
 
@@ -114,10 +170,11 @@ def _existing_schema_version(conn: Connection) -> int | None:
     return version if isinstance(version, int) else -1
 
 
-def _write_tables(conn: Connection, solution: Solution, built_at: str) -> None:
+def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
     """Replace the project's tables in the caller's transaction. Tables of this schema version
     are emptied and refilled rather than dropped, so on a server a reader sees the old content
     or the new, never half of it, and is never left waiting on a table that is gone."""
+    solution = prepared.solution
     version = _existing_schema_version(conn)
     if version == SCHEMA_VERSION:
         for table in reversed(Base.metadata.sorted_tables):
@@ -125,36 +182,44 @@ def _write_tables(conn: Connection, solution: Solution, built_at: str) -> None:
     else:
         Base.metadata.drop_all(conn)
         Base.metadata.create_all(conn)
-    conn.execute(insert(MetaEntry), _meta_rows(solution, built_at))
-    conn.execute(insert(PositionRow), position_rows(solution.positions))
+    total = sum(solution.canonical_by_depth)
+    written = 0
+    batch: list[dict[str, Any]] = []
+    digest = ContentDigest()
+    for row in position_rows(solution):
+        digest.add_row(row)
+        batch.append(dict(zip(POSITION_COLUMNS, row, strict=True)))
+        if len(batch) == _CHUNK_ROWS:
+            conn.execute(insert(PositionRow), batch)
+            written += len(batch)
+            batch = []
+            progress("write", written, total)
+    if batch:
+        conn.execute(insert(PositionRow), batch)
+    progress("write", total, total)
     conn.execute(
         insert(NodeList),
         [
-            {"name": name, "size": len(boards), "boards": msgpack.packb(boards)}
-            for name, boards in solution.node_lists.items()
+            {"name": name, "size": len(keys), "boards": msgpack.packb(keys)}
+            for name, keys in prepared.node_lists.items()
         ],
     )
     conn.execute(
         insert(DepthCount),
         [
             {"depth": depth, "tree_nodes": nodes, "positions": count, "canonical_positions": canon}
-            for depth, (nodes, count, canon) in enumerate(
-                zip(
-                    solution.tree_nodes_by_depth,
-                    solution.positions_by_depth,
-                    solution.canonical_by_depth,
-                    strict=True,
-                )
-            )
+            for depth, (nodes, count, canon) in enumerate(zip(*prepared.depth_columns, strict=True))
         ],
     )
+    conn.execute(insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(
+        prepared.node_lists, prepared.depth_columns)))
 
 
-def write_url(location: DatabaseLocation, solution: Solution, built_at: str) -> None:
+def write_url(location: DatabaseLocation, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
     engine = make_engine(location)
     try:
         with engine.begin() as conn:
-            _write_tables(conn, solution, built_at)
+            _write_tables(conn, prepared, built_at, progress)
     finally:
         engine.dispose()
 
@@ -191,7 +256,7 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     return removed
 
 
-def write_file(path: Path, solution: Solution, built_at: str) -> None:
+def write_file(path: Path, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
     """Write beside `path`, then move into place: an interrupted build leaves nothing behind,
     and a killed one leaves files that the next build removes."""
     _writable_folder(path)
@@ -199,7 +264,7 @@ def write_file(path: Path, solution: Solution, built_at: str) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         temporary.unlink(missing_ok=True)
-        write_url(DatabaseLocation(f"sqlite:///{temporary}", temporary), solution, built_at)
+        write_url(DatabaseLocation(f"sqlite:///{temporary}", temporary), prepared, built_at, progress)
         os.replace(temporary, path)
     except PermissionError as error:
         raise DatabaseError(f"cannot write {path}: permission denied ({error.filename})") from None
@@ -207,8 +272,10 @@ def write_file(path: Path, solution: Solution, built_at: str) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def write_solution(location: DatabaseLocation, solution: Solution, built_at: str) -> None:
+def write_solution(
+    location: DatabaseLocation, prepared: PreparedSolution, built_at: str, progress: Progress
+) -> None:
     if location.path is not None:
-        write_file(location.path, solution, built_at)
+        write_file(location.path, prepared, built_at, progress)
     else:
-        write_url(location, solution, built_at)
+        write_url(location, prepared, built_at, progress)

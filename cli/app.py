@@ -7,9 +7,10 @@ lookup pays only for what it uses.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +22,7 @@ from cli.common import (
     DbOption,
     DebugSwitch,
     FirstOption,
+    GameOption,
     JsonOption,
     QuietOption,
     first_mark,
@@ -28,6 +30,10 @@ from cli.common import (
     print_json,
     stage_progress,
 )
+from ttt_db.mnk import TICTACTOE
+
+if TYPE_CHECKING:
+    from ttt_db.position import Position
 
 app = typer.Typer(
     name="ttt-db",
@@ -69,16 +75,18 @@ def _options(
 
 @app.command()
 def build(
+    game: GameOption = TICTACTOE,
     db: DbOption = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the database exists.")] = False,
     quiet: QuietOption = False,
 ) -> None:
-    """Enumerate the game, solve every position, and write the database (atomically)."""
+    """Enumerate the game level by level, solve every position up to symmetry, and write the
+    database (atomically). 3x3k3 takes under a second; 4x4k4 about two minutes and 300 MB."""
     from builder.pipeline import build_database
     from cli.render import figures_text
 
     with stage_progress(quiet=quiet) as progress:
-        summary = build_database(db, force=force, progress=progress)
+        summary = build_database(db, game=game, force=force, progress=progress)
     if not summary.built:
         typer.echo(f"database already at {summary.location}; use --force to rebuild it")
         return
@@ -95,6 +103,7 @@ def best_moves(
         bool, typer.Option("--shortest", help="Only the moves that win fastest or lose slowest.")
     ] = False,
     first: FirstOption = None,
+    game: GameOption = TICTACTOE,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -104,7 +113,7 @@ def best_moves(
     and remoteness are the mover's; score and sv_score are from the first player's side."""
     from cli.render import best_moves_document, best_moves_text
 
-    with open_db(db) as database:
+    with open_db(db, game) as database:
         position = database.lookup(board, first=first_mark(first))
     if as_json:
         print_json(best_moves_document(position))
@@ -113,13 +122,13 @@ def best_moves(
 
 
 @app.command(cls=BoardCommand)
-def show(board: BoardArgument, first: FirstOption = None, db: DbOption = None,
+def show(board: BoardArgument, first: FirstOption = None, game: GameOption = TICTACTOE, db: DbOption = None,
          as_json: JsonOption = False) -> None:
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
     from cli.render import best_moves_document, show_text
 
-    with open_db(db) as database:
+    with open_db(db, game) as database:
         position = database.lookup(board, first=first_mark(first))
     if as_json:
         print_json(best_moves_document(position))
@@ -128,11 +137,11 @@ def show(board: BoardArgument, first: FirstOption = None, db: DbOption = None,
 
 
 @app.command()
-def info(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Where the database is, its schema version, and the figures of its build."""
+def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Where the game's database is, its schema version, and the figures of its build."""
     from cli.render import figures_text
 
-    with open_db(db) as database:
+    with open_db(db, game) as database:
         meta = database.meta()
         depths = database.depth_figures()
         location = database.location
@@ -153,16 +162,17 @@ def info(db: DbOption = None, as_json: JsonOption = False) -> None:
     typer.echo(f"schema version: {meta['schema_version']}")
     typer.echo(f"built:          {meta['built_at']} by ttt-db {meta['package_version']}")
     rules = meta["rules"]
-    typer.echo(f"rules:          {rules['board']}, {rules['in_a_row']} in a row, {rules['first']} first")
+    typer.echo(f"rules:          {rules['game']}: {rules['rows']}x{rules['columns']} board, "
+               f"{rules['in_a_row']} in a row, {rules['first']} first")
     for line in figures_text(meta["figures"]):
         typer.echo(line)
-    typer.echo("depth  tree nodes  positions  canonical")
+    typer.echo("depth      tree nodes  positions  canonical")
     for d in depths:
-        typer.echo(f"{d.depth:>5}  {d.tree_nodes:>10,}  {d.positions:>9,}  {d.canonical_positions:>9,}")
+        typer.echo(f"{d.depth:>5}  {d.tree_nodes:>14,}  {d.positions:>9,}  {d.canonical_positions:>9,}")
 
 
 @app.command()
-def verify(db: DbOption = None, as_json: JsonOption = False) -> None:
+def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Check the file's integrity and content digest, re-derive the figures, cross-check every
     stored row against the rules, its children and its symmetric images, and compare it with a
     fresh solve; exit 1 on any mismatch or damage."""
@@ -170,7 +180,7 @@ def verify(db: DbOption = None, as_json: JsonOption = False) -> None:
     from cli.render import plural
     from ttt_db.verify import verify_database
 
-    with open_db(db) as database:
+    with open_db(db, game) as database:
         report = verify_database(database)
         compare_with_fresh_solve(database, report)
     if as_json:
@@ -195,21 +205,29 @@ def export(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
     ] = None,
+    game: GameOption = TICTACTOE,
     db: DbOption = None,
 ) -> None:
     """Every position (o moved first) as one record: JSON lines or CSV."""
     from ttt_db.export import write_csv, write_jsonl
 
     writer = write_csv if format is ExportFormat.csv else write_jsonl
-    with open_db(db) as database:
-        positions = database.load_all()
-    if output is None:
-        writer(positions, sys.stdout)
-        return
-    output.parent.mkdir(parents=True, exist_ok=True)  # as `--db` does for a database file
-    with output.open("w", encoding="utf-8", newline="") as stream:
-        writer(positions, stream)
-    typer.echo(f"wrote {len(positions):,} positions to {output}", err=True)
+    with open_db(db, game) as database:
+        if output is None:
+            writer(database.all_positions(), sys.stdout)
+            return
+        output.parent.mkdir(parents=True, exist_ok=True)  # as `--db` does for a database file
+        written = 0
+
+        def counted() -> Iterator[Position]:
+            nonlocal written
+            for position in database.all_positions():
+                written += 1
+                yield position
+
+        with output.open("w", encoding="utf-8", newline="") as stream:
+            writer(counted(), stream)
+    typer.echo(f"wrote {written:,} positions to {output}", err=True)
 
 
 def _register_other_commands() -> None:

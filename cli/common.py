@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from ttt_db.errors import ImpossibleBoardError, TttDbError
+from ttt_db.errors import ImpossibleBoardError, InputError, TttDbError
+from ttt_db.mnk import TICTACTOE, Game, game_from_name
 from ttt_db.rules import Mark
 
 try:  # Typer 0.28 ships its own copy of Click
@@ -61,6 +62,27 @@ DbOption = Annotated[
         help="Database file path or SQLAlchemy URL [default: data/ttt-db.sqlite in the project].",
     ),
 ]
+def _parse_game(text: str | Game) -> Game:
+    if isinstance(text, Game):
+        return text
+    try:
+        return game_from_name(text)
+    except InputError as error:
+        raise typer.BadParameter(error.reason) from None
+
+
+GameOption = Annotated[
+    Game,
+    typer.Option(
+        "--game",
+        "-g",
+        metavar="RxCkK",
+        parser=_parse_game,
+        help="The m,n,k-game: R rows x C columns, K in a row wins, o first (3x3k3, 4x4k4, 3x4k3, ...); "
+        "each game has its own database [default: 3x3k3].",
+        show_default=False,
+    ),
+]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else there.")
 ]
@@ -79,7 +101,8 @@ BoardArgument = Annotated[
     typer.Argument(
         metavar="BOARD",
         show_default=False,
-        help="9 cells in reading order, e.g. ox..x.... or 'ox./.x./...' (. - _ or space for empty).",
+        help="The game's cells in reading order, e.g. ox..x.... or 'ox./.x./...' on 3x3 "
+        "(. - _ or space for empty, / between rows).",
     ),
 ]
 
@@ -266,8 +289,8 @@ def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
         yield report
 
 
-def open_db(db: str | None) -> SolutionDatabase:
-    """Open the database, building it first (with a notice on stderr) when it is missing."""
+def open_db(db: str | None, game: Game = TICTACTOE) -> SolutionDatabase:
+    """Open the game's database, building it first (with a notice on stderr) when it is missing."""
     from builder.pipeline import open_or_build
 
-    return open_or_build(db, notice=lambda message: typer.echo(message, err=True))
+    return open_or_build(db, game=game, notice=lambda message: typer.echo(message, err=True))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.rules import move_name
+from ttt_db.mnk import TICTACTOE, Game
 
 if TYPE_CHECKING:
     from ttt_db.position import MoveAnalysis, Position
@@ -18,27 +18,28 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else plural_form or noun + 's'}"
 
 
-def diagram(cells: str) -> str:
+def diagram(cells: str, game: Game = TICTACTOE) -> str:
     """The board drawn with its column letters and row numbers."""
-    lines = ["    a   b   c"]
-    for row in range(3):
+    width = game.columns
+    lines = ["    " + "   ".join(game.move_name(column)[0] for column in range(width))]
+    for row in range(game.rows):
         if row:
-            lines.append("   ---+---+---")
-        lines.append(f"{row + 1}   " + " | ".join(cells[3 * row : 3 * row + 3]))
+            lines.append("   " + "+".join(["---"] * width))
+        lines.append(f"{row + 1:<2}  " + " | ".join(cells[width * row : width * row + width]))
     return "\n".join(lines)
 
 
-def indented_diagram(cells: str, indent: str) -> list[str]:
-    return [indent + line for line in diagram(cells).splitlines()]
+def indented_diagram(cells: str, indent: str, game: Game = TICTACTOE) -> list[str]:
+    return [indent + line for line in diagram(cells, game).splitlines()]
 
 
-def describe_move(move: int) -> str:
-    return f"{move} ({move_name(move)})"
+def describe_move(move: int, game: Game = TICTACTOE) -> str:
+    return f"{move} ({game.move_name(move)})"
 
 
-def describe_moves(moves: Iterable[int]) -> str:
+def describe_moves(moves: Iterable[int], game: Game = TICTACTOE) -> str:
     """`4 (b2), 7 (b3)`: indices with their names; `none` for no move."""
-    return ", ".join(describe_move(move) for move in moves) or "none"
+    return ", ".join(describe_move(move, game) for move in moves) or "none"
 
 
 def move_outcome(analysis: MoveAnalysis) -> str:
@@ -54,7 +55,7 @@ def move_outcome(analysis: MoveAnalysis) -> str:
 
 def describe_analyses(analyses: Iterable[MoveAnalysis]) -> str:
     """`4 (b2) draws, 0 (a1) wins in 5`."""
-    return ", ".join(f"{describe_move(a.move)} {move_outcome(a)}" for a in analyses)
+    return ", ".join(f"{describe_move(a.move, a.game)} {move_outcome(a)}" for a in analyses)
 
 
 def outcome_line(position: Position) -> str:
@@ -85,7 +86,7 @@ def score_line(position: Position) -> str:
 
 def _header(position: Position) -> list[str]:
     """The board drawn, then who is to move and what it is worth, then who moved first."""
-    return [diagram(position.board), "", outcome_line(position), first_mover_note(position),
+    return [diagram(position.board, position.game), "", outcome_line(position), first_mover_note(position),
             score_line(position)]
 
 
@@ -94,7 +95,7 @@ def best_moves_text(position: Position, *, shortest: bool) -> str:
     if position.status == "playing":
         moves = position.best_moves_shortest if shortest else position.best_moves
         label = "best moves (shortest)" if shortest else "best moves"
-        lines.append(f"{label}: {describe_moves(moves)}")
+        lines.append(f"{label}: {describe_moves(moves, position.game)}")
     return "\n".join(lines)
 
 

@@ -111,7 +111,7 @@ def in_process(db_path: Path, runs: int) -> list[Measurement]:
 
     measurements = []
     with open_database(db_path) as db:
-        boards = [p.board for p in db.load_all()]
+        boards = [p.board for p in db.all_positions()]
 
         def lookups() -> None:
             for board in boards:

@@ -39,8 +39,8 @@ def test_value_counts(positions: dict[str, Position]) -> None:
 
 def test_node_lists(db: SolutionDatabase, positions: dict[str, Position]) -> None:
     sizes = {name: len(db.node_list(name)) for name in db.node_list_names()}
-    assert sizes == {"all": 5478, "canonical": 765, "playing": 4520, "decision": 3191,
-                     "decision_canonical": 431}
+    assert sizes == {"all": 5478, "canonical": 765, "playing": 4520, "playing_canonical": 627,
+                     "decision": 3191, "decision_canonical": 431}
     playing = {p.board for p in positions.values() if p.status == "playing"}
     assert len({positions[b].canonical for b in playing}) == 627
     for board in db.node_list("decision"):
@@ -103,7 +103,8 @@ def test_playout_sums_to_one(positions: dict[str, Position]) -> None:
 
 def test_meta(db: SolutionDatabase) -> None:
     meta = db.meta()
-    assert meta["schema_version"] == SCHEMA_VERSION == 2
-    assert meta["rules"] == {"board": "3x3", "in_a_row": 3, "first": "o"}
+    assert meta["schema_version"] == SCHEMA_VERSION == 3
+    assert meta["rules"] == {"game": "3x3k3", "rows": 3, "columns": 3, "in_a_row": 3, "first": "o"}
+    assert meta["figures"]["empty_board"] == {"value": "draw", "remoteness": 9}
     assert meta["figures"]["tree_nodes"] == 549_946
     assert meta["figures"]["decision_canonical"] == 431

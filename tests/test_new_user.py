@@ -59,8 +59,8 @@ def test_boards_with_the_wrong_separators_say_what_was_meant(run, board: str, me
 
 @pytest.mark.parametrize(
     ("text", "reason"),
-    [("3,0", "x,y is column,row counted from 0 at the top left: both are 0-2"),
-     ("1,3", "x,y is column,row counted from 0 at the top left: both are 0-2"),
+    [("3,0", "x,y is column,row counted from 0 at the top left: x is 0-2, y is 0-2"),
+     ("1,3", "x,y is column,row counted from 0 at the top left: x is 0-2, y is 0-2"),
      ("d1", "cell names run from a1 to c3"),
      ("9", "cells are numbered 0 to 8")],
 )

@@ -2,8 +2,9 @@
 
 `Board.parse` accepts the notations of the command-line contract and refuses boards that are
 malformed or that no game reaches, saying what was probably meant. `str(board)` formats it back
-as 9 characters (`o`, `x`, `.`); `Board.parse(str(board), first=board.first) == board` always
-holds, and so does `Board.parse(str(board)) == board` unless x moved first on equal counts.
+as its game's cells (`o`, `x`, `.`; 9 for tic-tac-toe); `Board.parse(str(board),
+first=board.first, game=board.game) == board` always holds, and so does
+`Board.parse(str(board), game=board.game) == board` unless x moved first on equal counts.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.rules import (
     EMPTY,
     Mark,
@@ -30,7 +32,13 @@ from ttt_db.rules import (
 _CELL_CHARS: Final = {"o": "o", "O": "o", "x": "x", "X": "x", ".": ".", "-": ".", "_": ".", " ": "."}
 _MOVE_NAME: Final = re.compile(r"^([a-z])(\d+)$")
 _MOVE_XY: Final = re.compile(r"^\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?$")
-_EXAMPLE: Final = "a board is 9 cells in reading order, such as 'ox..x....' or 'ox./.x./...'"
+
+
+def _example(game: Game) -> str:
+    if game == TICTACTOE:
+        return "a board is 9 cells in reading order, such as 'ox..x....' or 'ox./.x./...'"
+    rows = "/".join("." * game.columns for _ in range(game.rows))
+    return f"a {game} board is {game.cells} cells in reading order, such as {rows!r}"
 
 
 def _looks_like_a_move(text: str) -> bool:
@@ -38,18 +46,18 @@ def _looks_like_a_move(text: str) -> bool:
     return bool(token) and (token.isdigit() or bool(_MOVE_NAME.match(token)) or bool(_MOVE_XY.match(token)))
 
 
-def _separator_hint(text: str) -> str | None:
+def _separator_hint(text: str, game: Game) -> str | None:
     """What the user probably meant when the board holds separators we do not take."""
     if "\\" in text:
         fixed = text.replace("\\", "/")
         return f"separate rows with '/', not '\\' (did you mean {fixed!r}?)"
     if "," in text or ";" in text:
         cells = re.sub(r"[,;\s]", "", text)
-        if len(cells) == 9 and all(char in _CELL_CHARS for char in cells):
+        if len(cells) == game.cells and all(char in _CELL_CHARS for char in cells):
             return f"write the cells without separators (did you mean {cells!r}?)"
         return "write the cells without separators; '/' may separate the rows"
     rows = text.split(" ")
-    if len(rows) == 3 and all(len(row) == 3 for row in rows):
+    if len(rows) == game.rows > 1 and all(len(row) == game.columns for row in rows):
         fixed = "/".join(rows)
         return f"a space is an empty cell; separate rows with '/' (did you mean {fixed!r}?)"
     return None
@@ -59,24 +67,27 @@ _NORMALIZE: Final = str.maketrans({char: cell for char, cell in _CELL_CHARS.item
 _PLAIN_CHARS: Final = frozenset(_CELL_CHARS)
 
 
-def normalize_cells(text: str) -> str:
-    """9 lowercase cells from any accepted notation, or InvalidBoardError naming the fault."""
-    if len(text) == 9 and _PLAIN_CHARS.issuperset(text):
+def normalize_cells(text: str, game: Game = TICTACTOE) -> str:
+    """The game's cells in lowercase from any accepted notation, or InvalidBoardError naming
+    the fault (a board of another size says which game it does not fit)."""
+    if len(text) == game.cells and _PLAIN_CHARS.issuperset(text):
         return text.translate(_NORMALIZE)
     if _looks_like_a_move(text):
-        raise InvalidBoardError(text, f"that is a move, not a board; {_EXAMPLE}")
-    hint = _separator_hint(text)
+        raise InvalidBoardError(text, f"that is a move, not a board; {_example(game)}")
+    hint = _separator_hint(text, game)
     if hint is not None:
         raise InvalidBoardError(text, hint)
     if "/" in text:
         rows = text.split("/")
-        if len(rows) != 3 or any(len(row) != 3 for row in rows):
-            raise InvalidBoardError(text, "rows separated by '/' must be 3 rows of 3 cells")
+        if len(rows) != game.rows or any(len(row) != game.columns for row in rows):
+            raise InvalidBoardError(
+                text, f"rows separated by '/' must be {game.rows} rows of {game.columns} cells for {game}")
         raw = "".join(rows)
     else:
         raw = text
-    if len(raw) != 9:
-        raise InvalidBoardError(text, f"expected 9 cells, got {len(raw)}; {_EXAMPLE}")
+    if len(raw) != game.cells:
+        what = "" if game == TICTACTOE else f" for {game}"
+        raise InvalidBoardError(text, f"expected {game.cells} cells{what}, got {len(raw)}; {_example(game)}")
     try:
         return "".join(_CELL_CHARS[char] for char in raw)
     except KeyError as missing:
@@ -89,12 +100,16 @@ def _marks(count: int) -> str:
     return f"{count} mark" if count == 1 else f"{count} marks"
 
 
-def impossibility(cells: str, first: Mark = "o") -> str | None:
+def _in_a_row(game: Game) -> str:
+    return "three in a row" if game.k == 3 else f"{game.k} in a row"
+
+
+def impossibility(cells: str, first: Mark = "o", game: Game = TICTACTOE) -> str | None:
     """Why no game in which `first` moved first reaches these cells, or None when one does."""
-    o_lines = winning_lines(cells, "o")
-    x_lines = winning_lines(cells, "x")
+    o_lines = winning_lines(cells, "o", game)
+    x_lines = winning_lines(cells, "x", game)
     if o_lines and x_lines:
-        return "both o and x have three in a row"
+        return f"both o and x have {_in_a_row(game)}"
     for mark, lines in (("o", o_lines), ("x", x_lines)):
         if len(lines) > 1 and not set(lines[0]).intersection(*lines[1:]):
             return f"{mark} has winning lines that share no cell, which no single last move makes"
@@ -110,7 +125,7 @@ def impossibility(cells: str, first: Mark = "o") -> str | None:
     last_mover = first if cells.count(first) != cells.count(second) else second
     won: Mark | None = "o" if o_lines else "x" if x_lines else None
     if won is not None and won != last_mover:
-        return f"{won} has three in a row, yet {other(won)} moved after the game was won"
+        return f"{won} has {_in_a_row(game)}, yet {other(won)} moved after the game was won"
     return None
 
 
@@ -124,52 +139,56 @@ def first_player(cells: str, first: Mark | None = None) -> Mark:
 
 @dataclass(frozen=True, slots=True)
 class Board:
-    """A reachable tic-tac-toe board in the user's marks and orientation.
+    """A reachable board of an m,n,k-game in the user's marks and orientation.
 
-    `cells` holds 9 characters in reading order; `first` is the mark that moved first.
+    `cells` holds the game's cells in reading order; `first` is the mark that moved first.
     """
 
     cells: str
     first: Mark = "o"
+    game: Game = TICTACTOE
 
     def __post_init__(self) -> None:
-        if len(self.cells) != 9 or any(c not in "ox." for c in self.cells):
-            raise InvalidBoardError(self.cells, "expected 9 characters from 'o', 'x' and '.'")
+        if len(self.cells) != self.game.cells or any(c not in "ox." for c in self.cells):
+            raise InvalidBoardError(
+                self.cells, f"expected {self.game.cells} characters from 'o', 'x' and '.' for {self.game}")
         if self.first not in ("o", "x"):
             raise InvalidBoardError(self.cells, f"the first player must be 'o' or 'x', not {self.first!r}")
-        reason = impossibility(self.cells, self.first)
+        reason = impossibility(self.cells, self.first, self.game)
         if reason is not None:
             raise ImpossibleBoardError(self.cells, reason)
 
     @classmethod
-    def parse(cls, text: str, first: Mark | None = None) -> Board:
+    def parse(cls, text: str, first: Mark | None = None, game: Game = TICTACTOE) -> Board:
         """Parse any accepted notation; InvalidBoardError (a ValueError) quotes the input.
 
         `first` says who moved first; by default the side with more marks, `o` on equal counts.
         """
         if not isinstance(text, str):
             raise TypeError(f"a board is a string, not {type(text).__name__}")
-        cells = normalize_cells(text)
+        cells = normalize_cells(text, game)
         mover = first_player(cells, first)
-        reason = impossibility(cells, mover)
+        reason = impossibility(cells, mover, game)
         if reason is None:
-            return cls._validated(cells, mover)
-        reachable_with = other(mover) if first is None and impossibility(cells, other(mover)) is None else None
+            return cls._validated(cells, mover, game)
+        reachable_with = (other(mover) if first is None and impossibility(cells, other(mover), game) is None
+                          else None)
         if reachable_with is not None:
             reason += f"; it is reachable if {reachable_with} moved first"
         raise ImpossibleBoardError(text, reason, reachable_with_first=reachable_with)
 
     @classmethod
-    def _validated(cls, cells: str, first: Mark) -> Board:
+    def _validated(cls, cells: str, first: Mark, game: Game = TICTACTOE) -> Board:
         """A board from cells already checked, without checking them again."""
         board = object.__new__(cls)
         object.__setattr__(board, "cells", cells)
         object.__setattr__(board, "first", first)
+        object.__setattr__(board, "game", game)
         return board
 
     @classmethod
-    def empty(cls, first: Mark = "o") -> Board:
-        return cls(EMPTY * 9, first)
+    def empty(cls, first: Mark = "o", game: Game = TICTACTOE) -> Board:
+        return cls(game.empty_board, first, game)
 
     def __str__(self) -> str:
         return self.cells
@@ -186,7 +205,7 @@ class Board:
 
     @property
     def status(self) -> Status:
-        return status(self.cells)
+        return status(self.cells, self.game)
 
     @property
     def is_over(self) -> bool:
@@ -205,42 +224,45 @@ class Board:
     @property
     def depth(self) -> int:
         """How many moves have been made."""
-        return 9 - self.cells.count(EMPTY)
+        return self.game.cells - self.cells.count(EMPTY)
 
     def legal_moves(self) -> tuple[int, ...]:
-        return legal_moves(self.cells)
+        return legal_moves(self.cells, self.game)
 
     def push(self, move: int) -> Board:
         """The board after the side to move takes `move`; InvalidMoveError if it is not legal."""
         mover = self.to_move
         if mover is None:
             raise InvalidMoveError(str(move), f"the game on {self.cells!r} is over")
-        if move not in range(9):
-            raise InvalidMoveError(str(move), "cells are numbered 0 to 8")
+        if move not in range(self.game.cells):
+            raise InvalidMoveError(str(move), f"cells are numbered 0 to {self.game.cells - 1}")
         if self.cells[move] != EMPTY:
-            raise InvalidMoveError(move_name(move), f"cell {move} is taken by {self.cells[move]}")
-        return Board(play(self.cells, move, mover), self.first)
+            raise InvalidMoveError(move_name(move, self.game), f"cell {move} is taken by {self.cells[move]}")
+        return Board(play(self.cells, move, mover), self.first, self.game)
 
 
-def parse_move(text: str) -> int:
-    """A cell index `0`-`8`, a name like `b3`, or `x,y` (column, row, both counted from 0).
-    Raises InvalidMoveError naming the accepted range."""
+def parse_move(text: str, game: Game = TICTACTOE) -> int:
+    """A cell index (`0`-`8` on 3x3), a name like `b3`, or `x,y` (column, row, both counted
+    from 0). Raises InvalidMoveError naming the accepted range."""
     token = text.strip().lower()
+    last = game.cells - 1
     if token.isdigit():
         move = int(token)
-        if move > 8:
-            raise InvalidMoveError(text, "cells are numbered 0 to 8")
+        if move > last:
+            raise InvalidMoveError(text, f"cells are numbered 0 to {last}")
         return move
     named = _MOVE_NAME.match(token)
     if named:
-        column, row = named.group(1), int(named.group(2))
-        if column not in "abc" or not 1 <= row <= 3:
-            raise InvalidMoveError(text, "cell names run from a1 to c3 (column a-c, row 1-3 from the top)")
-        return "abc".index(column) + 3 * (row - 1)
+        move_or_none = game.move_from_name(token)
+        if move_or_none is None:
+            raise InvalidMoveError(text, f"cell names run from a1 to {game.move_name(last)} "
+                                   f"(column a-{game.move_name(last)[0]}, row 1-{game.rows} from the top)")
+        return move_or_none
     pair = _MOVE_XY.match(token)
     if pair:
         x, y = int(pair.group(1)), int(pair.group(2))
-        if not (0 <= x <= 2 and 0 <= y <= 2):
-            raise InvalidMoveError(text, "x,y is column,row counted from 0 at the top left: both are 0-2")
-        return x + 3 * y
-    raise InvalidMoveError(text, "expected a cell index 0-8, a name like b3, or x,y (column,row from 0)")
+        if not (0 <= x < game.columns and 0 <= y < game.rows):
+            raise InvalidMoveError(text, f"x,y is column,row counted from 0 at the top left: "
+                                   f"x is 0-{game.columns - 1}, y is 0-{game.rows - 1}")
+        return x + game.columns * y
+    raise InvalidMoveError(text, f"expected a cell index 0-{last}, a name like b3, or x,y (column,row from 0)")

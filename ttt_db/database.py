@@ -4,8 +4,10 @@
         db.lookup("ox..x....").best_moves      # raises on an impossible board
         db.get("xxx......")                    # None instead of raising
 
-Positions are read by unique index one at a time and cached, so a warm handle answers from
-memory; `load_all()` fills the cache in one query for work that touches every board.
+Only canonical positions are stored, one row per symmetry class keyed by the board's integer
+key (`ttt_db.mnk.Game.key`); any other orientation is answered by transforming the row of its
+canonical image. Rows are read by primary key and cached, so a warm handle answers from memory;
+`load_all()` reads every row in one query for work that touches every class.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType, TracebackType
+from types import TracebackType
 from typing import Any, TypeVar
 
 from sqlalchemy import URL, Engine, create_engine, inspect, select
@@ -29,12 +31,15 @@ from ttt_db.errors import (
     DatabaseError,
     DatabaseMissingError,
     ImpossibleBoardError,
+    InputError,
     PositionNotFoundError,
 )
 from ttt_db.location import DatabaseLocation, resolve_location
+from ttt_db.mnk import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.position import MoveAnalysis, Position
 from ttt_db.rules import Mark
 from ttt_db.schema import SCHEMA_VERSION, DepthCount, MetaEntry, NodeList, PositionRow
+from ttt_db.symmetry import canonical_transform
 
 T = TypeVar("T")
 REQUIRED_META = ("schema_version", "rules", "package_version", "built_at", "figures", "content_sha256")
@@ -95,13 +100,15 @@ class SolutionDatabase:
     def __init__(self, engine: Engine, location: DatabaseLocation) -> None:
         self.engine = engine
         self.location = location
-        self._stored: dict[str, Position] = {}  # stored rows (o first) by board
+        self._stored: dict[str, Position] = {}  # positions (o first) by board, any orientation
+        self._canonical: dict[int, Position] = {}  # decoded rows by key
+        self._game: Game | None = None
         self._answers: dict[tuple[str, Mark], Position] = {}  # by normalised cells and first player
         self._by_plain_text: dict[str, Position] = {}  # normalised cells, first player inferred
         self._meta: dict[str, Any] | None = None
         self._all_loaded = False
         self._scanned: tuple[list[Position], list[DatabaseDamagedError]] | None = None
-        self._best_moves_tables: dict[bool, Mapping[str, tuple[int, ...]]] = {}
+        self._best_moves_tables: dict[bool, BestMovesTable] = {}
 
     def __enter__(self) -> SolutionDatabase:
         return self
@@ -134,12 +141,31 @@ class SolutionDatabase:
             self._meta = decoded
         return copy.deepcopy(self._meta)
 
+    @property
+    def game(self) -> Game:
+        """The game this database solves, from its meta `rules`."""
+        if self._game is None:
+            with self.engine.connect() as conn:
+                text = conn.execute(select(_meta.c.value).where(_meta.c.key == "rules")).scalar_one_or_none()
+            try:
+                rules = json.loads(text) if text is not None else {}
+            except ValueError:
+                rules = text
+            if not isinstance(rules, dict):
+                raise DatabaseDamagedError(f"meta rules {rules!r} are not an object", f"table {MetaEntry.__tablename__}")
+            try:
+                self._game = Game.parse(str(rules.get("game", "")))
+            except InputError:
+                raise DatabaseDamagedError(f"meta rules {rules!r} name no game",
+                                           f"table {MetaEntry.__tablename__}") from None
+        return self._game
+
     def depth_figures(self) -> list[DepthFigures]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(_depth_counts).order_by(_depth_counts.c.depth)).all()
         where = f"table {DepthCount.__tablename__}"
         return [
-            DepthFigures(*(stored.whole_number(value, name, where, 0, 10**9) for name, value in (
+            DepthFigures(*(stored.whole_number(value, name, where, 0, 10**15) for name, value in (
                 ("depth", r.depth), ("tree nodes", r.tree_nodes), ("positions", r.positions),
                 ("canonical positions", r.canonical_positions))))
             for r in rows
@@ -147,6 +173,10 @@ class SolutionDatabase:
 
     def node_list(self, name: str) -> list[str]:
         """A stored list of boards (`all`, `canonical`, `playing`, `decision`, ...)."""
+        return boards_of_keys(self.node_list_keys(name), self.game)
+
+    def node_list_keys(self, name: str) -> list[int]:
+        """A stored list as board keys, in (depth, key) order."""
         with self.engine.connect() as conn:
             packed = conn.execute(
                 select(_node_lists.c.boards).where(_node_lists.c.name == name)
@@ -154,7 +184,8 @@ class SolutionDatabase:
         where = f"table {NodeList.__tablename__}"
         if packed is None:
             raise DatabaseDamagedError(f"node list {name!r} is missing", where)
-        return stored.boards_list(stored.unpack(packed, f"node list {name!r}", where), f"node list {name!r}", where)
+        return stored.keys_list(stored.unpack(packed, f"node list {name!r}", where), f"node list {name!r}", where,
+                                self.game)
 
     def node_list_names(self) -> list[str]:
         with self.engine.connect() as conn:
@@ -173,7 +204,7 @@ class SolutionDatabase:
         """The content digest recomputed from the stored rows, lists and counts, exactly as the
         build computed the `content_sha256` meta entry."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(_positions).order_by(_positions.c.id)).all()
+            rows = conn.execute(select(_positions).order_by(_positions.c.depth, _positions.c.key)).all()
             lists = conn.execute(select(_node_lists.c.name, _node_lists.c.boards)).all()
             depths = conn.execute(select(_depth_counts).order_by(_depth_counts.c.depth)).all()
         where = f"table {NodeList.__tablename__}"
@@ -194,13 +225,15 @@ class SolutionDatabase:
             found = self._by_plain_text.get(board)
             if found is not None:
                 return found
-            parsed = Board.parse(board)
+            parsed = Board.parse(board, game=self.game)
         elif isinstance(board, Board):
+            if board.game != self.game:
+                raise ValueError(f"board {board.cells!r} is a {board.game} board; this database solves {self.game}")
             if first is not None and first != board.first:
                 raise ValueError(f"board {board.cells!r} has {board.first} first, not {first}")
             parsed = board
         elif isinstance(board, str):
-            parsed = Board.parse(board, first)
+            parsed = Board.parse(board, first, self.game)
         else:
             raise TypeError(f"a board is a string or a Board, not {type(board).__name__}")
         key = (parsed.cells, parsed.first)
@@ -229,40 +262,34 @@ class SolutionDatabase:
         """Every legal move with its value for the mover and the remoteness after it."""
         return self.lookup(board).moves
 
-    def _rows_by_board(self, boards: Sequence[str]) -> dict[str, Any]:
-        """The rows of `boards` that exist, by board. The index only finds row ids, and the rows
-        are read by primary key: SQLite reads an indexed column from the index itself, so a
-        damaged index could otherwise pass another row off as the board asked for."""
-        rows: dict[str, Any] = {}
-        asked = set(boards)
+    def _rows_by_key(self, keys: Sequence[int]) -> dict[int, Any]:
+        """The rows of `keys` that exist, by key (the primary key: SQLite's rowid itself)."""
+        rows: dict[int, Any] = {}
         with self.engine.connect() as conn:
-            for start in range(0, len(boards), _CHUNK):
-                chunk = list(boards[start : start + _CHUNK])
-                ids = select(_positions.c.id).where(_positions.c.board.in_(chunk)).scalar_subquery()
-                for row in conn.execute(select(_positions).where(_positions.c.id.in_(ids))):
-                    if row.board not in asked or row.board in rows:
-                        raise DatabaseDamagedError(
-                            f"asked for board {chunk[0]!r}, the index gave the row of {row.board!r}"
-                            if len(chunk) == 1 else f"the index gave a row for {row.board!r} unasked",
-                            f"table {PositionRow.__tablename__}")
-                    rows[row.board] = row
+            for start in range(0, len(keys), _CHUNK):
+                chunk = list(keys[start : start + _CHUNK])
+                for row in conn.execute(select(_positions).where(_positions.c.key.in_(chunk))):
+                    rows[row.key] = row
         return rows
 
     def stored_positions(self, boards: Iterable[str]) -> list[Position]:
-        """Stored rows (o first) by their exact board strings, in the order given, reading the
-        ones not yet cached in a few queries. PositionNotFoundError for a board not stored."""
+        """Positions (o first) of boards in any orientation, in the order given: each is the
+        row of its canonical image, transformed back; rows not yet cached are read in a few
+        queries. PositionNotFoundError for a board whose canonical image has no row."""
+        game = self.game
         wanted = list(boards)
-        missing = sorted({board for board in wanted if board not in self._stored})
+        images = {board: canonical_transform(board, game) for board in dict.fromkeys(wanted)
+                  if board not in self._stored}
+        missing = sorted({game.key(canonical) for canonical, _ in images.values()} - self._canonical.keys())
         if missing and not self._all_loaded:
-            for board, row in self._rows_by_board(missing).items():
-                self._stored.setdefault(board, Position.from_row(row))
-        found = []
-        for board in wanted:
-            position = self._stored.get(board)
-            if position is None:
+            for key, row in self._rows_by_key(missing).items():
+                self._canonical.setdefault(key, Position.from_row(row, game))
+        for board, (canonical, transform) in images.items():
+            found = self._canonical.get(game.key(canonical))
+            if found is None or found.board != canonical:
                 raise PositionNotFoundError(board)
-            found.append(position)
-        return found
+            self._stored.setdefault(board, found.seen_as(board, transform))
+        return [self._stored[board] for board in wanted]
 
     def _position(self, board: Board) -> Position:
         try:
@@ -272,37 +299,50 @@ class SolutionDatabase:
         return position.with_marks_swapped() if board.swapped else position
 
     def load_all(self) -> list[Position]:
-        """Every stored position (o first), in (depth, board) order; warms the cache.
+        """Every stored (canonical) position, o first, in (depth, key) order; warms the cache.
         DatabaseDamagedError at the first row that cannot be right."""
         positions, damage = self.scan()
         if damage:
             raise damage[0]
         return positions
 
+    def all_positions(self) -> Iterator[Position]:
+        """Every reachable board's position, o first, in (depth, board) order: the stored rows
+        in all their orientations (the `all` list)."""
+        boards = self.node_list("all")
+        self.load_all()
+        for start in range(0, len(boards), 10_000):
+            chunk = boards[start : start + 10_000]
+            yield from self.stored_positions(chunk)
+            for board in chunk:  # the cache of orientations would otherwise hold them all
+                self._stored.pop(board, None)
+
     def scan(self) -> tuple[list[Position], list[DatabaseDamagedError]]:
         """Every row that decodes, and the damage found in the others (for `verify`); read once
         per handle, as the database does not change under an open handle."""
         if self._scanned is not None:
             return list(self._scanned[0]), list(self._scanned[1])
+        game = self.game
         with self.engine.connect() as conn:
-            rows = conn.execute(select(_positions).order_by(_positions.c.id)).all()
+            rows = conn.execute(select(_positions).order_by(_positions.c.depth, _positions.c.key)).all()
         positions: list[Position] = []
         damage: list[DatabaseDamagedError] = []
         for row in rows:
             try:
-                positions.append(Position.from_row(row))
+                positions.append(Position.from_row(row, game))
             except DatabaseDamagedError as error:
                 damage.append(error)
         if not damage:
             for position in positions:
-                self._stored.setdefault(position.board, position)
+                self._canonical.setdefault(game.key(position.board), position)
             self._all_loaded = True
         self._scanned = (positions, damage)
         return list(positions), list(damage)
 
-    def best_moves_table(self, *, shortest: bool = False) -> Mapping[str, tuple[int, ...]]:
-        """Board (o first) -> best moves, for every position still in play, read in one query
-        the first time and shared by the lookup AIs and the checks (a read-only view)."""
+    def best_moves_table(self, *, shortest: bool = False) -> BestMovesTable:
+        """Board (o first, any orientation) -> best moves, for every position still in play:
+        the canonical rows' moves read in one query the first time, shared by the lookup AIs
+        and the checks."""
         cached = self._best_moves_tables.get(shortest)
         if cached is not None:
             return cached
@@ -312,17 +352,48 @@ class SolutionDatabase:
                 select(_positions.c.board, column).where(_positions.c.status == "playing")
             ).all()
         what = "shortest best moves" if shortest else "best moves"
+        game = self.game
         table: dict[str, tuple[int, ...]] = {}
         for board, packed in rows:
             where = f"row for {board!r}"
-            if not stored.is_board_text(board):
+            if not stored.is_board_text(board, game):
                 raise DatabaseDamagedError(f"board {board!r} is not a board", f"table {PositionRow.__tablename__}")
             moves = stored.moves_on(board, stored.unpack(packed, what, where), what, where)
             if not moves:
                 raise DatabaseDamagedError(f"no {what} for a position in play", where)
             table[board] = moves
-        view = self._best_moves_tables[shortest] = MappingProxyType(table)
+        view = self._best_moves_tables[shortest] = BestMovesTable(game, table, self.meta()["figures"].get("playing"))
         return view
+
+
+class BestMovesTable(Mapping[str, tuple[int, ...]]):
+    """Best moves of every board in play, in any orientation, from the canonical boards' moves
+    (a read-only mapping; answers are remembered per board)."""
+
+    def __init__(self, game: Game, canonical: dict[str, tuple[int, ...]], size: int | None) -> None:
+        self.game = game
+        self._canonical = canonical
+        self._answers: dict[str, tuple[int, ...]] = dict(canonical)
+        self._size = size
+
+    def __getitem__(self, board: str) -> tuple[int, ...]:
+        found = self._answers.get(board)
+        if found is not None:
+            return found
+        if not isinstance(board, str) or len(board) != self.game.cells:
+            raise KeyError(board)
+        canonical, transform = canonical_transform(board, self.game)
+        perm = self.game.transforms[transform]
+        moves = tuple(sorted(perm[move] for move in self._canonical[canonical]))
+        if len(self._answers) < 2_000_000:
+            self._answers[board] = moves
+        return moves
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._canonical)
+
+    def __len__(self) -> int:
+        return len(self._canonical)
 
 
 def _check_schema(engine: Engine, location: DatabaseLocation) -> None:
@@ -342,16 +413,26 @@ def _check_schema(engine: Engine, location: DatabaseLocation) -> None:
         )
 
 
-def open_database(db: str | os.PathLike[str] | DatabaseLocation | None = None) -> SolutionDatabase:
-    """Open the database at `db` (a path or SQLAlchemy URL), `$TTT_DB`, or the default path.
+def open_database(
+    db: str | os.PathLike[str] | DatabaseLocation | None = None, *, game: Game | None = None
+) -> SolutionDatabase:
+    """Open the database at `db` (a path or SQLAlchemy URL), `$TTT_DB`, or the default path of
+    `game` (tic-tac-toe's when None).
 
     Raises `DatabaseMissingError` when there is none (`builder.open_or_build` or
     `ttt-db build` makes it) and `DatabaseError` when it is not a ttt-db database of this
-    schema version.
+    schema version, or when `game` is given and the database solves another game.
     """
-    location = resolve_location(db)
+    location = resolve_location(db, game or DEFAULT_GAME)
     if not database_exists(location):
-        raise DatabaseMissingError(f"no database at {location}; run `ttt-db build` to create it")
+        what = f" for {game}" if game is not None and game != DEFAULT_GAME else ""
+        build = f"ttt-db build --game {game}" if what else "ttt-db build"
+        raise DatabaseMissingError(f"no database{what} at {location}; run `{build}` to create it")
     engine = make_engine(location)
     _check_schema(engine, location)
-    return SolutionDatabase(engine, location)
+    database = SolutionDatabase(engine, location)
+    if game is not None and database.game != game:
+        database.close()
+        raise DatabaseError(f"{location} solves {database.game}, not {game}: give --game {database.game}, "
+                            f"or another --db")
+    return database

@@ -87,3 +87,9 @@ class UnknownAlgorithmError(InputError):
     """A search algorithm name that `ttt-db search` does not know."""
 
     what = "search algorithm"
+
+
+class UnknownGameError(InputError):
+    """A game name that is not `RxCkK`, or a game this machine does not build."""
+
+    what = "game"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ttt_db.errors import DatabaseError
+from ttt_db.mnk import DEFAULT_GAME, Game
 
 DB_ENV_VAR = "TTT_DB"
 DEFAULT_FILENAME = "ttt-db.sqlite"
@@ -24,14 +25,20 @@ class DatabaseLocation:
         return str(self.path) if self.path is not None else self.url
 
 
-def default_path() -> Path:
-    """`data/ttt-db.sqlite` in the project checkout; the user's data folder for a plain install."""
+def default_filename(game: Game = DEFAULT_GAME) -> str:
+    """`ttt-db.sqlite` for tic-tac-toe, `ttt-db-4x4k4.sqlite` and so on for the other games."""
+    return DEFAULT_FILENAME if game == DEFAULT_GAME else f"ttt-db-{game.name}.sqlite"
+
+
+def default_path(game: Game = DEFAULT_GAME) -> Path:
+    """`data/ttt-db.sqlite` (or the game's own name) in the project checkout; the user's data
+    folder for a plain install."""
     checkout = Path(__file__).resolve().parent.parent
     project_data = checkout / "data"
     if (checkout / "pyproject.toml").is_file() and project_data.is_dir() and os.access(project_data, os.W_OK):
-        return project_data / DEFAULT_FILENAME
+        return project_data / default_filename(game)
     data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home) / "ttt-db" / DEFAULT_FILENAME
+    return Path(data_home) / "ttt-db" / default_filename(game)
 
 
 def _sqlite_file(url: str) -> Path | None:
@@ -50,13 +57,15 @@ def _is_in_memory(url: str) -> bool:
     return name in ("", ":memory:") or "mode=memory" in url
 
 
-def resolve_location(db: str | os.PathLike[str] | DatabaseLocation | None = None) -> DatabaseLocation:
-    """`db` if given, else `$TTT_DB`, else the default path. A value with `://` is a URL.
+def resolve_location(
+    db: str | os.PathLike[str] | DatabaseLocation | None = None, game: Game = DEFAULT_GAME
+) -> DatabaseLocation:
+    """`db` if given, else `$TTT_DB`, else the game's default path. A value with `://` is a URL.
 
     Raises DatabaseError for an in-memory SQLite URL: it would be gone when the build ends."""
     if isinstance(db, DatabaseLocation):
         return db
-    spec = db if db is not None else os.environ.get(DB_ENV_VAR) or default_path()
+    spec = db if db is not None else os.environ.get(DB_ENV_VAR) or default_path(game)
     text = os.fspath(spec)
     if "://" in text:
         if _is_in_memory(text):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
 from ttt_db import stored
 from ttt_db.errors import DatabaseDamagedError
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.rules import EMPTY, Mark, Status, move_name, mover_at, other, swap_marks
 from ttt_db.symmetry import canonical_board
 
@@ -22,10 +23,11 @@ class MoveAnalysis:
     move: int
     value: Value
     remoteness: int
+    game: Game = TICTACTOE
 
     @property
     def name(self) -> str:
-        return move_name(self.move)
+        return move_name(self.move, self.game)
 
     def to_dict(self) -> dict[str, Any]:
         return {"move": self.move, "name": self.name, "value": self.value, "remoteness": self.remoteness}
@@ -34,7 +36,7 @@ class MoveAnalysis:
 @dataclass(frozen=True, slots=True)
 class Playout:
     """Exact odds of each result when both sides play uniformly at random from the board, kept
-    as whole numbers of the `ways` equally likely move orders ((9 - depth)! of them)."""
+    as whole numbers of the `ways` equally likely move orders ((cells - depth)! of them)."""
 
     o_wins: int
     x_wins: int
@@ -72,7 +74,8 @@ def analyses_of(analyses: Sequence[MoveAnalysis], moves: Iterable[int]) -> list[
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """A solved board. `score` and `sv_score` are from the side of the player who moved first."""
+    """A solved board. `score` and `sv_score` are from the side of the player who moved first;
+    `paths` counts the move sequences reaching this board, `orbit` its symmetric images."""
 
     board: str
     canonical: str
@@ -89,16 +92,18 @@ class Position:
     moves: tuple[MoveAnalysis, ...]
     playout: Playout
     paths: int
+    orbit: int = 1
+    game: Game = TICTACTOE
 
     @classmethod
-    def from_row(cls, row: Any) -> Position:
+    def from_row(cls, row: Any, game: Game = TICTACTOE) -> Position:
         """Decode a `positions` row (any object with its column attributes), checking every
         column against the board; DatabaseDamagedError names the first that cannot be right."""
         board = row.board
-        if not stored.is_board_text(board):
-            raise DatabaseDamagedError(f"board {board!r} is not a board", "table ttt_positions")
+        if not stored.is_board_text(board, game):
+            raise DatabaseDamagedError(f"board {board!r} is not a {game} board", "table ttt_positions")
         where = f"row for {board!r}"
-        stored.check_row_rules(board, row, where)
+        stored.check_row_rules(board, row, where, game)
         o_wins, x_wins, draws, ways = stored.playout_counts(stored.unpack(row.playout, "playout", where), where)
         best = stored.moves_on(board, stored.unpack(row.best_moves, "best moves", where), "best moves", where)
         shortest = stored.moves_on(
@@ -110,7 +115,7 @@ class Position:
             raise DatabaseDamagedError("a position in play without its moves", where)
         return cls(
             board=board,
-            canonical=row.canonical,
+            canonical=board,
             depth=row.depth,
             status=row.status,
             to_move=row.to_move,
@@ -121,9 +126,25 @@ class Position:
             sv_score=row.sv_score,
             best_moves=best,
             best_moves_shortest=shortest,
-            moves=tuple(MoveAnalysis(m, v, r) for m, v, r in analyses),  # type: ignore[arg-type]
+            moves=tuple(MoveAnalysis(m, v, r, game) for m, v, r in analyses),  # type: ignore[arg-type]
             playout=Playout(o_wins, x_wins, draws, ways),
             paths=row.paths,
+            orbit=row.orbit,
+            game=game,
+        )
+
+    def seen_as(self, board: str, transform: int) -> Position:
+        """This canonical position told for `board`, whose image under `transform` it is:
+        every move is carried back to `board`'s cells."""
+        if transform == 0:
+            return self
+        perm = self.game.transforms[transform]
+        return replace(
+            self,
+            board=board,
+            best_moves=tuple(sorted(perm[move] for move in self.best_moves)),
+            best_moves_shortest=tuple(sorted(perm[move] for move in self.best_moves_shortest)),
+            moves=tuple(sorted((replace(a, move=perm[a.move]) for a in self.moves), key=lambda a: a.move)),
         )
 
     @property
@@ -135,22 +156,15 @@ class Position:
     def with_marks_swapped(self) -> Position:
         """The same position told with `o` and `x` exchanged (the other first player)."""
         board = swap_marks(self.board)
-        return Position(
+        return replace(
+            self,
             board=board,
-            canonical=canonical_board(board),
+            canonical=canonical_board(board, self.game),
             depth=self.depth,
             status=other(self.status) if self.status in ("o", "x") else self.status,
             to_move=other(self.to_move) if self.to_move else None,
             first=other(self.first),
-            score=self.score,
-            value=self.value,
-            remoteness=self.remoteness,
-            sv_score=self.sv_score,
-            best_moves=self.best_moves,
-            best_moves_shortest=self.best_moves_shortest,
-            moves=self.moves,
             playout=self.playout.swapped(),
-            paths=self.paths,
         )
 
     def moves_best_first(self) -> list[MoveAnalysis]:

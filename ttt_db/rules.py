@@ -1,11 +1,14 @@
-"""The rules of tic-tac-toe on plain 9-character strings (`o`, `x`, `.`), for the hot paths.
+"""The rules of the m,n,k-games on plain strings (`o`, `x`, `.`), for the hot paths.
 
-These functions assume a well-formed board; `ttt_db.board.Board` is the validating type.
+These functions assume a well-formed board of `game` (tic-tac-toe unless given);
+`ttt_db.board.Board` is the validating type. The 3x3 constants (`LINES`, ...) serve ai14s.
 """
 
 from __future__ import annotations
 
 from typing import Final, Literal
+
+from ttt_db.mnk import TICTACTOE, Game
 
 Mark = Literal["o", "x"]
 Status = Literal["playing", "o", "x", "draw"]
@@ -30,23 +33,29 @@ when the mover holds both partners."""
 _SWAP_MARKS: Final = str.maketrans("ox", "xo")
 
 
-def winner(cells: str) -> Mark | None:
-    """The mark with three in a row, or None (the first found if, impossibly, both have one)."""
-    for a, b, c in LINES:
-        mark = cells[a]
-        if mark != EMPTY and mark == cells[b] == cells[c]:
+def winner(cells: str, game: Game = TICTACTOE) -> Mark | None:
+    """The mark with K in a row, or None (the first found if, impossibly, both have one)."""
+    if game.k == 3:
+        for a, b, c in game.lines:
+            mark = cells[a]
+            if mark != EMPTY and mark == cells[b] == cells[c]:
+                return mark  # type: ignore[return-value]
+        return None
+    for line in game.lines:
+        mark = cells[line[0]]
+        if mark != EMPTY and all(cells[i] == mark for i in line):
             return mark  # type: ignore[return-value]
     return None
 
 
-def winning_lines(cells: str, mark: Mark) -> list[tuple[int, int, int]]:
-    """Every line on which `mark` has three in a row."""
-    return [line for line in LINES if cells[line[0]] == cells[line[1]] == cells[line[2]] == mark]
+def winning_lines(cells: str, mark: Mark, game: Game = TICTACTOE) -> list[tuple[int, ...]]:
+    """Every line on which `mark` has K in a row."""
+    return [line for line in game.lines if all(cells[i] == mark for i in line)]
 
 
-def status(cells: str) -> Status:
+def status(cells: str, game: Game = TICTACTOE) -> Status:
     """`o` or `x` when that side has won, `draw` on a full board, else `playing`."""
-    won = winner(cells)
+    won = winner(cells, game)
     if won is not None:
         return won
     return "playing" if EMPTY in cells else "draw"
@@ -67,12 +76,12 @@ def side_to_move(cells: str) -> Mark:
 
 
 def empty_cells(cells: str) -> tuple[int, ...]:
-    return tuple(i for i in CELLS if cells[i] == EMPTY)
+    return tuple(i for i, char in enumerate(cells) if char == EMPTY)
 
 
-def legal_moves(cells: str) -> tuple[int, ...]:
+def legal_moves(cells: str, game: Game = TICTACTOE) -> tuple[int, ...]:
     """The empty cells of a game still on; none once somebody has won."""
-    if winner(cells) is not None:
+    if winner(cells, game) is not None:
         return ()
     return empty_cells(cells)
 
@@ -87,13 +96,14 @@ def swap_marks(cells: str) -> str:
     return cells.translate(_SWAP_MARKS)
 
 
-def final_score(board_status: Status, moves_made: int, *, shortest: bool = False) -> int:
+def final_score(board_status: Status, moves_made: int, *, shortest: bool = False, cells: int = 9) -> int:
     """The score of a finished game from o's side: 1, 0, -1; with `shortest`, the
-    shortest-victory score, (11 - m) / 2 for an o win at move m and (m - 10) / 2 for x."""
+    shortest-victory score on a board of n cells, (n + 2 - m) / 2 for an o win at move m and
+    (m - n - 1) / 2 for x (on 3x3: (11 - m) / 2 and (m - 10) / 2), so a faster win scores more."""
     if board_status == "o":
-        return (11 - moves_made) // 2 if shortest else 1
+        return (cells + 2 - moves_made) // 2 if shortest else 1
     if board_status == "x":
-        return (moves_made - 10) // 2 if shortest else -1
+        return (moves_made - cells - 1) // 2 if shortest else -1
     return 0
 
 
@@ -103,6 +113,6 @@ def value_for_mover(score: int, mover: Mark) -> str:
     return "win" if signed > 0 else "loss" if signed < 0 else "draw"
 
 
-def move_name(move: int) -> str:
-    """Human name of a cell: column letter a-c, row number 1-3 from the top (0 -> a1, 7 -> b3)."""
-    return "abc"[move % 3] + str(move // 3 + 1)
+def move_name(move: int, game: Game = TICTACTOE) -> str:
+    """Human name of a cell: column letter, row number from the top (on 3x3, 0 -> a1, 7 -> b3)."""
+    return game.move_name(move)

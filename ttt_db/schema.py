@@ -8,10 +8,10 @@ database can share a server schema with other applications' tables; `ttt_meta` h
 
 from __future__ import annotations
 
-from sqlalchemy import LargeBinary, String
+from sqlalchemy import BigInteger, LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 TABLE_PREFIX = "ttt_"
 
 
@@ -29,29 +29,30 @@ class MetaEntry(Base):
 
 
 class PositionRow(Base):
-    """One reachable board in the stored convention (`o` moved first)."""
+    """One canonical board (the smallest of its symmetric images) in the stored convention
+    (`o` moved first); every other orientation is answered by transforming this row."""
 
     __tablename__ = TABLE_PREFIX + "positions"
 
-    id: Mapped[int] = mapped_column(primary_key=True)  # order: depth, then board
-    board: Mapped[str] = mapped_column(String(9), unique=True)
-    canonical: Mapped[str] = mapped_column(String(9))
+    key: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)  # the board in base 3
+    board: Mapped[str] = mapped_column(String(16))  # the same board as text, for people
     depth: Mapped[int]
     status: Mapped[str] = mapped_column(String(7))  # playing, o, x, draw
     to_move: Mapped[str | None] = mapped_column(String(1))
     score: Mapped[int]  # from o's side: 1, 0, -1
     value: Mapped[str] = mapped_column(String(4))  # win, draw, loss for the side to move
     remoteness: Mapped[int]
-    sv_score: Mapped[int]  # shortest-victory score from o's side, -2..3
+    sv_score: Mapped[int]  # shortest-victory score from o's side
     best_moves: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [move, ...]
     best_moves_shortest: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [move, ...]
     move_values: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [[move, value, remoteness]]
     playout: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [o, x, draw, denominator]
-    paths: Mapped[int]
+    paths: Mapped[int] = mapped_column(BigInteger)  # move sequences reaching any one image
+    orbit: Mapped[int]  # how many distinct boards the symmetries make of it
 
 
 class NodeList(Base):
-    """A named list of boards, msgpack-packed in the order the builder gives."""
+    """A named list of board keys, msgpack-packed in (depth, key) order."""
 
     __tablename__ = TABLE_PREFIX + "node_lists"
 
@@ -66,7 +67,7 @@ class DepthCount(Base):
     __tablename__ = TABLE_PREFIX + "depth_counts"
 
     depth: Mapped[int] = mapped_column(primary_key=True)
-    tree_nodes: Mapped[int]
+    tree_nodes: Mapped[int] = mapped_column(BigInteger)
     positions: Mapped[int]
     canonical_positions: Mapped[int]
 

@@ -5,20 +5,23 @@ crashing or answering wrongly (a move off the board, odds over zero, an unknown 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import factorial
 from typing import Any
 
 import msgpack
 
 from ttt_db.errors import DatabaseDamagedError
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.rules import EMPTY, side_to_move, status
+from ttt_db.symmetry import canonical_board, orbit_size
 
 STATUSES = frozenset({"playing", "o", "x", "draw"})
 VALUES = frozenset({"win", "draw", "loss"})
 _BOARD_CHARS = frozenset("ox.")
 
 
-def is_board_text(value: object) -> bool:
-    return isinstance(value, str) and len(value) == 9 and set(value) <= _BOARD_CHARS
+def is_board_text(value: object, game: Game = TICTACTOE) -> bool:
+    return isinstance(value, str) and len(value) == game.cells and set(value) <= _BOARD_CHARS
 
 
 def unpack(blob: object, what: str, where: str) -> Any:
@@ -48,8 +51,8 @@ def moves_on(board: str, value: object, what: str, where: str) -> tuple[int, ...
     if not isinstance(value, list):
         raise DatabaseDamagedError(f"{what} is {type(value).__name__}, not a list of moves", where)
     for move in value:
-        if type(move) is not int or not 0 <= move <= 8:
-            raise DatabaseDamagedError(f"{what} holds {move!r}, not a cell 0-8", where)
+        if type(move) is not int or not 0 <= move < len(board):
+            raise DatabaseDamagedError(f"{what} holds {move!r}, not a cell 0-{len(board) - 1}", where)
         if board[move] != EMPTY:
             raise DatabaseDamagedError(f"{what} holds {move}, a cell taken by {board[move]}", where)
     if len(set(value)) != len(value):
@@ -76,33 +79,40 @@ def move_values(board: str, value: object, where: str) -> list[tuple[int, str, i
     decoded = []
     for move, item in zip(moves, value, strict=True):
         decoded.append((move, one_of(item[1], VALUES, f"the value of move {move}", where),
-                        whole_number(item[2], f"the remoteness after move {move}", where, 0, 9)))
+                        whole_number(item[2], f"the remoteness after move {move}", where, 0, len(board))))
     return decoded
 
 
-def check_row_rules(board: str, row: Any, where: str) -> None:
-    """The scalar columns against the board itself: depth, status, side to move, ranges."""
-    depth = whole_number(row.depth, "depth", where, 0, 9)
-    if depth != 9 - board.count(EMPTY):
-        raise DatabaseDamagedError(f"depth {depth} for {9 - board.count(EMPTY)} marks", where)
+def check_row_rules(board: str, row: Any, where: str, game: Game = TICTACTOE) -> None:
+    """The scalar columns against the board itself: key, symmetry, depth, status, side to
+    move, ranges."""
+    n = game.cells
+    if row.key != game.key(board):
+        raise DatabaseDamagedError(f"key {row.key!r} is not the key of the board", where)
+    if board != canonical_board(board, game):
+        raise DatabaseDamagedError("the board is not the smallest of its symmetric images", where)
+    whole_number(row.orbit, "orbit", where, orbit_size(board, game), orbit_size(board, game))
+    depth = whole_number(row.depth, "depth", where, 0, n)
+    if depth != n - board.count(EMPTY):
+        raise DatabaseDamagedError(f"depth {depth} for {n - board.count(EMPTY)} marks", where)
     board_status = one_of(row.status, STATUSES, "status", where)
-    if board_status != status(board):
-        raise DatabaseDamagedError(f"status {board_status!r} but the board says {status(board)!r}", where)
+    if board_status != status(board, game):
+        raise DatabaseDamagedError(f"status {board_status!r} but the board says {status(board, game)!r}", where)
     expected_mover = side_to_move(board) if board_status == "playing" else None
     if row.to_move != expected_mover:
         raise DatabaseDamagedError(f"side to move {row.to_move!r}, expected {expected_mover!r}", where)
     whole_number(row.score, "score", where, -1, 1)
-    whole_number(row.sv_score, "shortest-victory score", where, -2, 3)
-    whole_number(row.remoteness, "remoteness", where, 0, 9 - depth)
-    whole_number(row.paths, "paths", where, 1, 10**9)
+    whole_number(row.sv_score, "shortest-victory score", where, -(n + 1) // 2, (n + 1) // 2)
+    whole_number(row.remoteness, "remoteness", where, 0, n - depth)
+    whole_number(row.paths, "paths", where, 1, factorial(n))
     one_of(row.value, VALUES, "value", where)
-    if not is_board_text(row.canonical):
-        raise DatabaseDamagedError(f"canonical board {row.canonical!r} is not a board", where)
 
 
-def boards_list(value: object, what: str, where: str) -> list[str]:
-    if not isinstance(value, list) or not all(is_board_text(board) for board in value):
-        raise DatabaseDamagedError(f"{what} is not a list of boards", where)
+def keys_list(value: object, what: str, where: str, game: Game) -> list[int]:
+    """A list of board keys of `game` (each a whole number below 3 to the cells)."""
+    limit = 3**game.cells
+    if not isinstance(value, list) or not all(type(key) is int and 0 <= key < limit for key in value):
+        raise DatabaseDamagedError(f"{what} is not a list of board keys", where)
     return value
 
 

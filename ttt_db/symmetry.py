@@ -1,70 +1,56 @@
-"""The 8 symmetries of the square as index permutations, each with its inverse.
+"""The symmetries of a game's board as index permutations, each with its inverse: 8 for a
+square board, 4 for a rectangle (`ttt_db.mnk.Game.transforms`).
 
-A transform `t` maps a board to its image with `image[i] == board[TRANSFORMS[t][i]]`.
-A move `m` on the board lands on `INVERSES[t][m]` in the image, and a move `c` on the image
-is `TRANSFORMS[t][c]` on the board: that is how a move found on a canonical board is mapped
-back to the user's board.
+A transform `t` maps a board to its image with `image[i] == board[transforms[t][i]]`.
+A move `m` on the board lands on `inverses[t][m]` in the image, and a move `c` on the image
+is `transforms[t][c]` on the board: that is how a move found on a canonical board is mapped
+back to the user's board. `TRANSFORMS` and `INVERSES` are tic-tac-toe's.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from ttt_db.mnk import TICTACTOE, Game
 
-def _compose(outer: tuple[int, ...], inner: tuple[int, ...]) -> tuple[int, ...]:
-    """The permutation that applies `inner` to the board, then `outer` to the result."""
-    return tuple(inner[outer[i]] for i in range(9))
-
-
-def _invert(perm: tuple[int, ...]) -> tuple[int, ...]:
-    inverse = [0] * 9
-    for image_index, source_index in enumerate(perm):
-        inverse[source_index] = image_index
-    return tuple(inverse)
+IDENTITY: Final = TICTACTOE.transforms[0]
+TRANSFORMS: Final[tuple[tuple[int, ...], ...]] = TICTACTOE.transforms
+INVERSES: Final[tuple[tuple[int, ...], ...]] = TICTACTOE.inverses
 
 
-IDENTITY: Final = tuple(range(9))
-_ROTATE: Final = (6, 3, 0, 7, 4, 1, 8, 5, 2)  # a quarter turn clockwise
-_MIRROR: Final = (2, 1, 0, 5, 4, 3, 8, 7, 6)  # left-right
-
-_rotations = [IDENTITY]
-for _ in range(3):
-    _rotations.append(_compose(_ROTATE, _rotations[-1]))
-
-TRANSFORMS: Final[tuple[tuple[int, ...], ...]] = tuple(
-    _rotations + [_compose(_MIRROR, rotation) for rotation in _rotations]
-)
-INVERSES: Final[tuple[tuple[int, ...], ...]] = tuple(_invert(t) for t in TRANSFORMS)
-
-
-def transform_board(cells: str, transform: int) -> str:
-    """The image of `cells` under transform number `transform` (0-7)."""
-    perm = TRANSFORMS[transform]
+def transform_board(cells: str, transform: int, game: Game = TICTACTOE) -> str:
+    """The image of `cells` under transform number `transform`."""
+    perm = game.transforms[transform]
     return "".join([cells[i] for i in perm])
 
 
-def transform_move(move: int, transform: int) -> int:
+def transform_move(move: int, transform: int, game: Game = TICTACTOE) -> int:
     """Where `move` on a board lands on its image under `transform`."""
-    return INVERSES[transform][move]
+    return game.inverses[transform][move]
 
 
-def untransform_move(move: int, transform: int) -> int:
+def untransform_move(move: int, transform: int, game: Game = TICTACTOE) -> int:
     """Where `move` on the image under `transform` lies on the original board."""
-    return TRANSFORMS[transform][move]
+    return game.transforms[transform][move]
 
 
-def symmetric_images(cells: str) -> list[str]:
-    """All 8 images, in transform order (duplicates kept for symmetric boards)."""
-    return ["".join([cells[i] for i in perm]) for perm in TRANSFORMS]
+def symmetric_images(cells: str, game: Game = TICTACTOE) -> list[str]:
+    """Every image, in transform order (duplicates kept for symmetric boards)."""
+    return ["".join([cells[i] for i in perm]) for perm in game.transforms]
 
 
-def canonical_board(cells: str) -> str:
-    """The smallest of the 8 images in plain character order (`.` < `o` < `x`)."""
-    return min(symmetric_images(cells))
+def canonical_board(cells: str, game: Game = TICTACTOE) -> str:
+    """The smallest image in plain character order (`.` < `o` < `x`)."""
+    return min(symmetric_images(cells, game))
 
 
-def canonical_transform(cells: str) -> tuple[str, int]:
+def canonical_transform(cells: str, game: Game = TICTACTOE) -> tuple[str, int]:
     """The canonical board and the first transform that produces it from `cells`."""
-    images = symmetric_images(cells)
+    images = symmetric_images(cells, game)
     canonical = min(images)
     return canonical, images.index(canonical)
+
+
+def orbit_size(cells: str, game: Game = TICTACTOE) -> int:
+    """How many distinct boards the symmetries make of `cells` (itself included)."""
+    return len(set(symmetric_images(cells, game)))

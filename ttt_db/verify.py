@@ -1,5 +1,6 @@
-"""Cross-check a built database: re-derive its figures from the stored rows and hold every row
-to the rules, to its children (minimax), to its parents (paths) and to its symmetric images."""
+"""Cross-check a built database: re-derive its figures from the stored (canonical) rows and hold
+every row to the rules, to its children (minimax), to its parents (paths) and to its own
+symmetries. For tic-tac-toe the figures are also held to the published ones (`figures`)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from ttt_db import figures
 from ttt_db.backup import back_up
 from ttt_db.database import SolutionDatabase
 from ttt_db.errors import DatabaseDamagedError
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.position import Playout, Position
-from ttt_db.rules import EMPTY, empty_cells, final_score, mover_at, play, side_to_move, status
-from ttt_db.symmetry import canonical_board, symmetric_images, transform_move
+from ttt_db.rules import EMPTY, empty_cells, final_score, play, side_to_move, status
+from ttt_db.symmetry import canonical_board, symmetric_images
 
 MAX_PROBLEMS_PER_CHECK = 20
 
@@ -35,19 +37,20 @@ def _expect(report: VerifyReport, what: str, found: object, expected: object) ->
         report.problems.append(f"{what}: found {found}, expected {expected}")
 
 
-def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
+def _row_problems(p: Position, by_board: dict[str, Position], game: Game) -> list[str]:
     """What is wrong with one row against the rules and its stored children."""
     problems: list[str] = []
-    if p.status != status(p.board):
-        problems.append(f"status {p.status} but the board says {status(p.board)}")
-    if p.depth != 9 - p.board.count(EMPTY):
-        problems.append(f"depth {p.depth} for {9 - p.board.count(EMPTY)} marks")
-    if p.canonical != canonical_board(p.board):
-        problems.append(f"canonical {p.canonical!r} is not the smallest image")
-    ways = factorial(9 - p.depth)
+    n = game.cells
+    if p.status != status(p.board, game):
+        problems.append(f"status {p.status} but the board says {status(p.board, game)}")
+    if p.depth != n - p.board.count(EMPTY):
+        problems.append(f"depth {p.depth} for {n - p.board.count(EMPTY)} marks")
+    if p.board != canonical_board(p.board, game):
+        problems.append("the board is not the smallest of its images")
+    ways = factorial(n - p.depth)
     if p.status != "playing":
         expected_score = final_score(p.status, p.depth)
-        expected_sv = final_score(p.status, p.depth, shortest=True)
+        expected_sv = final_score(p.status, p.depth, shortest=True, cells=n)
         expected_playout = Playout(ways * (p.status == "o"), ways * (p.status == "x"),
                                    ways * (p.status == "draw"), ways)
         expected_end = (expected_score, expected_sv, 0, (), None, "draw" if p.status == "draw" else "loss")
@@ -58,7 +61,7 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
             problems.append("playout of a finished game is not certain")
         return problems
     mover = side_to_move(p.board)
-    children = {m: by_board.get(play(p.board, m, mover)) for m in empty_cells(p.board)}
+    children = {m: by_board.get(canonical_board(play(p.board, m, mover), game)) for m in empty_cells(p.board)}
     missing = [m for m, child in children.items() if child is None]
     if missing:
         return problems + [f"children after moves {missing} are not stored"]
@@ -71,7 +74,7 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
         problems.append(f"stores {found}, its children give {expected}")
     if tuple((a.move, a.value, a.remoteness) for a in p.moves) != backup.move_values:
         problems.append("per-move values disagree with the children")
-    # each of the k children is one k-th of the (9 - depth)! move orders: its counts add up
+    # each of the k children is one k-th of the (cells - depth)! move orders: its counts add up
     mean = Playout(sum(k.playout.o_wins for _, k in kids), sum(k.playout.x_wins for _, k in kids),
                    sum(k.playout.draws for _, k in kids), ways)
     if p.playout != mean or any(k.playout.ways * len(kids) != ways for _, k in kids):
@@ -79,37 +82,39 @@ def _row_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
     return problems
 
 
-def _symmetry_problems(p: Position, by_board: dict[str, Position]) -> list[str]:
+def _symmetry_problems(p: Position, game: Game) -> list[str]:
+    """A board its own image under a transform must keep its best moves under that transform."""
     problems = []
-    for transform, image in enumerate(symmetric_images(p.board)):
-        twin = by_board.get(image)
-        if twin is None:
-            problems.append(f"image {image!r} is not stored")
+    images = symmetric_images(p.board, game)
+    if p.orbit != len(set(images)):
+        problems.append(f"orbit {p.orbit}, the board has {len(set(images))} distinct images")
+    for transform, image in enumerate(images):
+        if image != p.board:
             continue
-        if (twin.score, twin.value, twin.remoteness, twin.sv_score) != (
-            p.score, p.value, p.remoteness, p.sv_score
-        ):
-            problems.append(f"image {image!r} has another value")
-        mapped = tuple(sorted(transform_move(m, transform) for m in p.best_moves))
-        if mapped != twin.best_moves:
-            problems.append(f"best moves of image {image!r} are not the images of {p.best_moves}")
+        mapped = tuple(sorted(game.inverses[transform][m] for m in p.best_moves))
+        if mapped != p.best_moves:
+            problems.append(f"best moves {p.best_moves} are not symmetric under transform {transform}")
     return problems
 
 
-def _expected_paths(positions: list[Position], by_board: dict[str, Position]) -> dict[str, int]:
-    """Paths re-derived from the stored rows alone, shallow to deep."""
+def _expected_paths(positions: list[Position], by_board: dict[str, Position], game: Game) -> dict[str, int]:
+    """Paths re-derived from the stored rows alone, shallow to deep: the move sequences into a
+    class are those into its parents' classes, `paths * orbit` counting every board of a class."""
+    into_class: Counter[str] = Counter()
     paths = {}
-    for p in positions:
-        if p.depth == 0:
-            paths[p.board] = 1
+    for p in positions:  # (depth, key) order: every parent before its children
+        paths[p.board] = 1 if p.depth == 0 else into_class[p.board] // p.orbit
+        if p.status != "playing" or p.board not in by_board:
             continue
-        last_mover = mover_at(p.depth - 1)
-        parents = [p.board[:i] + EMPTY + p.board[i + 1 :] for i in range(9) if p.board[i] == last_mover]
-        paths[p.board] = sum(
-            paths.get(parent, 0) for parent in parents
-            if parent in by_board and by_board[parent].status == "playing"
-        )
+        mover = side_to_move(p.board)
+        for move in empty_cells(p.board):
+            child = canonical_board(play(p.board, move, mover), game)
+            into_class[child] += paths[p.board] * p.orbit
     return paths
+
+
+def _images(p: Position, game: Game) -> list[str]:
+    return sorted(set(symmetric_images(p.board, game)))
 
 
 def _check_rows(
@@ -161,66 +166,79 @@ def verify_database(db: SolutionDatabase) -> VerifyReport:
 
 
 def _check_content(report: VerifyReport, db: SolutionDatabase, positions: list[Position]) -> None:
+    game = db.game
     by_board = {p.board: p for p in positions}
     depth_rows = db.depth_figures()
-
-    by_depth = Counter(p.depth for p in positions)
+    depths = range(game.cells + 1)
+    by_depth: Counter[int] = Counter()
     nodes_by_depth: Counter[int] = Counter()
+    canonical_by_depth: Counter[int] = Counter()
     for p in positions:
-        nodes_by_depth[p.depth] += p.paths
-    depths = range(10)
-    _expect(report, "positions by depth (rows)",
-            tuple(by_depth[d] for d in depths), figures.POSITIONS_BY_DEPTH)
-    _expect(report, "tree nodes by depth (sum of paths)",
-            tuple(nodes_by_depth[d] for d in depths), figures.TREE_NODES_BY_DEPTH)
-    _expect(report, "positions by depth (depth table)",
-            tuple(r.positions for r in depth_rows), figures.POSITIONS_BY_DEPTH)
-    _expect(report, "tree nodes by depth (depth table)",
-            tuple(r.tree_nodes for r in depth_rows), figures.TREE_NODES_BY_DEPTH)
-    canonical = [p for p in positions if p.board == p.canonical]
+        by_depth[p.depth] += p.orbit
+        nodes_by_depth[p.depth] += p.paths * p.orbit
+        canonical_by_depth[p.depth] += 1
+    last = max(by_depth, default=0)
+    derived_positions = tuple(by_depth[d] for d in depths if d <= last)
+    derived_nodes = tuple(nodes_by_depth[d] for d in depths if d <= last)
+    _expect(report, "positions by depth (depth table)", tuple(r.positions for r in depth_rows), derived_positions)
+    _expect(report, "tree nodes by depth (depth table)", tuple(r.tree_nodes for r in depth_rows), derived_nodes)
     _expect(report, "canonical positions by depth (depth table)",
-            tuple(r.canonical_positions for r in depth_rows),
-            tuple(sum(1 for p in canonical if p.depth == d) for d in depths))
-    _expect(report, "values", dict(Counter(p.value for p in positions)), figures.VALUES)
-    _expect(report, "values of canonical positions",
-            dict(Counter(p.value for p in canonical)), figures.VALUES_CANONICAL)
+            tuple(r.canonical_positions for r in depth_rows), tuple(canonical_by_depth[d] for d in depths if d <= last))
+    values: Counter[str] = Counter()
+    for p in positions:
+        values[p.value] += p.orbit
+    values_canonical = Counter(p.value for p in positions)
+    if game == TICTACTOE:
+        _expect(report, "positions by depth (published)", derived_positions, figures.POSITIONS_BY_DEPTH)
+        _expect(report, "tree nodes by depth (published)", derived_nodes, figures.TREE_NODES_BY_DEPTH)
+        _expect(report, "values (published)", dict(values), figures.VALUES)
+        _expect(report, "values of canonical positions (published)", dict(values_canonical),
+                figures.VALUES_CANONICAL)
 
     playing = [p for p in positions if p.status == "playing"]
     decision = [p for p in playing if len(p.best_moves) < len(p.moves)]
+
+    def every_image(chosen: list[Position]) -> list[int]:
+        """Every board of the chosen classes in (depth, key) order, as the builder lists them."""
+        return [key for _depth, key in sorted(
+            (p.depth, game.key(image)) for p in chosen for image in _images(p, game))]
+
     derived_lists = {
-        "all": [p.board for p in positions],
-        "canonical": [p.board for p in canonical],
-        "playing": [p.board for p in playing],
-        "decision": [p.board for p in decision],
-        "decision_canonical": [p.board for p in decision if p.board == p.canonical],
+        "all": every_image(positions),
+        "canonical": [game.key(p.board) for p in positions],
+        "playing": every_image(playing),
+        "playing_canonical": [game.key(p.board) for p in playing],
+        "decision": every_image(decision),
+        "decision_canonical": [game.key(p.board) for p in decision],
     }
-    for name, expected_size in figures.LIST_SIZES.items():
+    for name, derived in derived_lists.items():
         try:
-            stored = db.node_list(name)
+            stored = db.node_list_keys(name)
         except DatabaseDamagedError as error:
             report.checks.append(f"node list {name}")
             report.problems.append(f"node list {name}: {error.what}")
             continue
-        _expect(report, f"node list {name} size", len(stored), expected_size)
-        _expect(report, f"node list {name} matches its definition", stored == derived_lists[name], True)
+        if game == TICTACTOE and name in figures.LIST_SIZES:
+            _expect(report, f"node list {name} size (published)", len(stored), figures.LIST_SIZES[name])
+        _expect(report, f"node list {name} matches its definition", stored == derived, True)
 
     stored_figures = db.meta().get("figures", {})
     derived_figures = {
         "tree_nodes": sum(nodes_by_depth.values()),
-        "positions": len(positions),
-        "canonical_positions": len(canonical),
-        "playing": len(playing),
-        "playing_canonical": sum(1 for p in playing if p.board == p.canonical),
-        "decision": len(decision),
-        "decision_canonical": len(derived_lists["decision_canonical"]),
-        "values": dict(Counter(p.value for p in positions)),
-        "values_canonical": dict(Counter(p.value for p in canonical)),
+        "positions": sum(by_depth.values()),
+        "canonical_positions": len(positions),
+        "playing": len(derived_lists["playing"]),
+        "playing_canonical": len(playing),
+        "decision": len(derived_lists["decision"]),
+        "decision_canonical": len(decision),
+        "values": {value: values[value] for value in ("win", "loss", "draw")},
+        "values_canonical": {value: values_canonical[value] for value in ("win", "loss", "draw")},
     }
     for key, value in derived_figures.items():
         _expect(report, f"meta figure {key}", stored_figures.get(key), value)
 
-    paths = _expected_paths(positions, by_board)
+    paths = _expected_paths(positions, by_board, game)
     _check_rows(report, "paths", positions,
                 lambda p: [] if p.paths == paths[p.board] else [f"paths {p.paths}, parents give {paths[p.board]}"])
-    _check_rows(report, "row against rules and children", positions, lambda p: _row_problems(p, by_board))
-    _check_rows(report, "symmetric images agree", positions, lambda p: _symmetry_problems(p, by_board))
+    _check_rows(report, "row against rules and children", positions, lambda p: _row_problems(p, by_board, game))
+    _check_rows(report, "symmetric images agree", positions, lambda p: _symmetry_problems(p, game))

@@ -5,7 +5,6 @@ damage and exits 1."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,6 @@ import pytest
 
 from builder.write import remove_stale_temporaries
 from ttt_db.database import open_database
-from ttt_db.errors import DatabaseDamagedError
 
 REBUILD = "rebuild it with `ttt-db build --force`"
 

@@ -43,7 +43,8 @@ def test_each_tampering_is_reported(altered_copy) -> None:
 
 def test_a_broken_symmetry_is_reported(altered_copy) -> None:
     # x's best replies to a centre o are the four corners; one corner alone breaks the symmetry
-    with open_database(altered_copy("update ttt_positions set best_moves = x'9100' where board = '....o....'")) as database:
+    damaged = altered_copy("update ttt_positions set best_moves = x'9100' where board = '....o....'")
+    with open_database(damaged) as database:
         problems = verify_database(database).problems
     assert "symmetric images agree: ....o....: best moves (0,) are not symmetric under transform 1" in problems
 

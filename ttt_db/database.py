@@ -152,7 +152,8 @@ class SolutionDatabase:
             except ValueError:
                 rules = text
             if not isinstance(rules, dict):
-                raise DatabaseDamagedError(f"meta rules {rules!r} are not an object", f"table {MetaEntry.__tablename__}")
+                raise DatabaseDamagedError(f"meta rules {rules!r} are not an object",
+                                           f"table {MetaEntry.__tablename__}")
             try:
                 self._game = Game.parse(str(rules.get("game", "")))
             except InputError:

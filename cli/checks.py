@@ -12,6 +12,7 @@ import typer
 from cli.common import (
     EXIT_NO,
     DbOption,
+    GameOption,
     JsonOption,
     QuietOption,
     ai_output_to_stderr,
@@ -21,6 +22,7 @@ from cli.common import (
     progress_bar,
 )
 from cli.render import describe_analyses, describe_move, describe_moves, indented_diagram, plural
+from ttt_db.mnk import DEFAULT_GAME, Game
 from ttt_db.rules import side_to_move
 
 if TYPE_CHECKING:
@@ -43,62 +45,65 @@ def ais(as_json: JsonOption = False) -> None:
     typer.echo(f"{'module:function':<{width}}  your own: a callable from a board (o first) to the moves it might play")
 
 
-def _after(moves: tuple[int, ...]) -> str:
-    return f"after {describe_moves(moves)}" if moves else "at the empty board"
+def _after(moves: tuple[int, ...], game: Game) -> str:
+    return f"after {describe_moves(moves, game)}" if moves else "at the empty board"
 
 
 def _error_text(error: str, where: str | None) -> str:
     return error + (f" (at {where})" if where else "")
 
 
-def _counterexample_lines(example: Counterexample) -> list[str]:
+def _counterexample_lines(example: Counterexample, game: Game) -> list[str]:
     if example.error is not None:
-        return [f"  the AI misbehaved {_after(example.moves)}:", f"  {_error_text(example.error, example.where)}"]
+        return [f"  the AI misbehaved {_after(example.moves, game)}:", f"  {_error_text(example.error, example.where)}"]
     return [
         f"  counterexample, {plural(len(example.moves), 'move')} from the empty board, the AI playing {example.side}:",
-        f"  {describe_moves(example.moves)}",
-        *indented_diagram(example.board, "  "),
+        f"  {describe_moves(example.moves, game)}",
+        *indented_diagram(example.board, "  ", game),
     ]
 
 
-def _weak_lines(result: WeakSideResult) -> list[str]:
+def _weak_lines(result: WeakSideResult, game: Game) -> list[str]:
     verdict = "solved" if result.solved else "NOT solved"
     lines = [f"weak, as {result.side}:  {verdict} ({plural(result.visited, 'board')} examined)"]
     if result.counterexample is not None:
-        lines += _counterexample_lines(result.counterexample)
+        lines += _counterexample_lines(result.counterexample, game)
     return lines
 
 
-def _mistake_lines(mistake: Mistake | None) -> list[str]:
+def _mistake_lines(mistake: Mistake | None, game: Game) -> list[str]:
     if mistake is None:
         return []
     chosen = mistake.analyses([mistake.move])
-    chosen_text = describe_analyses(chosen) if chosen else describe_move(mistake.move)
+    chosen_text = describe_analyses(chosen) if chosen else describe_move(mistake.move, game)
     best = mistake.analyses(mistake.best)
     return [
         f"  its first mistake, at move {mistake.ply + 1}: it may play {chosen_text}",
-        f"  best: {describe_analyses(best) if best else describe_moves(mistake.best)}",
-        *indented_diagram(mistake.board, "  "),
+        f"  best: {describe_analyses(best) if best else describe_moves(mistake.best, game)}",
+        *indented_diagram(mistake.board, "  ", game),
     ]
 
 
-def _failure_lines(failure: StrongFailure) -> list[str]:
+def _failure_lines(failure: StrongFailure, game: Game) -> list[str]:
     lines = ["", f"  {failure.board} ({side_to_move(failure.board)} to move)"]
     if failure.error is not None:
         lines.append(f"    {_error_text(failure.error, failure.where)}")
     else:
         wrong = failure.analyses(failure.wrong)
-        lines.append(f"    may play {describe_analyses(wrong) if wrong else describe_moves(failure.wrong)}")
+        lines.append(f"    may play {describe_analyses(wrong) if wrong else describe_moves(failure.wrong, game)}")
     best = failure.analyses(failure.best)
-    lines.append(f"    best: {describe_analyses(best) if best else describe_moves(failure.best)}")
-    return lines + indented_diagram(failure.board, "    ")
+    lines.append(f"    best: {describe_analyses(best) if best else describe_moves(failure.best, game)}")
+    return lines + indented_diagram(failure.board, "    ", game)
 
 
-def _strong_lines(result: StrongResult, show: int, symmetric: bool | None) -> list[str]:
+def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game: Game) -> list[str]:
     verdict = "solved" if result.solved else "NOT solved"
     target = "shortest best moves" if result.shortest else "best moves"
     lines = [f"strong:      {verdict} ({result.correct:,}/{plural(result.total, result.positions + ' position')} "
              f"play only {target})"]
+    if result.asked is not None and result.asked < result.total:
+        lines.append(f"  (asked once per symmetry class, at {plural(result.asked, 'canonical board')}: "
+                     "the AI treats symmetric boards alike)")
     if result.positions == "decision_canonical":
         lines.append("  (canonical positions only: valid just for AIs that treat symmetric boards alike)")
         if symmetric is False:
@@ -110,18 +115,18 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None) -> li
         lines.append(f"  failures, shallowest first ({len(shown):,} of {len(result.failures):,}{more}):")
         lines.append("  (each move: its value for the mover, plies counted from the board)")
     for failure in shown:
-        lines += _failure_lines(failure)
+        lines += _failure_lines(failure, game)
     return lines
 
 
-def report_lines(report: CheckReport, show: int, symmetric: bool | None) -> list[str]:
+def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: Game = DEFAULT_GAME) -> list[str]:
     lines = [f"{report.ai}: {'solved' if report.solved else 'NOT solved'}"]
     if report.weak is not None:
         for side in (report.weak.o, report.weak.x):
-            lines += _weak_lines(side)
-            lines += _mistake_lines(report.mistakes.get(side.side))
+            lines += _weak_lines(side, game)
+            lines += _mistake_lines(report.mistakes.get(side.side), game)
     if report.strong is not None:
-        lines += _strong_lines(report.strong, show, symmetric)
+        lines += _strong_lines(report.strong, show, symmetric, game)
     return lines
 
 
@@ -143,12 +148,18 @@ def _counting_calls(named: NamedAI, quiet: bool, timeout: float | None) -> Itera
 
 def _check_all(database: SolutionDatabase, weak: bool, strong: bool, as_json: bool, quiet: bool) -> None:
     from ttt_db.ais import DEFAULT_INSTANCES, load_ai
+    from ttt_db.errors import UnknownAIError
     from ttt_db.solve_check import run_checks
 
     reports = []
     with progress_bar(len(DEFAULT_INSTANCES), "checking", "ai", quiet=quiet) as bar:
         for name in DEFAULT_INSTANCES:
-            reports.append(run_checks(load_ai(name, lambda: database), database, weak=weak, strong=strong))
+            try:
+                named = load_ai(name, lambda: database, database.game)
+            except UnknownAIError:  # ai14s, on games other than 3x3k3
+                bar.update()
+                continue
+            reports.append(run_checks(named, database, weak=weak, strong=strong))
             bar.update()
     if as_json:
         print_json([report.to_dict() for report in reports])
@@ -184,7 +195,7 @@ def check(
     weak: Annotated[bool, typer.Option("--weak", help="From the empty board, does it never lose?")] = False,
     strong: Annotated[bool, typer.Option("--strong", help="Is it optimal at every decision position?")] = False,
     canonical: Annotated[bool, typer.Option(
-        "--canonical", help="Strong check over the 431 canonical decision positions only.")] = False,
+        "--canonical", help="Strong check over the canonical decision positions only (431 on 3x3).")] = False,
     shortest: Annotated[bool, typer.Option(
         "--shortest", help="Strong check against the shortest best moves (win fastest, lose slowest).")] = False,
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing boards to draw.")] = 10,
@@ -194,10 +205,12 @@ def check(
         help="Fail the AI at any board it takes longer than this to answer (default: no limit).")] = None,
     quiet: QuietOption = False,
     db: DbOption = None,
+    game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
     """Is the AI solved? Weakly (never loses from the start, as o and as x) and strongly (plays
-    only best moves at the 3,191 decision positions). Both checks unless one is asked for.
+    only best moves at every decision position: 3,191 on 3x3). Both checks unless one is asked
+    for. An AI that treats symmetric boards alike is asked once per symmetry class.
 
     A user AI (package.module:function) is imported and run: only check code you trust. What it
     prints goes to stderr, so --json output stays one document.
@@ -207,20 +220,20 @@ def check(
 
     _refuse_conflicts(ai, all_ais, weak, strong, canonical, shortest)
     both = not weak and not strong
-    with open_db(db) as database:
+    with open_db(db, game) as database:
         if all_ais:
             _check_all(database, weak or both, strong or both, as_json, quiet)
             return
         assert ai is not None
         with ai_output_to_stderr():
-            named = load_ai(ai, lambda: database)
+            named = load_ai(ai, lambda: database, game)
             with _counting_calls(named, quiet, timeout) as counted:
                 report = run_checks(counted, database, weak=weak or both, strong=strong or both,
                                     canonical=canonical, shortest=shortest)
     if as_json:
         print_json(report.to_dict())
     else:
-        typer.echo("\n".join(report_lines(report, show, named.symmetric)))
+        typer.echo("\n".join(report_lines(report, show, named.symmetric, game)))
     if not report.solved:
         raise typer.Exit(EXIT_NO)
 

@@ -10,6 +10,7 @@ import typer
 
 from cli.common import (
     DbOption,
+    GameOption,
     JsonOption,
     QuietOption,
     Side,
@@ -20,11 +21,12 @@ from cli.common import (
     progress_bar,
 )
 from cli.render import describe_move, describe_moves, diagram, move_outcome, plural
+from ttt_db.mnk import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
     from ttt_db.database import SolutionDatabase
-    from ttt_db.game import Game, ValueDrop
     from ttt_db.match import MatchResult, Tally
+    from ttt_db.playthrough import Playthrough, ValueDrop
     from ttt_db.rules import Mark
 
 
@@ -34,12 +36,13 @@ def _tally_line(label: str, tally: Tally) -> str:
     return f"{label:<6}" + "".join(cells)
 
 
-def match_lines(ai1: str, ai2: str, result: MatchResult, seed: int | None) -> list[str]:
+def match_lines(ai1: str, ai2: str, result: MatchResult, seed: int | None, game: Game = DEFAULT_GAME) -> list[str]:
     seeded = f" (seed {seed})" if seed is not None else ""
+    of_game = "" if game == DEFAULT_GAME else f" of {game.name}"
     games = 2 * result.games
     rate = games / result.seconds if result.seconds > 0 else float("inf")
     return [
-        f"{ai1} vs {ai2}: {plural(result.games, 'game')} with {ai1} as o and {result.games:,} as x{seeded}",
+        f"{ai1} vs {ai2}: {plural(result.games, 'game')}{of_game} with {ai1} as o and {result.games:,} as x{seeded}",
         f"{'':<6}{'win':>16}{'loss':>16}{'draw':>16}   (from {ai1}'s side)",
         _tally_line("as o", result.as_o),
         _tally_line("as x", result.as_x),
@@ -56,6 +59,7 @@ def match(
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for a reproducible match.")] = None,
     quiet: QuietOption = False,
     db: DbOption = None,
+    game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
     """N games with AI1 as o and N with AI1 as x; every move a uniform random choice among the
@@ -69,13 +73,13 @@ def match(
     def provide_database() -> SolutionDatabase:
         nonlocal database
         if database is None:
-            database = open_db(db)
+            database = open_db(db, game)
         return database
 
     try:
         with ai_output_to_stderr(), progress_bar(2 * games, "games", "game", quiet=quiet) as bar:
-            first, second = load_ai(ai1, provide_database), load_ai(ai2, provide_database)
-            result = run_match(first.play, second.play, games, seed=seed,
+            first, second = load_ai(ai1, provide_database, game), load_ai(ai2, provide_database, game)
+            result = run_match(first.play, second.play, games, seed=seed, game=game,
                                progress=lambda done, total: bar.update(done - bar.n))
     except AIMisbehaved as error:
         raise fail(f"an AI misbehaved {error}") from None
@@ -85,35 +89,39 @@ def match(
     if as_json:
         print_json(result.to_dict())
     else:
-        typer.echo("\n".join(match_lines(ai1, ai2, result, seed)))
+        typer.echo("\n".join(match_lines(ai1, ai2, result, seed, game)))
 
 
-PLAY_HELP = ("enter a move as an index 0-8, a name like b3, or x,y (column,row from 0),\n"
-             "or a command: hint, undo, quit")
+def play_help(game: Game = DEFAULT_GAME) -> str:
+    last = game.move_name(game.cells - 1)
+    return (f"enter a move as an index 0-{game.cells - 1}, a name like {last}, or x,y (column,row from 0),\n"
+            "or a command: hint, undo, quit")
 
 
-def _hint_lines(database: SolutionDatabase, game: Game) -> list[str]:
-    position = database.lookup(game.board.cells)
-    lines = [f"hint: you {position.value} with best play", f"best: {describe_moves(position.best_moves)}"]
+
+def _hint_lines(database: SolutionDatabase, playthrough: Playthrough) -> list[str]:
+    game = playthrough.game
+    position = database.lookup(playthrough.board.cells)
+    lines = [f"hint: you {position.value} with best play", f"best: {describe_moves(position.best_moves, game)}"]
     for analysis in position.moves_best_first():
-        lines.append(f"  {describe_move(analysis.move)} {move_outcome(analysis)}")
+        lines.append(f"  {describe_move(analysis.move, game)} {move_outcome(analysis)}")
     return lines
 
 
-def _result_line(game: Game, human: str, ai: str) -> str:
-    if game.status == "draw":
+def _result_line(playthrough: Playthrough, human: str, ai: str) -> str:
+    if playthrough.status == "draw":
         return "result: draw"
-    if game.status == human:
+    if playthrough.status == human:
         return f"result: {human} wins: you beat {ai}"
-    return f"result: {game.status} wins: {ai} beat you"
+    return f"result: {playthrough.status} wins: {ai} beat you"
 
 
-def value_drop_line(drop: ValueDrop) -> str:
+def value_drop_line(drop: ValueDrop, game: Game = DEFAULT_GAME) -> str:
     """`move 3: you played b2 (4), which turned a win into a draw; a1 (0) would have won in 5`."""
     after = {"draw": "a draw", "loss": "a loss"}[drop.played.value]
     better = move_outcome(drop.better).replace("wins", "won").replace("draws", "drawn")
-    return (f"move {drop.ply + 1}: you played {describe_move(drop.played.move)}, which turned "
-            f"a {drop.before} into {after};\n  {describe_move(drop.better.move)} would have {better}")
+    return (f"move {drop.ply + 1}: you played {describe_move(drop.played.move, game)}, which turned "
+            f"a {drop.before} into {after};\n  {describe_move(drop.better.move, game)} would have {better}")
 
 
 def _ask(prompt: str) -> str | None:
@@ -128,70 +136,73 @@ def _ask(prompt: str) -> str | None:
     return line.strip().lower()
 
 
-def _play_one_game(database: SolutionDatabase, ai: str, human: Mark, rng: random.Random) -> tuple[Game, bool]:
+def _play_one_game(database: SolutionDatabase, ai: str, human: Mark,
+                   rng: random.Random) -> tuple[Playthrough, bool]:
     """One game, and whether it went on to the end (not quit, input not ended)."""
     from ttt_db.ais import load_ai
     from ttt_db.checks import AIMisbehaved, candidate_moves
     from ttt_db.errors import InvalidMoveError
-    from ttt_db.game import Game
+    from ttt_db.playthrough import Playthrough
 
-    opponent = load_ai(ai, lambda: database)
-    game = Game()
-    typer.echo(diagram(game.board.cells))
-    while not game.is_over:
-        mover = game.to_move
+    rules = database.game
+    opponent = load_ai(ai, lambda: database, rules)
+    playthrough = Playthrough(rules)
+    typer.echo(diagram(playthrough.board.cells, rules))
+    while not playthrough.is_over:
+        mover = playthrough.to_move
         if mover != human:
             try:
-                move = rng.choice(candidate_moves(opponent.play, game.board.cells))
+                move = rng.choice(candidate_moves(opponent.play, playthrough.board.cells))
             except AIMisbehaved as error:
                 raise fail(f"{ai} misbehaved {error}") from None
-            game.push(move)
-            typer.echo(f"\n{ai} ({mover}) plays {describe_move(move)}")
-            typer.echo(diagram(game.board.cells))
+            playthrough.push(move)
+            typer.echo(f"\n{ai} ({mover}) plays {describe_move(move, rules)}")
+            typer.echo(diagram(playthrough.board.cells, rules))
             continue
         command = _ask(f"your move ({human}): ")
         if command is None:
             typer.echo("input ended: game abandoned")
-            return game, False
+            return playthrough, False
         if command in ("quit", "q", "exit"):
             typer.echo("you quit")
-            return game, False
+            return playthrough, False
         if command in ("help", "?", ""):
-            typer.echo(PLAY_HELP)
+            typer.echo(play_help(rules))
         elif command == "hint":
-            typer.echo("\n".join(_hint_lines(database, game)))
+            typer.echo("\n".join(_hint_lines(database, playthrough)))
         elif command == "undo":
             try:
-                game.undo_turn(human)
+                playthrough.undo_turn(human)
             except InvalidMoveError:
                 typer.echo("nothing to undo: no move of yours is on the board")
                 continue
             typer.echo("took back your last move and the reply")
-            typer.echo(diagram(game.board.cells))
+            typer.echo(diagram(playthrough.board.cells, rules))
         else:
             try:
-                move = parse_and_push(game, command)
+                move = parse_and_push(playthrough, command)
             except InvalidMoveError as error:
                 typer.echo(f"{error.reason}; try again (help lists the commands)")
                 continue
-            typer.echo(f"\nyou ({human}) play {describe_move(move)}")
-            typer.echo(diagram(game.board.cells))
-    return game, True
+            typer.echo(f"\nyou ({human}) play {describe_move(move, rules)}")
+            typer.echo(diagram(playthrough.board.cells, rules))
+    return playthrough, True
 
 
-def parse_and_push(game: Game, command: str) -> int:
+def parse_and_push(playthrough: Playthrough, command: str) -> int:
     from ttt_db.board import parse_move
 
-    move = parse_move(command)
-    game.push(move)
+    move = parse_move(command, playthrough.game)
+    playthrough.push(move)
     return move
 
 
-def _game_summary(database: SolutionDatabase, game: Game, human: Mark, ai: str) -> list[str]:
-    lines = [_result_line(game, human, ai), f"moves: {describe_moves(game.moves)}"]
-    drop = game.first_value_drop(human, database.lookup)
+def _game_summary(database: SolutionDatabase, playthrough: Playthrough, human: Mark, ai: str) -> list[str]:
+    game = playthrough.game
+    lines = [_result_line(playthrough, human, ai), f"moves: {describe_moves(playthrough.moves, game)}"]
+    drop = playthrough.first_value_drop(human, database.lookup)
     if drop is not None:
-        lines.append(f"your first mistake, {value_drop_line(drop)}")
+        lines.append(f"your first mistake, {value_drop_line(drop, game)}")
     return lines
 
 
@@ -200,6 +211,7 @@ def play(
     side: Annotated[Side, typer.Option("--as", case_sensitive=False, help="Your side; o moves first.")] = Side.o,
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for the AI's choices.")] = None,
     db: DbOption = None,
+    game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Play against an AI (the database by default) in the terminal. Moves are typed as an
     index, a name like b3, or x,y; `hint` shows every move's value, `undo` takes back your last
@@ -207,14 +219,15 @@ def play(
     shows your first mistake and offers a rematch. Works with piped input."""
     human = side.mark
     rng = random.Random(seed)
-    with open_db(db) as database:
-        typer.echo(f"you play {human} against {ai}\n{PLAY_HELP}")
+    with open_db(db, game) as database:
+        of_game = "" if game == DEFAULT_GAME else f" on {game.name}"
+        typer.echo(f"you play {human} against {ai}{of_game}\n{play_help(game)}")
         while True:
-            game, finished = _play_one_game(database, ai, human, rng)
+            playthrough, finished = _play_one_game(database, ai, human, rng)
             if not finished:
-                typer.echo(f"moves: {describe_moves(game.moves)}")
+                typer.echo(f"moves: {describe_moves(playthrough.moves, game)}")
                 return
-            typer.echo("\n".join(_game_summary(database, game, human, ai)))
+            typer.echo("\n".join(_game_summary(database, playthrough, human, ai)))
             answer = _ask("play again? [y/N] ")
             if answer not in ("y", "yes"):
                 return

@@ -13,6 +13,7 @@ from cli.common import (
     BoardCommand,
     DbOption,
     FirstOption,
+    GameOption,
     JsonOption,
     fail,
     first_mark,
@@ -20,6 +21,7 @@ from cli.common import (
     print_json,
 )
 from cli.render import describe_moves, plural
+from ttt_db.mnk import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
     from ttt_db.rules import Mark
@@ -28,18 +30,19 @@ if TYPE_CHECKING:
 
 SCALES = {
     "wdl": "win/draw/loss: 1, 0, -1 from the first player's side",
-    "shortest": "shortest victory: -2..3 from the first player's side",
+    "shortest": "shortest victory (-2..3 on 3x3) from the first player's side",
     "plies": "plies: +-(1000 - plies to the win), 0 a draw, estimates at the depth limit; first player's side",
 }
 
 
-def report_lines(report: SearchReport, exact: Agreement, board: str, first: str) -> list[str]:
+def report_lines(report: SearchReport, exact: Agreement, board: str, first: str,
+                 game: Game = DEFAULT_GAME) -> list[str]:
     counts = report.counts
     swapped = " (x moved first: searched with the marks swapped, o first)" if first == "x" else ""
     lines = [
         f"{report.algorithm} from {board}{swapped}",
         f"score {report.score:+d} ({SCALES[report.scale]})",
-        f"best moves: {describe_moves(report.best_moves)}",
+        f"best moves: {describe_moves(report.best_moves, game)}",
         f"nodes {counts.nodes:,}, finished boards {counts.terminal:,}, cutoffs {counts.cutoffs:,}, "
         f"deepest ply {counts.deepest_ply}, {report.seconds:.3f} s",
     ]
@@ -51,7 +54,8 @@ def report_lines(report: SearchReport, exact: Agreement, board: str, first: str)
         lines.append(f"deepest completed iteration: {depth} (nodes per iteration: "
                      f"{', '.join(f'{n:,}' for n in report.iterations) or 'none'})")
     verdict = "agrees" if exact.agrees else "DISAGREES"
-    lines.append(f"database: score {exact.exact_score:+d}, best moves {describe_moves(exact.exact_best)}: {verdict}")
+    lines.append(f"database: score {exact.exact_score:+d}, best moves {describe_moves(exact.exact_best, game)}: "
+                 f"{verdict}")
     return lines
 
 
@@ -67,19 +71,19 @@ def compare_lines(rows: list[tuple[SearchReport, Agreement]]) -> list[str]:
     return lines
 
 
-def _split(items: list[str], compare: bool, all_algorithms: bool) -> tuple[list[str], str]:
+def _split(items: list[str], compare: bool, all_algorithms: bool, game: Game) -> tuple[list[str], str]:
     """(algorithms, board) from the positional words: the board, when given, comes last."""
     from ttt_db.errors import UnknownAlgorithmError
     from ttt_db.search_stats import ALL_ALGORITHMS, parse_algorithm
 
     def is_algorithm(word: str) -> bool:
         try:
-            parse_algorithm(word)
+            parse_algorithm(word, game)
         except UnknownAlgorithmError:
             return False
         return True
 
-    board = "........."
+    board = game.empty_board
     if all_algorithms:
         if compare:
             raise fail("--all already compares every algorithm; give --compare with a list instead")
@@ -93,7 +97,7 @@ def _split(items: list[str], compare: bool, all_algorithms: bool) -> tuple[list[
     if len(items) > 1 and not compare:
         raise fail(f"give one algorithm and a board, or --compare for several ({', '.join(items)})")
     for item in items:
-        parse_algorithm(item)  # UnknownAlgorithmError names the algorithms
+        parse_algorithm(item, game)  # UnknownAlgorithmError names the algorithms
     return items, board
 
 
@@ -112,6 +116,7 @@ def search(
     = None,
     first: FirstOption = None,
     db: DbOption = None,
+    game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
     """Run a search from BOARD and show its work: the score it found and on which scale, its best
@@ -119,22 +124,23 @@ def search(
     table hits included), finished boards, cutoffs, transposition-table use, the deepest ply and
     the time; beside it, the database's exact answer and whether the search agrees.
 
-    Plain minimax from the empty board examines the whole game tree: 549,946 nodes."""
+    Plain minimax from the empty 3x3 board examines the whole game tree: 549,946 nodes; on 4x4
+    the searches without a table take hours from the empty board (give a fuller board)."""
     from ttt_db.board import Board
     from ttt_db.search_stats import agreement, run_search
 
-    algorithms, board_text = _split(list(items or []), compare, all_algorithms)
+    algorithms, board_text = _split(list(items or []), compare, all_algorithms, game)
     if trace is not None and len(algorithms) > 1:
         raise fail("--trace writes one search: give one algorithm")
-    board = Board.parse(board_text, first_mark(first))
-    with open_db(db) as database:
+    board = Board.parse(board_text, first_mark(first), game)
+    with open_db(db, game) as database:
         position = database.lookup(board.stored_cells)
         rows = []
         for algorithm in algorithms:
             if trace is None:
-                report = run_search(algorithm, board.stored_cells)
+                report = run_search(algorithm, board.stored_cells, game=game)
             else:
-                report = _traced(algorithm, board.stored_cells, trace)
+                report = _traced(algorithm, board.stored_cells, trace, game)
             rows.append((report, agreement(report, position)))
     if as_json:
         documents = [report.to_dict() | {"board": board.cells, "first": board.first, "database": {
@@ -145,20 +151,20 @@ def search(
         typer.echo(f"from {board.cells} ({board.first} moved first); scores from {board.first}'s side")
         typer.echo("\n".join(compare_lines(rows)))
     else:
-        typer.echo("\n".join(report_lines(*rows[0], board.cells, board.first)))
+        typer.echo("\n".join(report_lines(*rows[0], board.cells, board.first, game)))
 
 
-def _traced(algorithm: str, board: str, path: Path) -> SearchReport:
+def _traced(algorithm: str, board: str, path: Path, game: Game) -> SearchReport:
     """The search, written to `path` as a trace (boards and scores with o first, as searched)."""
     from ttt_db.search_stats import parse_algorithm, run_search
     from ttt_db.trace import TraceWriter
 
-    spec, _ = parse_algorithm(algorithm)
+    spec, _ = parse_algorithm(algorithm, game)
     scale = spec.scale if spec is not None else "plies"
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as stream:
-        writer = TraceWriter(stream, algorithm=algorithm.strip().lower(), board=board, scale=scale)
-        return run_search(algorithm, board, tracer=writer)
+        writer = TraceWriter(stream, algorithm=algorithm.strip().lower(), board=board, scale=scale, game=game.name)
+        return run_search(algorithm, board, game=game, tracer=writer)
 
 
 def check_trace(
@@ -166,6 +172,7 @@ def check_trace(
                                          help="A trace in the JSON Lines format of docs/trace.md ('-' for stdin).")],
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing nodes to list.")] = 10,
     db: DbOption = None,
+    game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
     """Check a search's trace, written by `ttt-db search --trace` or by any program, node by node
@@ -178,31 +185,31 @@ def check_trace(
 
     from ttt_db.trace import check_trace as check
 
-    with open_db(db) as database:
+    with open_db(db, game) as database:
         asked = 0
 
         def exact(board: str, first_player: Mark) -> tuple[int, int, int]:
             nonlocal asked
             asked += 1
-            if asked == 200:  # a long trace: one query for every row beats one per board
-                database.load_all()
+            if asked == 200 and database.game.cells <= 12:  # a long trace on a small game: one query for
+                database.load_all()  # every row beats one per board
             position = database.lookup(board, first=first_player)
             return position.score, position.sv_score, position.remoteness
 
         if str(file) == "-":
-            result = check(sys.stdin, exact)
+            result = check(sys.stdin, exact, game)
         else:
             with file.open(encoding="utf-8") as stream:
-                result = check(stream, exact)
+                result = check(stream, exact, game)
     if as_json:
         print_json(result.to_dict())
     else:
-        typer.echo("\n".join(trace_check_lines(result, show)))
+        typer.echo("\n".join(trace_check_lines(result, show, game)))
     if not result.ok:
         raise typer.Exit(EXIT_NO)
 
 
-def trace_check_lines(result: TraceCheck, show: int) -> list[str]:
+def trace_check_lines(result: TraceCheck, show: int, game: Game = DEFAULT_GAME) -> list[str]:
     verdict = "ok" if result.ok else f"FAILED at {plural(result.violation_count, 'node')}"
     lines = [f"{result.algorithm} from {result.board} ({result.scale} scale): {verdict}",
              f"{plural(result.nodes, 'node')}, {result.checked:,} checked, {result.estimates:,} estimates exempt"]
@@ -212,7 +219,7 @@ def trace_check_lines(result: TraceCheck, show: int) -> list[str]:
         lines += [
             "",
             f"  node {violation.node} (record {violation.record}), {violation.board}, after "
-            f"{describe_moves(violation.moves) if violation.moves else 'the root'}",
+            f"{describe_moves(violation.moves, game) if violation.moves else 'the root'}",
             f"    {window}: returned {violation.value}, exact {violation.exact}",
             f"    {violation.rule}",
         ]

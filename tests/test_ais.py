@@ -66,7 +66,7 @@ def test_alphabeta_table_holds_bounds_for_symmetric_images() -> None:
 
 
 def test_abdls_at_depth_0_is_ai14s(positions: dict[str, Position]) -> None:
-    abdls0 = DepthLimited(0, evaluate_with_ai14s=True)
+    abdls0 = DepthLimited(0, evaluate_lines=True)
     for p in _playing(positions):
         assert abdls0(p.board) == ai14s(p.board), p.board
 
@@ -103,11 +103,11 @@ def test_iddfs_answers_from_the_deepest_completed_iteration() -> None:
     stopped = TickingClock()
     assert IterativeDeepening(0.5, clock=stopped)(board) == (2, 3, 5, 6, 7, 8)  # none completed
     frozen = IterativeDeepening(1.0, clock=lambda: 0.0)  # time never passes: every depth completes
-    assert frozen(board) == DepthLimited(board.count(".") - 1, evaluate_with_ai14s=True)(board) == (2,)
+    assert frozen(board) == DepthLimited(board.count(".") - 1, evaluate_lines=True)(board) == (2,)
     # abdls@0 on this board reads the clock once per node: 1 (start) + 7 reads fit in 8 seconds
     nodes_at_depth_0 = 1 + len([i for i in range(9) if board[i] == "."])
     shallow = IterativeDeepening(float(nodes_at_depth_0) + 0.5, clock=TickingClock())
-    assert shallow(board) == DepthLimited(0, evaluate_with_ai14s=True)(board)
+    assert shallow(board) == DepthLimited(0, evaluate_lines=True)(board)
 
 
 def test_registry_names_and_lookups(db: SolutionDatabase) -> None:

@@ -101,10 +101,17 @@ def test_a_missing_schema_version_is_damage(run, altered_copy) -> None:
 
 def test_a_missing_node_list(run, altered_copy) -> None:
     damaged = altered_copy("delete from ttt_node_lists where name = 'decision'")
-    result = run("check", "ai14s", "--strong", "--db", str(damaged))
+    result = run("check", "ai1s", "--strong", "--db", str(damaged))  # not symmetric: asked at every board
     assert result.exit_code == 2
     assert "the database is damaged (node list 'decision' is missing, table ttt_node_lists)" in result.stderr
     assert "mismatch: node list decision: node list 'decision' is missing" in run("verify", "--db", str(damaged)).stdout
+
+
+def test_a_missing_canonical_node_list_stops_a_symmetric_check(run, altered_copy) -> None:
+    damaged = altered_copy("delete from ttt_node_lists where name = 'decision_canonical'")
+    result = run("check", "ai14s", "--strong", "--db", str(damaged))  # asked once per class
+    assert result.exit_code == 2
+    assert "node list 'decision_canonical' is missing" in result.stderr
 
 
 def test_one_changed_byte_changes_the_digest(run, altered_copy) -> None:

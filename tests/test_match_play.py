@@ -11,8 +11,8 @@ import pytest
 from ttt_db.ais import ai2s, load_ai
 from ttt_db.checks import AIMisbehaved
 from ttt_db.database import SolutionDatabase
-from ttt_db.game import Game
 from ttt_db.match import play_game, run_match
+from ttt_db.playthrough import Playthrough
 
 ODDS = {"o": 737 / 1260, "x": 363 / 1260, "draw": 160 / 1260}
 
@@ -60,7 +60,7 @@ def test_play_game_records_the_moves() -> None:
 
 
 def test_game_push_and_undo() -> None:
-    game = Game()
+    game = Playthrough()
     game.push(4)
     game.push(0)
     assert str(game.board) == "x...o...."

@@ -352,9 +352,9 @@ def test_ctrl_c_in_play_exits_130_without_a_traceback(run, monkeypatch) -> None:
 
 
 def test_undo_turn_takes_back_to_the_players_turn() -> None:
-    from ttt_db.game import Game
+    from ttt_db.playthrough import Playthrough
 
-    game = Game()
+    game = Playthrough()
     for move in (4, 0, 8):
         game.push(move)
     assert game.undo_turn("x") == 2 and game.moves == [4]

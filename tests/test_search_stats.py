@@ -36,7 +36,7 @@ def test_full_searches_agree_with_the_database_everywhere(positions, algorithm: 
 
 def test_searches_choose_what_the_search_ais_choose(positions) -> None:
     minimax, alphabeta = Minimax(), AlphaBeta()
-    dls2, abdls2 = DepthLimited(2), DepthLimited(2, evaluate_with_ai14s=True)
+    dls2, abdls2 = DepthLimited(2), DepthLimited(2, evaluate_lines=True)
     for position in positions.values():
         if position.status != "playing" or position.depth < 5:
             continue

@@ -1,13 +1,20 @@
 """`ai14s`: the rule-based AI of docs/ais.md, and its board score (reused by `abdls@N`).
 
 Scores are kept doubled (600 for 300, 1 for 0.5, ...) so every comparison is exact on ints.
-A line's pattern is (my marks, opponent marks); the empty count is what is left of 3.
+A line's pattern is (my marks, opponent marks); the empty count is what is left of K.
+
+`board_score` generalises the score to K-long lines on any m,n,k board: K of mine is a win, K-1
+of mine with the rest empty a threat (the opponent's K-1 a threat against me), and an open line
+(no opposing mark) with j < K-1 marks weighs j, so on 3x3 it is ai14s's score exactly. The
+diagonal-defence rule is 3x3's alone.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Final
 
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.rules import EMPTY, LINES, LINES_THROUGH, Mark, side_to_move
 
 WIN: Final = 0  # (3, 0, 0)
@@ -41,14 +48,15 @@ def diagonal_defence(after: str) -> bool:
     )
 
 
-def score_from_counts(counts: list[int], after: str) -> int:
-    """The doubled score of the board after my move, from its line-category counts."""
+def score_from_counts(counts: list[int], after: str, tictactoe: bool = True) -> int:
+    """The doubled score of the board after my move, from its line-category counts (the two
+    open-line categories hold weights: on 3x3, counts)."""
     if counts[WIN]:
         return SCORE_WIN
     threats = counts[OPPONENT_THREAT]
     if threats == 0 and counts[MY_THREAT] >= 2:
         return SCORE_DOUBLE_THREAT
-    if diagonal_defence(after):
+    if tictactoe and diagonal_defence(after):
         return SCORE_DIAGONAL_DEFENCE
     return (
         -200 * threats
@@ -72,13 +80,40 @@ def line_tallies(board: str, me: Mark) -> tuple[list[int], list[int]]:
     return mine, theirs
 
 
-def board_score(after: str, me: Mark) -> int:
-    """ai14s's doubled score of a board, seen by `me` (the player who just moved)."""
-    mine, theirs = line_tallies(after, me)
+@cache
+def weighted_patterns(k: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """[mine][theirs] -> (category, weight) for K-long lines (on K = 3, PATTERN with weight 1)."""
+    def classify(mine: int, theirs: int) -> tuple[int, int]:
+        if mine == k:
+            return WIN, 1
+        if k >= 2 and mine == 0 and theirs == k - 1:
+            return OPPONENT_THREAT, 1
+        if k >= 2 and theirs == 0 and mine == k - 1:
+            return MY_THREAT, 1
+        if theirs == 0 and mine >= 1:
+            return MY_SINGLE, mine
+        if mine == 0 and 1 <= theirs < k:
+            return OPPONENT_SINGLE, theirs
+        return OTHER, 1
+
+    return tuple(tuple(classify(mine, theirs) for theirs in range(k + 1)) for mine in range(k + 1))
+
+
+def board_score(after: str, me: Mark, game: Game = TICTACTOE) -> int:
+    """ai14s's doubled score of a board of `game`, seen by `me` (the player who just moved)."""
+    patterns = weighted_patterns(game.k)
     counts = [0] * 6
-    for number in range(8):
-        counts[PATTERN[mine[number]][theirs[number]]] += 1
-    return score_from_counts(counts, after)
+    for line in game.lines:
+        mine = theirs = 0
+        for cell in line:
+            mark = after[cell]
+            if mark == me:
+                mine += 1
+            elif mark != EMPTY:
+                theirs += 1
+        category, weight = patterns[mine][theirs]
+        counts[category] += weight
+    return score_from_counts(counts, after, game == TICTACTOE)
 
 
 def move_scores(board: str, me: Mark) -> list[tuple[int, int]]:

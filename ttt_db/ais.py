@@ -1,8 +1,9 @@
 """The AI protocol, the built-in AIs, and loading an AI by name.
 
-An AI is any callable that takes a board (9 characters, `o` moved first, reading order) and
-returns the collection of moves it might play. Checks and matches treat it as a function of
-the board: the same board gets the same candidates.
+An AI is any callable that takes a board of the game it plays (R*C characters in reading
+order, `o` moved first; 9 on tic-tac-toe) and returns the collection of moves it might play.
+Checks and matches treat it as a function of the board: the same board gets the same candidates.
+Built-in AIs are made for one game (`load_ai(..., game=...)`); ai14s exists for 3x3k3 only.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ttt_db.ai_rules import ai14s
 from ttt_db.errors import UnknownAIError
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.rules import EMPTY, empty_cells
 from ttt_db.search import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
 
@@ -33,6 +35,13 @@ class NamedAI:
     play: AI
     symmetric: bool | None  # treats symmetric boards alike; None when unknown (user AIs)
     summary: str
+    deterministic: bool = True  # the same board always gets the same answer
+
+    @property
+    def one_answer_per_orbit(self) -> bool:
+        """Its answer at one board of a symmetry class speaks for every image: a check may ask
+        it once per class."""
+        return self.symmetric is True and self.deterministic
 
 
 def ai1s(board: str) -> tuple[int, ...]:
@@ -59,16 +68,30 @@ class BuiltinAI:
     name: str  # with `@N` or `@SECONDS` for the parameterised ones
     summary: str
     symmetric: bool
-    make: Callable[[str | None, DatabaseProvider | None], AI]
+    make: Maker
     parameter: type | None = None
+    deterministic: bool = True
 
 
-def _plain(ai: AI) -> Callable[[str | None, DatabaseProvider | None], AI]:
-    return lambda _parameter, _database: ai
+Maker = Callable[[str | None, DatabaseProvider | None, Game], AI]
 
 
-def _from_database(shortest: bool) -> Callable[[str | None, DatabaseProvider | None], AI]:
-    def make(_parameter: str | None, database: DatabaseProvider | None) -> AI:
+def _plain(ai: AI) -> Maker:
+    return lambda _parameter, _database, _game: ai
+
+
+def _tictactoe_only(name: str, ai: AI) -> Maker:
+    def make(_parameter: str | None, _database: DatabaseProvider | None, game: Game) -> AI:
+        if game != TICTACTOE:
+            raise UnknownAIError(name, f"is a rule set for 3x3k3 (tic-tac-toe), not for {game.name}; "
+                                 "abdls@N scores any game's lines")
+        return ai
+
+    return make
+
+
+def _from_database(shortest: bool) -> Maker:
+    def make(_parameter: str | None, database: DatabaseProvider | None, _game: Game) -> AI:
         if database is None:
             raise UnknownAIError("perfect-shortest" if shortest else "perfect", "needs a database")
         return lookup_ai(database().best_moves_table(shortest=shortest))
@@ -76,9 +99,9 @@ def _from_database(shortest: bool) -> Callable[[str | None, DatabaseProvider | N
     return make
 
 
-def _depth(parameter: str | None) -> int:
+def _depth(parameter: str | None, game: Game) -> int:
     depth = int(parameter or "")
-    if not 0 <= depth <= 9:
+    if not 0 <= depth <= game.cells:
         raise ValueError(depth)
     return depth
 
@@ -86,22 +109,23 @@ def _depth(parameter: str | None) -> int:
 BUILTIN_AIS: tuple[BuiltinAI, ...] = (
     BuiltinAI("ai1s", "the first empty cell in index order (not symmetric)", False, _plain(ai1s)),
     BuiltinAI("ai2s", "every legal move: uniformly random play", True, _plain(ai2s)),
-    BuiltinAI("ai14s", "rule-based: scores each move's board by its lines, keeps the top", True, _plain(ai14s)),
+    BuiltinAI("ai14s", "rule-based: scores each move's board by its lines, keeps the top (3x3k3 only)", True,
+              _tictactoe_only("ai14s", ai14s)),
     BuiltinAI("perfect", "database lookup: every best move", True, _from_database(False)),
     BuiltinAI("perfect-shortest", "database lookup: win fastest, lose slowest", True, _from_database(True)),
-    BuiltinAI("minimax", "full-depth minimax, no database", True, lambda p, d: Minimax()),
+    BuiltinAI("minimax", "full-depth minimax, no database", True, lambda p, d, g: Minimax(game=g)),
     BuiltinAI("minimax-shortest", "full-depth minimax on shortest-victory scores", True,
-              lambda p, d: Minimax(shortest=True)),
+              lambda p, d, g: Minimax(shortest=True, game=g)),
     BuiltinAI("alphabeta", "alpha-beta with a symmetric transposition table, no database", True,
-              lambda p, d: AlphaBeta()),
+              lambda p, d, g: AlphaBeta(game=g)),
     BuiltinAI("alphabeta-shortest", "alpha-beta on shortest-victory scores", True,
-              lambda p, d: AlphaBeta(shortest=True)),
+              lambda p, d, g: AlphaBeta(shortest=True, game=g)),
     BuiltinAI("dls@N", "depth-limited minimax, N plies below the move, unfinished boards score 0",
-              True, lambda p, d: DepthLimited(_depth(p)), int),
-    BuiltinAI("abdls@N", "depth-limited alpha-beta, unfinished boards scored by ai14s", True,
-              lambda p, d: DepthLimited(_depth(p), evaluate_with_ai14s=True), int),
+              True, lambda p, d, g: DepthLimited(_depth(p, g), game=g), int),
+    BuiltinAI("abdls@N", "depth-limited alpha-beta, unfinished boards scored by their lines (ai14s's score)",
+              True, lambda p, d, g: DepthLimited(_depth(p, g), evaluate_lines=True, game=g), int),
     BuiltinAI("iddfs@SECONDS", "iterative deepening abdls@0, @1, ... within SECONDS per move", True,
-              lambda p, d: IterativeDeepening(float(p or "")), float),
+              lambda p, d, g: IterativeDeepening(float(p or ""), game=g), float, deterministic=False),
 )
 _BY_BASE = {ai.name.split("@")[0]: ai for ai in BUILTIN_AIS}
 # every built-in AI once, the parameterised ones at a typical setting (`check --all`)
@@ -109,7 +133,7 @@ DEFAULT_INSTANCES = ("ai1s", "ai2s", "ai14s", "perfect", "perfect-shortest", "mi
                  "minimax-shortest", "alphabeta", "alphabeta-shortest", "dls@3", "abdls@3", "iddfs@0.01")
 
 
-def _builtin(spec: str, database: DatabaseProvider | None) -> NamedAI:
+def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedAI:
     base, _, parameter = spec.partition("@")
     entry = _BY_BASE.get(base)
     if entry is None:
@@ -120,15 +144,15 @@ def _builtin(spec: str, database: DatabaseProvider | None) -> NamedAI:
         raise UnknownAIError(spec, f"{base} takes no parameter")
     if entry.parameter is not None:
         try:
-            play = entry.make(parameter, database)
+            play = entry.make(parameter, database, game)
         except ValueError:
-            what = "a depth from 0 to 9" if entry.parameter is int else "a number of seconds"
+            what = f"a depth from 0 to {game.cells}" if entry.parameter is int else "a number of seconds"
             raise UnknownAIError(spec, f"{base} needs {what}, as in {entry.name}") from None
         if entry.parameter is float and float(parameter) <= 0:
             raise UnknownAIError(spec, "the time limit must be positive")
     else:
-        play = entry.make(None, database)
-    return NamedAI(spec, play, entry.symmetric, entry.summary)
+        play = entry.make(None, database, game)
+    return NamedAI(spec, play, entry.symmetric, entry.summary, entry.deterministic)
 
 
 def _user_ai(spec: str) -> NamedAI:
@@ -159,8 +183,9 @@ def _user_ai(spec: str) -> NamedAI:
     return NamedAI(spec, target, None, doc_lines[0] if doc_lines else "user AI")
 
 
-def load_ai(spec: str, database: DatabaseProvider | None = None) -> NamedAI:
-    """A built-in AI by name (`ai14s`, `dls@3`, ...) or a user's `package.module:function`.
+def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TICTACTOE) -> NamedAI:
+    """A built-in AI by name (`ai14s`, `dls@3`, ...) for `game`, or a user's
+    `package.module:function` (it receives that game's boards).
 
     `database` is called only by AIs that read the database. Raises UnknownAIError."""
     spec = spec.strip()
@@ -171,5 +196,5 @@ def load_ai(spec: str, database: DatabaseProvider | None = None) -> NamedAI:
         module_name, _, function = spec.rpartition(".")
         raise UnknownAIError(spec, "a user AI is written package.module:function, with a colon",
                              (f"{module_name}:{function}",))
-    return _builtin(spec.lower(), database)
+    return _builtin(spec.lower(), database, game)
 

@@ -17,13 +17,14 @@ import signal
 import threading
 import traceback
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from ttt_db.ais import AI
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.position import analyses_of
-from ttt_db.rules import CELLS, EMPTY, EMPTY_BOARD, LINE_PARTNERS, Mark, mover_at, play
+from ttt_db.rules import EMPTY, Mark, mover_at, play
 
 if TYPE_CHECKING:
     from ttt_db.position import MoveAnalysis
@@ -65,8 +66,9 @@ def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
     except (Exception, SystemExit) as error:  # the AI is foreign code: any exception is its failure
         raise _raised(board, error) from None
     if type(answer) is tuple or type(answer) is list:
+        size = len(board)
         for move in answer:
-            if type(move) is not int or not 0 <= move <= 8 or board[move] != EMPTY:
+            if type(move) is not int or not 0 <= move < size or board[move] != EMPTY:
                 return _validated(board, answer)
         if not answer:
             raise AIMisbehaved(board, "the AI answered no move")
@@ -96,8 +98,8 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
         if isinstance(item, bool) or not isinstance(item, SupportsIndex):
             raise AIMisbehaved(board, f"the AI answered {item!r:.80}, not a cell index")
         move = operator.index(item)
-        if not 0 <= move <= 8:
-            raise AIMisbehaved(board, f"the AI answered {move}, off the board (cells are 0-8)")
+        if not 0 <= move < len(board):
+            raise AIMisbehaved(board, f"the AI answered {move}, off the board (cells are 0-{len(board) - 1})")
         if board[move] != EMPTY:
             raise AIMisbehaved(board, f"the AI answered {move}, a cell taken by {board[move]}")
         moves.add(move)
@@ -158,10 +160,24 @@ class StrongFailure:
 
     @property
     def depth(self) -> int:
-        return 9 - self.board.count(EMPTY)
+        return len(self.board) - self.board.count(EMPTY)
 
     def analyses(self, moves: Sequence[int]) -> list[MoveAnalysis]:
         return analyses_of(self.moves, moves)
+
+    def images(self, game: Game) -> list[StrongFailure]:
+        """The same failure on each distinct symmetric image of the board, this one included
+        (what a symmetric AI does on the images)."""
+        seen: dict[str, StrongFailure] = {}
+        for transform, inverse in zip(game.transforms, game.inverses, strict=True):
+            image = "".join([self.board[i] for i in transform])
+            if image not in seen:
+                seen[image] = replace(
+                    self, board=image,
+                    chosen=tuple(sorted(inverse[move] for move in self.chosen)),
+                    best=tuple(sorted(inverse[move] for move in self.best)),
+                )
+        return list(seen.values())
 
     def to_dict(self) -> dict[str, Any]:
         document: dict[str, Any] = {"board": self.board, "chosen": list(self.chosen), "best": list(self.best)}
@@ -182,6 +198,7 @@ class StrongResult:
     total: int
     correct: int
     failures: list[StrongFailure] = field(default_factory=list)
+    asked: int | None = None  # boards the AI was asked at, when fewer than `total` (one per orbit)
 
     @property
     def solved(self) -> bool:
@@ -194,6 +211,7 @@ class StrongResult:
             "total": self.total,
             "positions": self.positions,
             "shortest": self.shortest,
+            "asked": self.total if self.asked is None else self.asked,
             "failures": [failure.to_dict() for failure in self.failures],
         }
 
@@ -218,8 +236,31 @@ def check_strong(
             continue
         if not set(chosen).issubset(best):
             failures.append(StrongFailure(board, chosen, best))
-    failures.sort(key=lambda failure: (failure.depth, failure.board))  # shallowest first
+    failures.sort(key=_shallowest_first)
     return StrongResult(positions, shortest, total, total - len(failures), failures)
+
+
+def _shallowest_first(failure: StrongFailure) -> tuple[int, str]:
+    return failure.depth, failure.board
+
+
+def check_strong_by_orbit(
+    ai: AI,
+    canonical_boards: list[str],
+    best_moves: Mapping[str, tuple[int, ...]],
+    game: Game,
+    *,
+    total: int,
+    positions: str = "decision",
+    shortest: bool = False,
+) -> StrongResult:
+    """`check_strong` over every board of `positions` (`total` of them) for an AI that treats
+    symmetric boards alike: it is asked once per orbit, at the canonical board, and each answer
+    speaks for the board's images, failures included. The result equals the full check's."""
+    canonical = check_strong(ai, canonical_boards, best_moves, positions=positions, shortest=shortest)
+    failures = [image for failure in canonical.failures for image in failure.images(game)]
+    failures.sort(key=_shallowest_first)
+    return StrongResult(positions, shortest, total, total - len(failures), failures, asked=len(canonical_boards))
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,11 +326,13 @@ class WeakResult:
         }
 
 
-def check_weak_side(ai: AI, side: Mark) -> WeakSideResult:
+def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE) -> WeakSideResult:
     """Depth-first search from the empty board with the AI playing `side`."""
     examined: set[str] = set()
+    line_partners = game.line_partners
+    cells = range(game.cells)
     # (board, moves from the empty board, whether the last move completed a line)
-    stack: list[tuple[str, tuple[int, ...], bool]] = [(EMPTY_BOARD, (), False)]
+    stack: list[tuple[str, tuple[int, ...], bool]] = [(game.empty_board, (), False)]
     while stack:
         board, moves, won = stack.pop()
         if board in examined:
@@ -312,28 +355,31 @@ def check_weak_side(ai: AI, side: Mark) -> WeakSideResult:
                     side, len(examined), Counterexample(side, moves, board, error.reason, error.where)
                 )
         else:
-            replies = [i for i in CELLS if board[i] == EMPTY]
+            replies = [i for i in cells if board[i] == EMPTY]
         for move in reversed(replies):  # pushed in reverse so index order is explored first
             child = board[:move] + mover + board[move + 1 :]
             if child in examined:
                 continue
             completes = False
-            for a, b in LINE_PARTNERS[move]:
-                if board[a] == mover and board[b] == mover:
+            for partners in line_partners[move]:
+                for cell in partners:
+                    if board[cell] != mover:
+                        break
+                else:
                     completes = True
                     break
             stack.append((child, moves + (move,), completes))
     return WeakSideResult(side, len(examined), None)
 
 
-def check_weak(ai: AI) -> WeakResult:
+def check_weak(ai: AI, game: Game = TICTACTOE) -> WeakResult:
     """The weak check as o and as x."""
-    return WeakResult(check_weak_side(ai, "o"), check_weak_side(ai, "x"))
+    return WeakResult(check_weak_side(ai, "o", game), check_weak_side(ai, "x", game))
 
 
-def replay(moves: tuple[int, ...] | list[int]) -> list[str]:
+def replay(moves: tuple[int, ...] | list[int], game: Game = TICTACTOE) -> list[str]:
     """The boards after each move of a sequence from the empty board (o first)."""
-    boards = [EMPTY_BOARD]
+    boards = [game.empty_board]
     for number, move in enumerate(moves):
         boards.append(play(boards[-1], move, mover_at(number)))
     return boards

@@ -14,7 +14,8 @@ from typing import Any
 
 from ttt_db.ais import AI
 from ttt_db.checks import AIMisbehaved, candidate_moves
-from ttt_db.rules import EMPTY_BOARD, Mark, Status, mover_at, play, side_to_move, status
+from ttt_db.mnk import TICTACTOE, Game
+from ttt_db.rules import Mark, Status, mover_at, play, side_to_move, status
 
 Progress = Callable[[int, int], None]
 PROGRESS_EVERY = 1000
@@ -77,13 +78,14 @@ class MoveTable:
     """Board -> the boards the mover's AI may move to, or the result code (from `hero`'s side)
     once the game is over. Filled lazily; each board asks its AI once."""
 
-    def __init__(self, o_ai: AI, x_ai: AI, hero: Mark) -> None:
+    def __init__(self, o_ai: AI, x_ai: AI, hero: Mark, game: Game = TICTACTOE) -> None:
         self.ais = {"o": o_ai, "x": x_ai}
         self.hero = hero
+        self.game = game
         self.table: dict[str, tuple[str, ...] | int] = {}
 
     def fill(self, board: str) -> tuple[str, ...] | int:
-        outcome = status(board)
+        outcome = status(board, self.game)
         entry: tuple[str, ...] | int
         if outcome == "playing":
             mover = side_to_move(board)
@@ -103,8 +105,9 @@ def _play_games(table: MoveTable, games: int, rng: random.Random, done_before: i
     lookup = table.table.get
     fill = table.fill
     draw = rng.random
+    empty_board = table.game.empty_board
     for game in range(games):
-        board = EMPTY_BOARD
+        board = empty_board
         while True:
             entry = lookup(board)
             if entry is None:
@@ -118,27 +121,27 @@ def _play_games(table: MoveTable, games: int, rng: random.Random, done_before: i
     return Tally(*counts)
 
 
-def run_match(ai1: AI, ai2: AI, games: int, *, seed: int | None = None,
+def run_match(ai1: AI, ai2: AI, games: int, *, seed: int | None = None, game: Game = TICTACTOE,
               progress: Progress | None = None) -> MatchResult:
-    """`games` games with AI1 as o, then `games` with AI1 as x. Raises AIMisbehaved if an AI
-    gives an unusable answer."""
+    """`games` games of `game` with AI1 as o, then `games` with AI1 as x. Raises AIMisbehaved
+    if an AI gives an unusable answer."""
     if games < 0:
         raise ValueError(f"the number of games must not be negative, got {games}")
     rng = random.Random(seed)
     started = time.perf_counter()
-    as_o = _play_games(MoveTable(ai1, ai2, "o"), games, rng, 0, 2 * games, progress)
-    as_x = _play_games(MoveTable(ai2, ai1, "x"), games, rng, games, 2 * games, progress)
+    as_o = _play_games(MoveTable(ai1, ai2, "o", game), games, rng, 0, 2 * games, progress)
+    as_x = _play_games(MoveTable(ai2, ai1, "x", game), games, rng, games, 2 * games, progress)
     if progress is not None:
         progress(2 * games, 2 * games)
     return MatchResult(games, as_o, as_x, time.perf_counter() - started)
 
 
-def play_game(o_ai: AI, x_ai: AI, rng: random.Random) -> GameRecord:
+def play_game(o_ai: AI, x_ai: AI, rng: random.Random, game: Game = TICTACTOE) -> GameRecord:
     """One game, move by move, with the record of the moves."""
-    board = EMPTY_BOARD
+    board = game.empty_board
     moves: list[int] = []
     ais = {"o": o_ai, "x": x_ai}
-    while (outcome := status(board)) == "playing":
+    while (outcome := status(board, game)) == "playing":
         mover = mover_at(len(moves))
         move = rng.choice(candidate_moves(ais[mover], board))
         moves.append(move)

@@ -36,7 +36,9 @@ def _invert(perm: Permutation) -> Permutation:
 @dataclass(frozen=True)
 class Game:
     """One m,n,k-game. A transform `t` maps a board to its image with
-    `image[i] == board[transforms[t][i]]`; `inverses[t]` undoes it."""
+    `image[i] == board[transforms[t][i]]`; `inverses[t]` undoes it. `line_partners[c]` holds,
+    for each line through cell `c`, its other K-1 cells: a move at `c` wins when the mover
+    holds all of them."""
 
     rows: int
     columns: int
@@ -44,6 +46,7 @@ class Game:
     lines: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     transforms: tuple[Permutation, ...] = field(init=False, repr=False, compare=False)
     inverses: tuple[Permutation, ...] = field(init=False, repr=False, compare=False)
+    line_partners: tuple[tuple[tuple[int, ...], ...], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if min(self.rows, self.columns, self.k) < 1 or self.k > max(self.rows, self.columns):
@@ -51,7 +54,12 @@ class Game:
         if self.rows > len(_COLUMN_LETTERS) or self.columns > len(_COLUMN_LETTERS):
             raise UnknownGameError(self.name, f"a side has at most {len(_COLUMN_LETTERS)} cells")
         transforms = self._symmetries()
-        object.__setattr__(self, "lines", self._lines())
+        lines = self._lines()
+        object.__setattr__(self, "lines", lines)
+        object.__setattr__(self, "line_partners", tuple(
+            tuple(tuple(other for other in line if other != cell) for line in lines if cell in line)
+            for cell in range(self.cells)
+        ))
         object.__setattr__(self, "transforms", transforms)
         object.__setattr__(self, "inverses", tuple(_invert(t) for t in transforms))
 

@@ -6,11 +6,12 @@ boards and table hits included), finished boards, cutoffs, transposition-table p
 stores, the deepest ply and the wall time. Counts are per search: nothing is remembered between
 searches. At the root every move is searched with the full window, so the best moves are exact.
 
-Scales: `wdl` (-1, 0, 1), `shortest` (the shortest-victory score, -2..3), and for the
+Scales: `wdl` (-1, 0, 1), `shortest` (the shortest-victory score, -2..3 on 3x3), and for the
 depth-limited searches `plies`: a win for o found p plies below the root scores 1000 - p, one for
 x -(1000 - p), a draw 0. An unfinished board at the depth limit is an estimate, not a value on any
-scale: 0 for `dls`, ai14s's score of it for the player who just moved, signed to o's side, for
-`abdls` and `iddfs`; a node whose value rests on an estimate is marked as one in a trace.
+scale: 0 for `dls`, ai14s's score of its lines for the player who just moved (generalised to
+K-long lines, `ttt_db.search.line_estimate`), signed to o's side, for `abdls` and `iddfs`; a node
+whose value rests on an estimate is marked as one in a trace.
 
 A search may write a trace (`ttt_db.trace`): an `enter` and an `exit` event per node, in visit
 order, with the window on entry, the value, cutoffs and what the table did.
@@ -23,12 +24,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal, Protocol
 
-from ttt_db.ai_rules import board_score
 from ttt_db.errors import UnknownAlgorithmError
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.position import Position
 from ttt_db.rules import EMPTY, final_score, legal_moves, other, play, side_to_move, status
-from ttt_db.search import WIN_SCORE, SearchTimeout
-from ttt_db.symmetry import TRANSFORMS
+from ttt_db.search import ESTIMATE_LIMIT, WIN_SCORE, SearchTimeout, line_estimate, shortest_victory_range
 
 Scale = Literal["wdl", "shortest", "plies"]
 
@@ -66,7 +66,7 @@ class SearchSpec:
     pruning: bool = False
     table: Table = "none"
     depth: int | None = None  # plies searched below a root move; None: to the end
-    evaluate_with_ai14s: bool = False
+    evaluate_lines: bool = False
 
     @property
     def scale(self) -> Scale:
@@ -96,7 +96,7 @@ class SearchReport:
 FULL_SEARCHES: Final[tuple[SearchSpec, ...]] = (
     SearchSpec("minimax", "plain minimax, no memory: from the empty board, the whole tree"),
     SearchSpec("minimax-tt", "minimax with a table of exact values by board", table="exact"),
-    SearchSpec("alphabeta", "alpha-beta with a bounds table over the 8 symmetric images", pruning=True,
+    SearchSpec("alphabeta", "alpha-beta with a bounds table over the board's symmetric images", pruning=True,
                table="bounds"),
     SearchSpec("alphabeta-plain", "alpha-beta without a table", pruning=True),
     SearchSpec("minimax-shortest", "plain minimax on shortest-victory scores", shortest=True),
@@ -117,14 +117,15 @@ ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), "dls@3", "abdls
 
 
 class _Search:
-    def __init__(self, spec: SearchSpec, deadline: float | None = None,
+    def __init__(self, spec: SearchSpec, game: Game, deadline: float | None = None,
                  clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None) -> None:
         self.spec = spec
+        self.game = game
         self.tracer = tracer
         self.estimated = False
         self.counts = SearchCounts()
         self.table: dict[str, tuple[int, int]] = {}
-        self.low, self.high = (-2, 3) if spec.shortest else (-1, 1)
+        self.low, self.high = shortest_victory_range(game) if spec.shortest else (-1, 1)
         if spec.depth is not None:
             self.low, self.high = -WIN_SCORE, WIN_SCORE
         self.deadline = deadline
@@ -133,26 +134,27 @@ class _Search:
     def _store(self, board: str, bounds: tuple[int, int]) -> None:
         self.counts.table_stores += 1
         if self.spec.table == "bounds":
-            for perm in TRANSFORMS:
+            for perm in self.game.transforms:
                 self.table["".join([board[i] for i in perm])] = bounds
         else:
             self.table[board] = bounds
 
     def _finished(self, board: str, ply: int) -> int | None:
-        board_status = status(board)
+        board_status = status(board, self.game)
         if board_status == "playing":
             return None
         if self.spec.depth is None:
-            return final_score(board_status, 9 - board.count(EMPTY), shortest=self.spec.shortest)
+            return final_score(board_status, len(board) - board.count(EMPTY), shortest=self.spec.shortest,
+                               cells=self.game.cells)
         if board_status == "draw":
             return 0
         return WIN_SCORE - ply if board_status == "o" else ply - WIN_SCORE
 
     def _leaf(self, board: str) -> int:
-        if not self.spec.evaluate_with_ai14s:
+        if not self.spec.evaluate_lines:
             return 0
         just_moved = other(side_to_move(board))
-        score = board_score(board, just_moved)
+        score = line_estimate(board, just_moved, self.game)
         return score if just_moved == "o" else -score
 
     def node(self, board: str, ply: int, alpha: int, beta: int, parent: int | None = None,
@@ -209,7 +211,7 @@ class _Search:
         maximising = mover == "o"
         best = self.low - 1 if maximising else self.high + 1
         estimated = cutoff = False
-        for move in legal_moves(board):
+        for move in legal_moves(board, self.game):
             value = self.node(play(board, move, mover), ply + 1, alpha, beta, node_id, move)
             estimated = estimated or self.estimated
             if maximising:
@@ -253,7 +255,7 @@ class _Search:
         mover = side_to_move(board)
         scored = []
         estimated = False
-        for move in legal_moves(board):
+        for move in legal_moves(board, self.game):
             scored.append((move, self.node(play(board, move, mover), 1, self.low - 1, self.high + 1, root_id, move)))
             estimated = estimated or self.estimated
         sign = 1 if mover == "o" else -1
@@ -263,20 +265,20 @@ class _Search:
         return sign * top, tuple(move for move, value in scored if sign * value == top)
 
 
-def parse_algorithm(name: str) -> tuple[SearchSpec | None, float | None]:
-    """(spec, seconds): a full search, `dls@N`/`abdls@N` (a spec), or `iddfs@SECONDS` (seconds).
-    UnknownAlgorithmError (a ValueError) naming the algorithms otherwise."""
+def parse_algorithm(name: str, game: Game = TICTACTOE) -> tuple[SearchSpec | None, float | None]:
+    """(spec, seconds): a full search, `dls@N`/`abdls@N` (a spec, N at most the game's cells), or
+    `iddfs@SECONDS` (seconds). UnknownAlgorithmError (a ValueError) naming the algorithms otherwise."""
     key = name.strip().lower()
     if key in _BY_NAME:
         return _BY_NAME[key], None
     base, _, parameter = key.partition("@")
     if base in ("dls", "abdls"):
-        if not parameter.isdigit() or int(parameter) > 9:
-            raise UnknownAlgorithmError(name, f"{base} needs a depth from 0 to 9, as in {base}@3")
+        if not parameter.isdigit() or int(parameter) > game.cells:
+            raise UnknownAlgorithmError(name, f"{base} needs a depth from 0 to {game.cells}, as in {base}@3")
         depth = int(parameter)
         summary = PARAMETERISED[base]
         return SearchSpec(key, summary, pruning=base == "abdls", depth=depth,
-                          evaluate_with_ai14s=base == "abdls"), None
+                          evaluate_lines=base == "abdls"), None
     if base == "iddfs":
         try:
             seconds = float(parameter)
@@ -289,19 +291,19 @@ def parse_algorithm(name: str) -> tuple[SearchSpec | None, float | None]:
     raise UnknownAlgorithmError(name, f"the algorithms are {known}")
 
 
-def run_search(algorithm: str, board: str, *, clock: Callable[[], float] = time.perf_counter,
-               tracer: Tracer | None = None) -> SearchReport:
-    """Run one search from `board` (o first, game still on or over), telling `tracer` every
-    node. UnknownAlgorithmError for an unknown algorithm."""
-    spec, seconds = parse_algorithm(algorithm)
+def run_search(algorithm: str, board: str, *, game: Game = TICTACTOE,
+               clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None) -> SearchReport:
+    """Run one search from `board` of `game` (o first, game still on or over), telling `tracer`
+    every node. UnknownAlgorithmError for an unknown algorithm."""
+    spec, seconds = parse_algorithm(algorithm, game)
     started = time.perf_counter()
     if spec is not None:
-        search = _Search(spec, tracer=tracer)
+        search = _Search(spec, game, tracer=tracer)
         score, best = search.root(board)
         return SearchReport(spec.name, board, spec.scale, score, best, search.counts,
                             time.perf_counter() - started)
     assert seconds is not None
-    return _iterative_deepening(algorithm.strip().lower(), board, seconds, clock, started, tracer)
+    return _iterative_deepening(algorithm.strip().lower(), board, game, seconds, clock, started, tracer)
 
 
 class _IterationBuffer:
@@ -324,17 +326,17 @@ class _IterationBuffer:
             (self.tracer.enter if is_enter else self.tracer.exit)(*arguments)
 
 
-def _iterative_deepening(name: str, board: str, seconds: float, clock: Callable[[], float],
+def _iterative_deepening(name: str, board: str, game: Game, seconds: float, clock: Callable[[], float],
                          started: float, tracer: Tracer | None = None) -> SearchReport:
     deadline = clock() + seconds
     total = SearchCounts()
-    score, best = 0, legal_moves(board)
+    score, best = 0, legal_moves(board, game)
     completed: int | None = None
     iterations: list[int] = []
     for depth in range(board.count(EMPTY)):
         buffer = None if tracer is None else _IterationBuffer(tracer, total.nodes)
         search = _Search(SearchSpec(name, PARAMETERISED["iddfs"], pruning=True, depth=depth,
-                                    evaluate_with_ai14s=True), deadline, clock, buffer)
+                                    evaluate_lines=True), game, deadline, clock, buffer)
         try:
             score, best = search.root(board)
         except SearchTimeout:
@@ -368,7 +370,7 @@ def agreement(report: SearchReport, position: Position) -> Agreement:
     exact, best = position.score, position.best_moves
     if report.scale == "wdl":
         return Agreement(report.score == exact and report.best_moves == best, exact, best)
-    proven = abs(report.score) > WIN_SCORE - 10
+    proven = abs(report.score) > ESTIMATE_LIMIT
     sign = (report.score > 0) - (report.score < 0)
     return Agreement((not proven or sign == exact) and set(report.best_moves) <= set(best), exact, best)
 

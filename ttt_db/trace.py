@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
 from ttt_db.errors import InputError, TttDbError
+from ttt_db.mnk import DEFAULT_GAME, Game
 from ttt_db.rules import Mark
 
 FORMAT: Final = "ttt-db-trace"
@@ -41,11 +42,12 @@ class TraceFormatError(TttDbError, ValueError):
 class TraceWriter:
     """Writes a search's nodes to a stream as JSON Lines (a `search_stats.Tracer`)."""
 
-    def __init__(self, stream: IO[str], *, algorithm: str, board: str, scale: str, first: Mark = "o") -> None:
+    def __init__(self, stream: IO[str], *, algorithm: str, board: str, scale: str, first: Mark = "o",
+                 game: str = DEFAULT_GAME.name) -> None:
         self.stream = stream
         self.write = stream.write
         self.write(json.dumps({"type": "header", "format": FORMAT, "version": VERSION, "algorithm": algorithm,
-                               "board": board, "first": first, "scale": scale}) + "\n")
+                               "board": board, "first": first, "scale": scale, "game": game}) + "\n")
 
     def enter(self, node: int, parent: int | None, board: str, ply: int, move: int | None,
               alpha: int | None, beta: int | None) -> None:
@@ -158,9 +160,10 @@ Lookup = Callable[[str, Mark], tuple[int, int, int]]
 """board, first player -> (score, sv_score, remoteness) from the first player's side."""
 
 
-def check_trace(lines: Iterable[str], lookup: Lookup) -> TraceCheck:
-    """Hold every node of a trace to the exact values `lookup` gives. TraceFormatError for a
-    malformed trace; InvalidBoardError from `lookup` for a board that is not one."""
+def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME) -> TraceCheck:
+    """Hold every node of a trace of `game` (its header's `game`, 3x3k3 when it has none) to the
+    exact values `lookup` gives. TraceFormatError for a malformed trace or one of another game;
+    InvalidBoardError from `lookup` for a board that is not one."""
     numbered = enumerate(lines, start=1)
     number, line = next(((n, text) for n, text in numbered if text.strip()), (1, ""))
     if not line.strip():
@@ -171,6 +174,10 @@ def check_trace(lines: Iterable[str], lookup: Lookup) -> TraceCheck:
     scale = header.get("scale")
     if scale not in SCALES:
         raise TraceFormatError(number, f"scale {scale!r} is not one of {', '.join(SCALES)}")
+    traced_game = header.get("game", DEFAULT_GAME.name)
+    if traced_game != game.name:
+        raise TraceFormatError(number, f"the trace is of game {traced_game!r}; check it with --game {traced_game}"
+                               if isinstance(traced_game, str) else f"game {traced_game!r} is not a game name")
     first = header.get("first", "o")
     if first not in ("o", "x"):
         raise TraceFormatError(number, f"first {first!r} is not 'o' or 'x'")

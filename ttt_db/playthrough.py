@@ -1,5 +1,5 @@
-"""A game in progress: the boards so far, moves with legality checks, taking moves back, and
-finding the move where a player's outcome got worse."""
+"""A playthrough: one game in progress of an m,n,k-game, its boards so far, moves with
+legality checks, taking moves back, and finding the move where a player's outcome got worse."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ttt_db.board import Board
 from ttt_db.errors import InvalidMoveError
+from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.position import MoveAnalysis, Position
 from ttt_db.rules import Mark, Status
 
@@ -25,11 +26,12 @@ class ValueDrop:
     better: MoveAnalysis  # the best move there, fastest win first
 
 
-class Game:
-    """A game from the empty board with `o` first."""
+class Playthrough:
+    """A game of `game` from the empty board with `o` first."""
 
-    def __init__(self) -> None:
-        self.history: list[Board] = [Board.empty()]
+    def __init__(self, game: Game = TICTACTOE) -> None:
+        self.game = game
+        self.history: list[Board] = [Board.empty(game=game)]
         self.moves: list[int] = []
 
     @property

@@ -6,7 +6,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ class BuildSummary:
     seconds: float
     figures: dict[str, Any]
     size_bytes: int | None
+    depths: list[tuple[int, int, int]] = field(default_factory=list)  # (tree nodes, positions, canonical)
 
 
 def _build_time() -> str:
@@ -57,9 +58,11 @@ def build_database(
     started = time.perf_counter()
     if not force and database_exists(location):
         return BuildSummary(location, False, 0.0, {}, _size(location))
-    prepared = prepare(solve_game(game, progress))
+    reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
+    prepared = prepare(solve_game(game, progress), None if reproducible else started)
     write_solution(location, prepared, _build_time(), progress)
-    return BuildSummary(location, True, time.perf_counter() - started, prepared.figures, _size(location))
+    return BuildSummary(location, True, time.perf_counter() - started, prepared.figures, _size(location),
+                        list(zip(*prepared.depth_columns, strict=True)))
 
 
 def _size(location: DatabaseLocation) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from math import factorial
@@ -88,6 +89,7 @@ class PreparedSolution:
     solution: Solution
     node_lists: dict[str, list[int]]
     figures: dict[str, Any]
+    started: float | None = None  # time.perf_counter() when the build began, for its duration
 
     @property
     def depth_columns(self) -> list[list[int]]:
@@ -95,9 +97,9 @@ class PreparedSolution:
         return [s.tree_nodes_by_depth, s.positions_by_depth, s.canonical_by_depth]
 
 
-def prepare(solution: Solution) -> PreparedSolution:
+def prepare(solution: Solution, started: float | None = None) -> PreparedSolution:
     lists = node_lists(solution)
-    return PreparedSolution(solution, lists, build_figures(solution, lists))
+    return PreparedSolution(solution, lists, build_figures(solution, lists), started)
 
 
 def solution_digest(prepared: PreparedSolution) -> str:
@@ -145,6 +147,8 @@ def _meta_rows(prepared: PreparedSolution, built_at: str, digest: str) -> list[d
         "figures": prepared.figures,
         "content_sha256": digest,
     }
+    if prepared.started is not None:  # the whole build but the final commit: solve, prepare, rows
+        meta["build_seconds"] = round(time.perf_counter() - prepared.started, 2)
     return [{"key": key, "value": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
 
 

@@ -83,7 +83,7 @@ def build(
     """Enumerate the game level by level, solve every position up to symmetry, and write the
     database (atomically). 3x3k3 takes under a second; 4x4k4 about two minutes and 300 MB."""
     from builder.pipeline import build_database
-    from cli.render import figures_text
+    from cli.render import depth_table, figures_text
 
     with stage_progress(quiet=quiet) as progress:
         summary = build_database(db, game=game, force=force, progress=progress)
@@ -92,7 +92,7 @@ def build(
         return
     size = f", {summary.size_bytes / 1e6:.2f} MB" if summary.size_bytes is not None else ""
     typer.echo(f"built {summary.location} in {summary.seconds:.2f} s{size}")
-    for line in figures_text(summary.figures):
+    for line in [*figures_text(summary.figures), *depth_table(summary.depths)]:
         typer.echo(f"  {line}")
 
 
@@ -139,7 +139,7 @@ def show(board: BoardArgument, first: FirstOption = None, game: GameOption = TIC
 @app.command()
 def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Where the game's database is, its schema version, and the figures of its build."""
-    from cli.render import figures_text
+    from cli.render import depth_table, figures_text
 
     with open_db(db, game) as database:
         meta = database.meta()
@@ -160,15 +160,14 @@ def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption 
         return
     typer.echo(f"database:       {location}" + (f" ({size:,} bytes)" if size is not None else ""))
     typer.echo(f"schema version: {meta['schema_version']}")
-    typer.echo(f"built:          {meta['built_at']} by ttt-db {meta['package_version']}")
+    took = f" in {meta['build_seconds']:,.1f} s" if isinstance(meta.get("build_seconds"), int | float) else ""
+    typer.echo(f"built:          {meta['built_at']} by ttt-db {meta['package_version']}{took}")
     rules = meta["rules"]
     typer.echo(f"rules:          {rules['game']}: {rules['rows']}x{rules['columns']} board, "
                f"{rules['in_a_row']} in a row, {rules['first']} first")
     for line in figures_text(meta["figures"]):
         typer.echo(line)
-    typer.echo("depth      tree nodes  positions  canonical")
-    for d in depths:
-        typer.echo(f"{d.depth:>5}  {d.tree_nodes:>14,}  {d.positions:>9,}  {d.canonical_positions:>9,}")
+    typer.echo("\n".join(depth_table((d.tree_nodes, d.positions, d.canonical_positions) for d in depths)))
 
 
 @app.command()

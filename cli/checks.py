@@ -65,7 +65,9 @@ def _counterexample_lines(example: Counterexample, game: Game) -> list[str]:
 
 def _weak_lines(result: WeakSideResult, game: Game) -> list[str]:
     verdict = "solved" if result.solved else "NOT solved"
-    lines = [f"weak, as {result.side}:  {verdict} ({plural(result.visited, 'board')} examined)"]
+    goal = {"draw": "", "win": f"{result.side} wins with best play, so every game must be won; ",
+            "loss": f"{result.side} loses with best play: nothing to prove; "}[result.target]
+    lines = [f"weak, as {result.side}:  {verdict} ({goal}{plural(result.visited, 'board')} examined)"]
     if result.counterexample is not None:
         lines += _counterexample_lines(result.counterexample, game)
     return lines

@@ -132,6 +132,24 @@ def figures_text(figures: dict[str, Any]) -> list[str]:
         f"decision positions:  {figures['decision']:,} ({figures['decision_canonical']:,} up to symmetry)",
         "value for the mover: "
         f"{values.get('win', 0):,} win / {values.get('loss', 0):,} loss / {values.get('draw', 0):,} draw "
-        f"({canonical_values.get('win', 0)} / {canonical_values.get('loss', 0)} / "
-        f"{canonical_values.get('draw', 0)} up to symmetry)",
+        f"({canonical_values.get('win', 0):,} / {canonical_values.get('loss', 0):,} / "
+        f"{canonical_values.get('draw', 0):,} up to symmetry)",
+        *_empty_board_line(figures.get("empty_board")),
     ]
+
+
+def _empty_board_line(empty: dict[str, Any] | None) -> list[str]:
+    if empty is None:
+        return []
+    value = {"win": "o wins", "loss": "x wins", "draw": "draw"}[empty["value"]]
+    return [f"empty board:         {value}, {plural(empty['remoteness'], 'ply', 'plies')} with best play"]
+
+
+def depth_table(depths: Iterable[tuple[int, int, int]]) -> list[str]:
+    """Per depth: tree nodes, positions, canonical positions, in columns as wide as the numbers."""
+    rows = list(depths)
+    width = max(len("tree nodes"), *(len(f"{nodes:,}") for nodes, _, _ in rows))
+    lines = [f"depth  {'tree nodes':>{width}}  positions  canonical"]
+    for depth, (nodes, positions, canonical) in enumerate(rows):
+        lines.append(f"{depth:>5}  {nodes:>{width},}  {positions:>9,}  {canonical:>9,}")
+    return lines

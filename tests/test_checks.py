@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,23 @@ def test_ai14s_is_weakly_but_not_strongly_solved(db: SolutionDatabase) -> None:
     assert canonical.strong is not None and (canonical.strong.correct, canonical.strong.total) == (424, 431)
     failure = report.strong.failures[0]
     assert not set(failure.chosen) <= set(failure.best)
+
+
+@pytest.mark.parametrize("name", ["ai14s", "dls@2"])
+def test_the_strong_check_by_orbit_fails_the_same_boards_as_the_full_check(db: SolutionDatabase, name: str) -> None:
+    asked: list[str] = []
+    ai = load_ai(name)
+
+    def counted(board: str) -> tuple[int, ...]:
+        asked.append(board)
+        return tuple(ai.play(board))
+
+    by_orbit = run_checks(replace(ai, play=counted), db, weak=False).strong
+    full = check_strong(ai.play, db.node_list("decision"), db.best_moves_table())
+    assert by_orbit is not None and len(asked) == by_orbit.asked == 431
+    assert (by_orbit.correct, by_orbit.total) == (full.correct, full.total)
+    assert [(f.board, f.chosen, f.best) for f in by_orbit.failures] == [(f.board, f.chosen, f.best)
+                                                                       for f in full.failures]
 
 
 def test_dls3_is_not_weakly_solved(db: SolutionDatabase) -> None:

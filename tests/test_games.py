@@ -10,8 +10,13 @@ from pathlib import Path
 import pytest
 
 from builder.pipeline import build_database
+from ttt_db.ai_rules import PATTERN, board_score, weighted_patterns
+from ttt_db.ais import load_ai
+from ttt_db.checks import check_strong, check_strong_by_orbit
 from ttt_db.database import open_database
+from ttt_db.errors import UnknownAIError
 from ttt_db.mnk import Game
+from ttt_db.solve_check import run_checks
 from ttt_db.symmetry import symmetric_images
 from ttt_db.verify import verify_database
 
@@ -130,3 +135,90 @@ def test_the_wrong_board_size_and_game_are_refused(run, built: tuple[Game, Path,
     assert f"expected {game.cells} cells for {game}, got {game.cells + 1}" in result.stderr
     other = run("best-moves", "--db", str(path), ".........")
     assert other.exit_code == 2 and f"solves {game}, not 3x3k3" in other.stderr
+
+
+def best_moves_by_brute_force(board: str, solved: Solved) -> tuple[int, ...]:
+    """Every move keeping the mover's value (any remoteness), from the test's own solver."""
+    mark = "o" if board.count("o") == board.count("x") else "x"
+    sign = 1 if mark == "o" else -1
+    scored = [(move, sign * solved[play(board, move, mark)][0]) for move in board_moves(board)]
+    top = max(score for _, score in scored)
+    return tuple(move for move, score in scored if score == top)
+
+
+def test_the_search_ais_play_the_brute_force_best_moves(built: tuple[Game, Path, Solved]) -> None:
+    game, _, solved = built
+    playing = sorted(board for board, (score, remoteness) in solved.items() if remoteness > 0)
+    sample = random.Random(3).sample(playing, min(40, len(playing)))
+    if game.cells > 9:  # a full search from an early board of a 12-cell game takes seconds
+        sample = [board for board in sample if board.count(".") <= 7]
+    minimax, alphabeta = load_ai("minimax", game=game).play, load_ai("alphabeta", game=game).play
+    for board in sample:
+        expected = best_moves_by_brute_force(board, solved)
+        assert minimax(board) == expected, board
+        assert alphabeta(board) == expected, board
+
+
+def test_perfect_is_solved_and_the_strong_check_counts_every_decision_position(
+        built: tuple[Game, Path, Solved]) -> None:
+    game, path, _ = built
+    with open_database(path, game=game) as db:
+        report = run_checks(load_ai("perfect", lambda: db, game), db)
+        assert report.solved and report.weak is not None and report.strong is not None
+        assert report.strong.total == len(db.node_list("decision"))
+        assert report.strong.asked == len(db.node_list("decision_canonical"))
+
+
+@pytest.mark.parametrize("name", ["ai2s", "dls@1", "abdls@1"])
+def test_asking_once_per_symmetry_class_gives_the_full_check(built: tuple[Game, Path, Solved], name: str) -> None:
+    game, path, _ = built
+    if game.cells > 9:
+        pytest.skip("a 12-cell game's full check asks 60,000 boards; the 9-cell games show the same")
+    with open_database(path, game=game) as db:
+        ai = load_ai(name, lambda: db, game).play
+        best = db.best_moves_table()
+        full = check_strong(ai, db.node_list("decision"), best)
+        by_orbit = check_strong_by_orbit(ai, db.node_list("decision_canonical"), best, game,
+                                         total=len(db.node_list("decision")))
+    assert (by_orbit.correct, by_orbit.total) == (full.correct, full.total)
+    assert [(f.board, f.chosen, f.best) for f in by_orbit.failures] == [(f.board, f.chosen, f.best)
+                                                                       for f in full.failures]
+
+
+def test_ai14s_is_refused_off_3x3_and_depths_follow_the_board() -> None:
+    game = Game.parse("3x4k3")
+    with pytest.raises(UnknownAIError, match="a rule set for 3x3k3 .tic-tac-toe., not for 3x4k3"):
+        load_ai("ai14s", game=game)
+    with pytest.raises(UnknownAIError, match="dls needs a depth from 0 to 12"):
+        load_ai("dls@13", game=game)
+    assert load_ai("abdls@12", game=game).play("." * 12)
+
+
+def test_the_line_score_generalises_to_k_long_lines() -> None:
+    possible = [(mine, theirs) for mine in range(4) for theirs in range(4 - mine)]
+    assert [weighted_patterns(3)[m][t] for m, t in possible] == [(PATTERN[m][t], 1) for m, t in possible]
+    four = Game.parse("4x4k4")
+    # a threat on row 1 (4), open lines b, c and the diagonal (1 each), x's open a2 and a3 rows (-2 each)
+    assert board_score("ooo.x...x.......", "o", four) == 4 + 3 - 2 * 2
+    # two o on an open row of four weigh 2, not a threat; on 3x3 the same two are a threat (4)
+    assert board_score("oo.." + "." * 12, "o", four) == 2 + 3
+    assert board_score("oo.......", "o") == 4 + 3
+
+
+def test_commands_on_a_small_game(run, built: tuple[Game, Path, Solved], tmp_path: Path) -> None:
+    game, path, _ = built
+    if game.cells > 9:
+        pytest.skip("the commands on the 12-cell games run in the benchmark")
+    where = ("--game", game.name, "--db", str(path))
+    assert run("check", "perfect", *where).exit_code == 0
+    match = run("match", "perfect", "ai2s", "-n", "20", "--seed", "1", *where)
+    assert match.exit_code == 0 and f"perfect vs ai2s: 20 games of {game.name} with perfect as o" in match.stdout
+    searched = run("search", "alphabeta", *where, "--trace", str(tmp_path / "t.jsonl"))
+    assert searched.exit_code == 0 and searched.stdout.rstrip().endswith(": agrees")
+    assert run("check-trace", str(tmp_path / "t.jsonl"), *where).exit_code == 0
+    refused = run("check-trace", str(tmp_path / "t.jsonl"))
+    assert refused.exit_code == 2 and f"the trace is of game '{game.name}'; check it with --game" in refused.stderr
+    refused_ai = run("check", "ai14s", *where)
+    assert refused_ai.exit_code == 2 and f"not for {game.name}" in refused_ai.stderr
+    played = run("play", *where, "--as", "x", input="quit\n")
+    assert played.exit_code == 0 and f"index 0-{game.cells - 1}" in played.stdout

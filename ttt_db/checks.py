@@ -2,9 +2,11 @@
 
 - Strong: at every decision position (a stored node list) the AI's candidates are a subset of
   the stored best moves.
-- Weak: from the empty board the AI never loses, whatever the opponent does, as o and as x.
-  A depth-first search follows every AI candidate and every opponent move, skips a board
-  already examined, and stops at the first lost game (the counterexample).
+- Weak: from the empty board the AI always gets the game's value, whatever the opponent does,
+  as o and as x: on tic-tac-toe (a draw) it never loses; where o wins (4x4k3, 2x2k2, ...) it
+  always wins as o, and as x there is nothing to prove. A depth-first search follows every AI
+  candidate and every opponent move, skips a board already examined, and stops at the first
+  game that ends worse (the counterexample).
 
 An AI that answers badly (a move off the board or on a taken cell, no move, an exception) fails
 at that board; the failure carries the error instead of crashing the check.
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 from ttt_db.ais import AI
 from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.position import analyses_of
-from ttt_db.rules import EMPTY, Mark, mover_at, play
+from ttt_db.rules import EMPTY, Mark, Value, mover_at, play
 
 if TYPE_CHECKING:
     from ttt_db.position import MoveAnalysis
@@ -284,6 +286,7 @@ class WeakSideResult:
     side: Mark
     visited: int  # distinct boards examined, finished games included
     counterexample: Counterexample | None
+    target: Value = "draw"  # what the side gets from the empty board with best play
 
     @property
     def solved(self) -> bool:
@@ -292,6 +295,7 @@ class WeakSideResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "solved": self.solved,
+            "target": self.target,
             "visited": self.visited,
             "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
         }
@@ -326,8 +330,13 @@ class WeakResult:
         }
 
 
-def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE) -> WeakSideResult:
-    """Depth-first search from the empty board with the AI playing `side`."""
+def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE, target: Value = "draw") -> WeakSideResult:
+    """Depth-first search from the empty board with the AI playing `side`, which gets `target`
+    with best play: a lost game is a counterexample, and so is a drawn one when `target` is a
+    win. A side whose target is a loss has nothing to prove (nothing is examined)."""
+    if target == "loss":
+        return WeakSideResult(side, 0, None, target)
+    must_win = target == "win"
     examined: set[str] = set()
     line_partners = game.line_partners
     cells = range(game.cells)
@@ -342,9 +351,11 @@ def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE) -> WeakSideResul
         ai_to_move = mover == side
         if won:
             if ai_to_move:  # the opponent made the last move, and won
-                return WeakSideResult(side, len(examined), Counterexample(side, moves, board))
+                return WeakSideResult(side, len(examined), Counterexample(side, moves, board), target)
             continue
         if EMPTY not in board:
+            if must_win:
+                return WeakSideResult(side, len(examined), Counterexample(side, moves, board), target)
             continue
         replies: Sequence[int]
         if ai_to_move:
@@ -352,7 +363,7 @@ def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE) -> WeakSideResul
                 replies = candidate_moves(ai, board)
             except AIMisbehaved as error:
                 return WeakSideResult(
-                    side, len(examined), Counterexample(side, moves, board, error.reason, error.where)
+                    side, len(examined), Counterexample(side, moves, board, error.reason, error.where), target
                 )
         else:
             replies = [i for i in cells if board[i] == EMPTY]
@@ -369,12 +380,15 @@ def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE) -> WeakSideResul
                     completes = True
                     break
             stack.append((child, moves + (move,), completes))
-    return WeakSideResult(side, len(examined), None)
+    return WeakSideResult(side, len(examined), None, target)
 
 
-def check_weak(ai: AI, game: Game = TICTACTOE) -> WeakResult:
-    """The weak check as o and as x."""
-    return WeakResult(check_weak_side(ai, "o", game), check_weak_side(ai, "x", game))
+_OPPOSITE: dict[Value, Value] = {"win": "loss", "draw": "draw", "loss": "win"}
+
+
+def check_weak(ai: AI, game: Game = TICTACTOE, value: Value = "draw") -> WeakResult:
+    """The weak check as o and as x, in a game worth `value` to o from the empty board."""
+    return WeakResult(check_weak_side(ai, "o", game, value), check_weak_side(ai, "x", game, _OPPOSITE[value]))
 
 
 def replay(moves: tuple[int, ...] | list[int], game: Game = TICTACTOE) -> list[str]:

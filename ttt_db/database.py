@@ -37,7 +37,7 @@ from ttt_db.errors import (
 from ttt_db.location import DatabaseLocation, resolve_location
 from ttt_db.mnk import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.position import MoveAnalysis, Position
-from ttt_db.rules import Mark
+from ttt_db.rules import Mark, Value
 from ttt_db.schema import SCHEMA_VERSION, DepthCount, MetaEntry, NodeList, PositionRow
 from ttt_db.symmetry import canonical_transform
 
@@ -171,6 +171,11 @@ class SolutionDatabase:
                 ("canonical positions", r.canonical_positions))))
             for r in rows
         ]
+
+    @property
+    def empty_board_value(self) -> Value:
+        """What o, moving first, gets from the empty board with best play (a draw on 3x3)."""
+        return self.lookup(self.game.empty_board).value
 
     def node_list(self, name: str) -> list[str]:
         """A stored list of boards (`all`, `canonical`, `playing`, `decision`, ...)."""

@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any
 
 from ttt_db import stored
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.rules import EMPTY, Mark, Status, move_name, mover_at, other, swap_marks
+from ttt_db.rules import EMPTY, Mark, Status, Value, move_name, mover_at, other, swap_marks
 from ttt_db.symmetry import canonical_board
-
-Value = Literal["win", "draw", "loss"]
 
 
 @dataclass(frozen=True, slots=True)

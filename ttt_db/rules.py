@@ -12,6 +12,7 @@ from ttt_db.mnk import TICTACTOE, Game
 
 Mark = Literal["o", "x"]
 Status = Literal["playing", "o", "x", "draw"]
+Value = Literal["win", "draw", "loss"]
 
 EMPTY: Final = "."
 EMPTY_BOARD: Final = "........."
@@ -107,7 +108,7 @@ def final_score(board_status: Status, moves_made: int, *, shortest: bool = False
     return 0
 
 
-def value_for_mover(score: int, mover: Mark) -> str:
+def value_for_mover(score: int, mover: Mark) -> Value:
     """`win`, `draw` or `loss` for `mover`, from a score on o's side."""
     signed = score if mover == "o" else -score
     return "win" if signed > 0 else "loss" if signed < 0 else "draw"

@@ -100,7 +100,7 @@ def run_checks(
             replace(failure, moves=position.moves)
             for failure, position in zip(strong_result.failures, failing, strict=True)
         ]
-    weak_result = check_weak(ai.play, game) if weak else None
+    weak_result = check_weak(ai.play, game, db.empty_board_value) if weak else None
     mistakes: dict[str, Mistake] = {}
     if weak_result is not None and not weak_result.solved:
         plain_best = best_moves if not shortest else db.best_moves_table()

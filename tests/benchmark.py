@@ -1,7 +1,9 @@
 """Measure every budget the issues name: median of several runs, whole commands in fresh processes.
 
-    python tests/benchmark.py            # 5 runs each
+    python tests/benchmark.py            # 5 runs each, then the 4x4 games (about 6 minutes in all)
     python tests/benchmark.py --runs 9
+    python tests/benchmark.py --games none          # 3x3 only (about a minute)
+    python tests/benchmark.py --games 4x4k3,3x4k3   # the 3x3 budgets and these games
 
 Whole commands run the installed `ttt-db` console script. Exit 1 when a budget is missed.
 Timing lives here, never in the unit tests.
@@ -85,6 +87,49 @@ def peak_memory_mb(args: list[str]) -> float:
     return int(completed.stdout) / 1024
 
 
+def timed_with_peak_memory(args: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak resident MB) of one run of a command, from a fresh parent."""
+    probe = ("import resource, subprocess, sys, time; started = time.perf_counter(); "
+             "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode; "
+             "print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)")
+    completed = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True)
+    seconds, peak_kb, code = completed.stdout.split()
+    if code != "0":
+        raise SystemExit(f"{' '.join(args)} exited {code}")
+    return float(seconds), int(peak_kb) / 1024
+
+
+LARGE_GAMES = ("4x4k4", "4x4k3")
+"""Issue 9's budgets: build <= 5 min, <= 6 GB, file <= 400 MB; best-moves within the 3x3
+whole-command budget; check perfect --strong <= 60 s."""
+SAMPLE_BOARDS = {"4x4k4": "o.x./..../..../....", "4x4k3": "o.../.x../..../....",
+                 "3x4k3": "o.../.x../....", "4x3k3": "o../.x./.../..."}
+
+
+def game_commands(game: str, workdir: Path, runs: int) -> list[Measurement]:
+    """One game, built into a new file once (builds take minutes), then queried and checked:
+    its build time, peak memory and size, a whole best-moves command, check perfect --strong,
+    and verify (which must pass)."""
+    db = workdir / f"{game}.sqlite"
+    where = ["--game", game, "--db", str(db)]
+    seconds, peak = timed_with_peak_memory(command("build", "--quiet", *where))
+    from ttt_db.mnk import Game
+
+    board = SAMPLE_BOARDS.get(game) or Game.parse(game).empty_board
+    best = median_seconds(lambda: run_command(command("best-moves", board, *where)), runs)
+    strong = median_seconds(lambda: run_command(command("check", "perfect", "--strong", *where)), min(runs, 3))
+    verified = median_seconds(lambda: run_command(command("verify", *where)), 1)
+    large = game in LARGE_GAMES
+    return [
+        Measurement(f"ttt-db build --game {game}, whole command", seconds, 300.0 if large else 10.0, "s"),
+        Measurement("  its peak memory", peak, 6144.0 if large else 1024.0, "MB"),
+        Measurement("  its file size", db.stat().st_size / 1e6, 400.0 if large else 20.0, "MB"),
+        Measurement(f"ttt-db best-moves --game {game} BOARD", best, 0.35, "s"),
+        Measurement(f"ttt-db check perfect --game {game} --strong", strong, 60.0, "s"),
+        Measurement(f"ttt-db verify --game {game} (passes)", verified, 600.0 if large else 60.0, "s"),
+    ]
+
+
 def search_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
     """`search alphabeta --trace` from the empty board, and `check-trace` on the plain minimax trace
     (549,946 nodes, 1.1 M events): its time, and its memory beyond that of checking a small trace."""
@@ -154,7 +199,11 @@ def in_process(db_path: Path, runs: int) -> list[Measurement]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (the median is reported)")
+    parser.add_argument("--games", default=",".join((*LARGE_GAMES, "3x4k3", "4x3k3")),
+                        help="other m,n,k games to build and measure, comma-separated, or 'none' "
+                             "(each is built once; the 4x4 games take minutes)")
     options = parser.parse_args()
+    games = [] if options.games == "none" else [name.strip() for name in options.games.split(",") if name.strip()]
     with tempfile.TemporaryDirectory() as scratch:
         workdir = Path(scratch)
         db = workdir / "bench.sqlite"
@@ -165,6 +214,9 @@ def main() -> int:
             *in_process(db, options.runs),
             Measurement("database file size", db.stat().st_size / 1e6, 2.0, "MB"),
         ]
+        for game in games:
+            measurements += game_commands(game, workdir, options.runs)
+            (workdir / f"{game}.sqlite").unlink()
     print(f"median of {options.runs} runs")
     for measurement in measurements:
         print(measurement.line())

@@ -9,6 +9,7 @@ import pytest
 
 from ttt_db.database import SolutionDatabase, open_database
 from ttt_db.export import read_csv, read_jsonl, write_csv, write_jsonl
+from ttt_db.symmetry import symmetric_images
 from ttt_db.verify import verify_database
 
 
@@ -61,6 +62,7 @@ def _library_record(db: SolutionDatabase, board: str) -> dict[str, object]:
         "first": position.first, "score_viewpoint": "o", "value_viewpoint": "o" if position.depth % 2 == 0 else "x",
         "playout_odds": {"o": float(position.playout.o), "x": float(position.playout.x),
                          "draw": float(position.playout.draw)},
+        "orbit": len(set(symmetric_images(position.board))), "game": "3x3k3",
     }
 
 
@@ -85,5 +87,5 @@ def test_jsonl_record_shape(db: SolutionDatabase) -> None:
         "remoteness": 9, "sv_score": 0, "best_moves": list(range(9)), "best_moves_shortest": list(range(9)),
         "playout": [737 / 1260, 363 / 1260, 160 / 1260], "paths": 1, "canonical": ".........",
         "depth": 0, "first": "o", "score_viewpoint": "o", "value_viewpoint": "o",
-        "playout_odds": {"o": 737 / 1260, "x": 363 / 1260, "draw": 160 / 1260},
+        "playout_odds": {"o": 737 / 1260, "x": 363 / 1260, "draw": 160 / 1260}, "orbit": 1, "game": "3x3k3",
     }

@@ -16,10 +16,10 @@ from ttt_db.position import Position
 FIELDS = (
     "board", "to_move", "status", "score", "value", "remoteness", "sv_score", "best_moves",
     "best_moves_shortest", "playout", "paths", "canonical", "depth", "first", "score_viewpoint",
-    "value_viewpoint", "playout_odds",
+    "value_viewpoint", "playout_odds", "orbit", "game",
 )
 _JSON_FIELDS = frozenset({"best_moves", "best_moves_shortest", "playout", "playout_odds"})
-_INT_FIELDS = frozenset({"score", "remoteness", "sv_score", "paths", "depth"})
+_INT_FIELDS = frozenset({"score", "remoteness", "sv_score", "paths", "depth", "orbit"})
 
 
 def write_jsonl(positions: Iterable[Position], stream: TextIO) -> None:

@@ -174,8 +174,8 @@ class Position:
         return sorted(self.moves, key=key)
 
     def to_record(self) -> dict[str, Any]:
-        """The export record (docs/json.md): the stable keys, then `depth`, `first` and the
-        labelled viewpoints (`score_viewpoint`, `value_viewpoint`, `playout_odds`)."""
+        """The export record (docs/json.md): the stable keys, then `depth`, `first`, the
+        labelled viewpoints (`score_viewpoint`, `value_viewpoint`, `playout_odds`), `orbit` and `game`."""
         return {
             "board": self.board,
             "to_move": self.to_move,
@@ -194,4 +194,6 @@ class Position:
             "score_viewpoint": self.first,
             "value_viewpoint": self.next_player,
             "playout_odds": dict(zip(("o", "x", "draw"), self.playout.as_floats(), strict=True)),
+            "orbit": self.orbit,
+            "game": self.game.name,
         }

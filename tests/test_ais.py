@@ -9,7 +9,7 @@ import pytest
 
 from ttt_db.ai_rules import ai14s, board_score
 from ttt_db.ais import BUILTIN_AIS, ai1s, ai2s, load_ai
-from ttt_db.database import SolutionDatabase
+from ttt_db.database import SolutionDatabase, open_database
 from ttt_db.errors import UnknownAIError
 from ttt_db.position import Position
 from ttt_db.search import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
@@ -118,6 +118,19 @@ def test_registry_names_and_lookups(db: SolutionDatabase) -> None:
     assert perfect.play("ox.......") == db.lookup("ox.......").best_moves
     assert load_ai("dls@3").play("oo..x....") == (2,)
     assert load_ai("iddfs@0.5").name == "iddfs@0.5"
+
+
+def test_perfect_on_a_large_game_reads_rows_until_the_table_is_read(db_path, monkeypatch) -> None:
+    import ttt_db.database
+
+    monkeypatch.setattr(ttt_db.database, "_SMALL_TABLE_ROWS", 0)  # as on 4x4: 1.1 million rows in play
+    with open_database(db_path) as fresh:
+        perfect = load_ai("perfect-shortest", lambda: fresh).play
+        boards = ["ox.......", "......o.x", "oxo.x...."]
+        by_row = [perfect(board) for board in boards]
+        assert not fresh._best_moves_tables  # no table read for three answers
+        table = fresh.best_moves_table(shortest=True)
+        assert by_row == [table[board] for board in boards] == [perfect(board) for board in boards]
 
 
 @pytest.mark.parametrize(

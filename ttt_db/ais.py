@@ -12,7 +12,7 @@ import difflib
 import importlib
 import os
 import sys
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -54,11 +54,11 @@ def ai2s(board: str) -> tuple[int, ...]:
     return empty_cells(board)
 
 
-def lookup_ai(table: Mapping[str, tuple[int, ...]]) -> AI:
-    """An AI answering from a board -> moves table read from the database."""
+def database_ai(database: SolutionDatabase, *, shortest: bool) -> AI:
+    """An AI answering from the database's best moves (`SolutionDatabase.best_moves_of`)."""
 
     def perfect(board: str) -> tuple[int, ...]:
-        return table[board]
+        return database.best_moves_of(board, shortest=shortest)
 
     return perfect
 
@@ -94,7 +94,7 @@ def _from_database(shortest: bool) -> Maker:
     def make(_parameter: str | None, database: DatabaseProvider | None, _game: Game) -> AI:
         if database is None:
             raise UnknownAIError("perfect-shortest" if shortest else "perfect", "needs a database")
-        return lookup_ai(database().best_moves_table(shortest=shortest))
+        return database_ai(database(), shortest=shortest)
 
     return make
 

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from sqlalchemy import URL, Engine, create_engine, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -87,6 +87,10 @@ def database_exists(location: DatabaseLocation) -> bool:
         return False
     finally:
         engine.dispose()
+
+
+_SMALL_TABLE_ROWS: Final = 50_000
+"""Up to this many canonical positions in play, an AI reads the whole best-moves table at once."""
 
 
 class SolutionDatabase:
@@ -263,6 +267,20 @@ class SolutionDatabase:
     def best_moves(self, board: str | Board, *, shortest: bool = False) -> tuple[int, ...]:
         position = self.lookup(board)
         return position.best_moves_shortest if shortest else position.best_moves
+
+    def best_moves_of(self, board: str, *, shortest: bool = False) -> tuple[int, ...]:
+        """Best moves of a board in play (o first), for an AI that reads the database: from the
+        whole best-moves table on a small game or once it has been read (a check reads it), else
+        from the board's own row, so a few moves on 4x4 do not read 1.1 million rows first."""
+        table = self._best_moves_tables.get(shortest)
+        if table is None and self._small_game():
+            table = self.best_moves_table(shortest=shortest)
+        if table is not None:
+            return table[board]
+        return self.best_moves(board, shortest=shortest)
+
+    def _small_game(self) -> bool:
+        return int(self.meta()["figures"].get("playing_canonical", 0)) <= _SMALL_TABLE_ROWS
 
     def analyse(self, board: str | Board) -> tuple[MoveAnalysis, ...]:
         """Every legal move with its value for the mover and the remoteness after it."""

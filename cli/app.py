@@ -111,12 +111,12 @@ def best_moves(
 
     A board where x has one more mark than o is answered with x as the first player. The value
     and remoteness are the mover's; score and sv_score are from the first player's side."""
-    from cli.render import best_moves_document, best_moves_text
+    from cli.render import best_moves_text
 
     with open_db(db, game) as database:
         position = database.lookup(board, first=first_mark(first))
     if as_json:
-        print_json(best_moves_document(position))
+        print_json(position.to_document())
     else:
         typer.echo(best_moves_text(position, shortest=shortest))
 
@@ -126,12 +126,12 @@ def show(board: BoardArgument, first: FirstOption = None, game: GameOption = TIC
          as_json: JsonOption = False) -> None:
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
-    from cli.render import best_moves_document, show_text
+    from cli.render import show_text
 
     with open_db(db, game) as database:
         position = database.lookup(board, first=first_mark(first))
     if as_json:
-        print_json(best_moves_document(position))
+        print_json(position.to_document())
     else:
         typer.echo(show_text(position))
 
@@ -230,11 +230,12 @@ def export(
 
 
 def _register_other_commands() -> None:
-    from cli import checks, games, searches
+    from cli import checks, games, searches, serve
 
     checks.register(app)
     games.register(app)
     searches.register(app)
+    serve.register(app)
 
 
 _register_other_commands()

@@ -99,12 +99,6 @@ def best_moves_text(position: Position, *, shortest: bool) -> str:
     return "\n".join(lines)
 
 
-def best_moves_document(position: Position) -> dict[str, Any]:
-    document = position.to_record()
-    document["moves"] = [analysis.to_dict() for analysis in position.moves]
-    return document
-
-
 def show_text(position: Position) -> str:
     lines = _header(position)
     if position.status != "playing":

@@ -93,3 +93,7 @@ class UnknownGameError(InputError):
     """A game name that is not `RxCkK`, or a game this machine does not build."""
 
     what = "game"
+
+
+class WorkLimitError(TttDbError, ValueError):
+    """A request for more work than the caller allows (a search past its node limit, ...)."""

@@ -173,6 +173,11 @@ class Position:
             return rank, remoteness, analysis.move
         return sorted(self.moves, key=key)
 
+    def to_document(self) -> dict[str, Any]:
+        """The `best-moves --json` document (docs/json.md): the record, plus `moves`, every legal
+        move's value for the player making it and the remoteness after it."""
+        return self.to_record() | {"moves": [analysis.to_dict() for analysis in self.moves]}
+
     def to_record(self) -> dict[str, Any]:
         """The export record (docs/json.md): the stable keys, then `depth`, `first`, the
         labelled viewpoints (`score_viewpoint`, `value_viewpoint`, `playout_odds`), `orbit` and `game`."""

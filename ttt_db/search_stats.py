@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal, Protocol
 
-from ttt_db.errors import UnknownAlgorithmError
+from ttt_db.errors import UnknownAlgorithmError, WorkLimitError
 from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.position import Position
 from ttt_db.rules import EMPTY, final_score, legal_moves, other, play, side_to_move, status
@@ -118,8 +118,10 @@ ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), "dls@3", "abdls
 
 class _Search:
     def __init__(self, spec: SearchSpec, game: Game, deadline: float | None = None,
-                 clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None) -> None:
+                 clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None,
+                 node_limit: int | None = None) -> None:
         self.spec = spec
+        self.node_limit = node_limit
         self.game = game
         self.tracer = tracer
         self.estimated = False
@@ -164,6 +166,8 @@ class _Search:
         counts = self.counts
         counts.nodes += 1
         node_id = counts.nodes
+        if self.node_limit is not None and node_id > self.node_limit:
+            raise WorkLimitError(f"the search visits more than {self.node_limit:,} nodes; start from a fuller board")
         counts.deepest_ply = max(counts.deepest_ply, ply)
         if self.deadline is not None and self.clock() > self.deadline:
             raise SearchTimeout
@@ -292,18 +296,21 @@ def parse_algorithm(name: str, game: Game = TICTACTOE) -> tuple[SearchSpec | Non
 
 
 def run_search(algorithm: str, board: str, *, game: Game = TICTACTOE,
-               clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None) -> SearchReport:
+               clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None,
+               node_limit: int | None = None) -> SearchReport:
     """Run one search from `board` of `game` (o first, game still on or over), telling `tracer`
-    every node. UnknownAlgorithmError for an unknown algorithm."""
+    every node. UnknownAlgorithmError for an unknown algorithm; WorkLimitError when a full or
+    depth-limited search would visit more than `node_limit` nodes (iterative deepening stops
+    deepening there instead, as at its time limit)."""
     spec, seconds = parse_algorithm(algorithm, game)
     started = time.perf_counter()
     if spec is not None:
-        search = _Search(spec, game, tracer=tracer)
+        search = _Search(spec, game, tracer=tracer, node_limit=node_limit)
         score, best = search.root(board)
         return SearchReport(spec.name, board, spec.scale, score, best, search.counts,
                             time.perf_counter() - started)
     assert seconds is not None
-    return _iterative_deepening(algorithm.strip().lower(), board, game, seconds, clock, started, tracer)
+    return _iterative_deepening(algorithm.strip().lower(), board, game, seconds, clock, started, tracer, node_limit)
 
 
 class _IterationBuffer:
@@ -327,7 +334,8 @@ class _IterationBuffer:
 
 
 def _iterative_deepening(name: str, board: str, game: Game, seconds: float, clock: Callable[[], float],
-                         started: float, tracer: Tracer | None = None) -> SearchReport:
+                         started: float, tracer: Tracer | None = None,
+                         node_limit: int | None = None) -> SearchReport:
     deadline = clock() + seconds
     total = SearchCounts()
     score, best = 0, legal_moves(board, game)
@@ -336,10 +344,11 @@ def _iterative_deepening(name: str, board: str, game: Game, seconds: float, cloc
     for depth in range(board.count(EMPTY)):
         buffer = None if tracer is None else _IterationBuffer(tracer, total.nodes)
         search = _Search(SearchSpec(name, PARAMETERISED["iddfs"], pruning=True, depth=depth,
-                                    evaluate_lines=True), game, deadline, clock, buffer)
+                                    evaluate_lines=True), game, deadline, clock, buffer,
+                         None if node_limit is None else node_limit - total.nodes)
         try:
             score, best = search.root(board)
-        except SearchTimeout:
+        except (SearchTimeout, WorkLimitError):
             _add(total, search.counts)
             break
         if buffer is not None:

@@ -1,0 +1,50 @@
+"""`ttt-db serve`: the board explorer and perfect opponent in a browser, over a JSON API."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from cli.common import DbOption, GameOption, fail, open_db
+from ttt_db.mnk import DEFAULT_GAME
+
+
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on; other machines reach the page only "
+                                                     "if it is not 127.0.0.1.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")] = 8000,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
+    game: GameOption = DEFAULT_GAME,
+    db: DbOption = None,
+) -> None:
+    """Serve a page to play, explore, check and watch searches, and its JSON API (docs/api.md),
+    from the game's database. Prints the URL; Ctrl-C stops it."""
+    import socket
+    import webbrowser
+
+    import uvicorn
+
+    from server.app import create_app
+
+    with open_db(db, game) as database:
+        listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((host, port))
+        except OSError as error:
+            raise fail(f"cannot listen on {host}:{port}: {error.strerror}") from None
+        bound_port = listener.getsockname()[1]
+        shown_host = f"[{host}]" if ":" in host else host
+        url = f"http://{shown_host}:{bound_port}/"
+        typer.echo(f"ttt-db serves {database.game.name} at {url} (Ctrl-C stops it)")
+        if open_browser:
+            webbrowser.open(url)
+        config = uvicorn.Config(create_app(database), log_level="warning", access_log=False,
+                                loop="auto", http="auto")
+        uvicorn.Server(config).run(sockets=[listener])
+    typer.echo("stopped")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)

@@ -1,0 +1,129 @@
+"""The ASGI app of `ttt-db serve`: one page (static files shipped in the package) and a JSON
+API over `server.service.Service` (docs/api.md).
+
+Starlette, not FastAPI: the API is six GET endpoints whose parameters the service validates
+itself, and Starlette adds the least to each request and to start-up (no pydantic), which the
+position budget (2,000 requests/s, p99 <= 10 ms on 2 cores shared with the load) needs more
+than generated OpenAPI; docs/api.md documents the API instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Final
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from server.service import ApiError, Service
+from ttt_db.database import SolutionDatabase
+from ttt_db.errors import TttDbError
+
+STATIC: Final = Path(__file__).resolve().parent / "static"
+MAX_QUERY_BYTES: Final = 1024
+"""No request needs more: a board, a name and a few numbers."""
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message, "status": status}, status_code=status)
+
+
+class RequestLimits:
+    """Refuses what no endpoint needs before any work: a query string over MAX_QUERY_BYTES
+    (414) and any request body (413)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            problem: tuple[int, str] | None = None
+            query = scope.get("query_string", b"")
+            if len(query) > MAX_QUERY_BYTES:
+                problem = (414, f"the query string is {len(query):,} bytes; at most {MAX_QUERY_BYTES:,}")
+            else:
+                for name, value in scope.get("headers", []):
+                    if name == b"content-length" and value not in (b"0", b""):
+                        problem = (413, f"no endpoint takes a request body (this one has {value.decode()} bytes)")
+                    elif name == b"transfer-encoding":
+                        problem = (413, "no endpoint takes a request body")
+            if problem is not None:
+                await _error(*problem)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def create_app(database: SolutionDatabase) -> Starlette:
+    """The app over one open database (the caller closes it)."""
+    service = Service(database)
+
+    def param(request: Request, name: str) -> str | None:
+        return request.query_params.get(name)
+
+    async def position(request: Request) -> Response:
+        body = service.position_json(param(request, "board"), param(request, "first"))
+        return Response(body, media_type="application/json")
+
+    async def game(request: Request) -> Response:
+        return JSONResponse(service.game_document())
+
+    async def ais(request: Request) -> Response:
+        return JSONResponse(service.ais_document())
+
+    async def ai_move(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(
+            service.ai_move, param(request, "ai"), param(request, "board"), param(request, "first"),
+            param(request, "seed")))
+
+    async def check(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(
+            service.check, param(request, "ai"), param(request, "offset"), param(request, "limit")))
+
+    async def search(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(
+            service.search, param(request, "algorithm"), param(request, "board"), param(request, "first"),
+            param(request, "trace")))
+
+    async def algorithms(request: Request) -> Response:
+        return JSONResponse(service.algorithms_document())
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def api_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, ApiError)
+        return _error(error.status, error.message)
+
+    async def library_error(request: Request, error: Exception) -> Response:
+        return _error(400 if isinstance(error, ValueError) else 500, str(error))
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        message = f"no such path: {request.url.path}" if error.status_code == 404 else str(error.detail)
+        return _error(error.status_code, message)
+
+    routes: list[Any] = [
+        Route("/", page),
+        Route("/api/game", game),
+        Route("/api/position", position),
+        Route("/api/ais", ais),
+        Route("/api/ai-move", ai_move),
+        Route("/api/check", check),
+        Route("/api/search", search),
+        Route("/api/algorithms", algorithms),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={
+        ApiError: api_error, TttDbError: library_error, HTTPException: http_error})
+    app.add_middleware(RequestLimits)
+    return app

@@ -1,0 +1,290 @@
+"""What the web API answers, as plain values: every call goes through the library the CLI uses,
+and every call's work is bounded (docs/api.md). `ApiError` carries the HTTP status and a message
+that quotes the input; the app turns it into JSON.
+
+Plug-in AIs (`module:function`) are never loaded here: importing user code is a CLI feature.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from math import perm
+from typing import Any, Final
+
+from ttt_db.ais import BUILTIN_AIS, DEFAULT_INSTANCES, NamedAI, load_ai
+from ttt_db.board import Board
+from ttt_db.checks import AIMisbehaved, candidate_moves
+from ttt_db.database import SolutionDatabase
+from ttt_db.errors import InputError, UnknownAIError, WorkLimitError
+from ttt_db.mnk import Game
+from ttt_db.rules import Mark
+from ttt_db.search_stats import ALL_ALGORITHMS, FULL_SEARCHES, agreement, run_search
+from ttt_db.solve_check import CheckReport, run_checks
+
+MAX_TEXT: Final = 64
+"""The longest board, AI or algorithm name a request may carry (a 4x4 board with `/` is 19)."""
+SEARCH_NODE_LIMIT: Final = 1_000_000
+"""A search over the web stops past this many nodes (plain minimax from the empty 3x3 board: 549,946)."""
+TRACE_NODE_LIMIT: Final = 5_000
+"""A traced search sends every node to the page: alpha-beta from the empty 3x3 board has 1,163."""
+AI_MOVE_NODE_LIMIT: Final = 1_000_000
+"""An AI's move may search at most this many nodes (counted as the full tree below the board)."""
+IDDFS_MAX_SECONDS: Final = 2.0
+CHECK_MAX_CELLS: Final = 9
+"""Checks over the web run on games of up to 9 cells; larger games' checks take minutes (CLI)."""
+FAILURES_PAGE_MAX: Final = 100
+CACHED_AIS: Final = 64
+_FULL_SEARCH_AIS: Final = frozenset({"minimax", "minimax-shortest", "alphabeta", "alphabeta-shortest"})
+
+
+class ApiError(Exception):
+    """A request the API refuses: `status` (400, 404, 413, 414, ...) and a message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class _Tally:
+    """Collects a traced search: every node's fields, and the visit order as signed ids
+    (+id on entering a node, -id on leaving it)."""
+
+    nodes: dict[int, dict[str, Any]]
+    order: list[int]
+
+    def enter(self, node: int, parent: int | None, board: str, ply: int, move: int | None,
+              alpha: int | None, beta: int | None) -> None:
+        self.nodes[node] = {"id": node, "parent": parent, "board": board, "ply": ply, "move": move,
+                            "alpha": alpha, "beta": beta}
+        self.order.append(node)
+
+    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None,
+             estimated: bool) -> None:
+        self.nodes[node].update(value=value, cutoff=cutoff, probe=probe, store=store, estimate=estimated)
+        self.order.append(-node)
+
+
+def _text(value: str | None, name: str, default: str | None = None) -> str:
+    if value is None or value == "":
+        if default is None:
+            raise ApiError(400, f"missing parameter {name!r}")
+        return default
+    if len(value) > MAX_TEXT:
+        raise ApiError(400, f"parameter {name!r} is {len(value)} characters long; at most {MAX_TEXT}")
+    return value
+
+
+def _first(value: str | None) -> Mark | None:
+    if value in (None, ""):
+        return None
+    if value not in ("o", "x"):
+        raise ApiError(400, f"invalid first {value!r}: it is 'o' or 'x'")
+    return value  # type: ignore[return-value]
+
+
+def _int(value: str | None, name: str, default: int, low: int, high: int) -> int:
+    if value in (None, ""):
+        return default
+    assert value is not None
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise ApiError(400, f"invalid {name} {value!r}: a whole number from {low} to {high}")
+    return int(value)
+
+
+def _full_tree_nodes(empty: int, plies: int) -> int:
+    """Nodes of the full game tree `plies` deep below a board with `empty` empty cells."""
+    return sum(perm(empty, depth) for depth in range(min(plies, empty) + 1))
+
+
+class Service:
+    """The API's answers over one open database (shared by every request; thread-safe)."""
+
+    def __init__(self, database: SolutionDatabase) -> None:
+        self.database = database
+        self.game: Game = database.game
+        self._positions: OrderedDict[tuple[str, str | None], bytes] = OrderedDict()
+        self._ais: OrderedDict[str, NamedAI] = OrderedDict()
+        self._checks: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._check_lock = threading.Lock()
+
+    # --- boards -------------------------------------------------------------------------
+
+    def _board(self, text: str | None, first: str | None = None) -> Board:
+        board_text = _text(text, "board", self.game.empty_board)
+        try:
+            return Board.parse(board_text, _first(first), self.game)
+        except InputError as error:
+            raise ApiError(400, str(error)) from None
+
+    def game_document(self) -> dict[str, Any]:
+        figures = self.database.meta()["figures"]
+        game = self.game
+        return {"game": game.name, "rows": game.rows, "columns": game.columns, "k": game.k,
+                "cells": game.cells, "empty_board": game.empty_board, "figures": figures,
+                "cell_names": [game.move_name(cell) for cell in range(game.cells)]}
+
+    def position_json(self, text: str | None, first: str | None = None) -> bytes:
+        """`best-moves --json` for the board, as JSON bytes (remembered for the most recent boards)."""
+        key = (text or "", first)
+        with self._lock:
+            cached = self._positions.get(key)
+        if cached is not None:
+            return cached
+        board = self._board(text, first)
+        document = self.database.lookup(board).to_document()
+        encoded = json.dumps(document, separators=(",", ":")).encode()
+        with self._lock:
+            self._positions[key] = encoded
+            if len(self._positions) > 100_000:
+                self._positions.popitem(last=False)
+        return encoded
+
+    # --- AIs ----------------------------------------------------------------------------
+
+    def ais_document(self) -> list[dict[str, Any]]:
+        """The built-in AIs, each with a typical setting and whether it plays this game."""
+        documents = []
+        families = {entry.name.partition("@")[0]: entry for entry in BUILTIN_AIS}
+        for name in DEFAULT_INSTANCES:
+            entry = families[name.partition("@")[0]]
+            try:
+                self._ai(name)
+                available, reason = True, None
+            except ApiError as error:
+                available, reason = False, error.message
+            documents.append({"name": name, "family": entry.name, "summary": entry.summary,
+                              "symmetric": entry.symmetric, "available": available, "reason": reason})
+        return documents
+
+    def _ai(self, name: str) -> NamedAI:
+        if ":" in name:
+            raise ApiError(400, f"unknown AI {name!r}: AIs of your own (module:function) run from the command "
+                                "line only; the web serves the built-in AIs")
+        key = name.strip().lower()
+        with self._lock:
+            found = self._ais.get(key)
+        if found is not None:
+            return found
+        try:
+            named = load_ai(key, lambda: self.database, self.game)
+        except UnknownAIError as error:
+            raise ApiError(400, str(error)) from None
+        with self._lock:
+            self._ais[key] = named
+            if len(self._ais) > CACHED_AIS:
+                self._ais.popitem(last=False)
+        return named
+
+    def _refuse_unbounded_move(self, name: str, board: Board) -> None:
+        base, _, parameter = name.strip().lower().partition("@")
+        empty = board.cells.count(".")
+        if base in _FULL_SEARCH_AIS:
+            plies = empty
+        elif base in ("dls", "abdls"):
+            plies = int(parameter) + 1
+        elif base == "iddfs":
+            if float(parameter) > IDDFS_MAX_SECONDS:
+                raise ApiError(400, f"iddfs over the web thinks at most {IDDFS_MAX_SECONDS:g} s a move, "
+                                    f"not {parameter}")
+            return
+        else:
+            return
+        nodes = _full_tree_nodes(empty, plies)
+        if nodes > AI_MOVE_NODE_LIMIT:
+            raise ApiError(400, f"{name} would search up to {nodes:,} boards below {board.cells!r}; the web allows "
+                                f"{AI_MOVE_NODE_LIMIT:,}: choose perfect, or a shallower dls@N/abdls@N")
+
+    def ai_move(self, name: str | None, text: str | None, first: str | None = None,
+                seed: str | None = None) -> dict[str, Any]:
+        """The AI's candidate moves at the board, and one of them chosen at random (seeded)."""
+        ai_name = _text(name, "ai")
+        named = self._ai(ai_name)
+        board = self._board(text, first)
+        if board.is_over:
+            raise ApiError(400, f"invalid board {text!r}: the game is over, there is no move to make")
+        self._refuse_unbounded_move(ai_name, board)
+        try:
+            candidates = candidate_moves(named.play, board.stored_cells)
+        except AIMisbehaved as error:  # a built-in AI should not, but say so rather than crash
+            raise ApiError(500, f"{ai_name} misbehaved {error}") from None
+        rng = random.Random(_int(seed, "seed", 0, 0, 2**31)) if seed else random.Random()
+        return {"ai": named.name, "board": board.cells, "first": board.first,
+                "candidates": list(candidates), "move": rng.choice(candidates)}
+
+    # --- checks -------------------------------------------------------------------------
+
+    def check(self, name: str | None, offset: str | None = None, limit: str | None = None) -> dict[str, Any]:
+        """Weak and strong checks of a built-in AI, strong failures paged (shallowest first)."""
+        ai_name = _text(name, "ai").strip().lower()
+        if self.game.cells > CHECK_MAX_CELLS:
+            raise ApiError(400, f"checks of {self.game.name} take minutes: run `ttt-db check {ai_name} "
+                                f"--game {self.game.name}` instead")
+        if ai_name.startswith("iddfs"):
+            raise ApiError(400, f"{ai_name} answers by the clock, so its check depends on the machine's load: "
+                                "run `ttt-db check` instead")
+        first = _int(offset, "offset", 0, 0, 10**9)
+        count = _int(limit, "limit", 20, 1, FAILURES_PAGE_MAX)
+        document = self._check_document(ai_name)
+        strong = dict(document["strong"])
+        failures = strong.pop("failures")
+        strong["failures_total"] = len(failures)
+        return {**document, "strong": strong, "offset": first, "limit": count,
+                "failures": failures[first:first + count]}
+
+    def _check_document(self, ai_name: str) -> dict[str, Any]:
+        with self._check_lock:
+            cached = self._checks.get(ai_name)
+            if cached is None:
+                named = self._ai(ai_name)
+                report = run_checks(named, self.database)
+                cached = self._checks[ai_name] = _report_document(report)
+        return cached
+
+    # --- searches -----------------------------------------------------------------------
+
+    def search(self, algorithm: str | None, text: str | None, first: str | None = None,
+               trace: str | None = None) -> dict[str, Any]:
+        """A built-in search from the board with its statistics, the database's answer, and
+        with `trace=1` every node in visit order (bounded by TRACE_NODE_LIMIT)."""
+        name = _text(algorithm, "algorithm")
+        board = self._board(text, first)
+        traced = trace in ("1", "true", "yes")
+        tally = _Tally({}, []) if traced else None
+        limit = TRACE_NODE_LIMIT if traced else SEARCH_NODE_LIMIT
+        try:
+            report = run_search(name, board.stored_cells, game=self.game, tracer=tally, node_limit=limit)
+        except InputError as error:
+            raise ApiError(400, str(error)) from None
+        except WorkLimitError as error:
+            what = "a traced search" if traced else "a search"
+            raise ApiError(400, f"{what} over the web visits at most {limit:,} nodes; from {board.cells!r} "
+                                f"{name} goes further ({error}); try alphabeta, or a fuller board") from None
+        exact = agreement(report, self.database.lookup(board.stored_cells))
+        document = report.to_dict() | {
+            "board": board.cells, "first": board.first, "iterations": report.iterations,
+            "database": {"score": exact.exact_score, "best_moves": list(exact.exact_best)},
+            "agrees": exact.agrees,
+        }
+        if tally is not None:
+            document["trace"] = {"nodes": [tally.nodes[node] for node in sorted(tally.nodes)], "order": tally.order}
+        return document
+
+    def algorithms_document(self) -> list[dict[str, Any]]:
+        summaries = {spec.name: spec.summary for spec in FULL_SEARCHES}
+        return [{"name": name, "summary": summaries.get(name, "")} for name in ALL_ALGORITHMS]
+
+
+def _report_document(report: CheckReport) -> dict[str, Any]:
+    document = report.to_dict()
+    document["solved"] = report.solved
+    document["mistakes"] = {side: {"ply": mistake.ply, "board": mistake.board, "move": mistake.move,
+                                   "best": list(mistake.best)}
+                            for side, mistake in report.mistakes.items()}
+    return document

@@ -1,0 +1,613 @@
+// ttt-db's page: play, explore, check and watch searches over the JSON API (docs/api.md).
+// Plain JavaScript, no build step. The position lives in the URL: ?board=START&moves=4,0,8&ai=...&as=o
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+
+const state = {
+  game: null,          // /api/game
+  start: "",           // the board the game started from (the empty board unless opened from a link)
+  moves: [],           // cells played since `start`
+  ai: "perfect",
+  human: "o",
+  hints: true,
+  view: "play",
+  marks: null,         // {chosen: [...], best: [...], ai} when a failing position is opened from a check
+  checkAi: "ai14s",
+  checkOffset: 0,
+};
+const positions = new Map();   // board -> /api/position document
+let turn = 0;                  // bumps on every change, so a late AI answer for an old board is dropped
+let focusCell = 0;
+
+async function api(path, params) {
+  const query = new URLSearchParams(params || {}).toString();
+  const response = await fetch(`/api/${path}${query ? "?" + query : ""}`);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+  return body;
+}
+
+function mover(board) {
+  let o = 0, x = 0;
+  for (const c of board) { if (c === "o") o++; else if (c === "x") x++; }
+  return o === x ? "o" : "x";
+}
+
+function boardAfter(moves) {
+  let board = state.start;
+  for (const move of moves) board = board.slice(0, move) + mover(board) + board.slice(move + 1);
+  return board;
+}
+
+const currentBoard = () => boardAfter(state.moves);
+
+async function position(board) {
+  if (!positions.has(board)) positions.set(board, await api("position", { board }));
+  return positions.get(board);
+}
+
+function outcome(analysis) {
+  const plies = analysis.remoteness + 1;
+  if (analysis.value === "win") return `wins in ${plies}`;
+  if (analysis.value === "loss") return `loses in ${plies}`;
+  return "draws";
+}
+
+function cellName(cell) { return state.game.cell_names[cell]; }
+
+// --- the URL -------------------------------------------------------------------------
+
+function readUrl() {
+  const params = new URLSearchParams(location.search);
+  state.start = params.get("board") || state.game.empty_board;
+  state.moves = (params.get("moves") || "").split(",").filter((m) => m !== "").map(Number);
+  state.ai = params.get("ai") || "perfect";
+  state.human = params.get("as") || "o";
+  state.hints = params.get("hints") !== "0";
+  state.view = params.get("view") || "play";
+  state.checkAi = params.get("check") || state.checkAi;
+  const chosen = params.get("chosen"), best = params.get("best");
+  state.marks = chosen !== null && best !== null ? {
+    chosen: chosen.split(",").filter(Boolean).map(Number),
+    best: best.split(",").filter(Boolean).map(Number), ai: params.get("by") || state.checkAi,
+  } : null;
+}
+
+function writeUrl() {
+  const params = new URLSearchParams();
+  if (state.start !== state.game.empty_board) params.set("board", state.start);
+  if (state.moves.length) params.set("moves", state.moves.join(","));
+  if (state.ai !== "perfect") params.set("ai", state.ai);
+  if (state.human !== "o") params.set("as", state.human);
+  if (!state.hints) params.set("hints", "0");
+  if (state.view !== "play") params.set("view", state.view);
+  if (state.view === "check") params.set("check", state.checkAi);
+  if (state.marks) {
+    params.set("chosen", state.marks.chosen.join(","));
+    params.set("best", state.marks.best.join(","));
+    params.set("by", state.marks.ai);
+  }
+  const query = params.toString();
+  history.replaceState(null, "", query ? `?${query}` : location.pathname);
+}
+
+// --- the board -----------------------------------------------------------------------
+
+function buildBoard() {
+  const board = $("board");
+  board.style.gridTemplateColumns = `repeat(${state.game.columns}, 1fr)`;
+  board.style.setProperty("--columns", state.game.columns);
+  board.replaceChildren();
+  for (let row = 0; row < state.game.rows; row++) {
+    const line = document.createElement("div");
+    line.setAttribute("role", "row");
+    line.className = "board-row";
+    for (let column = 0; column < state.game.columns; column++) {
+      const cell = row * state.game.columns + column;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "cell";
+      button.dataset.cell = String(cell);
+      button.setAttribute("role", "gridcell");
+      button.tabIndex = cell === 0 ? 0 : -1;
+      button.innerHTML = '<span class="mark"></span><span class="hint"></span>';
+      button.addEventListener("click", () => humanMove(cell));
+      button.addEventListener("keydown", (event) => arrowKeys(event, cell));
+      line.appendChild(button);
+    }
+    board.appendChild(line);
+  }
+}
+
+function arrowKeys(event, cell) {
+  const { rows, columns } = state.game;
+  const row = Math.floor(cell / columns), column = cell % columns;
+  const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  const step = moves[event.key];
+  if (!step) return;
+  event.preventDefault();
+  const next = ((row + step[0] + rows) % rows) * columns + (column + step[1] + columns) % columns;
+  moveFocus(next);
+}
+
+function moveFocus(cell) {
+  const buttons = $("board").querySelectorAll(".cell");
+  buttons.forEach((button) => { button.tabIndex = -1; });
+  buttons[cell].tabIndex = 0;
+  buttons[cell].focus();
+  focusCell = cell;
+}
+
+function humanTurn(doc) {
+  return doc.status === "playing" && (state.human === "both" || doc.to_move === state.human);
+}
+
+function statusText(doc) {
+  const ai = state.ai;
+  if (doc.status === "draw") return "Game over: a draw.";
+  if (doc.status !== "playing") {
+    if (state.human === "both") return `Game over: ${doc.status} wins.`;
+    return doc.status === state.human ? `Game over: ${doc.status} wins. You beat ${ai}!`
+      : `Game over: ${doc.status} wins. ${ai} beat you.`;
+  }
+  const who = state.human === "both" ? doc.to_move : (doc.to_move === state.human ? `You (${doc.to_move})` : `${ai} (${doc.to_move})`);
+  const plies = `${doc.remoteness} ${doc.remoteness === 1 ? "ply" : "plies"}`;
+  const value = doc.value === "draw" ? `a draw with best play (the board fills in ${plies})`
+    : doc.value === "win" ? `${doc.to_move} wins in ${plies} with best play`
+      : `${doc.to_move} loses in ${plies} with best play`;
+  return `${who} to move: ${value}.`;
+}
+
+async function render() {
+  const board = currentBoard();
+  let doc;
+  try {
+    doc = await position(board);
+  } catch (error) {
+    $("status").textContent = `Cannot show this board: ${error.message}`;
+    return;
+  }
+  if (board !== currentBoard()) return;  // a newer render is on its way
+  const byMove = new Map(doc.moves.map((m) => [m.move, m]));
+  const best = new Set(doc.best_moves);
+  const marks = state.moves.length === 0 ? state.marks : null;
+  $("board").querySelectorAll(".cell").forEach((button) => {
+    const cell = Number(button.dataset.cell);
+    const mark = board[cell];
+    const analysis = byMove.get(cell);
+    button.querySelector(".mark").textContent = mark === "." ? "" : mark;
+    button.className = "cell" + (mark === "." ? " empty" : ` taken ${mark}`);
+    let hint = "";
+    if (analysis && state.hints) {
+      button.classList.add(analysis.value);
+      if (best.has(cell)) button.classList.add("best");
+      hint = outcome(analysis);
+    }
+    if (marks && marks.chosen.includes(cell)) button.classList.add("chosen");
+    if (marks && marks.best.includes(cell)) button.classList.add("marked-best");
+    button.querySelector(".hint").textContent = hint;
+    const label = [cellName(cell), mark === "." ? "empty" : mark];
+    if (hint) label.push(hint);
+    if (marks && marks.chosen.includes(cell)) label.push(`${marks.ai} plays here`);
+    if (marks && marks.best.includes(cell)) label.push("a best move");
+    button.setAttribute("aria-label", label.join(", "));
+    button.setAttribute("aria-disabled", String(!(analysis && humanTurn(doc))));
+  });
+  $("status").textContent = statusText(doc);
+  $("board").dataset.status = doc.status;
+  const note = $("marks-note");
+  note.hidden = !marks;
+  if (marks) {
+    note.textContent = `${marks.ai} may play ${marks.chosen.map(cellName).join(", ")} (red ring); ` +
+      `the best moves are ${marks.best.map(cellName).join(", ")} (green ring).`;
+  }
+  $("undo").disabled = state.moves.length === 0;
+  $("moves-line").textContent = state.moves.length
+    ? `Moves: ${state.moves.map((m, i) => `${i + 1}. ${cellName(m)}`).join("  ")}` : "";
+  drawHistory();
+  if (doc.status === "playing" && !humanTurn(doc)) aiMove(board);
+}
+
+async function aiMove(board) {
+  const mine = ++turn;
+  let answer;
+  try {
+    answer = await api("ai-move", { ai: state.ai, board });
+  } catch (error) {
+    $("status").textContent = `${state.ai} cannot move here: ${error.message}`;
+    return;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  if (mine !== turn || currentBoard() !== board) return;
+  play(answer.move);
+}
+
+function play(cell) {
+  state.moves.push(cell);
+  state.marks = null;
+  turn++;
+  writeUrl();
+  render();
+}
+
+function humanMove(cell) {
+  const board = currentBoard();
+  const doc = positions.get(board);
+  if (!doc || !humanTurn(doc) || board[cell] !== ".") return;
+  focusCell = cell;
+  play(cell);
+}
+
+function undo() {
+  if (!state.moves.length) return;
+  // take back the human's last move and the AI's reply, so it is the human's turn again
+  let count = 1;
+  if (state.human !== "both") {
+    for (count = 1; count <= state.moves.length; count++) {
+      if (mover(boardAfter(state.moves.slice(0, state.moves.length - count))) === state.human) break;
+    }
+    if (count > state.moves.length) count = state.moves.length;
+  }
+  state.moves.splice(state.moves.length - count, count);
+  turn++;
+  writeUrl();
+  render();
+}
+
+function newGame() {
+  state.start = state.game.empty_board;
+  state.moves = [];
+  state.marks = null;
+  turn++;
+  writeUrl();
+  render();
+}
+
+// --- value history -------------------------------------------------------------------
+
+async function drawHistory() {
+  const boards = [state.start];
+  state.moves.forEach((_, i) => boards.push(boardAfter(state.moves.slice(0, i + 1))));
+  const docs = await Promise.all(boards.map(position));
+  if (boards[boards.length - 1] !== currentBoard()) return;
+  const scores = docs.map((doc) => doc.score);  // o moved first: from o's side
+  const svg = $("history-chart");
+  const plies = state.start.length - state.start.replaceAll(".", "").length;  // empty cells at the start
+  const width = 320, height = 120, left = 56, right = 10, top = 12, bottom = 24;
+  const x = (ply) => left + (width - left - right) * ply / Math.max(plies, 1);
+  const y = (score) => top + (height - top - bottom) * (1 - score) / 2;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.replaceChildren();
+  const add = (name, attributes, text) => {
+    const element = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+    if (text !== undefined) element.textContent = text;
+    svg.appendChild(element);
+    return element;
+  };
+  for (const [score, label] of [[1, "o wins"], [0, "draw"], [-1, "x wins"]]) {
+    add("line", { x1: left, x2: width - right, y1: y(score), y2: y(score), class: "grid" });
+    add("text", { x: left - 6, y: y(score) + 4, "text-anchor": "end", class: "axis" }, label);
+  }
+  add("text", { x: (left + width) / 2, y: height - 4, "text-anchor": "middle", class: "axis" }, "move");
+  const points = scores.map((score, ply) => `${x(ply)},${y(score)}`).join(" ");
+  add("polyline", { points, class: "value-line" });
+  let changed = -1;
+  scores.forEach((score, ply) => {
+    const dot = add("circle", { cx: x(ply), cy: y(score), r: 3.5, class: "value-dot" });
+    const title = document.createElementNS(SVG, "title");
+    title.textContent = ply === 0 ? `start: ${docs[0].value} for ${docs[0].to_move || "nobody"}`
+      : `after move ${ply} (${cellName(state.moves[ply - 1])}): ${score > 0 ? "o wins" : score < 0 ? "x wins" : "draw"}`;
+    dot.appendChild(title);
+    if (changed < 0 && ply > 0 && score !== scores[ply - 1]) changed = ply;
+  });
+  const caption = $("history-caption");
+  if (changed > 0) {
+    add("circle", { cx: x(changed), cy: y(scores[changed]), r: 7, class: "mistake" });
+    const who = mover(boardAfter(state.moves.slice(0, changed - 1)));
+    caption.textContent = `First mistake: move ${changed}, ${who} played ${cellName(state.moves[changed - 1])}, ` +
+      `turning ${describe(scores[changed - 1])} into ${describe(scores[changed])}.`;
+    svg.setAttribute("aria-label", `Value after each move; the outcome changed at move ${changed}`);
+  } else {
+    caption.textContent = "Value of the game after each move, with best play from there: no mistake so far.";
+    svg.setAttribute("aria-label", "Value after each move; the outcome has not changed");
+  }
+}
+
+function describe(score) { return score > 0 ? "an o win" : score < 0 ? "an x win" : "a draw"; }
+
+// --- views ---------------------------------------------------------------------------
+
+function showView(view) {
+  state.view = view;
+  for (const name of ["play", "check", "search"]) {
+    $(`view-${name}`).hidden = name !== view;
+    $(`tab-${name}`).setAttribute("aria-selected", String(name === view));
+  }
+  writeUrl();
+}
+
+// --- check view ----------------------------------------------------------------------
+
+async function runCheck(offset) {
+  state.checkAi = $("check-ai").value;
+  state.checkOffset = offset;
+  writeUrl();
+  $("check-status").textContent = `Checking ${state.checkAi}…`;
+  let result;
+  try {
+    result = await api("check", { ai: state.checkAi, offset, limit: 10 });
+  } catch (error) {
+    $("check-status").textContent = `Cannot check ${state.checkAi}: ${error.message}`;
+    return;
+  }
+  const weak = result.weak, strong = result.strong;
+  $("check-status").textContent = `${result.ai}: ${result.solved ? "solved" : "NOT solved"}.`;
+  const summary = $("check-summary");
+  summary.replaceChildren();
+  for (const side of ["o", "x"]) {
+    const item = document.createElement("li");
+    const one = weak[side];
+    let text = `Weakly, as ${side}: ${one.solved ? "solved" : "NOT solved"} (${one.visited.toLocaleString()} boards examined)`;
+    if (one.counterexample) text += `; it can lose: ${one.counterexample.moves.map(cellName).join(" ")}`;
+    item.textContent = text;
+    summary.appendChild(item);
+  }
+  const item = document.createElement("li");
+  item.textContent = `Strongly: ${strong.solved ? "solved" : "NOT solved"}, a best move at ` +
+    `${strong.correct.toLocaleString()} of ${strong.total.toLocaleString()} decision positions`;
+  summary.appendChild(item);
+  const list = $("failures");
+  list.replaceChildren();
+  list.start = result.offset + 1;
+  $("failures-heading").hidden = strong.failures_total === 0;
+  $("failures-pager").hidden = strong.failures_total === 0;
+  for (const failure of result.failures) {
+    const entry = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "failure";
+    button.dataset.board = failure.board;
+    const described = (values, moves) => (values && values.length
+      ? values.map((m) => `${m.name} ${outcome(m)}`) : moves.map(cellName)).join(", ");
+    const wrong = failure.wrong.length ? failure.wrong : failure.chosen;
+    button.textContent = `${failure.board} (${mover(failure.board)} to move): ${state.checkAi} may play ` +
+      `${described(failure.wrong_move_values, wrong)}; best ${described(failure.best_move_values, failure.best)}` +
+      (failure.error ? ` (${failure.error})` : "");
+    button.addEventListener("click", () => openFailure(failure));
+    entry.appendChild(button);
+    list.appendChild(entry);
+  }
+  const last = Math.min(result.offset + result.limit, strong.failures_total);
+  $("failures-range").textContent = `${result.offset + 1}-${last} of ${strong.failures_total.toLocaleString()}`;
+  $("failures-prev").disabled = result.offset === 0;
+  $("failures-next").disabled = last >= strong.failures_total;
+}
+
+function openFailure(failure) {
+  state.start = failure.board;
+  state.moves = [];
+  state.human = "both";
+  $("human").value = "both";
+  state.marks = { chosen: failure.wrong.length ? failure.wrong : failure.chosen, best: failure.best, ai: state.checkAi };
+  turn++;
+  showView("play");
+  render();
+}
+
+// --- search view ---------------------------------------------------------------------
+
+const player = { trace: null, step: 0, timer: null, elements: new Map(), layout: null, level: 40, radius: 4 };
+const SPACING = 10;  // between neighbouring leaves, in the tree's own units
+
+async function runSearch() {
+  stopTrace();
+  const algorithm = $("search-algorithm").value;
+  const board = currentBoard();
+  $("search-status").textContent = `Searching ${board} with ${algorithm}…`;
+  let result;
+  try {
+    result = await api("search", { algorithm, board, trace: 1 });
+  } catch (error) {
+    $("search-status").textContent = `Cannot search: ${error.message}`;
+    $("player").hidden = true;
+    return;
+  }
+  $("search-status").textContent = `${result.algorithm} from ${result.board}: score ${result.score} ` +
+    `(${result.scale} scale, o's side); the database says ${result.database.score}: ` +
+    `${result.agrees ? "agrees" : "DISAGREES"}.`;
+  const stats = $("search-stats");
+  stats.replaceChildren();
+  const rows = [["best moves", result.best_moves.map(cellName).join(", ") || "none"],
+    ["nodes", result.nodes], ["finished boards", result.terminal], ["cutoffs", result.cutoffs],
+    ["table probes", result.table_probes], ["table hits", result.table_hits_exact + result.table_hits_bound],
+    ["deepest ply", result.deepest_ply], ["seconds", result.seconds.toFixed(3)]];
+  for (const [name, value] of rows) {
+    const term = document.createElement("dt"), detail = document.createElement("dd");
+    term.textContent = name;
+    detail.textContent = typeof value === "number" ? value.toLocaleString() : value;
+    stats.append(term, detail);
+  }
+  player.trace = result.trace;
+  layoutTree(result.trace);
+  $("player").hidden = false;
+  resetTrace();
+}
+
+function layoutTree(trace) {
+  const children = new Map();
+  const byId = new Map(trace.nodes.map((node) => [node.id, node]));
+  for (const node of trace.nodes) {
+    if (node.parent !== null) {
+      if (!children.has(node.parent)) children.set(node.parent, []);
+      children.get(node.parent).push(node.id);
+    }
+  }
+  const x = new Map();
+  let leaves = 0, deepest = 0;
+  const place = (id) => {  // leaves left to right in visit order; a parent over its children
+    const node = byId.get(id);
+    deepest = Math.max(deepest, node.ply);
+    const kids = children.get(id) || [];
+    if (!kids.length) { x.set(id, leaves++); return; }
+    kids.forEach(place);
+    x.set(id, (x.get(kids[0]) + x.get(kids[kids.length - 1])) / 2);
+  };
+  place(trace.nodes[0].id);
+  player.layout = { x, byId, leaves: Math.max(leaves, 1), deepest };
+}
+
+function resetTrace() {
+  stopTrace();
+  player.step = 0;
+  player.elements.clear();
+  const svg = $("tree");
+  const { leaves, deepest } = player.layout;
+  const width = leaves * SPACING + 20;
+  const scale = (svg.clientWidth || 600) / width;  // screen pixels per unit
+  player.level = Math.max(40, ((svg.clientHeight || 340) / scale - 30) / Math.max(deepest, 1));
+  player.radius = Math.min(player.level / 3, Math.max(4, 4 / scale));
+  svg.setAttribute("viewBox", `-10 ${-player.radius - 4} ${width} ${deepest * player.level + 2 * player.radius + 8}`);
+  svg.replaceChildren();
+  progressText();
+}
+
+function stepTrace() {
+  const trace = player.trace;
+  if (!trace || player.step >= trace.order.length) { stopTrace(); return false; }
+  const signed = trace.order[player.step++];
+  const { x, byId } = player.layout;
+  const node = byId.get(Math.abs(signed));
+  const svg = $("tree");
+  const cx = x.get(node.id) * SPACING, cy = node.ply * player.level;
+  if (signed > 0) {
+    if (node.parent !== null) {
+      const parent = byId.get(node.parent);
+      const edge = document.createElementNS(SVG, "line");
+      edge.setAttribute("x1", x.get(parent.id) * SPACING);
+      edge.setAttribute("y1", parent.ply * player.level);
+      edge.setAttribute("x2", cx);
+      edge.setAttribute("y2", cy);
+      edge.setAttribute("class", "edge");
+      svg.appendChild(edge);
+    }
+    const circle = document.createElementNS(SVG, "circle");
+    circle.setAttribute("cx", cx);
+    circle.setAttribute("cy", cy);
+    circle.setAttribute("r", player.radius);
+    circle.setAttribute("class", "node open");
+    circle.addEventListener("click", () => detail(node));
+    svg.appendChild(circle);
+    player.elements.set(node.id, circle);
+  } else {
+    const circle = player.elements.get(node.id);
+    const value = node.value > 0 ? "o-wins" : node.value < 0 ? "x-wins" : "drawn";
+    let kind = `node ${value}`;
+    if (node.cutoff) kind += " cutoff";
+    if (node.probe === "exact" || node.probe === "bound") kind += " hit";
+    if (node.estimate) kind += " estimate";
+    circle.setAttribute("class", kind);
+  }
+  detail(node);
+  progressText();
+  return true;
+}
+
+function detail(node) {
+  const window = node.alpha === null || node.alpha === undefined ? "no window" : `window (${node.alpha}, ${node.beta})`;
+  let text = `node ${node.id}, ply ${node.ply}, ${node.board}` +
+    (node.move === null ? " (the root)" : `, after ${cellName(node.move)}`) + `; ${window}`;
+  if (node.value !== undefined) {
+    text += `; value ${node.value}`;
+    if (node.cutoff) text += ", cut off";
+    if (node.probe === "exact" || node.probe === "bound") text += `, table hit (${node.probe})`;
+    if (node.estimate) text += ", an estimate at the depth limit";
+  }
+  $("node-detail").textContent = text;
+}
+
+function progressText() {
+  const trace = player.trace;
+  if (!trace) return;
+  let entered = 0, cutoffs = 0, hits = 0;
+  for (let i = 0; i < player.step; i++) {
+    const signed = trace.order[i];
+    if (signed > 0) { entered++; continue; }
+    const node = player.layout.byId.get(-signed);
+    if (node.cutoff) cutoffs++;
+    if (node.probe === "exact" || node.probe === "bound") hits++;
+  }
+  $("trace-progress").textContent = `step ${player.step} of ${trace.order.length}: ${entered} nodes, ` +
+    `${cutoffs} cutoffs, ${hits} table hits`;
+}
+
+function playTrace() {
+  if (player.timer) { stopTrace(); return; }
+  $("trace-play").textContent = "Pause";
+  const tick = () => {
+    const perSecond = Number($("trace-speed").value);
+    const steps = Math.max(1, Math.round(perSecond / 20));
+    for (let i = 0; i < steps; i++) if (!stepTrace()) return;
+    player.timer = setTimeout(tick, 1000 / Math.min(perSecond, 20));
+  };
+  tick();
+}
+
+function stopTrace() {
+  if (player.timer) clearTimeout(player.timer);
+  player.timer = null;
+  $("trace-play").textContent = "Play";
+}
+
+// --- start ---------------------------------------------------------------------------
+
+function fillSelect(select, items, chosen) {
+  select.replaceChildren();
+  for (const item of items) {
+    const option = document.createElement("option");
+    option.value = item.name;
+    option.textContent = item.name;
+    option.title = item.summary || "";
+    if (item.available === false) { option.disabled = true; option.textContent += " (not for this game)"; }
+    select.appendChild(option);
+  }
+  if (chosen) select.value = chosen;
+}
+
+async function start() {
+  state.game = await api("game");
+  $("game-name").textContent = state.game.game === "3x3k3" ? "" : state.game.game;
+  document.title = `ttt-db ${state.game.game}`;
+  readUrl();
+  buildBoard();
+  const [ais, algorithms] = await Promise.all([api("ais"), api("algorithms")]);
+  fillSelect($("ai"), ais, state.ai);
+  fillSelect($("check-ai"), ais.filter((ai) => !ai.name.startsWith("iddfs")), state.checkAi);
+  fillSelect($("search-algorithm"), algorithms, "alphabeta");
+  $("human").value = state.human;
+  $("hints").checked = state.hints;
+  $("legend").hidden = !state.hints;
+  $("ai").addEventListener("change", () => { state.ai = $("ai").value; turn++; writeUrl(); render(); });
+  $("human").addEventListener("change", () => { state.human = $("human").value; turn++; writeUrl(); render(); });
+  $("hints").addEventListener("change", () => {
+    state.hints = $("hints").checked; $("legend").hidden = !state.hints; writeUrl(); render();
+  });
+  $("undo").addEventListener("click", undo);
+  $("new-game").addEventListener("click", newGame);
+  document.querySelectorAll("[role=tab]").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
+  $("check-run").addEventListener("click", () => runCheck(0));
+  $("failures-prev").addEventListener("click", () => runCheck(Math.max(0, state.checkOffset - 10)));
+  $("failures-next").addEventListener("click", () => runCheck(state.checkOffset + 10));
+  $("search-run").addEventListener("click", runSearch);
+  $("trace-play").addEventListener("click", playTrace);
+  $("trace-step").addEventListener("click", () => { stopTrace(); stepTrace(); });
+  $("trace-reset").addEventListener("click", resetTrace);
+  showView(state.view);
+  await render();
+  document.body.dataset.ready = "1";
+  if (state.view === "check" && new URLSearchParams(location.search).has("check")) runCheck(0);
+}
+
+start().catch((error) => { $("status").textContent = `The page could not start: ${error.message}`; });

@@ -1,0 +1,146 @@
+"""The web API through Starlette's test client: every endpoint, bad input (400, quoting it),
+unknown AIs and paths, oversized requests, and the bounds on each request's work."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from server.app import create_app
+from server.service import TRACE_NODE_LIMIT
+from ttt_db.database import SolutionDatabase, open_database
+from ttt_db.mnk import Game
+
+
+@pytest.fixture(scope="module")
+def client(db: SolutionDatabase) -> Iterator[TestClient]:
+    with TestClient(create_app(db)) as test_client:
+        yield test_client
+
+
+def test_position_is_the_best_moves_json_document(client: TestClient, run) -> None:
+    response = client.get("/api/position", params={"board": "ox..x...."})
+    assert response.status_code == 200 and response.headers["content-type"] == "application/json"
+    assert response.json() == json.loads(run("best-moves", "ox..x....", "--json").stdout)
+    moves = {m["move"]: (m["value"], m["remoteness"]) for m in response.json()["moves"]}
+    assert moves[7] == ("draw", 5) and moves[2] == ("loss", 1)  # every legal move, valued for the mover
+
+
+def test_position_defaults_to_the_empty_board_and_takes_first(client: TestClient) -> None:
+    empty = client.get("/api/position").json()
+    assert (empty["board"], empty["value"], empty["remoteness"]) == (".........", "draw", 9)
+    x_first = client.get("/api/position", params={"board": "....x....", "first": "x"}).json()
+    assert (x_first["first"], x_first["to_move"]) == ("x", "o")
+
+
+@pytest.mark.parametrize(("params", "quoted"), [
+    ({"board": "ox..x..x"}, "invalid board 'ox..x..x': expected 9 cells, got 8"),
+    ({"board": "ooo.xx..x"}, "invalid board 'ooo.xx..x': o has three in a row"),
+    ({"board": "ox..x....", "first": "z"}, "invalid first 'z'"),
+    ({"board": "o" * 65}, "parameter 'board' is 65 characters long; at most 64"),
+])
+def test_bad_boards_are_400_with_the_input_quoted(client: TestClient, params: dict[str, str], quoted: str) -> None:
+    response = client.get("/api/position", params=params)
+    assert response.status_code == 400
+    assert quoted in response.json()["error"]
+
+
+def test_game_and_lists(client: TestClient) -> None:
+    game = client.get("/api/game").json()
+    assert (game["game"], game["rows"], game["columns"], game["empty_board"]) == ("3x3k3", 3, 3, ".........")
+    assert game["cell_names"][7] == "b3" and game["figures"]["decision"] == 3191
+    ais = {ai["name"]: ai for ai in client.get("/api/ais").json()}
+    assert ais["ai14s"]["available"] and ais["perfect"]["available"] and "dls@3" in ais
+    assert "alphabeta" in [a["name"] for a in client.get("/api/algorithms").json()]
+
+
+def test_ai_move_answers_from_the_candidates(client: TestClient) -> None:
+    answer = client.get("/api/ai-move", params={"ai": "perfect", "board": "......o.x"}).json()
+    assert answer["candidates"] == [0, 2, 3] and answer["move"] in (0, 2, 3)
+    seeded = [client.get("/api/ai-move", params={"ai": "ai2s", "board": ".........", "seed": "7"}).json()["move"]
+              for _ in range(3)]
+    assert len(set(seeded)) == 1
+    assert client.get("/api/ai-move", params={"ai": "ai14s", "board": "......o.x"}).json()["candidates"] == [4]
+
+
+@pytest.mark.parametrize(("params", "status", "message"), [
+    ({"ai": "perfekt", "board": "........."}, 400, "unknown AI 'perfekt'"),
+    ({"ai": "my_bots:play", "board": "........."}, 400, "run from the command line only"),
+    ({"ai": "perfect", "board": "ooo.xx..."}, 400, "the game is over"),
+    ({"ai": "iddfs@30", "board": "........."}, 400, "at most 2 s a move"),
+    ({"board": "........."}, 400, "missing parameter 'ai'"),
+])
+def test_ai_move_refusals(client: TestClient, params: dict[str, str], status: int, message: str) -> None:
+    response = client.get("/api/ai-move", params=params)
+    assert response.status_code == status and message in response.json()["error"]
+
+
+def test_check_of_ai14s_pages_its_52_failures(client: TestClient) -> None:
+    first = client.get("/api/check", params={"ai": "ai14s", "limit": "20"}).json()
+    assert first["solved"] is False and first["weak"]["solved"] is True
+    assert (first["strong"]["correct"], first["strong"]["total"], first["strong"]["failures_total"]) == (3139, 3191, 52)
+    assert len(first["failures"]) == 20 and first["failures"][0]["board"] == "......o.x"
+    last = client.get("/api/check", params={"ai": "ai14s", "offset": "40", "limit": "20"}).json()
+    assert len(last["failures"]) == 12
+    boards = {f["board"] for f in first["failures"]} | {f["board"] for f in last["failures"]}
+    assert len(boards) == 32
+
+
+def test_check_refusals(client: TestClient) -> None:
+    assert client.get("/api/check", params={"ai": "ai14s", "limit": "500"}).status_code == 400
+    assert "unknown AI 'nobody'" in client.get("/api/check", params={"ai": "nobody"}).json()["error"]
+    assert "by the clock" in client.get("/api/check", params={"ai": "iddfs@0.01"}).json()["error"]
+
+
+def test_search_with_its_trace(client: TestClient) -> None:
+    result = client.get("/api/search", params={"algorithm": "alphabeta", "trace": "1"}).json()
+    assert (result["nodes"], result["cutoffs"], result["agrees"]) == (1163, 345, True)
+    trace = result["trace"]
+    assert len(trace["nodes"]) == 1163 and len(trace["order"]) == 2 * 1163
+    assert trace["order"][0] == 1 and trace["order"][-1] == -1  # the root is entered first and left last
+    root = trace["nodes"][0]
+    assert (root["board"], root["value"], root["parent"]) == (".........", 0, None)
+
+
+def test_search_work_is_bounded(client: TestClient) -> None:
+    traced = client.get("/api/search", params={"algorithm": "minimax", "trace": "1"})
+    assert traced.status_code == 400 and f"at most {TRACE_NODE_LIMIT:,} nodes" in traced.json()["error"]
+    plain = client.get("/api/search", params={"algorithm": "minimax", "board": "ox..x...."}).json()
+    assert plain["agrees"] and "trace" not in plain
+    unknown = client.get("/api/search", params={"algorithm": "bogosort"})
+    assert unknown.status_code == 400 and "invalid search algorithm 'bogosort'" in unknown.json()["error"]
+
+
+def test_unknown_paths_methods_and_oversized_requests(client: TestClient) -> None:
+    missing = client.get("/api/nothing")
+    assert missing.status_code == 404 and missing.json()["error"] == "no such path: /api/nothing"
+    assert client.post("/api/position", params={"board": "........."}).status_code == 405
+    long_query = client.get("/api/position?board=" + "." * 2000)
+    assert long_query.status_code == 414 and "at most 1,024" in long_query.json()["error"]
+    with_body = client.request("GET", "/api/position", content=b"x" * 10)
+    assert with_body.status_code == 413
+
+
+def test_the_page_and_its_assets_ship_in_the_package(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="board"' in page.text
+    for asset in ("/static/app.js", "/static/style.css"):
+        assert client.get(asset).status_code == 200
+    assert "http" not in page.text.replace("http://www.w3.org", "")  # nothing from a CDN
+
+
+def test_another_game_draws_its_own_board(tmp_path: Path) -> None:
+    from builder.pipeline import build_database
+
+    game = Game.parse("2x3k2")
+    build_database(tmp_path / "g.sqlite", game=game)
+    with open_database(tmp_path / "g.sqlite", game=game) as database, TestClient(create_app(database)) as client:
+        assert client.get("/api/game").json()["columns"] == 3
+        assert client.get("/api/position", params={"board": "o.x/..."}).json()["value"] == "win"
+        refused = client.get("/api/ais").json()
+        assert not next(ai for ai in refused if ai["name"] == "ai14s")["available"]
+        assert client.get("/api/ai-move", params={"ai": "minimax", "board": "......"}).status_code == 200

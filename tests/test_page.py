@@ -1,0 +1,165 @@
+"""The page in a real headless Chromium (Debian's `chromium`, driven by Playwright): play a full
+game against perfect, hint colours against the database, undo, a shared URL, the check view.
+
+The server runs in a thread on a free port of 127.0.0.1 and stops with the module. Without a
+Chromium binary the tests skip, saying so; CI installs it (`.ci/run`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ttt_db.database import SolutionDatabase
+
+CHROMIUM = os.environ.get("TTT_DB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: apt-get install chromium (CI does)")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def server_url(db: SolutionDatabase) -> Iterator[str]:
+    import uvicorn
+
+    from server.app import create_app
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(db), log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert not errors, errors
+
+
+def open_page(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def board_text(page: Any) -> str:
+    return "".join(cell.inner_text().strip()[:1] if cell.inner_text().strip()[:1] in "ox" else "."
+                   for cell in page.query_selector_all("#board .cell"))
+
+
+def cell(page: Any, index: int) -> Any:
+    return page.locator(f"#board [data-cell='{index}']")
+
+
+def test_a_full_game_against_perfect_ends_in_a_draw(page: Any, server_url: str) -> None:
+    open_page(page, server_url)
+    for _ in range(5):  # o moves 1, 3, 5, 7, 9; perfect answers
+        page.wait_for_function("document.querySelectorAll('#board .cell.best').length > 0 || "
+                               "document.querySelector('#board').dataset.status !== 'playing'")
+        if page.locator("#board").get_attribute("data-status") != "playing":
+            break
+        before = board_text(page).count(".")
+        page.locator("#board .cell.best").first.click()
+        page.wait_for_function(f"[...document.querySelectorAll('#board .cell.empty')].length <= {before - 2} || "
+                               "document.querySelector('#board').dataset.status !== 'playing'")
+    page.wait_for_function("document.querySelector('#board').dataset.status === 'draw'")
+    assert "Game over: a draw" in page.locator("#status").inner_text()
+    assert "no mistake so far" in page.locator("#history-caption").inner_text()
+
+
+def test_hint_colours_match_the_database(page: Any, server_url: str, db: SolutionDatabase) -> None:
+    board = "o...x...."
+    open_page(page, f"{server_url}?board={board}&as=both")
+    page.wait_for_function("document.querySelectorAll('#board .cell.win, #board .cell.draw, #board .cell.loss')"
+                           ".length === 7")
+    for analysis in db.lookup(board).moves:
+        classes = cell(page, analysis.move).get_attribute("class").split()
+        assert analysis.value in classes, (analysis, classes)
+        label = cell(page, analysis.move).get_attribute("aria-label")
+        assert analysis.name in label
+    page.locator("#hints").uncheck()
+    page.wait_for_function("document.querySelectorAll('#board .cell.draw').length === 0")
+
+
+def test_undo_takes_back_the_move_and_the_reply(page: Any, server_url: str) -> None:
+    open_page(page, server_url)
+    cell(page, 4).click()
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 2")
+    assert "moves=4%2C" in page.url or "moves=4," in page.url
+    page.locator("#undo").click()
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 0")
+    assert board_text(page) == "........."
+
+
+def test_a_shared_url_restores_the_board(page: Any, server_url: str, db: SolutionDatabase) -> None:
+    open_page(page, f"{server_url}?moves=4,0,8&as=both")
+    assert board_text(page) == "x...o...o"
+    expected = db.lookup("x...o...o")
+    assert f"{expected.value}" in page.locator("#status").inner_text()
+    assert "1. b2 2. a1 3. c3" in page.locator("#moves-line").inner_text()
+
+
+def test_the_check_view_lists_ai14s_failures_and_opens_one(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?view=check")
+    page.select_option("#check-ai", "ai14s")
+    page.locator("#check-run").click()
+    page.wait_for_selector("#failures .failure")
+    assert "3,139 of 3,191" in page.locator("#check-summary").inner_text()
+    assert "1-10 of 52" in page.locator("#failures-range").inner_text()
+    page.locator("#failures .failure").first.click()
+    page.wait_for_selector("#board .cell.chosen")
+    assert board_text(page) == "......o.x"
+    assert cell(page, 4).get_attribute("class").split().count("chosen") == 1
+    marked = [int(c.get_attribute("data-cell")) for c in page.query_selector_all("#board .cell.marked-best")]
+    assert marked == [0, 2, 3]
+
+
+def test_a_search_animates_its_trace(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?view=search&moves=4,0&as=both")
+    page.locator("#search-run").click()
+    page.wait_for_selector("#player:not([hidden])")
+    for _ in range(5):
+        page.locator("#trace-step").click()
+    assert page.locator("#tree circle").count() >= 3
+    assert "step 5 of" in page.locator("#trace-progress").inner_text()
+    assert "agrees" in page.locator("#search-status").inner_text()
+
+
+def test_keyboard_play(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?as=both")
+    cell(page, 0).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 1")
+    assert board_text(page) == "....o...."

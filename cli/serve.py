@@ -34,6 +34,7 @@ def serve(
             listener.bind((host, port))
         except OSError as error:
             raise fail(f"cannot listen on {host}:{port}: {error.strerror}") from None
+        listener.listen(2048)  # connections wait from now on, so the URL printed next already answers
         bound_port = listener.getsockname()[1]
         shown_host = f"[{host}]" if ":" in host else host
         url = f"http://{shown_host}:{bound_port}/"

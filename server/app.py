@@ -9,6 +9,7 @@ than generated OpenAPI; docs/api.md documents the API instead.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
@@ -17,7 +18,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -63,6 +64,18 @@ class RequestLimits:
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+def _inlined_page(boot: str) -> str:
+    """index.html with its stylesheet, script and first data inlined: the page is one response,
+    playable without another round trip (the first-load budget is 300 ms)."""
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    style = (STATIC / "style.css").read_text(encoding="utf-8")
+    script = (STATIC / "app.js").read_text(encoding="utf-8").replace("</", "<\\/")
+    return (page.replace('<link rel="stylesheet" href="/static/style.css">', f"<style>\n{style}</style>")
+            .replace('<script src="/static/app.js" defer></script>', "")
+            .replace("__BOOT__", boot.replace("</", "<\\/"))
+            .replace("</body>", f"<script>\n{script}</script>\n</body>"))
+
+
 def create_app(database: SolutionDatabase) -> Starlette:
     """The app over one open database (the caller closes it)."""
     service = Service(database)
@@ -97,8 +110,13 @@ def create_app(database: SolutionDatabase) -> Starlette:
     async def algorithms(request: Request) -> Response:
         return JSONResponse(service.algorithms_document())
 
+    boot = json.dumps({"game": service.game_document(), "ais": service.ais_document(),
+                       "algorithms": service.algorithms_document(),
+                       "position": json.loads(service.position_json(None))})
+    page_html = _inlined_page(boot)
+
     async def page(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(page_html, headers={"Cache-Control": "no-cache"})
 
     async def api_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, ApiError)

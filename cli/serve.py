@@ -20,6 +20,7 @@ def serve(
 ) -> None:
     """Serve a page to play, explore, check and watch searches, and its JSON API (docs/api.md),
     from the game's database. Prints the URL; Ctrl-C stops it."""
+    import contextlib
     import socket
     import webbrowser
 
@@ -43,7 +44,8 @@ def serve(
             webbrowser.open(url)
         config = uvicorn.Config(create_app(database), log_level="warning", access_log=False,
                                 loop="auto", http="auto")
-        uvicorn.Server(config).run(sockets=[listener])
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again after shutting down
+            uvicorn.Server(config).run(sockets=[listener])
     typer.echo("stopped")
 
 

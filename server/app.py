@@ -10,7 +10,6 @@ than generated OpenAPI; docs/api.md documents the API instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -59,9 +58,6 @@ class RequestLimits:
                 await _error(*problem)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-Handler = Callable[[Request], Awaitable[Response]]
 
 
 def _inlined_page(boot: str) -> str:

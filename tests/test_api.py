@@ -144,3 +144,36 @@ def test_another_game_draws_its_own_board(tmp_path: Path) -> None:
         refused = client.get("/api/ais").json()
         assert not next(ai for ai in refused if ai["name"] == "ai14s")["available"]
         assert client.get("/api/ai-move", params={"ai": "minimax", "board": "......"}).status_code == 200
+
+
+def test_serve_prints_its_url_answers_and_stops_on_ctrl_c(db_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0", "--db", str(db_path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("ttt-db serves 3x3k3 at http://127.0.0.1:")
+        assert line.rstrip().endswith("(Ctrl-C stops it)")
+        url = line.split(" at ")[1].split()[0]
+        with urllib.request.urlopen(url + "api/position?board=ox..x....", timeout=10) as response:
+            assert json.loads(response.read())["best_moves"] == [7]
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=10)
+        assert server.returncode == 0 and out.strip() == "stopped", err
+    finally:
+        server.kill()
+
+
+def test_serve_refuses_a_port_in_use(run) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        result = run("serve", "--port", str(taken.getsockname()[1]))
+    assert result.exit_code == 2 and "cannot listen on 127.0.0.1:" in result.stderr

@@ -163,3 +163,12 @@ def test_keyboard_play(page: Any, server_url: str) -> None:
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 1")
     assert board_text(page) == "....o...."
+
+
+def test_the_value_history_marks_the_first_mistake(page: Any, server_url: str, db: SolutionDatabase) -> None:
+    assert db.lookup("....o....").value == "draw" and db.lookup(".x..o....").score == 1  # x's edge reply loses
+    open_page(page, f"{server_url}?moves=4,1&as=both")
+    page.wait_for_selector("#history-chart circle.mistake")
+    assert "First mistake: move 2, x played b1, turning a draw into an o win" in page.locator(
+        "#history-caption").inner_text()
+    assert page.locator("#history-chart circle.value-dot").count() == 3

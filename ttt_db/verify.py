@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from math import factorial
 
 from ttt_db import figures
-from ttt_db.backup import back_up
 from ttt_db.database import SolutionDatabase
 from ttt_db.errors import DatabaseDamagedError
+from ttt_db.minimax_step import minimax_step
 from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.position import Playout, Position
 from ttt_db.rules import EMPTY, empty_cells, final_score, play, side_to_move, status
@@ -66,13 +66,13 @@ def _row_problems(p: Position, by_board: dict[str, Position], game: Game) -> lis
     if missing:
         return problems + [f"children after moves {missing} are not stored"]
     kids = [(m, child) for m, child in children.items() if child is not None]
-    backup = back_up(mover, kids)
-    expected = (mover, backup.score, backup.value, backup.sv_score, backup.best_moves,
-                backup.best_moves_shortest, backup.remoteness)
+    step = minimax_step(mover, kids)
+    expected = (mover, step.score, step.value, step.sv_score, step.best_moves,
+                step.best_moves_shortest, step.remoteness)
     found = (p.to_move, p.score, p.value, p.sv_score, p.best_moves, p.best_moves_shortest, p.remoteness)
     if found != expected:
         problems.append(f"stores {found}, its children give {expected}")
-    if tuple((a.move, a.value, a.remoteness) for a in p.moves) != backup.move_values:
+    if tuple((a.move, a.value, a.remoteness) for a in p.moves) != step.move_values:
         problems.append("per-move values disagree with the children")
     # each of the k children is one k-th of the (cells - depth)! move orders: its counts add up
     mean = Playout(sum(k.playout.o_wins for _, k in kids), sum(k.playout.x_wins for _, k in kids),

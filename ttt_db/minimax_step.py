@@ -1,8 +1,8 @@
 """One minimax step: what a position is worth, given what each of its moves leads to.
 
-The builder solves the game with it, deepest positions first, and `verify` holds every stored
-row to it, so the definition of score, shortest-victory score, remoteness and best moves lives
-in one place.
+`verify` holds every stored row to it, one position at a time, from its children's stored rows:
+the plain statement of score, shortest-victory score, remoteness and best moves that the
+builder's array solve (`builder.solver`) must agree with.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ttt_db.rules import Mark, value_for_mover
 
 
 class Solved(Protocol):
-    """What a backup needs from a child: its values from o's side and its remoteness."""
+    """What a minimax step needs from a child: its values from o's side and its remoteness."""
 
     @property
     def score(self) -> int: ...
@@ -28,7 +28,7 @@ class Solved(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Backup:
+class StepResult:
     score: int  # from o's side
     value: str  # for the mover
     sv_score: int
@@ -38,7 +38,7 @@ class Backup:
     move_values: tuple[tuple[int, str, int], ...]  # (move, value for the mover, remoteness after)
 
 
-def back_up(mover: Mark, children: Sequence[tuple[int, Solved]]) -> Backup:
+def minimax_step(mover: Mark, children: Sequence[tuple[int, Solved]]) -> StepResult:
     """Minimax over `(move, child)` pairs in move order: the mover keeps the best score, wins
     as fast and loses as slowly as it can (remoteness), and lists every move that keeps it."""
     sign = 1 if mover == "o" else -1
@@ -46,7 +46,7 @@ def back_up(mover: Mark, children: Sequence[tuple[int, Solved]]) -> Backup:
     sv_score = sign * max(sign * child.sv_score for _, child in children)
     keeping = [child.remoteness for _, child in children if child.score == score]
     remoteness = 1 + (min(keeping) if sign * score > 0 else max(keeping))
-    return Backup(
+    return StepResult(
         score=score,
         value=value_for_mover(score, mover),
         sv_score=sv_score,

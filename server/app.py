@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -33,6 +34,40 @@ MAX_QUERY_BYTES: Final = 1024
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message, "status": status}, status_code=status)
+
+
+async def _send_json(send: Send, status: int, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class PositionAnswers:
+    """`GET /api/position` answered below Starlette's routing, from the service's remembered JSON:
+    the one endpoint under load (2,000 requests/s with p99 <= 10 ms on 2 cores)."""
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != "/api/position":
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] != "GET":
+            await _send_json(send, 405, json.dumps({"error": f"{scope['method']} is not allowed here: use GET",
+                                                    "status": 405}).encode())
+            return
+        params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
+        try:
+            body = self.service.position_json(params.get("board"), params.get("first"))
+        except ApiError as error:
+            await _send_json(send, error.status, json.dumps({"error": error.message, "status": error.status}).encode())
+            return
+        except TttDbError as error:  # a damaged database
+            await _send_json(send, 500, json.dumps({"error": str(error), "status": 500}).encode())
+            return
+        await _send_json(send, 200, body)
 
 
 class RequestLimits:
@@ -78,10 +113,6 @@ def create_app(database: SolutionDatabase) -> Starlette:
 
     def param(request: Request, name: str) -> str | None:
         return request.query_params.get(name)
-
-    async def position(request: Request) -> Response:
-        body = service.position_json(param(request, "board"), param(request, "first"))
-        return Response(body, media_type="application/json")
 
     async def game(request: Request) -> Response:
         return JSONResponse(service.game_document())
@@ -129,7 +160,6 @@ def create_app(database: SolutionDatabase) -> Starlette:
     routes: list[Any] = [
         Route("/", page),
         Route("/api/game", game),
-        Route("/api/position", position),
         Route("/api/ais", ais),
         Route("/api/ai-move", ai_move),
         Route("/api/check", check),
@@ -139,5 +169,6 @@ def create_app(database: SolutionDatabase) -> Starlette:
     ]
     app = Starlette(routes=routes, exception_handlers={
         ApiError: api_error, TttDbError: library_error, HTTPException: http_error})
-    app.add_middleware(RequestLimits)
+    app.add_middleware(PositionAnswers, service=service)
+    app.add_middleware(RequestLimits)  # added last, so it runs first
     return app

@@ -25,6 +25,7 @@ from ttt_db.location import DatabaseLocation
 from ttt_db.mnk import Game
 from ttt_db.rules import mover_at, value_for_mover
 from ttt_db.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
+from ttt_db.tables import POSITION_COLUMNS
 
 _VALUE_NAMES = {1: "win", 0: "draw", -1: "loss"}
 _CHUNK_ROWS = 20_000  # rows per INSERT batch: memory stays flat on 4x4
@@ -79,7 +80,6 @@ def position_rows(solution: Solution) -> Iterator[tuple[Any, ...]]:
         yield from level_rows(solution, depth)
 
 
-POSITION_COLUMNS = tuple(column.name for column in PositionRow.__table__.columns)
 
 
 @dataclass

@@ -62,3 +62,10 @@ def test_a_failed_build_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytes
 
 def test_database_file_within_budget(db_path: Path) -> None:
     assert db_path.stat().st_size <= 2_000_000
+
+
+def test_the_readers_column_list_is_the_models() -> None:
+    from ttt_db.schema import PositionRow
+    from ttt_db.tables import POSITION_COLUMNS
+
+    assert tuple(column.name for column in PositionRow.__table__.columns) == POSITION_COLUMNS

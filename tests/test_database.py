@@ -61,7 +61,7 @@ def test_warm_lookups_come_from_memory(db_path: Path) -> None:
     database = open_database(db_path)
     database.load_all()
     database.close()
-    database.engine = None  # type: ignore[assignment]  # any query would now fail
+    database.reader = None  # type: ignore[assignment]  # any query would now fail
     position = database.lookup("....o....")
     assert position is database.lookup("....o....")
     assert database.lookup("ox..x....").best_moves == (7,)  # swapped from the cached row
@@ -130,3 +130,25 @@ def test_build_into_a_url_without_a_file_path(tmp_path: Path) -> None:
     assert summary.built and summary.location.path is None
     with open_database(url) as database:
         assert database.lookup("ox..x....").best_moves == (7,)
+
+
+def test_reading_a_local_file_does_not_import_sqlalchemy(db_path: Path) -> None:
+    """SQLAlchemy's import alone is over a whole best-moves command's budget (0.35 s)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from ttt_db.database import open_database; "
+            f"db = open_database({str(db_path)!r}); print(db.lookup('ox..x....').best_moves, "
+            "'sqlalchemy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["(7,)", "False"]
+
+
+def test_a_local_file_is_read_only(db_path: Path) -> None:
+    import sqlite3
+
+    with open_database(db_path) as database:
+        database.lookup("....o....")
+        connection = database.reader._connection()  # type: ignore[attr-defined]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            connection.execute("DELETE FROM ttt_meta")

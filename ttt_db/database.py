@@ -18,10 +18,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Final, TypeVar
-
-from sqlalchemy import URL, Engine, create_engine, inspect, select
-from sqlalchemy.exc import SQLAlchemyError
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from ttt_db import stored
 from ttt_db.board import Board
@@ -37,18 +34,19 @@ from ttt_db.errors import (
 from ttt_db.location import DatabaseLocation, resolve_location
 from ttt_db.mnk import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.position import MoveAnalysis, Position
+from ttt_db.reader import EngineReader, Reader, ReadFailedError, SqliteFileReader, in_list
 from ttt_db.rules import Mark, Value
-from ttt_db.schema import SCHEMA_VERSION, DepthCount, MetaEntry, NodeList, PositionRow
 from ttt_db.symmetry import canonical_transform
+from ttt_db.tables import DEPTH_COUNTS, META, NODE_LISTS, POSITION_COLUMNS, POSITIONS, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 T = TypeVar("T")
 REQUIRED_META = ("schema_version", "rules", "package_version", "built_at", "figures", "content_sha256")
 _CHUNK = 500  # boards per `IN (...)` query, well under every engine's parameter limit
 
-_positions = PositionRow.__table__
-_meta = MetaEntry.__table__
-_node_lists = NodeList.__table__
-_depth_counts = DepthCount.__table__
+_ROW = ", ".join(POSITION_COLUMNS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +60,13 @@ class DepthFigures:
 def make_engine(location: DatabaseLocation) -> Engine:
     """An engine for the location; DatabaseError for an unknown dialect or a missing driver.
     A file path goes through SQLAlchemy's URL API, so `?`, `#`, `%` and spaces in it are kept."""
+    from sqlalchemy import URL, create_engine
+    from sqlalchemy.exc import SQLAlchemyError
+
     if location.path is not None and location.path.is_dir():
         raise DatabaseError(f"{location} is a directory; give the database file's path")
     try:
-        if location.path is not None and location.url == f"sqlite:///{location.path}":  # a plain file
+        if _is_plain_file(location):
             return create_engine(URL.create("sqlite", database=str(location.path)))
         return create_engine(location.url)
     except ImportError as error:
@@ -80,13 +81,30 @@ def database_exists(location: DatabaseLocation) -> bool:
         if location.path.is_file() and not os.access(location.path, os.R_OK):
             raise DatabaseError(f"cannot read {location}: permission denied")
         return location.path.is_file()
+    from sqlalchemy import inspect
+    from sqlalchemy.exc import SQLAlchemyError
+
     engine = make_engine(location)
     try:
-        return inspect(engine).has_table(MetaEntry.__tablename__)
+        return inspect(engine).has_table(META)
     except SQLAlchemyError:
         return False
     finally:
         engine.dispose()
+
+
+def _is_plain_file(location: DatabaseLocation) -> bool:
+    return location.path is not None and location.url == f"sqlite:///{location.path}"
+
+
+def make_reader(location: DatabaseLocation) -> Reader:
+    """sqlite3 for a plain local file (no SQLAlchemy import), SQLAlchemy for any other URL."""
+    if location.path is not None and location.path.is_dir():
+        raise DatabaseError(f"{location} is a directory; give the database file's path")
+    if _is_plain_file(location):
+        assert location.path is not None
+        return SqliteFileReader(location.path)
+    return EngineReader(make_engine(location))
 
 
 _SMALL_TABLE_ROWS: Final = 50_000
@@ -101,8 +119,8 @@ class SolutionDatabase:
     file is checked as it is decoded (`ttt_db.stored`); damage raises `DatabaseDamagedError`.
     """
 
-    def __init__(self, engine: Engine, location: DatabaseLocation) -> None:
-        self.engine = engine
+    def __init__(self, reader: Reader, location: DatabaseLocation) -> None:
+        self.reader = reader
         self.location = location
         self._stored: dict[str, Position] = {}  # positions (o first) by board, any orientation
         self._canonical: dict[int, Position] = {}  # decoded rows by key
@@ -113,6 +131,7 @@ class SolutionDatabase:
         self._all_loaded = False
         self._scanned: tuple[list[Position], list[DatabaseDamagedError]] | None = None
         self._best_moves_tables: dict[bool, BestMovesTable] = {}
+        self._engine: Engine | None = None
 
     def __enter__(self) -> SolutionDatabase:
         return self
@@ -123,16 +142,26 @@ class SolutionDatabase:
         self.close()
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.reader.close()
+        if self._engine is not None:
+            self._engine.dispose()
+
+    @property
+    def engine(self) -> Engine:
+        """An SQLAlchemy engine on the same database, for code that writes or inspects it."""
+        if isinstance(self.reader, EngineReader):
+            return self.reader.engine
+        if self._engine is None:
+            self._engine = make_engine(self.location)
+        return self._engine
 
     # --- facts of the build -------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
         """Every meta entry, JSON-decoded (a fresh copy each call)."""
         if self._meta is None:
-            with self.engine.connect() as conn:
-                rows = conn.execute(select(_meta.c.key, _meta.c.value)).all()
-            where = f"table {MetaEntry.__tablename__}"
+            rows = self.reader.rows(f"SELECT key, value FROM {META}")
+            where = f"table {META}"
             decoded = {}
             for key, value in rows:
                 try:
@@ -149,26 +178,24 @@ class SolutionDatabase:
     def game(self) -> Game:
         """The game this database solves, from its meta `rules`."""
         if self._game is None:
-            with self.engine.connect() as conn:
-                text = conn.execute(select(_meta.c.value).where(_meta.c.key == "rules")).scalar_one_or_none()
+            found = self.reader.rows(f"SELECT value FROM {META} WHERE key = :key", {"key": "rules"})
+            text = found[0].value if found else None
             try:
                 rules = json.loads(text) if text is not None else {}
             except ValueError:
                 rules = text
             if not isinstance(rules, dict):
-                raise DatabaseDamagedError(f"meta rules {rules!r} are not an object",
-                                           f"table {MetaEntry.__tablename__}")
+                raise DatabaseDamagedError(f"meta rules {rules!r} are not an object", f"table {META}")
             try:
                 self._game = Game.parse(str(rules.get("game", "")))
             except InputError:
-                raise DatabaseDamagedError(f"meta rules {rules!r} name no game",
-                                           f"table {MetaEntry.__tablename__}") from None
+                raise DatabaseDamagedError(f"meta rules {rules!r} name no game", f"table {META}") from None
         return self._game
 
     def depth_figures(self) -> list[DepthFigures]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(_depth_counts).order_by(_depth_counts.c.depth)).all()
-        where = f"table {DepthCount.__tablename__}"
+        rows = self.reader.rows(
+            f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth")
+        where = f"table {DEPTH_COUNTS}"
         return [
             DepthFigures(*(stored.whole_number(value, name, where, 0, 10**15) for name, value in (
                 ("depth", r.depth), ("tree nodes", r.tree_nodes), ("positions", r.positions),
@@ -187,37 +214,33 @@ class SolutionDatabase:
 
     def node_list_keys(self, name: str) -> list[int]:
         """A stored list as board keys, in (depth, key) order."""
-        with self.engine.connect() as conn:
-            packed = conn.execute(
-                select(_node_lists.c.boards).where(_node_lists.c.name == name)
-            ).scalar_one_or_none()
-        where = f"table {NodeList.__tablename__}"
+        found = self.reader.rows(f"SELECT boards FROM {NODE_LISTS} WHERE name = :name", {"name": name})
+        packed = found[0].boards if found else None
+        where = f"table {NODE_LISTS}"
         if packed is None:
             raise DatabaseDamagedError(f"node list {name!r} is missing", where)
         return stored.keys_list(stored.unpack(packed, f"node list {name!r}", where), f"node list {name!r}", where,
                                 self.game)
 
     def node_list_names(self) -> list[str]:
-        with self.engine.connect() as conn:
-            return list(conn.execute(select(_node_lists.c.name).order_by(_node_lists.c.name)).scalars())
+        return [row.name for row in self.reader.rows(f"SELECT name FROM {NODE_LISTS} ORDER BY name")]
 
     def integrity_problems(self) -> list[str]:
         """What the engine's own integrity check reports (SQLite's `PRAGMA integrity_check`;
         other engines have none to run): empty when the file is sound."""
-        if self.engine.dialect.name != "sqlite":
+        if self.reader.dialect != "sqlite":
             return []
-        with self.engine.connect() as conn:
-            lines = [str(line) for line in conn.exec_driver_sql("PRAGMA integrity_check").scalars()]
+        lines = [str(row[0]) for row in self.reader.rows("PRAGMA integrity_check")]
         return [] if lines == ["ok"] else lines
 
     def content_digest(self) -> str:
         """The content digest recomputed from the stored rows, lists and counts, exactly as the
         build computed the `content_sha256` meta entry."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(_positions).order_by(_positions.c.depth, _positions.c.key)).all()
-            lists = conn.execute(select(_node_lists.c.name, _node_lists.c.boards)).all()
-            depths = conn.execute(select(_depth_counts).order_by(_depth_counts.c.depth)).all()
-        where = f"table {NodeList.__tablename__}"
+        rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
+        lists = self.reader.rows(f"SELECT name, boards FROM {NODE_LISTS}")
+        depths = self.reader.rows(
+            f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth")
+        where = f"table {NODE_LISTS}"
         node_lists = {name: stored.unpack(packed, f"node list {name!r}", where) for name, packed in lists}
         columns = [[r.tree_nodes for r in depths], [r.positions for r in depths],
                    [r.canonical_positions for r in depths]]
@@ -289,11 +312,10 @@ class SolutionDatabase:
     def _rows_by_key(self, keys: Sequence[int]) -> dict[int, Any]:
         """The rows of `keys` that exist, by key (the primary key: SQLite's rowid itself)."""
         rows: dict[int, Any] = {}
-        with self.engine.connect() as conn:
-            for start in range(0, len(keys), _CHUNK):
-                chunk = list(keys[start : start + _CHUNK])
-                for row in conn.execute(select(_positions).where(_positions.c.key.in_(chunk))):
-                    rows[row.key] = row
+        for start in range(0, len(keys), _CHUNK):
+            placeholders, params = in_list("k", keys[start : start + _CHUNK])
+            for row in self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} WHERE key IN ({placeholders})", params):
+                rows[row.key] = row
         return rows
 
     def stored_positions(self, boards: Iterable[str]) -> list[Position]:
@@ -347,8 +369,7 @@ class SolutionDatabase:
         if self._scanned is not None:
             return list(self._scanned[0]), list(self._scanned[1])
         game = self.game
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(_positions).order_by(_positions.c.depth, _positions.c.key)).all()
+        rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
         positions: list[Position] = []
         damage: list[DatabaseDamagedError] = []
         for row in rows:
@@ -370,18 +391,16 @@ class SolutionDatabase:
         cached = self._best_moves_tables.get(shortest)
         if cached is not None:
             return cached
-        column = _positions.c.best_moves_shortest if shortest else _positions.c.best_moves
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(_positions.c.board, column).where(_positions.c.status == "playing")
-            ).all()
+        column = "best_moves_shortest" if shortest else "best_moves"
+        rows = self.reader.rows(f"SELECT board, {column} FROM {POSITIONS} WHERE status = :status",
+                                {"status": "playing"})
         what = "shortest best moves" if shortest else "best moves"
         game = self.game
         table: dict[str, tuple[int, ...]] = {}
         for board, packed in rows:
             where = f"row for {board!r}"
             if not stored.is_board_text(board, game):
-                raise DatabaseDamagedError(f"board {board!r} is not a board", f"table {PositionRow.__tablename__}")
+                raise DatabaseDamagedError(f"board {board!r} is not a board", f"table {POSITIONS}")
             moves = stored.moves_on(board, stored.unpack(packed, what, where), what, where)
             if not moves:
                 raise DatabaseDamagedError(f"no {what} for a position in play", where)
@@ -420,16 +439,14 @@ class BestMovesTable(Mapping[str, tuple[int, ...]]):
         return len(self._canonical)
 
 
-def _check_schema(engine: Engine, location: DatabaseLocation) -> None:
+def _check_schema(reader: Reader, location: DatabaseLocation) -> None:
     try:
-        with engine.connect() as conn:
-            version = conn.execute(
-                select(_meta.c.value).where(_meta.c.key == "schema_version")
-            ).scalar_one_or_none()
-    except SQLAlchemyError as error:
-        raise DatabaseError(f"{location} is not a ttt-db database ({error.__class__.__name__})") from None
+        found = reader.rows(f"SELECT value FROM {META} WHERE key = :key", {"key": "schema_version"})
+    except ReadFailedError as error:
+        raise DatabaseError(f"{location} is not a ttt-db database ({error})") from None
+    version = found[0].value if found else None
     if version is None:
-        raise DatabaseDamagedError("meta entry 'schema_version' is missing", f"table {MetaEntry.__tablename__}")
+        raise DatabaseDamagedError("meta entry 'schema_version' is missing", f"table {META}")
     if json.loads(version) != SCHEMA_VERSION:
         raise DatabaseError(
             f"{location} has schema version {version}, this ttt-db reads version "
@@ -452,9 +469,13 @@ def open_database(
         what = f" for {game}" if game is not None and game != DEFAULT_GAME else ""
         build = f"ttt-db build --game {game}" if what else "ttt-db build"
         raise DatabaseMissingError(f"no database{what} at {location}; run `{build}` to create it")
-    engine = make_engine(location)
-    _check_schema(engine, location)
-    database = SolutionDatabase(engine, location)
+    reader = make_reader(location)
+    try:
+        _check_schema(reader, location)
+    except DatabaseError:
+        reader.close()
+        raise
+    database = SolutionDatabase(reader, location)
     if game is not None and database.game != game:
         database.close()
         raise DatabaseError(f"{location} solves {database.game}, not {game}: give --game {database.game}, "

@@ -11,8 +11,9 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 3
-TABLE_PREFIX = "ttt_"
+from ttt_db.tables import DEPTH_COUNTS, META, NODE_LISTS, POSITIONS, SCHEMA_VERSION
+
+__all__ = ["SCHEMA_VERSION", "Base", "DepthCount", "MetaEntry", "NodeList", "PositionRow"]
 
 
 class Base(DeclarativeBase):
@@ -22,7 +23,7 @@ class Base(DeclarativeBase):
 class MetaEntry(Base):
     """Key/value facts of the build; values are JSON text."""
 
-    __tablename__ = TABLE_PREFIX + "meta"
+    __tablename__ = META
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str]
@@ -32,7 +33,7 @@ class PositionRow(Base):
     """One canonical board (the smallest of its symmetric images) in the stored convention
     (`o` moved first); every other orientation is answered by transforming this row."""
 
-    __tablename__ = TABLE_PREFIX + "positions"
+    __tablename__ = POSITIONS
 
     key: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)  # the board in base 3
     board: Mapped[str] = mapped_column(String(16))  # the same board as text, for people
@@ -54,7 +55,7 @@ class PositionRow(Base):
 class NodeList(Base):
     """A named list of board keys, msgpack-packed in (depth, key) order."""
 
-    __tablename__ = TABLE_PREFIX + "node_lists"
+    __tablename__ = NODE_LISTS
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     size: Mapped[int]
@@ -64,7 +65,7 @@ class NodeList(Base):
 class DepthCount(Base):
     """Tree nodes, positions and canonical positions at one depth (moves made)."""
 
-    __tablename__ = TABLE_PREFIX + "depth_counts"
+    __tablename__ = DEPTH_COUNTS
 
     depth: Mapped[int] = mapped_column(primary_key=True)
     tree_nodes: Mapped[int] = mapped_column(BigInteger)

@@ -1,0 +1,115 @@
+"""How a `SolutionDatabase` reads: SQL text with `:named` parameters, rows as named tuples.
+
+A local SQLite file is read through Python's own `sqlite3` module, read-only, so that a command
+asking about one board does not pay for importing SQLAlchemy (0.4 s on the project's 2-core
+machines, more than a whole `best-moves` command's budget of 0.35 s). Any other database URL is
+read through SQLAlchemy, as it is written. Both run the same SQL text.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import namedtuple
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ttt_db.errors import DatabaseError
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from sqlalchemy import Engine
+
+
+class ReadFailedError(DatabaseError):
+    """The engine refused a query: not a database, a missing table, a locked file."""
+
+
+class Reader(Protocol):
+    dialect: str
+
+    def rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        """Every row of the query, each a named tuple of its columns."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@lru_cache(maxsize=64)
+def _row_type(columns: tuple[str, ...]) -> type:
+    return namedtuple("Row", columns)
+
+
+def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
+    """`:name0, :name1, ...` for an `IN (...)` clause, and its parameters."""
+    params = {f"{name}{i}": value for i, value in enumerate(values)}
+    return ", ".join(f":{key}" for key in params), params
+
+
+class SqliteFileReader:
+    """A local SQLite file, opened read-only; one connection per thread (sqlite3's rule)."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.uri = path.resolve().as_uri() + "?mode=ro"
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            import sqlite3
+
+            try:
+                connection = sqlite3.connect(self.uri, uri=True, check_same_thread=False)
+            except sqlite3.Error as error:
+                raise ReadFailedError(f"cannot open {self.uri}: {error}") from None
+            connection.row_factory = lambda cursor, row: _row_type(
+                tuple(column[0] for column in cursor.description))(*row)
+            self._local.connection = connection
+            with self._lock:
+                self._opened.append(connection)
+        return connection
+
+    def rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        import sqlite3
+
+        try:
+            return self._connection().execute(sql, dict(params or {})).fetchall()
+        except sqlite3.Error as error:
+            raise ReadFailedError(f"database error: {error}") from None
+
+    def close(self) -> None:
+        with self._lock:
+            for connection in self._opened:
+                connection.close()
+            self._opened.clear()
+        self._local = threading.local()
+
+
+class EngineReader:
+    """Any SQLAlchemy URL (PostgreSQL, ...): pooled connections, safe across threads."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+
+    def rows(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Any]:
+        from sqlalchemy import text
+        from sqlalchemy.exc import SQLAlchemyError
+
+        try:
+            with self.engine.connect() as connection:
+                result = connection.execute(text(sql), dict(params or {}))
+                row_type = _row_type(tuple(result.keys()))
+                return [row_type(*(bytes(value) if isinstance(value, memoryview) else value for value in row))
+                        for row in result]
+        except SQLAlchemyError as error:
+            raise ReadFailedError(f"database error: {error}".splitlines()[0]) from None
+
+    def close(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,18 @@
+"""The stored tables' names and the schema version, without SQLAlchemy: what a reader needs to
+write its SQL (`ttt_db.schema` declares the same tables as SQLAlchemy models, for the builder)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+SCHEMA_VERSION: Final = 3
+TABLE_PREFIX: Final = "ttt_"
+META: Final = TABLE_PREFIX + "meta"
+POSITIONS: Final = TABLE_PREFIX + "positions"
+NODE_LISTS: Final = TABLE_PREFIX + "node_lists"
+DEPTH_COUNTS: Final = TABLE_PREFIX + "depth_counts"
+POSITION_COLUMNS: Final = (
+    "key", "board", "depth", "status", "to_move", "score", "value", "remoteness", "sv_score", "best_moves",
+    "best_moves_shortest", "move_values", "playout", "paths", "orbit",
+)
+"""The columns of `ttt_positions` in table order (the order the content digest reads them in)."""

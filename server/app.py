@@ -36,12 +36,6 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message, "status": status}, status_code=status)
 
 
-async def _send_json(send: Send, status: int, body: bytes) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
-
-
 class PositionAnswers:
     """`GET /api/position` answered below Starlette's routing, from the service's remembered JSON:
     the one endpoint under load (2,000 requests/s with p99 <= 10 ms on 2 cores)."""
@@ -55,19 +49,20 @@ class PositionAnswers:
             await self.app(scope, receive, send)
             return
         if scope["method"] != "GET":
-            await _send_json(send, 405, json.dumps({"error": f"{scope['method']} is not allowed here: use GET",
-                                                    "status": 405}).encode())
+            await _error(405, f"{scope['method']} is not allowed here: use GET")(scope, receive, send)
             return
         params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
         try:
             body = self.service.position_json(params.get("board"), params.get("first"))
         except ApiError as error:
-            await _send_json(send, error.status, json.dumps({"error": error.message, "status": error.status}).encode())
+            await _error(error.status, error.message)(scope, receive, send)
             return
         except TttDbError as error:  # a damaged database
-            await _send_json(send, 500, json.dumps({"error": str(error), "status": 500}).encode())
+            await _error(500, str(error))(scope, receive, send)
             return
-        await _send_json(send, 200, body)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
 
 
 class RequestLimits:

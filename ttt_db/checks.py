@@ -339,6 +339,7 @@ def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE, target: Value = 
     must_win = target == "win"
     examined: set[str] = set()
     line_partners = game.line_partners
+    in_a_row = game.k
     cells = range(game.cells)
     # (board, moves from the empty board, whether the last move completed a line)
     stack: list[tuple[str, tuple[int, ...], bool]] = [(game.empty_board, (), False)]
@@ -372,13 +373,16 @@ def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE, target: Value = 
             if child in examined:
                 continue
             completes = False
-            for partners in line_partners[move]:
-                for cell in partners:
-                    if board[cell] != mover:
+            if in_a_row == 3:  # tic-tac-toe's case, unrolled: a pair of partners per line
+                for a, b in line_partners[move]:
+                    if board[a] == mover and board[b] == mover:
+                        completes = True
                         break
-                else:
-                    completes = True
-                    break
+            else:
+                for partners in line_partners[move]:
+                    if all(board[cell] == mover for cell in partners):
+                        completes = True
+                        break
             stack.append((child, moves + (move,), completes))
     return WeakSideResult(side, len(examined), None, target)
 

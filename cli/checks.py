@@ -27,9 +27,9 @@ from ttt_db.rules import side_to_move
 
 if TYPE_CHECKING:
     from ttt_db.ais import NamedAI
+    from ttt_db.check_report import CheckReport, Mistake
     from ttt_db.checks import Counterexample, StrongFailure, StrongResult, WeakSideResult
     from ttt_db.database import SolutionDatabase
-    from ttt_db.solve_check import CheckReport, Mistake
 
 
 def ais(as_json: JsonOption = False) -> None:
@@ -150,8 +150,8 @@ def _counting_calls(named: NamedAI, quiet: bool, timeout: float | None) -> Itera
 
 def _check_all(database: SolutionDatabase, weak: bool, strong: bool, as_json: bool, quiet: bool) -> None:
     from ttt_db.ais import DEFAULT_INSTANCES, load_ai
+    from ttt_db.check_report import run_checks
     from ttt_db.errors import UnknownAIError
-    from ttt_db.solve_check import run_checks
 
     reports = []
     with progress_bar(len(DEFAULT_INSTANCES), "checking", "ai", quiet=quiet) as bar:
@@ -218,7 +218,7 @@ def check(
     prints goes to stderr, so --json output stays one document.
     Exit 0 when every requested check passes, 1 when one fails, 2 for an unknown AI."""
     from ttt_db.ais import load_ai
-    from ttt_db.solve_check import run_checks
+    from ttt_db.check_report import run_checks
 
     _refuse_conflicts(ai, all_ais, weak, strong, canonical, shortest)
     both = not weak and not strong

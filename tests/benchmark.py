@@ -250,10 +250,10 @@ def _first_load(url: str, runs: int) -> tuple[float, float] | None:
 
 def in_process(db_path: Path, runs: int) -> list[Measurement]:
     from ttt_db.ais import load_ai
+    from ttt_db.check_report import run_checks
     from ttt_db.checks import check_strong, check_weak
     from ttt_db.database import open_database
     from ttt_db.match import run_match
-    from ttt_db.solve_check import run_checks
 
     measurements = []
     with open_database(db_path) as db:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from ttt_db.ais import load_ai
+from ttt_db.check_report import run_checks
 from ttt_db.checks import check_strong, check_weak, replay
 from ttt_db.database import SolutionDatabase
 from ttt_db.rules import status
-from ttt_db.solve_check import run_checks
 
 
 def _report(name: str, db: SolutionDatabase, **options: bool):

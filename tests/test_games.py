@@ -12,11 +12,11 @@ import pytest
 from builder.pipeline import build_database
 from ttt_db.ai_rules import PATTERN, board_score, weighted_patterns
 from ttt_db.ais import load_ai
+from ttt_db.check_report import run_checks
 from ttt_db.checks import check_strong, check_strong_by_orbit
 from ttt_db.database import open_database
 from ttt_db.errors import UnknownAIError
 from ttt_db.mnk import Game
-from ttt_db.solve_check import run_checks
 from ttt_db.symmetry import symmetric_images
 from ttt_db.verify import verify_database
 

@@ -279,7 +279,7 @@ def test_strong_failure_json_adds_values(run) -> None:
 
 def test_failures_come_shallowest_first(db) -> None:
     from ttt_db.ais import load_ai
-    from ttt_db.solve_check import run_checks
+    from ttt_db.check_report import run_checks
 
     failures = run_checks(load_ai("ai1s"), db, weak=False).strong.failures  # type: ignore[union-attr]
     depths = [9 - f.board.count(".") for f in failures]

@@ -1,5 +1,5 @@
-"""Run the solve checks of one AI against an open database: the glue between the stored lists
-and best moves and the pure checks in `ttt_db.checks`."""
+"""An AI's check report against an open database (`run_checks`): the stored lists and best
+moves fed to the pure checks of `ttt_db.checks`, and the first mistake on each counterexample."""
 
 from __future__ import annotations
 

@@ -262,10 +262,10 @@ class Service:
             report = run_search(name, board.stored_cells, game=self.game, tracer=tally, node_limit=limit)
         except InputError as error:
             raise ApiError(400, str(error)) from None
-        except WorkLimitError as error:
+        except WorkLimitError:
             what = "a traced search" if traced else "a search"
-            raise ApiError(400, f"{what} over the web visits at most {limit:,} nodes; from {board.cells!r} "
-                                f"{name} goes further ({error}); try alphabeta, or a fuller board") from None
+            raise ApiError(400, f"{what} over the web visits at most {limit:,} nodes; {name} from {board.cells!r} "
+                                "visits more: try alphabeta, or a fuller board") from None
         exact = agreement(report, self.database.lookup(board.stored_cells))
         document = report.to_dict() | {
             "board": board.cells, "first": board.first, "iterations": report.iterations,

@@ -92,7 +92,7 @@ def _int(value: str | None, name: str, default: int, low: int, high: int) -> int
     if value in (None, ""):
         return default
     assert value is not None
-    if not value.isdigit() or not low <= int(value) <= high:
+    if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
         raise ApiError(400, f"invalid {name} {value!r}: a whole number from {low} to {high}")
     return int(value)
 
@@ -131,7 +131,7 @@ class Service:
                 "cell_names": [game.move_name(cell) for cell in range(game.cells)]}
 
     def position_json(self, text: str | None, first: str | None = None) -> bytes:
-        """`best-moves --json` for the board, as JSON bytes (remembered for the most recent boards)."""
+        """`best-moves --json` for the board, as JSON bytes (the first 100,000 asked are remembered)."""
         key = (text or "", first)
         with self._lock:
             cached = self._positions.get(key)

@@ -92,6 +92,7 @@ def test_check_of_ai14s_pages_its_52_failures(client: TestClient) -> None:
 
 def test_check_refusals(client: TestClient) -> None:
     assert client.get("/api/check", params={"ai": "ai14s", "limit": "500"}).status_code == 400
+    assert "invalid offset '²'" in client.get("/api/check", params={"ai": "ai14s", "offset": "²"}).json()["error"]
     assert "unknown AI 'nobody'" in client.get("/api/check", params={"ai": "nobody"}).json()["error"]
     assert "by the clock" in client.get("/api/check", params={"ai": "iddfs@0.01"}).json()["error"]
 

@@ -1,6 +1,7 @@
-"""ttt-db: a precomputed, exact solution database for tic-tac-toe.
+"""ttt-db: a precomputed, exact solution database for tic-tac-toe and the m,n,k games up to 16 cells.
 
-Cheap to import: the database layer (SQLAlchemy) loads on first use of `open_database`.
+Cheap to import: the database layer loads on first use of `open_database` (and SQLAlchemy only
+for a database that is not a local SQLite file).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ttt_db.errors import (
     UnknownAIError,
 )
 from ttt_db.location import DatabaseLocation, resolve_location
+from ttt_db.mnk import Game
 from ttt_db.symmetry import canonical_board
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ __all__ = [
     "DatabaseError",
     "DatabaseLocation",
     "DatabaseMissingError",
+    "Game",
     "ImpossibleBoardError",
     "InvalidBoardError",
     "InvalidMoveError",

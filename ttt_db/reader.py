@@ -68,8 +68,6 @@ class SqliteFileReader:
                 connection = sqlite3.connect(self.uri, uri=True, check_same_thread=False)
             except sqlite3.Error as error:
                 raise ReadFailedError(f"cannot open {self.uri}: {error}") from None
-            connection.row_factory = lambda cursor, row: _row_type(
-                tuple(column[0] for column in cursor.description))(*row)
             self._local.connection = connection
             with self._lock:
                 self._opened.append(connection)
@@ -79,7 +77,11 @@ class SqliteFileReader:
         import sqlite3
 
         try:
-            return self._connection().execute(sql, dict(params or {})).fetchall()
+            cursor = self._connection().execute(sql, dict(params or {}))
+            if cursor.description is None:
+                return []
+            row_type = _row_type(tuple(column[0] for column in cursor.description))
+            return [row_type(*row) for row in cursor]
         except sqlite3.Error as error:
             raise ReadFailedError(f"database error: {error}") from None
 

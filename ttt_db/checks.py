@@ -27,6 +27,7 @@ from ttt_db.ais import AI
 from ttt_db.mnk import TICTACTOE, Game
 from ttt_db.position import analyses_of
 from ttt_db.rules import EMPTY, Mark, Value, mover_at, play
+from ttt_db.symmetry import symmetric_images, transform_move
 
 if TYPE_CHECKING:
     from ttt_db.position import MoveAnalysis
@@ -171,13 +172,12 @@ class StrongFailure:
         """The same failure on each distinct symmetric image of the board, this one included
         (what a symmetric AI does on the images)."""
         seen: dict[str, StrongFailure] = {}
-        for transform, inverse in zip(game.transforms, game.inverses, strict=True):
-            image = "".join([self.board[i] for i in transform])
+        for transform, image in enumerate(symmetric_images(self.board, game)):
             if image not in seen:
                 seen[image] = replace(
                     self, board=image,
-                    chosen=tuple(sorted(inverse[move] for move in self.chosen)),
-                    best=tuple(sorted(inverse[move] for move in self.best)),
+                    chosen=tuple(sorted(transform_move(move, transform, game) for move in self.chosen)),
+                    best=tuple(sorted(transform_move(move, transform, game) for move in self.best)),
                 )
         return list(seen.values())
 

@@ -51,7 +51,7 @@ class ApiError(Exception):
 
 
 @dataclass
-class _Tally:
+class _TraceCollector:
     """Collects a traced search: every node's fields, and the visit order as signed ids
     (+id on entering a node, -id on leaving it)."""
 
@@ -256,7 +256,7 @@ class Service:
         name = _text(algorithm, "algorithm")
         board = self._board(text, first)
         traced = trace in ("1", "true", "yes")
-        tally = _Tally({}, []) if traced else None
+        tally = _TraceCollector({}, []) if traced else None
         limit = TRACE_NODE_LIMIT if traced else SEARCH_NODE_LIMIT
         try:
             report = run_search(name, board.stored_cells, game=self.game, tracer=tally, node_limit=limit)

@@ -26,7 +26,7 @@ def serve(
 
     import uvicorn
 
-    from server.app import create_app
+    from cli.web.app import create_app
 
     with open_db(db, game) as database:
         listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)

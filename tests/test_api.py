@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from server.app import create_app
-from server.service import TRACE_NODE_LIMIT
+from cli.web.app import create_app
+from cli.web.service import TRACE_NODE_LIMIT
 from ttt_db.database import SolutionDatabase, open_database
 from ttt_db.mnk import Game
 

@@ -28,7 +28,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 def server_url(db: SolutionDatabase) -> Iterator[str]:
     import uvicorn
 
-    from server.app import create_app
+    from cli.web.app import create_app
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))

@@ -1,5 +1,5 @@
 """The ASGI app of `ttt-db serve`: one page (static files shipped in the package) and a JSON
-API over `server.service.Service` (docs/api.md).
+API over `cli.web.service.Service` (docs/api.md).
 
 Starlette, not FastAPI: the API is six GET endpoints whose parameters the service validates
 itself, and Starlette adds the least to each request and to start-up (no pydantic), which the
@@ -23,7 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.service import ApiError, Service
+from cli.web.service import ApiError, Service
 from ttt_db.database import SolutionDatabase
 from ttt_db.errors import TttDbError
 

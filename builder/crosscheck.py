@@ -1,5 +1,5 @@
 """Hold a stored database to a fresh solve: every row, list and count must equal what the
-builder derives now. `verify` runs it beside `ttt_db.verify`'s own re-derivation."""
+builder derives now. `verify` runs it beside `ttt_db.store.verify`'s own re-derivation."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from sqlalchemy import select
 
 from builder.solver import solve_game
 from builder.write import PreparedSolution, position_rows, prepare
-from ttt_db.database import SolutionDatabase
 from ttt_db.errors import DatabaseDamagedError
-from ttt_db.mnk import Game
-from ttt_db.schema import PositionRow
-from ttt_db.verify import MAX_PROBLEMS_PER_CHECK, VerifyReport
+from ttt_db.game.definition import Game
+from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.schema import PositionRow
+from ttt_db.store.verify import MAX_PROBLEMS_PER_CHECK, VerifyReport
 
 CHECK = "every row equals a fresh solve"
 _positions = PositionRow.__table__

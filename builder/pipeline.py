@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.database import SolutionDatabase, database_exists, open_database
-from ttt_db.location import DatabaseLocation, resolve_location
-from ttt_db.mnk import DEFAULT_GAME, Game
+from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.store.database import SolutionDatabase, database_exists, open_database
+from ttt_db.store.location import DatabaseLocation, resolve_location
 
 if TYPE_CHECKING:
     from builder.solver import Progress

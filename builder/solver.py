@@ -1,7 +1,7 @@
 """Enumerate an m,n,k-game level by level and solve it by minimax, with numpy.
 
 Only canonical positions (the smallest image of each symmetry class, as an integer key: see
-`ttt_db.mnk.Game.key`) are generated and solved; the game tree is never materialised. Each
+`ttt_db.game.definition.Game.key`) are generated and solved; the game tree is never materialised. Each
 level holds its positions in ascending key order, with the edges out of its positions in play:
 one per (position, empty cell), parent by parent, cells ascending, each pointing at the
 canonical child in the next level. Counts over all orientations follow from each class's
@@ -22,8 +22,8 @@ from math import factorial
 import numpy as np
 import numpy.typing as npt
 
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.rules import final_score
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import final_score
 
 Progress = Callable[[str, int, int], None]
 """Called as progress(stage, done, total) while a stage runs."""

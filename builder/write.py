@@ -18,14 +18,14 @@ from sqlalchemy import Connection, delete, insert, inspect, select
 
 from builder.solver import DRAW, PLAYING, STATUS_NAMES, Progress, Solution, level_moves, node_lists
 from ttt_db import __version__
-from ttt_db.database import make_engine
-from ttt_db.digest import ContentDigest, content_digest
 from ttt_db.errors import DatabaseError
-from ttt_db.location import DatabaseLocation
-from ttt_db.mnk import Game
-from ttt_db.rules import mover_at, value_for_mover
-from ttt_db.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
-from ttt_db.tables import POSITION_COLUMNS
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import mover_at, value_for_mover
+from ttt_db.store.database import make_engine
+from ttt_db.store.digest import ContentDigest, content_digest
+from ttt_db.store.location import DatabaseLocation
+from ttt_db.store.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
+from ttt_db.store.tables import POSITION_COLUMNS
 
 _VALUE_NAMES = {1: "win", 0: "draw", -1: "loss"}
 _CHUNK_ROWS = 20_000  # rows per INSERT batch: memory stays flat on 4x4
@@ -36,7 +36,7 @@ def rules_of(game: Game) -> dict[str, Any]:
 
 
 def level_rows(solution: Solution, depth: int) -> Iterator[tuple[Any, ...]]:
-    """The rows of one level in table column order (see `ttt_db.schema.PositionRow`)."""
+    """The rows of one level in table column order (see `ttt_db.store.schema.PositionRow`)."""
     game = solution.game
     level = solution.levels[depth]
     following = solution.levels[depth + 1] if depth + 1 < len(solution.levels) else None
@@ -103,7 +103,7 @@ def prepare(solution: Solution, started: float | None = None) -> PreparedSolutio
 
 
 def solution_digest(prepared: PreparedSolution) -> str:
-    """SHA-256 of everything the build derives (`ttt_db.digest`), as `verify` recomputes it."""
+    """SHA-256 of everything the build derives (`ttt_db.store.digest`), as `verify` recomputes it."""
     return content_digest(position_rows(prepared.solution), prepared.node_lists, prepared.depth_columns)
 
 

@@ -30,10 +30,10 @@ from cli.common import (
     print_json,
     stage_progress,
 )
-from ttt_db.mnk import TICTACTOE
+from ttt_db.game.definition import TICTACTOE
 
 if TYPE_CHECKING:
-    from ttt_db.position import Position
+    from ttt_db.store.position import Position
 
 app = typer.Typer(
     name="ttt-db",
@@ -177,7 +177,7 @@ def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOptio
     fresh solve; exit 1 on any mismatch or damage."""
     from builder.crosscheck import compare_with_fresh_solve
     from cli.render import plural
-    from ttt_db.verify import verify_database
+    from ttt_db.store.verify import verify_database
 
     with open_db(db, game) as database:
         report = verify_database(database)
@@ -208,7 +208,7 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Every position (o moved first) as one record: JSON lines or CSV."""
-    from ttt_db.export import write_csv, write_jsonl
+    from ttt_db.store.export import write_csv, write_jsonl
 
     writer = write_csv if format is ExportFormat.csv else write_jsonl
     with open_db(db, game) as database:
@@ -230,10 +230,10 @@ def export(
 
 
 def _register_other_commands() -> None:
-    from cli import checks, games, searches, serve
+    from cli import checks, playing, searches, serve
 
     checks.register(app)
-    games.register(app)
+    playing.register(app)
     searches.register(app)
     serve.register(app)
 

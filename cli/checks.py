@@ -22,19 +22,19 @@ from cli.common import (
     progress_bar,
 )
 from cli.render import describe_analyses, describe_move, describe_moves, indented_diagram, plural
-from ttt_db.mnk import DEFAULT_GAME, Game
-from ttt_db.rules import side_to_move
+from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.game.rules import side_to_move
 
 if TYPE_CHECKING:
-    from ttt_db.ais import NamedAI
-    from ttt_db.check_report import CheckReport, Mistake
-    from ttt_db.checks import Counterexample, StrongFailure, StrongResult, WeakSideResult
-    from ttt_db.database import SolutionDatabase
+    from ttt_db.ais.registry import NamedAI
+    from ttt_db.checks.report import CheckReport, Mistake
+    from ttt_db.checks.solved import Counterexample, StrongFailure, StrongResult, WeakSideResult
+    from ttt_db.store.database import SolutionDatabase
 
 
 def ais(as_json: JsonOption = False) -> None:
     """The built-in AIs, one line each. Any `package.module:function` works too."""
-    from ttt_db.ais import BUILTIN_AIS
+    from ttt_db.ais.registry import BUILTIN_AIS
 
     if as_json:
         print_json([{"name": ai.name, "summary": ai.summary, "symmetric": ai.symmetric} for ai in BUILTIN_AIS])
@@ -136,7 +136,7 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: G
 def _counting_calls(named: NamedAI, quiet: bool, timeout: float | None) -> Iterator[NamedAI]:
     """The AI with each call counted on a progress bar (seen only when a slow AI makes the
     checks take longer than a second) and, with `timeout`, each answer limited in time."""
-    from ttt_db.checks import answer_within
+    from ttt_db.ais.calling import answer_within
 
     with progress_bar(None, f"asking {named.name}", "board", quiet=quiet) as bar:
         play, update = named.play if timeout is None else answer_within(named.play, timeout), bar.update
@@ -149,8 +149,8 @@ def _counting_calls(named: NamedAI, quiet: bool, timeout: float | None) -> Itera
 
 
 def _check_all(database: SolutionDatabase, weak: bool, strong: bool, as_json: bool, quiet: bool) -> None:
-    from ttt_db.ais import DEFAULT_INSTANCES, load_ai
-    from ttt_db.check_report import run_checks
+    from ttt_db.ais.registry import DEFAULT_INSTANCES, load_ai
+    from ttt_db.checks.report import run_checks
     from ttt_db.errors import UnknownAIError
 
     reports = []
@@ -217,8 +217,8 @@ def check(
     A user AI (package.module:function) is imported and run: only check code you trust. What it
     prints goes to stderr, so --json output stays one document.
     Exit 0 when every requested check passes, 1 when one fails, 2 for an unknown AI."""
-    from ttt_db.ais import load_ai
-    from ttt_db.check_report import run_checks
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
 
     _refuse_conflicts(ai, all_ais, weak, strong, canonical, shortest)
     both = not weak and not strong

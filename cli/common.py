@@ -18,8 +18,8 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ttt_db.errors import ImpossibleBoardError, InputError, TttDbError
-from ttt_db.mnk import TICTACTOE, Game, game_from_name
-from ttt_db.rules import Mark
+from ttt_db.game.definition import TICTACTOE, Game, game_from_name
+from ttt_db.game.rules import Mark
 
 try:  # Typer 0.28 ships its own copy of Click
     from typer._click import exceptions as click_exceptions
@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - older Typer depends on Click itself
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from ttt_db.database import SolutionDatabase
+    from ttt_db.store.database import SolutionDatabase
 
 EXIT_NO = 1
 EXIT_USAGE = 2

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.mnk import TICTACTOE, Game
+from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
-    from ttt_db.position import MoveAnalysis, Position
+    from ttt_db.store.position import MoveAnalysis, Position
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:

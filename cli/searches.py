@@ -21,12 +21,12 @@ from cli.common import (
     print_json,
 )
 from cli.render import describe_moves, plural
-from ttt_db.mnk import DEFAULT_GAME, Game
+from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
-    from ttt_db.rules import Mark
-    from ttt_db.search_stats import Agreement, SearchReport
-    from ttt_db.trace import TraceCheck
+    from ttt_db.game.rules import Mark
+    from ttt_db.search.algorithms import Agreement, SearchReport
+    from ttt_db.search.trace import TraceCheck
 
 SCALES = {
     "wdl": "win/draw/loss: 1, 0, -1 from the first player's side",
@@ -74,7 +74,7 @@ def compare_lines(rows: list[tuple[SearchReport, Agreement]]) -> list[str]:
 def _split(items: list[str], compare: bool, all_algorithms: bool, game: Game) -> tuple[list[str], str]:
     """(algorithms, board) from the positional words: the board, when given, comes last."""
     from ttt_db.errors import UnknownAlgorithmError
-    from ttt_db.search_stats import ALL_ALGORITHMS, parse_algorithm
+    from ttt_db.search.algorithms import ALL_ALGORITHMS, parse_algorithm
 
     def is_algorithm(word: str) -> bool:
         try:
@@ -126,8 +126,8 @@ def search(
 
     Plain minimax from the empty 3x3 board examines the whole game tree: 549,946 nodes; on 4x4
     the searches without a table take hours from the empty board (give a fuller board)."""
-    from ttt_db.board import Board
-    from ttt_db.search_stats import agreement, run_search
+    from ttt_db.game.board import Board
+    from ttt_db.search.algorithms import agreement, run_search
 
     algorithms, board_text = _split(list(items or []), compare, all_algorithms, game)
     if trace is not None and len(algorithms) > 1:
@@ -156,8 +156,8 @@ def search(
 
 def _traced(algorithm: str, board: str, path: Path, game: Game) -> SearchReport:
     """The search, written to `path` as a trace (boards and scores with o first, as searched)."""
-    from ttt_db.search_stats import parse_algorithm, run_search
-    from ttt_db.trace import TraceWriter
+    from ttt_db.search.algorithms import parse_algorithm, run_search
+    from ttt_db.search.trace import TraceWriter
 
     spec, _ = parse_algorithm(algorithm, game)
     scale = spec.scale if spec is not None else "plies"
@@ -183,7 +183,7 @@ def check_trace(
     Exit 0 when every node holds, 1 when any fails, 2 for a malformed trace."""
     import sys
 
-    from ttt_db.trace import check_trace as check
+    from ttt_db.search.trace import check_trace as check
 
     with open_db(db, game) as database:
         asked = 0

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from cli.common import DbOption, GameOption, fail, open_db
-from ttt_db.mnk import DEFAULT_GAME
+from ttt_db.game.definition import DEFAULT_GAME
 
 
 def serve(

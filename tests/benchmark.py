@@ -118,7 +118,7 @@ def game_commands(game: str, workdir: Path, runs: int) -> list[Measurement]:
     db = workdir / f"{game}.sqlite"
     where = ["--game", game, "--db", str(db)]
     seconds, peak = timed_with_peak_memory(command("build", "--quiet", *where))
-    from ttt_db.mnk import Game
+    from ttt_db.game.definition import Game
 
     board = SAMPLE_BOARDS.get(game) or Game.parse(game).empty_board
     best = median_seconds(lambda: run_command(command("best-moves", board, *where)), runs)
@@ -190,7 +190,7 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
     import random
     import statistics as stats
 
-    from ttt_db.database import open_database
+    from ttt_db.store.database import open_database
 
     with open_database(db) as database:
         boards = [position.board for position in database.all_positions()]
@@ -249,11 +249,11 @@ def _first_load(url: str, runs: int) -> tuple[float, float] | None:
 
 
 def in_process(db_path: Path, runs: int) -> list[Measurement]:
-    from ttt_db.ais import load_ai
-    from ttt_db.check_report import run_checks
-    from ttt_db.checks import check_strong, check_weak
-    from ttt_db.database import open_database
-    from ttt_db.match import run_match
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
+    from ttt_db.checks.solved import check_strong, check_weak
+    from ttt_db.play.match import run_match
+    from ttt_db.store.database import open_database
 
     measurements = []
     with open_database(db_path) as db:

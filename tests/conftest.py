@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from builder import build_database
-from ttt_db.database import SolutionDatabase, open_database
+from ttt_db.store.database import SolutionDatabase, open_database
 
 
 @pytest.fixture(scope="session")

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from ttt_db.ai_rules import ai14s, board_score
-from ttt_db.ais import BUILTIN_AIS, ai1s, ai2s, load_ai
-from ttt_db.database import SolutionDatabase, open_database
+from ttt_db.ais.registry import BUILTIN_AIS, ai1s, ai2s, load_ai
+from ttt_db.ais.rule_based import ai14s
+from ttt_db.ais.searching import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
 from ttt_db.errors import UnknownAIError
-from ttt_db.position import Position
-from ttt_db.search import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
+from ttt_db.search.evaluation import board_score
+from ttt_db.store.database import SolutionDatabase, open_database
+from ttt_db.store.position import Position
 
 
 def test_ai1s_and_ai2s() -> None:
@@ -121,9 +122,9 @@ def test_registry_names_and_lookups(db: SolutionDatabase) -> None:
 
 
 def test_perfect_on_a_large_game_reads_rows_until_the_table_is_read(db_path, monkeypatch) -> None:
-    import ttt_db.database
+    import ttt_db.store.database
 
-    monkeypatch.setattr(ttt_db.database, "_SMALL_TABLE_ROWS", 0)  # as on 4x4: 1.1 million rows in play
+    monkeypatch.setattr(ttt_db.store.database, "_SMALL_TABLE_ROWS", 0)  # as on 4x4: 1.1 million rows in play
     with open_database(db_path) as fresh:
         perfect = load_ai("perfect-shortest", lambda: fresh).play
         boards = ["ox.......", "......o.x", "oxo.x...."]

@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 
 from cli.web.app import create_app
 from cli.web.service import TRACE_NODE_LIMIT
-from ttt_db.database import SolutionDatabase, open_database
-from ttt_db.mnk import Game
+from ttt_db.game.definition import Game
+from ttt_db.store.database import SolutionDatabase, open_database
 
 
 @pytest.fixture(scope="module")

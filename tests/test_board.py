@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cli.render import diagram
-from ttt_db.board import Board, impossibility, normalize_cells, parse_move
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
-from ttt_db.rules import move_name
+from ttt_db.game.board import Board, impossibility, normalize_cells, parse_move
+from ttt_db.game.rules import move_name
 
 
 @pytest.mark.parametrize(

@@ -65,7 +65,7 @@ def test_database_file_within_budget(db_path: Path) -> None:
 
 
 def test_the_readers_column_list_is_the_models() -> None:
-    from ttt_db.schema import PositionRow
-    from ttt_db.tables import POSITION_COLUMNS
+    from ttt_db.store.schema import PositionRow
+    from ttt_db.store.tables import POSITION_COLUMNS
 
     assert tuple(column.name for column in PositionRow.__table__.columns) == POSITION_COLUMNS

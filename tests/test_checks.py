@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ttt_db.ais import load_ai
-from ttt_db.check_report import run_checks
-from ttt_db.checks import check_strong, check_weak, replay
-from ttt_db.database import SolutionDatabase
-from ttt_db.rules import status
+from ttt_db.ais.registry import load_ai
+from ttt_db.checks.report import run_checks
+from ttt_db.checks.solved import check_strong, check_weak, replay
+from ttt_db.game.rules import status
+from ttt_db.store.database import SolutionDatabase
 
 
 def _report(name: str, db: SolutionDatabase, **options: bool):
@@ -193,10 +193,10 @@ def test_check_command_bad_input(run) -> None:
 
 
 def test_check_all(run, monkeypatch) -> None:
-    from ttt_db.ais import DEFAULT_INSTANCES
+    from ttt_db.ais.registry import DEFAULT_INSTANCES
 
     # iddfs@0.01's answers depend on the machine's speed (a wall-clock limit per move): left out here
-    monkeypatch.setattr("ttt_db.ais.DEFAULT_INSTANCES", tuple(n for n in DEFAULT_INSTANCES if n != "iddfs@0.01"))
+    monkeypatch.setattr("ttt_db.ais.registry.DEFAULT_INSTANCES", tuple(n for n in DEFAULT_INSTANCES if n != "iddfs@0.01"))
     result = run("check", "--all", "--json")
     assert result.exit_code == 0
     rows = {r["ai"]: (r["weak"]["o"]["solved"], r["weak"]["x"]["solved"], r["strong"]["correct"])

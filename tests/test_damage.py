@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from builder.write import remove_stale_temporaries
-from ttt_db.database import open_database
+from ttt_db.store.database import open_database
 
 REBUILD = "rebuild it with `ttt-db build --force`"
 

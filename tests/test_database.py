@@ -9,7 +9,6 @@ import pytest
 
 from builder import build_database, open_or_build
 from ttt_db import Board
-from ttt_db.database import SolutionDatabase, open_database
 from ttt_db.errors import (
     DatabaseError,
     DatabaseMissingError,
@@ -17,7 +16,8 @@ from ttt_db.errors import (
     InvalidBoardError,
     PositionNotFoundError,
 )
-from ttt_db.location import resolve_location
+from ttt_db.store.database import SolutionDatabase, open_database
+from ttt_db.store.location import resolve_location
 
 
 def test_lookup_accepts_every_notation_and_board_objects(db: SolutionDatabase) -> None:
@@ -137,7 +137,7 @@ def test_reading_a_local_file_does_not_import_sqlalchemy(db_path: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from ttt_db.database import open_database; "
+    code = ("import sys; from ttt_db.store.database import open_database; "
             f"db = open_database({str(db_path)!r}); print(db.lookup('ox..x....').best_moves, "
             "'sqlalchemy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -7,9 +7,9 @@ from functools import cache
 
 import pytest
 
-from ttt_db.ai_rules import ai14s
-from ttt_db.checks import check_strong
-from ttt_db.database import SolutionDatabase
+from ttt_db.ais.rule_based import ai14s
+from ttt_db.checks.solved import check_strong
+from ttt_db.store.database import SolutionDatabase
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -97,7 +97,7 @@ def test_ai14s_strong_failures_are_the_ones_the_test_finds(db: SolutionDatabase)
 
 @pytest.mark.parametrize("board", ["o........", "....o....", ".o.......", "ox..x...."])
 def test_symmetric_images_have_the_same_value(db: SolutionDatabase, board: str) -> None:
-    from ttt_db.symmetry import symmetric_images
+    from ttt_db.game.symmetry import symmetric_images
 
     values = {(db.lookup(image).score, db.lookup(image).remoteness) for image in symmetric_images(board)}
     assert len(values) == 1

@@ -7,7 +7,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from ttt_db import figures
+from ttt_db.store import published as figures
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

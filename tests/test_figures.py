@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from ttt_db.database import SolutionDatabase
-from ttt_db.position import Position
-from ttt_db.schema import SCHEMA_VERSION
+from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.position import Position
+from ttt_db.store.schema import SCHEMA_VERSION
 
 TREE_NODES_BY_DEPTH = [1, 9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
 POSITIONS_BY_DEPTH = [1, 9, 72, 252, 756, 1260, 1520, 1140, 390, 78]

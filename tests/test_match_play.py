@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from ttt_db.ais import ai2s, load_ai
-from ttt_db.checks import AIMisbehaved
-from ttt_db.database import SolutionDatabase
-from ttt_db.match import play_game, run_match
-from ttt_db.playthrough import Playthrough
+from ttt_db.ais.registry import ai2s, load_ai
+from ttt_db.errors import AIMisbehaved
+from ttt_db.play.match import play_game, run_match
+from ttt_db.play.playthrough import Playthrough
+from ttt_db.store.database import SolutionDatabase
 
 ODDS = {"o": 737 / 1260, "x": 363 / 1260, "draw": 160 / 1260}
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ttt_db.board import Board, parse_move
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
+from ttt_db.game.board import Board, parse_move
 
 
 def _one_error_line(result, exit_code: int = 2) -> str:
@@ -145,7 +145,7 @@ def test_usage_errors_are_one_line(run, args: list[str], message: str) -> None:
 
 
 def test_check_all_weak_has_no_strong_column(run, monkeypatch) -> None:
-    monkeypatch.setattr("ttt_db.ais.DEFAULT_INSTANCES", ("ai1s", "ai14s"))  # the full table is test_checks'
+    monkeypatch.setattr("ttt_db.ais.registry.DEFAULT_INSTANCES", ("ai1s", "ai14s"))  # the full table is test_checks'
     assert run("check", "--all", "--weak").stdout.splitlines() == [
         f"{'ai':<20} {'weak as o':>10} {'weak as x':>10}",
         f"{'ai1s':<20} {'LOSES':>10} {'LOSES':>10}",
@@ -278,8 +278,8 @@ def test_strong_failure_json_adds_values(run) -> None:
 
 
 def test_failures_come_shallowest_first(db) -> None:
-    from ttt_db.ais import load_ai
-    from ttt_db.check_report import run_checks
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
 
     failures = run_checks(load_ai("ai1s"), db, weak=False).strong.failures  # type: ignore[union-attr]
     depths = [9 - f.board.count(".") for f in failures]
@@ -352,7 +352,7 @@ def test_ctrl_c_in_play_exits_130_without_a_traceback(run, monkeypatch) -> None:
 
 
 def test_undo_turn_takes_back_to_the_players_turn() -> None:
-    from ttt_db.playthrough import Playthrough
+    from ttt_db.play.playthrough import Playthrough
 
     game = Playthrough()
     for move in (4, 0, 8):

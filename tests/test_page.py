@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ttt_db.database import SolutionDatabase
+from ttt_db.store.database import SolutionDatabase
 
 CHROMIUM = os.environ.get("TTT_DB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: apt-get install chromium (CI does)")

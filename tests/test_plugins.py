@@ -104,7 +104,7 @@ def test_what_an_ai_prints_goes_to_stderr(run, hostile: Path) -> None:
 
 @pytest.mark.parametrize("function", ["blank_doc", "odd_doc"])
 def test_any_docstring_is_fine(run, hostile: Path, function: str) -> None:
-    from ttt_db.ais import load_ai
+    from ttt_db.ais.registry import load_ai
 
     assert load_ai(f"hostile_bots:{function}").summary == "user AI"
     assert run("check", f"hostile_bots:{function}", "--weak").exit_code == 1
@@ -135,7 +135,7 @@ def test_a_library_bug_is_exit_3_with_one_line(run, monkeypatch) -> None:
     def broken(*args: object, **kwargs: object) -> object:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr("ttt_db.database.SolutionDatabase.lookup", broken)
+    monkeypatch.setattr("ttt_db.store.database.SolutionDatabase.lookup", broken)
     result = run("best-moves", "ox..x....")
     assert result.exit_code == 3
     assert result.stderr == ("error: internal error, a bug in ttt-db: ZeroDivisionError: division by zero "
@@ -147,7 +147,7 @@ def test_a_library_bug_is_exit_3_with_one_line(run, monkeypatch) -> None:
 
 
 def test_a_value_error_from_a_bug_is_not_called_bad_input(run, monkeypatch) -> None:
-    monkeypatch.setattr("ttt_db.database.SolutionDatabase.lookup",
+    monkeypatch.setattr("ttt_db.store.database.SolutionDatabase.lookup",
                         lambda *a, **k: int("not a number"))
     assert run("show", "ox..x....").exit_code == 3
 

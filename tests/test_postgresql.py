@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from builder import build_database
-from ttt_db.database import open_database
 from ttt_db.errors import DatabaseError
+from ttt_db.store.database import open_database
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import json
 import pytest
 from test_derived import tree_nodes_below
 
-from ttt_db.search import AlphaBeta, DepthLimited, Minimax
-from ttt_db.search_stats import agreement, run_search
-from ttt_db.symmetry import symmetric_images
+from ttt_db.ais.searching import AlphaBeta, DepthLimited, Minimax
+from ttt_db.game.symmetry import symmetric_images
+from ttt_db.search.algorithms import agreement, run_search
 
 
 def test_plain_minimax_from_the_empty_board_examines_the_whole_tree() -> None:

@@ -6,11 +6,8 @@ import itertools
 
 import pytest
 
-from ttt_db.database import SolutionDatabase
-from ttt_db.position import Position
-from ttt_db.symmetry import (
-    INVERSES,
-    TRANSFORMS,
+from ttt_db.game.definition import TICTACTOE
+from ttt_db.game.symmetry import (
     canonical_board,
     canonical_transform,
     symmetric_images,
@@ -18,19 +15,21 @@ from ttt_db.symmetry import (
     transform_move,
     untransform_move,
 )
+from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.position import Position
 
 
 def test_eight_distinct_permutations_closed_under_composition() -> None:
-    assert len(set(TRANSFORMS)) == 8
-    assert all(sorted(t) == list(range(9)) for t in TRANSFORMS)
-    for a, b in itertools.product(TRANSFORMS, repeat=2):
-        assert tuple(a[b[i]] for i in range(9)) in TRANSFORMS
+    assert len(set(TICTACTOE.transforms)) == 8
+    assert all(sorted(t) == list(range(9)) for t in TICTACTOE.transforms)
+    for a, b in itertools.product(TICTACTOE.transforms, repeat=2):
+        assert tuple(a[b[i]] for i in range(9)) in TICTACTOE.transforms
     assert transform_board("o........", 1) == "..o......"  # a quarter turn clockwise
 
 
 @pytest.mark.parametrize("t", range(8))
 def test_inverses(t: int) -> None:
-    assert all(INVERSES[t][TRANSFORMS[t][i]] == i for i in range(9))
+    assert all(TICTACTOE.inverses[t][TICTACTOE.transforms[t][i]] == i for i in range(9))
     for move in range(9):
         assert untransform_move(transform_move(move, t), t) == move
         board = "." * move + "o" + "." * (8 - move)

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ttt_db.database import open_database
+from ttt_db.store.database import open_database
 
 
 def _spellings(boards: list[str], rng: random.Random, count: int) -> list[str]:

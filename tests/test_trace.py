@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from test_derived import solve
 
-from ttt_db.search_stats import run_search
-from ttt_db.trace import TraceWriter, check_trace
+from ttt_db.search.algorithms import run_search
+from ttt_db.search.trace import TraceWriter, check_trace
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from ttt_db.database import SolutionDatabase, open_database
-from ttt_db.export import read_csv, read_jsonl, write_csv, write_jsonl
-from ttt_db.symmetry import symmetric_images
-from ttt_db.verify import verify_database
+from ttt_db.game.symmetry import symmetric_images
+from ttt_db.store.database import SolutionDatabase, open_database
+from ttt_db.store.export import read_csv, read_jsonl, write_csv, write_jsonl
+from ttt_db.store.verify import verify_database
 
 
 def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:

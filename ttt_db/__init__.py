@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.board import Board, parse_move
 from ttt_db.errors import (
     DatabaseError,
     DatabaseMissingError,
@@ -19,12 +18,13 @@ from ttt_db.errors import (
     TttDbError,
     UnknownAIError,
 )
-from ttt_db.location import DatabaseLocation, resolve_location
-from ttt_db.mnk import Game
-from ttt_db.symmetry import canonical_board
+from ttt_db.game.board import Board, parse_move
+from ttt_db.game.definition import Game
+from ttt_db.game.symmetry import canonical_board
+from ttt_db.store.location import DatabaseLocation, resolve_location
 
 if TYPE_CHECKING:
-    from ttt_db.database import SolutionDatabase, open_database
+    from ttt_db.store.database import SolutionDatabase, open_database
 
 __version__ = "0.1.0"
 

@@ -1,4 +1,19 @@
-"""Exceptions raised by the library. Every message quotes the input that caused it."""
+"""Every exception the library raises, in one tree. Every message quotes the input that caused it.
+
+    TttDbError
+    ├── InputError (also a ValueError): text from the user that cannot be used
+    │   ├── InvalidBoardError ── ImpossibleBoardError
+    │   ├── InvalidMoveError, UnknownGameError, UnknownAIError, UnknownAlgorithmError
+    │   └── TraceFormatError: a search trace that does not follow docs/trace.md
+    ├── WorkLimitError: more work than the caller allows
+    ├── AIMisbehaved: an AI's answer that is not a usable set of moves
+    ├── SearchTimeout: a search's deadline passed (iterative deepening abandons the iteration)
+    └── DatabaseError: missing, unreadable, of another schema version
+        ├── DatabaseMissingError, ReadFailedError
+        └── DatabaseDamagedError ── PositionNotFoundError
+
+The command line turns every TttDbError into one `error: ...` line and exit 2.
+"""
 
 from __future__ import annotations
 
@@ -48,6 +63,10 @@ class DatabaseMissingError(DatabaseError):
     """No database exists at the location; `ttt-db build` creates it."""
 
 
+class ReadFailedError(DatabaseError):
+    """The engine refused a query: not a database, a missing table, a locked file."""
+
+
 class DatabaseDamagedError(DatabaseError):
     """Stored content that cannot be right: a row that fails to decode or breaks the rules, a
     missing row or meta entry, a row that is not the board asked for."""
@@ -70,17 +89,17 @@ class PositionNotFoundError(DatabaseDamagedError, KeyError):
         return DatabaseDamagedError.__str__(self)
 
 
-class UnknownAIError(TttDbError, ValueError):
+class UnknownAIError(InputError):
     """An AI name that is neither built in nor a loadable `module:function`."""
 
     def __init__(self, spec: str, reason: str, suggestions: tuple[str, ...] = ()) -> None:
         self.spec = spec
-        self.reason = reason
         self.suggestions = suggestions
+        super().__init__(spec, reason)
         message = f"unknown AI {spec!r}: {reason}"
         if suggestions:
             message += f" (did you mean {', '.join(suggestions)}?)"
-        super().__init__(message)
+        self.args = (message,)
 
 
 class UnknownAlgorithmError(InputError):
@@ -95,5 +114,29 @@ class UnknownGameError(InputError):
     what = "game"
 
 
-class WorkLimitError(TttDbError, ValueError):
+class TraceFormatError(InputError):
+    """A trace that does not follow the format; names the record (line) and what is wrong."""
+
+    def __init__(self, record: int, reason: str) -> None:
+        self.record = record
+        super().__init__(f"record {record}", reason)
+        self.args = (f"malformed trace, record {record}: {reason}",)
+
+
+class WorkLimitError(TttDbError):
     """A request for more work than the caller allows (a search past its node limit, ...)."""
+
+
+class SearchTimeout(TttDbError):
+    """Raised inside a search when its deadline passes, abandoning that iteration."""
+
+
+class AIMisbehaved(TttDbError):
+    """The AI's answer at `board` is not a usable set of moves. `where` is the `path:line` of
+    the last frame outside ttt-db when the AI raised."""
+
+    def __init__(self, board: str, reason: str, where: str | None = None) -> None:
+        self.board = board
+        self.reason = reason
+        self.where = where
+        super().__init__(f"at {board!r}: {reason}" + (f" (at {where})" if where else ""))

@@ -24,8 +24,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cli.web.service import ApiError, Service
-from ttt_db.database import SolutionDatabase
 from ttt_db.errors import TttDbError
+from ttt_db.store.database import SolutionDatabase
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 MAX_QUERY_BYTES: Final = 1024

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from math import perm
 from typing import Any, Final
 
-from ttt_db.ais import BUILTIN_AIS, DEFAULT_INSTANCES, NamedAI, load_ai
-from ttt_db.board import Board
-from ttt_db.check_report import CheckReport, run_checks
-from ttt_db.checks import AIMisbehaved, candidate_moves
-from ttt_db.database import SolutionDatabase
-from ttt_db.errors import InputError, UnknownAIError, WorkLimitError
-from ttt_db.mnk import Game
-from ttt_db.rules import Mark
-from ttt_db.search_stats import ALL_ALGORITHMS, FULL_SEARCHES, agreement, run_search
+from ttt_db.ais.calling import candidate_moves
+from ttt_db.ais.registry import BUILTIN_AIS, DEFAULT_INSTANCES, NamedAI, load_ai
+from ttt_db.checks.report import CheckReport, run_checks
+from ttt_db.errors import AIMisbehaved, InputError, UnknownAIError, WorkLimitError
+from ttt_db.game.board import Board
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import Mark
+from ttt_db.search.algorithms import ALL_ALGORITHMS, FULL_SEARCHES, agreement, run_search
+from ttt_db.store.database import SolutionDatabase
 
 MAX_TEXT: Final = 64
 """The longest board, AI or algorithm name a request may carry (a 4x4 board with `/` is 19)."""

@@ -1,36 +1,20 @@
 """The rules of the m,n,k-games on plain strings (`o`, `x`, `.`), for the hot paths.
 
 These functions assume a well-formed board of `game` (tic-tac-toe unless given);
-`ttt_db.board.Board` is the validating type. The 3x3 constants (`LINES`, ...) serve ai14s.
+`ttt_db.game.board.Board` is the validating type; the game's lines and cells are its `Game`'s.
 """
 
 from __future__ import annotations
 
 from typing import Final, Literal
 
-from ttt_db.mnk import TICTACTOE, Game
+from ttt_db.game.definition import TICTACTOE, Game
 
 Mark = Literal["o", "x"]
 Status = Literal["playing", "o", "x", "draw"]
 Value = Literal["win", "draw", "loss"]
 
 EMPTY: Final = "."
-EMPTY_BOARD: Final = "........."
-CELLS: Final = range(9)
-LINES: Final[tuple[tuple[int, int, int], ...]] = (
-    (0, 1, 2), (3, 4, 5), (6, 7, 8),  # rows
-    (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
-    (0, 4, 8), (2, 4, 6),  # diagonals
-)
-LINES_THROUGH: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(n for n, line in enumerate(LINES) if cell in line) for cell in CELLS
-)
-LINE_PARTNERS: Final[tuple[tuple[tuple[int, int], ...], ...]] = tuple(
-    tuple((a, b) for line in LINES if cell in line for a, b in [[c for c in line if c != cell]])
-    for cell in CELLS
-)
-"""For each cell, the other two cells of every line through it: a move completes a line
-when the mover holds both partners."""
 _SWAP_MARKS: Final = str.maketrans("ox", "xo")
 
 

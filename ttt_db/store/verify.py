@@ -9,14 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import factorial
 
-from ttt_db import figures
-from ttt_db.database import SolutionDatabase
 from ttt_db.errors import DatabaseDamagedError
-from ttt_db.minimax_step import minimax_step
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.position import Playout, Position
-from ttt_db.rules import EMPTY, empty_cells, final_score, play, side_to_move, status
-from ttt_db.symmetry import canonical_board, symmetric_images
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import EMPTY, empty_cells, final_score, play, side_to_move, status
+from ttt_db.game.symmetry import canonical_board, symmetric_images
+from ttt_db.store import published as figures
+from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.minimax_step import minimax_step
+from ttt_db.store.position import Playout, Position
 
 MAX_PROBLEMS_PER_CHECK = 20
 

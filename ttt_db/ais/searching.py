@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from ttt_db.ai_rules import board_score
-from ttt_db.mnk import MAX_CELLS, TICTACTOE, Game
-from ttt_db.rules import EMPTY, Mark, final_score, legal_moves, other, play, side_to_move, status, winner
+from ttt_db.errors import SearchTimeout
+from ttt_db.game.definition import MAX_CELLS, TICTACTOE, Game
+from ttt_db.game.rules import EMPTY, Mark, final_score, legal_moves, other, play, side_to_move, status, winner
+from ttt_db.search.evaluation import board_score
 
 Score = int
 
@@ -129,12 +130,8 @@ def shortest_victory_range(game: Game) -> tuple[Score, Score]:
 
 def line_estimate(board: str, just_moved: Mark, game: Game = TICTACTOE) -> Score:
     """ai14s's board score for the player who just moved, generalised to K-long lines
-    (`ttt_db.ai_rules.board_score`), clamped below any proven win."""
+    (`ttt_db.search.evaluation.board_score`), clamped below any proven win."""
     return max(-ESTIMATE_LIMIT, min(ESTIMATE_LIMIT, board_score(board, just_moved, game)))
-
-
-class SearchTimeout(Exception):
-    """Raised inside a search when its deadline passes, abandoning that iteration."""
 
 
 class DepthLimited:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.rules import (
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import (
     EMPTY,
     Mark,
     Status,

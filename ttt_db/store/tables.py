@@ -1,5 +1,5 @@
 """The stored tables' names and the schema version, without SQLAlchemy: what a reader needs to
-write its SQL (`ttt_db.schema` declares the same tables as SQLAlchemy models, for the builder)."""
+write its SQL (`ttt_db.store.schema` declares the same tables as SQLAlchemy models, for the builder)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """An AI's check report against an open database (`run_checks`): the stored lists and best
-moves fed to the pure checks of `ttt_db.checks`, and the first mistake on each counterexample."""
+moves fed to the pure checks of `ttt_db.checks.solved`, and the first mistake on each counterexample."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ttt_db.ais import NamedAI
-from ttt_db.checks import (
+from ttt_db.ais.registry import NamedAI
+from ttt_db.checks.solved import (
     Counterexample,
     StrongResult,
     WeakResult,
@@ -17,10 +17,10 @@ from ttt_db.checks import (
     check_weak,
     replay,
 )
-from ttt_db.database import SolutionDatabase
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.position import MoveAnalysis, analyses_of
-from ttt_db.rules import mover_at
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import mover_at
+from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.position import MoveAnalysis, analyses_of
 
 
 @dataclass(frozen=True, slots=True)

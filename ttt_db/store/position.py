@@ -7,11 +7,11 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from ttt_db import stored
 from ttt_db.errors import DatabaseDamagedError
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.rules import EMPTY, Mark, Status, Value, move_name, mover_at, other, swap_marks
-from ttt_db.symmetry import canonical_board
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import EMPTY, Mark, Status, Value, move_name, mover_at, other, swap_marks
+from ttt_db.game.symmetry import canonical_board
+from ttt_db.store import decode as stored
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ttt_db.rules import Mark, value_for_mover
+from ttt_db.game.rules import Mark, value_for_mover
 
 
 class Solved(Protocol):

@@ -1,21 +1,15 @@
 """The symmetries of a game's board as index permutations, each with its inverse: 8 for a
-square board, 4 for a rectangle (`ttt_db.mnk.Game.transforms`).
+square board, 4 for a rectangle (`ttt_db.game.definition.Game.transforms`).
 
 A transform `t` maps a board to its image with `image[i] == board[transforms[t][i]]`.
 A move `m` on the board lands on `inverses[t][m]` in the image, and a move `c` on the image
 is `transforms[t][c]` on the board: that is how a move found on a canonical board is mapped
-back to the user's board. `TRANSFORMS` and `INVERSES` are tic-tac-toe's.
+back to the user's board.
 """
 
 from __future__ import annotations
 
-from typing import Final
-
-from ttt_db.mnk import TICTACTOE, Game
-
-IDENTITY: Final = TICTACTOE.transforms[0]
-TRANSFORMS: Final[tuple[tuple[int, ...], ...]] = TICTACTOE.transforms
-INVERSES: Final[tuple[tuple[int, ...], ...]] = TICTACTOE.inverses
+from ttt_db.game.definition import TICTACTOE, Game
 
 
 def transform_board(cells: str, transform: int, game: Game = TICTACTOE) -> str:

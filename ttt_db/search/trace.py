@@ -19,24 +19,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from ttt_db.errors import InputError, TttDbError
-from ttt_db.mnk import DEFAULT_GAME, Game
-from ttt_db.rules import Mark
+from ttt_db.errors import InputError, TraceFormatError
+from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.game.rules import Mark
 
 FORMAT: Final = "ttt-db-trace"
 VERSION: Final = 1
 SCALES: Final = ("wdl", "shortest", "plies")
 WIN_SCORE: Final = 1000  # the `plies` scale: a win p plies below the root scores 1000 - p
 MAX_VIOLATIONS_KEPT = 100
-
-
-class TraceFormatError(TttDbError, ValueError):
-    """A trace that does not follow the format; names the record (line) and what is wrong."""
-
-    def __init__(self, record: int, reason: str) -> None:
-        self.record = record
-        self.reason = reason
-        super().__init__(f"malformed trace, record {record}: {reason}")
 
 
 class TraceWriter:

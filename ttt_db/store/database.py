@@ -5,7 +5,7 @@
         db.get("xxx......")                    # None instead of raising
 
 Only canonical positions are stored, one row per symmetry class keyed by the board's integer
-key (`ttt_db.mnk.Game.key`); any other orientation is answered by transforming the row of its
+key (`ttt_db.game.definition.Game.key`); any other orientation is answered by transforming the row of its
 canonical image. Rows are read by primary key and cached, so a warm handle answers from memory;
 `load_all()` reads every row in one query for work that touches every class.
 """
@@ -20,9 +20,6 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from ttt_db import stored
-from ttt_db.board import Board
-from ttt_db.digest import content_digest
 from ttt_db.errors import (
     DatabaseDamagedError,
     DatabaseError,
@@ -30,14 +27,18 @@ from ttt_db.errors import (
     ImpossibleBoardError,
     InputError,
     PositionNotFoundError,
+    ReadFailedError,
 )
-from ttt_db.location import DatabaseLocation, resolve_location
-from ttt_db.mnk import DEFAULT_GAME, Game, boards_of_keys
-from ttt_db.position import MoveAnalysis, Position
-from ttt_db.reader import EngineReader, Reader, ReadFailedError, SqliteFileReader, in_list
-from ttt_db.rules import Mark, Value
-from ttt_db.symmetry import canonical_transform
-from ttt_db.tables import DEPTH_COUNTS, META, NODE_LISTS, POSITION_COLUMNS, POSITIONS, SCHEMA_VERSION
+from ttt_db.game.board import Board
+from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
+from ttt_db.game.rules import Mark, Value
+from ttt_db.game.symmetry import canonical_transform
+from ttt_db.store import decode as stored
+from ttt_db.store.digest import content_digest
+from ttt_db.store.location import DatabaseLocation, resolve_location
+from ttt_db.store.position import MoveAnalysis, Position
+from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader, in_list
+from ttt_db.store.tables import DEPTH_COUNTS, META, NODE_LISTS, POSITION_COLUMNS, POSITIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -116,7 +117,7 @@ class SolutionDatabase:
 
     Safe to share between threads: every query takes its own pooled connection, and the caches
     only ever gain entries that are equal whichever thread adds them. Everything read from the
-    file is checked as it is decoded (`ttt_db.stored`); damage raises `DatabaseDamagedError`.
+    file is checked as it is decoded (`ttt_db.store.decode`); damage raises `DatabaseDamagedError`.
     """
 
     def __init__(self, reader: Reader, location: DatabaseLocation) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from ttt_db.tables import DEPTH_COUNTS, META, NODE_LISTS, POSITIONS, SCHEMA_VERSION
+from ttt_db.store.tables import DEPTH_COUNTS, META, NODE_LISTS, POSITIONS, SCHEMA_VERSION
 
 __all__ = ["SCHEMA_VERSION", "Base", "DepthCount", "MetaEntry", "NodeList", "PositionRow"]
 

@@ -15,16 +15,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ttt_db.errors import DatabaseError
+from ttt_db.errors import ReadFailedError
 
 if TYPE_CHECKING:
     import sqlite3
 
     from sqlalchemy import Engine
-
-
-class ReadFailedError(DatabaseError):
-    """The engine refused a query: not a database, a missing table, a locked file."""
 
 
 class Reader(Protocol):

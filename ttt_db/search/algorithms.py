@@ -10,10 +10,10 @@ Scales: `wdl` (-1, 0, 1), `shortest` (the shortest-victory score, -2..3 on 3x3),
 depth-limited searches `plies`: a win for o found p plies below the root scores 1000 - p, one for
 x -(1000 - p), a draw 0. An unfinished board at the depth limit is an estimate, not a value on any
 scale: 0 for `dls`, ai14s's score of its lines for the player who just moved (generalised to
-K-long lines, `ttt_db.search.line_estimate`), signed to o's side, for `abdls` and `iddfs`; a node
+K-long lines, `ttt_db.ais.searching.line_estimate`), signed to o's side, for `abdls` and `iddfs`; a node
 whose value rests on an estimate is marked as one in a trace.
 
-A search may write a trace (`ttt_db.trace`): an `enter` and an `exit` event per node, in visit
+A search may write a trace (`ttt_db.search.trace`): an `enter` and an `exit` event per node, in visit
 order, with the window on entry, the value, cutoffs and what the table did.
 """
 
@@ -24,17 +24,17 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal, Protocol
 
-from ttt_db.errors import UnknownAlgorithmError, WorkLimitError
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.position import Position
-from ttt_db.rules import EMPTY, final_score, legal_moves, other, play, side_to_move, status
-from ttt_db.search import ESTIMATE_LIMIT, WIN_SCORE, SearchTimeout, line_estimate, shortest_victory_range
+from ttt_db.ais.searching import ESTIMATE_LIMIT, WIN_SCORE, line_estimate, shortest_victory_range
+from ttt_db.errors import SearchTimeout, UnknownAlgorithmError, WorkLimitError
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import EMPTY, final_score, legal_moves, other, play, side_to_move, status
+from ttt_db.store.position import Position
 
 Scale = Literal["wdl", "shortest", "plies"]
 
 
 class Tracer(Protocol):
-    """Receives a search's nodes in visit order (`ttt_db.trace.TraceWriter` writes them)."""
+    """Receives a search's nodes in visit order (`ttt_db.search.trace.TraceWriter` writes them)."""
 
     def enter(self, node: int, parent: int | None, board: str, ply: int, move: int | None,
               alpha: int | None, beta: int | None) -> None: ...

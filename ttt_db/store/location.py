@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ttt_db.errors import DatabaseError
-from ttt_db.mnk import DEFAULT_GAME, Game
+from ttt_db.game.definition import DEFAULT_GAME, Game
 
 DB_ENV_VAR = "TTT_DB"
 DEFAULT_FILENAME = "ttt-db.sqlite"
@@ -33,7 +33,7 @@ def default_filename(game: Game = DEFAULT_GAME) -> str:
 def default_path(game: Game = DEFAULT_GAME) -> Path:
     """`data/ttt-db.sqlite` (or the game's own name) in the project checkout; the user's data
     folder for a plain install."""
-    checkout = Path(__file__).resolve().parent.parent
+    checkout = Path(__file__).resolve().parents[2]  # ttt_db/store/location.py -> the checkout
     project_data = checkout / "data"
     if (checkout / "pyproject.toml").is_file() and project_data.is_dir() and os.access(project_data, os.W_OK):
         return project_data / default_filename(game)

@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ttt_db.ais import AI
-from ttt_db.checks import AIMisbehaved, candidate_moves
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.rules import Mark, Status, mover_at, play, side_to_move, status
+from ttt_db.ais.calling import candidate_moves
+from ttt_db.ais.registry import AI
+from ttt_db.errors import AIMisbehaved
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import Mark, Status, mover_at, play, side_to_move, status
 
 Progress = Callable[[int, int], None]
 PROGRESS_EVERY = 1000

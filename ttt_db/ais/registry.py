@@ -16,14 +16,14 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ttt_db.ai_rules import ai14s
+from ttt_db.ais.rule_based import ai14s
+from ttt_db.ais.searching import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
 from ttt_db.errors import UnknownAIError
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.rules import EMPTY, empty_cells
-from ttt_db.search import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import EMPTY, empty_cells
 
 if TYPE_CHECKING:
-    from ttt_db.database import SolutionDatabase
+    from ttt_db.store.database import SolutionDatabase
 
 AI = Callable[[str], Collection[int]]
 DatabaseProvider = Callable[[], "SolutionDatabase"]

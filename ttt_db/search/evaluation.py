@@ -1,4 +1,4 @@
-"""`ai14s`: the rule-based AI of docs/ais.md, and its board score (reused by `abdls@N`).
+"""ai14s's board score (docs/ais.md), the evaluation every depth-limited search uses at its limit.
 
 Scores are kept doubled (600 for 300, 1 for 0.5, ...) so every comparison is exact on ints.
 A line's pattern is (my marks, opponent marks); the empty count is what is left of K.
@@ -14,8 +14,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Final
 
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.rules import EMPTY, LINES, LINES_THROUGH, Mark, side_to_move
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import EMPTY, Mark
 
 WIN: Final = 0  # (3, 0, 0)
 OPPONENT_THREAT: Final = 1  # (0, 2, 1): the opponent wins next move
@@ -66,20 +66,6 @@ def score_from_counts(counts: list[int], after: str, tictactoe: bool = True) -> 
     )
 
 
-def line_tallies(board: str, me: Mark) -> tuple[list[int], list[int]]:
-    """Per line: how many of my marks, how many of the opponent's."""
-    mine = [0] * 8
-    theirs = [0] * 8
-    for number, line in enumerate(LINES):
-        for cell in line:
-            mark = board[cell]
-            if mark == me:
-                mine[number] += 1
-            elif mark != EMPTY:
-                theirs[number] += 1
-    return mine, theirs
-
-
 @cache
 def weighted_patterns(k: int) -> tuple[tuple[tuple[int, int], ...], ...]:
     """[mine][theirs] -> (category, weight) for K-long lines (on K = 3, PATTERN with weight 1)."""
@@ -114,30 +100,3 @@ def board_score(after: str, me: Mark, game: Game = TICTACTOE) -> int:
         category, weight = patterns[mine][theirs]
         counts[category] += weight
     return score_from_counts(counts, after, game == TICTACTOE)
-
-
-def move_scores(board: str, me: Mark) -> list[tuple[int, int]]:
-    """(move, doubled score of the board after it) for every empty cell, updating only the lines
-    through the cell that changes."""
-    mine, theirs = line_tallies(board, me)
-    base = [0] * 6
-    for number in range(8):
-        base[PATTERN[mine[number]][theirs[number]]] += 1
-    scored = []
-    for move in range(9):
-        if board[move] != EMPTY:
-            continue
-        counts = base.copy()
-        for number in LINES_THROUGH[move]:
-            counts[PATTERN[mine[number]][theirs[number]]] -= 1
-            counts[PATTERN[mine[number] + 1][theirs[number]]] += 1
-        after = board[:move] + me + board[move + 1 :]
-        scored.append((move, score_from_counts(counts, after)))
-    return scored
-
-
-def ai14s(board: str) -> tuple[int, ...]:
-    """Every move whose resulting board scores highest by the rules of docs/ais.md."""
-    scored = move_scores(board, side_to_move(board))
-    top = max(score for _, score in scored)
-    return tuple(move for move, score in scored if score == top)

@@ -11,9 +11,9 @@ from typing import Any
 import msgpack
 
 from ttt_db.errors import DatabaseDamagedError
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.rules import EMPTY, side_to_move, status
-from ttt_db.symmetry import canonical_board, orbit_size
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import EMPTY, side_to_move, status
+from ttt_db.game.symmetry import canonical_board, orbit_size
 
 STATUSES = frozenset({"playing", "o", "x", "draw"})
 VALUES = frozenset({"win", "draw", "loss"})

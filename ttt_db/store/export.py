@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from ttt_db.position import Position
+from ttt_db.store.position import Position
 
 FIELDS = (
     "board", "to_move", "status", "score", "value", "remoteness", "sv_score", "best_moves",

@@ -21,13 +21,13 @@ from cli.common import (
     progress_bar,
 )
 from cli.render import describe_move, describe_moves, diagram, move_outcome, plural
-from ttt_db.mnk import DEFAULT_GAME, Game
+from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
-    from ttt_db.database import SolutionDatabase
-    from ttt_db.match import MatchResult, Tally
-    from ttt_db.playthrough import Playthrough, ValueDrop
-    from ttt_db.rules import Mark
+    from ttt_db.game.rules import Mark
+    from ttt_db.play.match import MatchResult, Tally
+    from ttt_db.play.playthrough import Playthrough, ValueDrop
+    from ttt_db.store.database import SolutionDatabase
 
 
 def _tally_line(label: str, tally: Tally) -> str:
@@ -64,9 +64,9 @@ def match(
 ) -> None:
     """N games with AI1 as o and N with AI1 as x; every move a uniform random choice among the
     AI's candidates. Counts and ratios from AI1's side."""
-    from ttt_db.ais import load_ai
-    from ttt_db.checks import AIMisbehaved
-    from ttt_db.match import run_match
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.errors import AIMisbehaved
+    from ttt_db.play.match import run_match
 
     database: SolutionDatabase | None = None
 
@@ -139,10 +139,10 @@ def _ask(prompt: str) -> str | None:
 def _play_one_game(database: SolutionDatabase, ai: str, human: Mark,
                    rng: random.Random) -> tuple[Playthrough, bool]:
     """One game, and whether it went on to the end (not quit, input not ended)."""
-    from ttt_db.ais import load_ai
-    from ttt_db.checks import AIMisbehaved, candidate_moves
-    from ttt_db.errors import InvalidMoveError
-    from ttt_db.playthrough import Playthrough
+    from ttt_db.ais.calling import candidate_moves
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.errors import AIMisbehaved, InvalidMoveError
+    from ttt_db.play.playthrough import Playthrough
 
     rules = database.game
     opponent = load_ai(ai, lambda: database, rules)
@@ -190,7 +190,7 @@ def _play_one_game(database: SolutionDatabase, ai: str, human: Mark,
 
 
 def parse_and_push(playthrough: Playthrough, command: str) -> int:
-    from ttt_db.board import parse_move
+    from ttt_db.game.board import parse_move
 
     move = parse_move(command, playthrough.game)
     playthrough.push(move)

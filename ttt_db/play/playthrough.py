@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ttt_db.board import Board
 from ttt_db.errors import InvalidMoveError
-from ttt_db.mnk import TICTACTOE, Game
-from ttt_db.position import MoveAnalysis, Position
-from ttt_db.rules import Mark, Status
+from ttt_db.game.board import Board
+from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.rules import Mark, Status
+from ttt_db.store.position import MoveAnalysis, Position
 
 _RANK = {"loss": 0, "draw": 1, "win": 2}
 

@@ -1,0 +1,117 @@
+"""Calling an AI, which is foreign code: its answer read, validated and sorted, its failures
+(an exception, no move, a move off the board or on a taken cell, too slow) turned into an
+`AIMisbehaved` naming the board and the line of the user's file that raised."""
+
+from __future__ import annotations
+
+import operator
+import signal
+import threading
+import traceback
+from collections.abc import Collection
+from pathlib import Path
+from typing import SupportsIndex
+
+from ttt_db.ais.registry import AI
+from ttt_db.errors import AIMisbehaved
+from ttt_db.game.rules import EMPTY
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # ttt_db/
+
+
+def raised_where(error: BaseException) -> str | None:
+    """`path:line` of the innermost traceback frame outside this package: the user's own code."""
+    outside = [frame for frame in traceback.extract_tb(error.__traceback__)
+               if not frame.filename.startswith(_PACKAGE_DIR)]
+    return f"{outside[-1].filename}:{outside[-1].lineno}" if outside else None
+
+
+def _raised(board: str, error: BaseException, doing: str = "raised") -> AIMisbehaved:
+    if isinstance(error, SystemExit):
+        return AIMisbehaved(board, f"the AI called sys.exit({error.code!r})", raised_where(error))
+    return AIMisbehaved(board, f"the AI {doing} {type(error).__name__}: {error}", raised_where(error))
+
+
+def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
+    """The AI's candidates at `board`, sorted and validated; AIMisbehaved if unusable. The
+    answer is read lazily and refused at its first bad move, however long it is."""
+    try:
+        answer: Collection[int] = ai(board)
+    except AIMisbehaved:
+        raise
+    except (Exception, SystemExit) as error:  # the AI is foreign code: any exception is its failure
+        raise _raised(board, error) from None
+    if type(answer) is tuple or type(answer) is list:
+        size = len(board)
+        for move in answer:
+            if type(move) is not int or not 0 <= move < size or board[move] != EMPTY:
+                return _validated(board, answer)
+        if not answer:
+            raise AIMisbehaved(board, "the AI answered no move")
+        return tuple(sorted(set(answer)))
+    return _validated(board, answer)
+
+
+def _validated(board: str, answer: object) -> tuple[int, ...]:
+    """The slow path of `candidate_moves`: any iterable of any integer type, read one move at
+    a time, or say what is wrong with the first move that is."""
+    try:
+        items = iter(answer)  # type: ignore[call-overload]
+    except TypeError as error:
+        if raised_where(error) is not None:  # raised by the answer's own __iter__
+            raise _raised(board, error, "raised while its answer was read:") from None
+        raise AIMisbehaved(board, f"the AI answered {answer!r:.80}, not a collection of moves") from None
+    except (Exception, SystemExit) as error:
+        raise _raised(board, error, "raised while its answer was read:") from None
+    moves: set[int] = set()
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            break
+        except (Exception, SystemExit) as error:  # an answer generator that fails part-way
+            raise _raised(board, error, "raised while its answer was read:") from None
+        if isinstance(item, bool) or not isinstance(item, SupportsIndex):
+            raise AIMisbehaved(board, f"the AI answered {item!r:.80}, not a cell index")
+        move = operator.index(item)
+        if not 0 <= move < len(board):
+            raise AIMisbehaved(board, f"the AI answered {move}, off the board (cells are 0-{len(board) - 1})")
+        if board[move] != EMPTY:
+            raise AIMisbehaved(board, f"the AI answered {move}, a cell taken by {board[move]}")
+        moves.add(move)
+    if not moves:
+        raise AIMisbehaved(board, "the AI answered no move")
+    return tuple(sorted(moves))
+
+
+class _NoAnswerInTime(BaseException):
+    """Raised inside a slow AI by the timer of `answer_within` (a BaseException, so that the
+    AI's own `except Exception` cannot swallow it; a bare `except:` still can)."""
+
+
+def answer_within(ai: AI, seconds: float) -> AI:
+    """The AI with each answer, its reading included, limited to `seconds` of wall time; an
+    AI that takes longer fails at that board. Uses SIGALRM, so it runs in the main thread only."""
+    if seconds <= 0:
+        raise ValueError(f"a time limit must be positive, not {seconds}")
+
+    def limited(board: str) -> Collection[int]:
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("a per-answer time limit works in the main thread only")
+
+        def expire(signum: int, frame: object) -> None:
+            raise _NoAnswerInTime
+
+        previous = signal.signal(signal.SIGALRM, expire)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+            try:
+                return list(ai(board))
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _NoAnswerInTime:
+            raise AIMisbehaved(board, f"the AI did not answer within {seconds:g} s") from None
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+
+    return limited

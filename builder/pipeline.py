@@ -61,8 +61,14 @@ def build_database(
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
     prepared = prepare(solve_game(game, progress), None if reproducible else started)
     write_solution(location, prepared, _build_time(), progress)
-    return BuildSummary(location, True, time.perf_counter() - started, prepared.figures, _size(location),
-                        list(zip(*prepared.depth_columns, strict=True)))
+    return BuildSummary(
+        location,
+        True,
+        time.perf_counter() - started,
+        prepared.figures,
+        _size(location),
+        list(zip(*prepared.depth_columns, strict=True)),
+    )
 
 
 def _size(location: DatabaseLocation) -> int | None:

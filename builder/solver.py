@@ -82,9 +82,7 @@ class Geometry:
         n = game.cells
         self.powers = 3 ** np.arange(n - 1, -1, -1, dtype=np.int64)  # cell i's digit weight
         # image key under transform t = digits @ weights[:, t]; exact in float64 (3^16 < 2^53)
-        self.weights = np.array(
-            [[3.0 ** (n - 1 - inverse[cell]) for inverse in game.inverses] for cell in range(n)]
-        )
+        self.weights = np.array([[3.0 ** (n - 1 - inverse[cell]) for inverse in game.inverses] for cell in range(n)])
         self.lines = np.array(game.lines, dtype=np.int64)
 
     def digits(self, keys: Ints) -> npt.NDArray[np.uint8]:
@@ -163,11 +161,12 @@ def _solve_finished(game: Game, level: Level) -> None:
     o_won, x_won = level.status == O_WON, level.status == X_WON
     level.score = np.where(o_won, 1, np.where(x_won, -1, 0)).astype(np.int64)
     level.sv_score = np.where(
-        o_won, final_score("o", depth, shortest=True, cells=n),
-        np.where(x_won, final_score("x", depth, shortest=True, cells=n), 0)).astype(np.int64)
+        o_won,
+        final_score("o", depth, shortest=True, cells=n),
+        np.where(x_won, final_score("x", depth, shortest=True, cells=n), 0),
+    ).astype(np.int64)
     level.remoteness = np.zeros(len(level.keys), np.int64)
-    level.playout = np.stack(
-        [o_won * ways, x_won * ways, (level.status == DRAW) * ways], axis=1).astype(np.int64)
+    level.playout = np.stack([o_won * ways, x_won * ways, (level.status == DRAW) * ways], axis=1).astype(np.int64)
 
 
 def _solve_playing(level: Level, following: Level) -> None:
@@ -225,8 +224,12 @@ def level_moves(level: Level, following: Level | None) -> LevelMoves:
     child_score = following.score[level.edge_child]
     child_sv = following.sv_score[level.edge_child]
     return LevelMoves(
-        starts, playing, sign * child_score, following.remoteness[level.edge_child],
-        child_score == level.score[parent], child_sv == level.sv_score[parent],
+        starts,
+        playing,
+        sign * child_score,
+        following.remoteness[level.edge_child],
+        child_score == level.score[parent],
+        child_sv == level.sv_score[parent],
     )
 
 
@@ -250,8 +253,9 @@ def all_images(geometry: Geometry, keys: Ints) -> Ints:
 def node_lists(solution: Solution) -> dict[str, list[int]]:
     """The named lists of board keys the checks iterate, each in (depth, key) order."""
     geometry = Geometry(solution.game)
-    lists: dict[str, list[int]] = {name: [] for name in (
-        "all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")}
+    lists: dict[str, list[int]] = {
+        name: [] for name in ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
+    }
     for level in solution.levels:
         following = solution.levels[level.depth + 1] if level.depth + 1 < len(solution.levels) else None
         decision = decision_mask(level, level_moves(level, following))

@@ -53,11 +53,19 @@ def level_rows(solution: Solution, depth: int) -> Iterator[tuple[Any, ...]]:
     ends = [*starts[1:], len(edge_move)] if starts else []
     edge_ranges = dict(zip(moves.playing.tolist(), zip(starts, ends, strict=True), strict=True))
     empty_list = pack([])
-    for index, (key, status_code, score, sv_score, remoteness, playout, paths, orbit) in enumerate(zip(
-        level.keys.tolist(), level.status.tolist(), level.score.tolist(), level.sv_score.tolist(),
-        level.remoteness.tolist(), level.playout.tolist(), level.paths.tolist(), level.orbit.tolist(),
-        strict=True,
-    )):
+    for index, (key, status_code, score, sv_score, remoteness, playout, paths, orbit) in enumerate(
+        zip(
+            level.keys.tolist(),
+            level.status.tolist(),
+            level.score.tolist(),
+            level.sv_score.tolist(),
+            level.remoteness.tolist(),
+            level.playout.tolist(),
+            level.paths.tolist(),
+            level.orbit.tolist(),
+            strict=True,
+        )
+    ):
         status = STATUS_NAMES[status_code]
         span = edge_ranges.get(index)
         if span is None:
@@ -71,15 +79,28 @@ def level_rows(solution: Solution, depth: int) -> Iterator[tuple[Any, ...]]:
             packed_shortest = pack([edge_move[e] for e in range(first, last) if best_shortest[e]])
             packed_values = pack([[edge_move[e], value_names[e], child_remoteness[e]] for e in range(first, last)])
             to_move = mover
-        yield (key, game.board_of(key), depth, status, to_move, score, value, remoteness, sv_score,
-               packed_best, packed_shortest, packed_values, pack([*playout, ways]), paths, orbit)
+        yield (
+            key,
+            game.board_of(key),
+            depth,
+            status,
+            to_move,
+            score,
+            value,
+            remoteness,
+            sv_score,
+            packed_best,
+            packed_shortest,
+            packed_values,
+            pack([*playout, ways]),
+            paths,
+            orbit,
+        )
 
 
 def position_rows(solution: Solution) -> Iterator[tuple[Any, ...]]:
     for depth in range(len(solution.levels)):
         yield from level_rows(solution, depth)
-
-
 
 
 @dataclass
@@ -162,9 +183,7 @@ def _existing_schema_version(conn: Connection) -> int | None:
         return None
     marker = None
     if MetaEntry.__tablename__ in existing:
-        marker = conn.execute(
-            select(MetaEntry.value).where(MetaEntry.key == "schema_version")
-        ).scalar_one_or_none()
+        marker = conn.execute(select(MetaEntry.value).where(MetaEntry.key == "schema_version")).scalar_one_or_none()
     if marker is None:
         raise DatabaseError(
             f"table {ours[0]} already exists and was not made by ttt-db (no schema_version in "
@@ -215,8 +234,9 @@ def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, p
             for depth, (nodes, count, canon) in enumerate(zip(*prepared.depth_columns, strict=True))
         ],
     )
-    conn.execute(insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(
-        prepared.node_lists, prepared.depth_columns)))
+    conn.execute(
+        insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(prepared.node_lists, prepared.depth_columns))
+    )
 
 
 def write_url(location: DatabaseLocation, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
@@ -276,9 +296,7 @@ def write_file(path: Path, prepared: PreparedSolution, built_at: str, progress: 
         temporary.unlink(missing_ok=True)
 
 
-def write_solution(
-    location: DatabaseLocation, prepared: PreparedSolution, built_at: str, progress: Progress
-) -> None:
+def write_solution(location: DatabaseLocation, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
     if location.path is not None:
         write_file(location.path, prepared, built_at, progress)
     else:

@@ -64,10 +64,12 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _options(
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_print_version, is_eager=True, help="Print the version and exit.")] = False,
-    debug: Annotated[bool, typer.Option(
-        "--debug", help="On an internal error (exit 3), print the traceback too.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="On an internal error (exit 3), print the traceback too.")
+    ] = False,
 ) -> None:
     """Options of the app itself."""
     DebugSwitch.on = debug
@@ -122,8 +124,13 @@ def best_moves(
 
 
 @app.command(cls=BoardCommand)
-def show(board: BoardArgument, first: FirstOption = None, game: GameOption = TICTACTOE, db: DbOption = None,
-         as_json: JsonOption = False) -> None:
+def show(
+    board: BoardArgument,
+    first: FirstOption = None,
+    game: GameOption = TICTACTOE,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
     from cli.render import show_text
@@ -147,24 +154,32 @@ def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption 
         location = database.location
     size = location.path.stat().st_size if location.path is not None else None
     if as_json:
-        print_json({
-            "location": str(location),
-            "size_bytes": size,
-            **meta,
-            "depths": [
-                {"depth": d.depth, "tree_nodes": d.tree_nodes, "positions": d.positions,
-                 "canonical_positions": d.canonical_positions}
-                for d in depths
-            ],
-        })
+        print_json(
+            {
+                "location": str(location),
+                "size_bytes": size,
+                **meta,
+                "depths": [
+                    {
+                        "depth": d.depth,
+                        "tree_nodes": d.tree_nodes,
+                        "positions": d.positions,
+                        "canonical_positions": d.canonical_positions,
+                    }
+                    for d in depths
+                ],
+            }
+        )
         return
     typer.echo(f"database:       {location}" + (f" ({size:,} bytes)" if size is not None else ""))
     typer.echo(f"schema version: {meta['schema_version']}")
     took = f" in {meta['build_seconds']:,.1f} s" if isinstance(meta.get("build_seconds"), int | float) else ""
     typer.echo(f"built:          {meta['built_at']} by ttt-db {meta['package_version']}{took}")
     rules = meta["rules"]
-    typer.echo(f"rules:          {rules['game']}: {rules['rows']}x{rules['columns']} board, "
-               f"{rules['in_a_row']} in a row, {rules['first']} first")
+    typer.echo(
+        f"rules:          {rules['game']}: {rules['rows']}x{rules['columns']} board, "
+        f"{rules['in_a_row']} in a row, {rules['first']} first"
+    )
     for line in figures_text(meta["figures"]):
         typer.echo(line)
     typer.echo("\n".join(depth_table((d.tree_nodes, d.positions, d.canonical_positions) for d in depths)))

@@ -65,8 +65,11 @@ def _counterexample_lines(example: Counterexample, game: Game) -> list[str]:
 
 def _weak_lines(result: WeakSideResult, game: Game) -> list[str]:
     verdict = "solved" if result.solved else "NOT solved"
-    goal = {"draw": "", "win": f"{result.side} wins with best play, so every game must be won; ",
-            "loss": f"{result.side} loses with best play: nothing to prove; "}[result.target]
+    goal = {
+        "draw": "",
+        "win": f"{result.side} wins with best play, so every game must be won; ",
+        "loss": f"{result.side} loses with best play: nothing to prove; ",
+    }[result.target]
     lines = [f"weak, as {result.side}:  {verdict} ({goal}{plural(result.visited, 'board')} examined)"]
     if result.counterexample is not None:
         lines += _counterexample_lines(result.counterexample, game)
@@ -101,16 +104,22 @@ def _failure_lines(failure: StrongFailure, game: Game) -> list[str]:
 def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game: Game) -> list[str]:
     verdict = "solved" if result.solved else "NOT solved"
     target = "shortest best moves" if result.shortest else "best moves"
-    lines = [f"strong:      {verdict} ({result.correct:,}/{plural(result.total, result.positions + ' position')} "
-             f"play only {target})"]
+    lines = [
+        f"strong:      {verdict} ({result.correct:,}/{plural(result.total, result.positions + ' position')} "
+        f"play only {target})"
+    ]
     if result.asked is not None and result.asked < result.total:
-        lines.append(f"  (asked once per symmetry class, at {plural(result.asked, 'canonical board')}: "
-                     "the AI treats symmetric boards alike)")
+        lines.append(
+            f"  (asked once per symmetry class, at {plural(result.asked, 'canonical board')}: "
+            "the AI treats symmetric boards alike)"
+        )
     if result.positions == "decision_canonical":
         lines.append("  (canonical positions only: valid just for AIs that treat symmetric boards alike)")
         if symmetric is False:
-            lines.append("  warning: this AI does not treat symmetric boards alike, so the canonical result "
-                         "does not speak for every board")
+            lines.append(
+                "  warning: this AI does not treat symmetric boards alike, so the canonical result "
+                "does not speak for every board"
+            )
     shown = result.failures[:show]
     if shown:
         more = "; --show N for more" if len(shown) < len(result.failures) else ""
@@ -179,8 +188,7 @@ def _check_all(database: SolutionDatabase, weak: bool, strong: bool, as_json: bo
         typer.echo(row)
 
 
-def _refuse_conflicts(ai: str | None, all_ais: bool, weak: bool, strong: bool, canonical: bool,
-                      shortest: bool) -> None:
+def _refuse_conflicts(ai: str | None, all_ais: bool, weak: bool, strong: bool, canonical: bool, shortest: bool) -> None:
     if all_ais and ai is not None:
         raise fail(f"give an AI ({ai!r}) or --all, not both")
     if not all_ais and ai is None:
@@ -192,19 +200,32 @@ def _refuse_conflicts(ai: str | None, all_ais: bool, weak: bool, strong: bool, c
 
 
 def check(
-    ai: Annotated[str | None, typer.Argument(
-        metavar="AI", help="A built-in AI (see `ttt-db ais`) or package.module:function.", show_default=False)] = None,
+    ai: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="AI", help="A built-in AI (see `ttt-db ais`) or package.module:function.", show_default=False
+        ),
+    ] = None,
     weak: Annotated[bool, typer.Option("--weak", help="From the empty board, does it never lose?")] = False,
     strong: Annotated[bool, typer.Option("--strong", help="Is it optimal at every decision position?")] = False,
-    canonical: Annotated[bool, typer.Option(
-        "--canonical", help="Strong check over the canonical decision positions only (431 on 3x3).")] = False,
-    shortest: Annotated[bool, typer.Option(
-        "--shortest", help="Strong check against the shortest best moves (win fastest, lose slowest).")] = False,
+    canonical: Annotated[
+        bool, typer.Option("--canonical", help="Strong check over the canonical decision positions only (431 on 3x3).")
+    ] = False,
+    shortest: Annotated[
+        bool,
+        typer.Option("--shortest", help="Strong check against the shortest best moves (win fastest, lose slowest)."),
+    ] = False,
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing boards to draw.")] = 10,
     all_ais: Annotated[bool, typer.Option("--all", help="Every built-in AI in one table (exit 0).")] = False,
-    timeout: Annotated[float | None, typer.Option(
-        "--timeout", min=0.001, metavar="SECONDS",
-        help="Fail the AI at any board it takes longer than this to answer (default: no limit).")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            metavar="SECONDS",
+            help="Fail the AI at any board it takes longer than this to answer (default: no limit).",
+        ),
+    ] = None,
     quiet: QuietOption = False,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -230,8 +251,9 @@ def check(
         with ai_output_to_stderr():
             named = load_ai(ai, lambda: database, game)
             with _counting_calls(named, quiet, timeout) as counted:
-                report = run_checks(counted, database, weak=weak or both, strong=strong or both,
-                                    canonical=canonical, shortest=shortest)
+                report = run_checks(
+                    counted, database, weak=weak or both, strong=strong or both, canonical=canonical, shortest=shortest
+                )
     if as_json:
         print_json(report.to_dict())
     else:

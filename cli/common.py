@@ -62,6 +62,8 @@ DbOption = Annotated[
         help="Database file path or SQLAlchemy URL [default: data/ttt-db.sqlite in the project].",
     ),
 ]
+
+
 def _parse_game(text: str | Game) -> Game:
     if isinstance(text, Game):
         return text
@@ -83,9 +85,7 @@ GameOption = Annotated[
         show_default=False,
     ),
 ]
-JsonOption = Annotated[
-    bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else there.")
-]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else there.")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 FirstOption = Annotated[
     Side | None,
@@ -135,8 +135,7 @@ def error_line(error: BaseException) -> tuple[str, int]:
     if _is_database_error(error):
         return f"database error: {error}".splitlines()[0], EXIT_USAGE
     return (
-        f"internal error, a bug in ttt-db: {type(error).__name__}: {error} "
-        "(run with --debug for the traceback)"
+        f"internal error, a bug in ttt-db: {type(error).__name__}: {error} (run with --debug for the traceback)"
     ), EXIT_BUG
 
 
@@ -164,16 +163,19 @@ class App(TyperGroup):
     on stderr and an exit code (docs/cli.md), instead of Click's usage box or a traceback."""
 
     def main(  # type: ignore[override]
-        self, args: Sequence[str] | None = None, prog_name: str | None = None,
-        complete_var: str | None = None, standalone_mode: bool = True, **extra: Any,
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
     ) -> Any:
         code = self._run(args, prog_name, complete_var, **extra)
         if standalone_mode:
             sys.exit(code)
         return code
 
-    def _run(self, args: Sequence[str] | None, prog_name: str | None, complete_var: str | None,
-             **extra: Any) -> int:
+    def _run(self, args: Sequence[str] | None, prog_name: str | None, complete_var: str | None, **extra: Any) -> int:
         DebugSwitch.on = False
         try:
             result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)

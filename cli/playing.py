@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 
 
 def _tally_line(label: str, tally: Tally) -> str:
-    cells = [f"{count:>9,} {ratio:>6.1%}" for count, ratio in zip(
-        (tally.win, tally.loss, tally.draw), tally.ratios(), strict=True)]
+    cells = [
+        f"{count:>9,} {ratio:>6.1%}"
+        for count, ratio in zip((tally.win, tally.loss, tally.draw), tally.ratios(), strict=True)
+    ]
     return f"{label:<6}" + "".join(cells)
 
 
@@ -52,8 +54,12 @@ def match_lines(ai1: str, ai2: str, result: MatchResult, seed: int | None, game:
 
 
 def match(
-    ai1: Annotated[str, typer.Argument(metavar="AI1", help="Any AI `ttt-db ais` lists, or package.module:function.",
-                                       show_default=False)],
+    ai1: Annotated[
+        str,
+        typer.Argument(
+            metavar="AI1", help="Any AI `ttt-db ais` lists, or package.module:function.", show_default=False
+        ),
+    ],
     ai2: Annotated[str, typer.Argument(metavar="AI2", help="Its opponent.", show_default=False)],
     games: Annotated[int, typer.Option("-n", "--games", min=0, metavar="N", help="Games on each side.")] = 1000,
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for a reproducible match.")] = None,
@@ -79,8 +85,14 @@ def match(
     try:
         with ai_output_to_stderr(), progress_bar(2 * games, "games", "game", quiet=quiet) as bar:
             first, second = load_ai(ai1, provide_database, game), load_ai(ai2, provide_database, game)
-            result = run_match(first.play, second.play, games, seed=seed, game=game,
-                               progress=lambda done, total: bar.update(done - bar.n))
+            result = run_match(
+                first.play,
+                second.play,
+                games,
+                seed=seed,
+                game=game,
+                progress=lambda done, total: bar.update(done - bar.n),
+            )
     except AIMisbehaved as error:
         raise fail(f"an AI misbehaved {error}") from None
     finally:
@@ -94,9 +106,10 @@ def match(
 
 def play_help(game: Game = DEFAULT_GAME) -> str:
     last = game.move_name(game.cells - 1)
-    return (f"enter a move as an index 0-{game.cells - 1}, a name like {last}, or x,y (column,row from 0),\n"
-            "or a command: hint, undo, quit")
-
+    return (
+        f"enter a move as an index 0-{game.cells - 1}, a name like {last}, or x,y (column,row from 0),\n"
+        "or a command: hint, undo, quit"
+    )
 
 
 def _hint_lines(database: SolutionDatabase, playthrough: Playthrough) -> list[str]:
@@ -120,8 +133,10 @@ def value_drop_line(drop: ValueDrop, game: Game = DEFAULT_GAME) -> str:
     """`move 3: you played b2 (4), which turned a win into a draw; a1 (0) would have won in 5`."""
     after = {"draw": "a draw", "loss": "a loss"}[drop.played.value]
     better = move_outcome(drop.better).replace("wins", "won").replace("draws", "drawn")
-    return (f"move {drop.ply + 1}: you played {describe_move(drop.played.move, game)}, which turned "
-            f"a {drop.before} into {after};\n  {describe_move(drop.better.move, game)} would have {better}")
+    return (
+        f"move {drop.ply + 1}: you played {describe_move(drop.played.move, game)}, which turned "
+        f"a {drop.before} into {after};\n  {describe_move(drop.better.move, game)} would have {better}"
+    )
 
 
 def _ask(prompt: str) -> str | None:
@@ -136,8 +151,7 @@ def _ask(prompt: str) -> str | None:
     return line.strip().lower()
 
 
-def _play_one_game(database: SolutionDatabase, ai: str, human: Mark,
-                   rng: random.Random) -> tuple[Playthrough, bool]:
+def _play_one_game(database: SolutionDatabase, ai: str, human: Mark, rng: random.Random) -> tuple[Playthrough, bool]:
     """One game, and whether it went on to the end (not quit, input not ended)."""
     from ttt_db.ais.calling import candidate_moves
     from ttt_db.ais.registry import load_ai

@@ -80,14 +80,21 @@ def first_mover_note(position: Position) -> str:
 
 
 def score_line(position: Position) -> str:
-    return (f"score {position.score:+d}, shortest-victory score {position.sv_score:+d} "
-            f"(from {position.first}'s side, the first player)")
+    return (
+        f"score {position.score:+d}, shortest-victory score {position.sv_score:+d} "
+        f"(from {position.first}'s side, the first player)"
+    )
 
 
 def _header(position: Position) -> list[str]:
     """The board drawn, then who is to move and what it is worth, then who moved first."""
-    return [diagram(position.board, position.game), "", outcome_line(position), first_mover_note(position),
-            score_line(position)]
+    return [
+        diagram(position.board, position.game),
+        "",
+        outcome_line(position),
+        first_mover_note(position),
+        score_line(position),
+    ]
 
 
 def best_moves_text(position: Position, *, shortest: bool) -> str:
@@ -111,8 +118,7 @@ def show_text(position: Position) -> str:
             f"{analysis.move:>4}  {analysis.name:<4}  {analysis.value:<5}  {analysis.remoteness:>10}  "
             f"{best} {shortest}".rstrip()
         )
-    lines.append(f"(value for {position.to_move}, the player making the move; "
-                 "remoteness: plies left after it)")
+    lines.append(f"(value for {position.to_move}, the player making the move; remoteness: plies left after it)")
     return "\n".join(lines)
 
 

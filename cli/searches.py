@@ -35,8 +35,9 @@ SCALES = {
 }
 
 
-def report_lines(report: SearchReport, exact: Agreement, board: str, first: str,
-                 game: Game = DEFAULT_GAME) -> list[str]:
+def report_lines(
+    report: SearchReport, exact: Agreement, board: str, first: str, game: Game = DEFAULT_GAME
+) -> list[str]:
     counts = report.counts
     swapped = " (x moved first: searched with the marks swapped, o first)" if first == "x" else ""
     lines = [
@@ -47,27 +48,36 @@ def report_lines(report: SearchReport, exact: Agreement, board: str, first: str,
         f"deepest ply {counts.deepest_ply}, {report.seconds:.3f} s",
     ]
     if counts.table_probes:
-        lines.append(f"table: {plural(counts.table_probes, 'probe')}, {counts.table_hits_exact:,} exact hits, "
-                     f"{counts.table_hits_bound:,} bound hits, {plural(counts.table_stores, 'store')}")
+        lines.append(
+            f"table: {plural(counts.table_probes, 'probe')}, {counts.table_hits_exact:,} exact hits, "
+            f"{counts.table_hits_bound:,} bound hits, {plural(counts.table_stores, 'store')}"
+        )
     if report.completed_depth is not None or report.algorithm.startswith("iddfs"):
         depth = "none" if report.completed_depth is None else f"abdls@{report.completed_depth}"
-        lines.append(f"deepest completed iteration: {depth} (nodes per iteration: "
-                     f"{', '.join(f'{n:,}' for n in report.iterations) or 'none'})")
+        lines.append(
+            f"deepest completed iteration: {depth} (nodes per iteration: "
+            f"{', '.join(f'{n:,}' for n in report.iterations) or 'none'})"
+        )
     verdict = "agrees" if exact.agrees else "DISAGREES"
-    lines.append(f"database: score {exact.exact_score:+d}, best moves {describe_moves(exact.exact_best, game)}: "
-                 f"{verdict}")
+    lines.append(
+        f"database: score {exact.exact_score:+d}, best moves {describe_moves(exact.exact_best, game)}: {verdict}"
+    )
     return lines
 
 
 def compare_lines(rows: list[tuple[SearchReport, Agreement]]) -> list[str]:
-    header = (f"{'algorithm':<26} {'score':>6} {'nodes':>9} {'finished':>9} {'cutoffs':>8} "
-              f"{'table hits':>10} {'seconds':>8}  agrees")
+    header = (
+        f"{'algorithm':<26} {'score':>6} {'nodes':>9} {'finished':>9} {'cutoffs':>8} "
+        f"{'table hits':>10} {'seconds':>8}  agrees"
+    )
     lines = [header]
     for report, exact in rows:
         counts = report.counts
         hits = counts.table_hits_exact + counts.table_hits_bound
-        lines.append(f"{report.algorithm:<26} {report.score:>+6d} {counts.nodes:>9,} {counts.terminal:>9,} "
-                     f"{counts.cutoffs:>8,} {hits:>10,} {report.seconds:>8.3f}  {'yes' if exact.agrees else 'NO'}")
+        lines.append(
+            f"{report.algorithm:<26} {report.score:>+6d} {counts.nodes:>9,} {counts.terminal:>9,} "
+            f"{counts.cutoffs:>8,} {hits:>10,} {report.seconds:>8.3f}  {'yes' if exact.agrees else 'NO'}"
+        )
     return lines
 
 
@@ -102,18 +112,30 @@ def _split(items: list[str], compare: bool, all_algorithms: bool, game: Game) ->
 
 
 def search(
-    items: Annotated[list[str] | None, typer.Argument(
-        metavar="ALGO... [BOARD]", show_default=False,
-        help="An algorithm (minimax, minimax-tt, alphabeta, alphabeta-plain, their -shortest forms, dls@N, "
-             "abdls@N, iddfs@SECONDS) and a board (the empty board by default).")] = None,
-    compare: Annotated[bool, typer.Option("--compare", help="Several algorithms from the same board, in one table.")]
-    = False,
-    all_algorithms: Annotated[bool, typer.Option("--all", help="Compare every algorithm (dls/abdls at depth 3, "
-                                                              "iddfs at 0.1 s).")] = False,
-    trace: Annotated[Path | None, typer.Option(
-        "--trace", metavar="FILE", dir_okay=False,
-        help="Write the search as JSON Lines: a header, then enter and exit events per node (docs/trace.md).")]
-    = None,
+    items: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="ALGO... [BOARD]",
+            show_default=False,
+            help="An algorithm (minimax, minimax-tt, alphabeta, alphabeta-plain, their -shortest forms, dls@N, "
+            "abdls@N, iddfs@SECONDS) and a board (the empty board by default).",
+        ),
+    ] = None,
+    compare: Annotated[
+        bool, typer.Option("--compare", help="Several algorithms from the same board, in one table.")
+    ] = False,
+    all_algorithms: Annotated[
+        bool, typer.Option("--all", help="Compare every algorithm (dls/abdls at depth 3, iddfs at 0.1 s).")
+    ] = False,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            "--trace",
+            metavar="FILE",
+            dir_okay=False,
+            help="Write the search as JSON Lines: a header, then enter and exit events per node (docs/trace.md).",
+        ),
+    ] = None,
     first: FirstOption = None,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -143,9 +165,16 @@ def search(
                 report = _traced(algorithm, board.stored_cells, trace, game)
             rows.append((report, agreement(report, position)))
     if as_json:
-        documents = [report.to_dict() | {"board": board.cells, "first": board.first, "database": {
-            "score": exact.exact_score, "best_moves": list(exact.exact_best)}, "agrees": exact.agrees}
-            for report, exact in rows]
+        documents = [
+            report.to_dict()
+            | {
+                "board": board.cells,
+                "first": board.first,
+                "database": {"score": exact.exact_score, "best_moves": list(exact.exact_best)},
+                "agrees": exact.agrees,
+            }
+            for report, exact in rows
+        ]
         print_json(documents if compare or all_algorithms else documents[0])
     elif compare or all_algorithms:
         typer.echo(f"from {board.cells} ({board.first} moved first); scores from {board.first}'s side")
@@ -168,8 +197,15 @@ def _traced(algorithm: str, board: str, path: Path, game: Game) -> SearchReport:
 
 
 def check_trace(
-    file: Annotated[Path, typer.Argument(metavar="FILE", dir_okay=False, show_default=False,
-                                         help="A trace in the JSON Lines format of docs/trace.md ('-' for stdin).")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            dir_okay=False,
+            show_default=False,
+            help="A trace in the JSON Lines format of docs/trace.md ('-' for stdin).",
+        ),
+    ],
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing nodes to list.")] = 10,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -211,11 +247,16 @@ def check_trace(
 
 def trace_check_lines(result: TraceCheck, show: int, game: Game = DEFAULT_GAME) -> list[str]:
     verdict = "ok" if result.ok else f"FAILED at {plural(result.violation_count, 'node')}"
-    lines = [f"{result.algorithm} from {result.board} ({result.scale} scale): {verdict}",
-             f"{plural(result.nodes, 'node')}, {result.checked:,} checked, {result.estimates:,} estimates exempt"]
+    lines = [
+        f"{result.algorithm} from {result.board} ({result.scale} scale): {verdict}",
+        f"{plural(result.nodes, 'node')}, {result.checked:,} checked, {result.estimates:,} estimates exempt",
+    ]
     for violation in result.violations[:show]:
-        window = ("no window" if violation.alpha is None or violation.beta is None
-                  else f"window ({violation.alpha}, {violation.beta})")
+        window = (
+            "no window"
+            if violation.alpha is None or violation.beta is None
+            else f"window ({violation.alpha}, {violation.beta})"
+        )
         lines += [
             "",
             f"  node {violation.node} (record {violation.record}), {violation.board}, after "

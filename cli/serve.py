@@ -11,8 +11,10 @@ from ttt_db.game.definition import DEFAULT_GAME
 
 
 def serve(
-    host: Annotated[str, typer.Option("--host", help="Address to listen on; other machines reach the page only "
-                                                     "if it is not 127.0.0.1.")] = "127.0.0.1",
+    host: Annotated[
+        str,
+        typer.Option("--host", help="Address to listen on; other machines reach the page only if it is not 127.0.0.1."),
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")] = 8000,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
     game: GameOption = DEFAULT_GAME,
@@ -42,8 +44,7 @@ def serve(
         typer.echo(f"ttt-db serves {database.game.name} at {url} (Ctrl-C stops it)")
         if open_browser:
             webbrowser.open(url)
-        config = uvicorn.Config(create_app(database), log_level="warning", access_log=False,
-                                loop="auto", http="auto")
+        config = uvicorn.Config(create_app(database), log_level="warning", access_log=False, loop="auto", http="auto")
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again after shutting down
             uvicorn.Server(config).run(sockets=[listener])
     typer.echo("stopped")

@@ -72,8 +72,7 @@ def whole_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
         lambda: run_command(command("build", "--quiet", "--db", str(workdir / f"b{next(counter)}.sqlite"))), runs
     )
     best = median_seconds(lambda: run_command(command("best-moves", "ox..x....", "--db", str(db))), runs)
-    strong = median_seconds(
-        lambda: run_command(command("check", "ai14s", "--strong", "--db", str(db)), (1,)), runs)
+    strong = median_seconds(lambda: run_command(command("check", "ai14s", "--strong", "--db", str(db)), (1,)), runs)
     weak = median_seconds(lambda: run_command(command("check", "ai14s", "--weak", "--db", str(db))), runs)
     return [
         Measurement("ttt-db build (new file), whole command", build, 1.0, "s"),
@@ -85,17 +84,21 @@ def whole_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
 
 def peak_memory_mb(args: list[str]) -> float:
     """Peak resident memory of a command, read from a fresh parent that runs only it."""
-    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
-             "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    probe = (
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+        "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
     completed = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True)
     return int(completed.stdout) / 1024
 
 
 def timed_with_peak_memory(args: list[str]) -> tuple[float, float]:
     """(wall seconds, peak resident MB) of one run of a command, from a fresh parent."""
-    probe = ("import resource, subprocess, sys, time; started = time.perf_counter(); "
-             "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode; "
-             "print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)")
+    probe = (
+        "import resource, subprocess, sys, time; started = time.perf_counter(); "
+        "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode; "
+        "print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)"
+    )
     completed = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True)
     seconds, peak_kb, code = completed.stdout.split()
     if code != "0":
@@ -106,8 +109,12 @@ def timed_with_peak_memory(args: list[str]) -> tuple[float, float]:
 LARGE_GAMES = ("4x4k4", "4x4k3")
 """Issue 9's budgets: build <= 5 min, <= 6 GB, file <= 400 MB; best-moves within the 3x3
 whole-command budget; check perfect --strong <= 60 s."""
-SAMPLE_BOARDS = {"4x4k4": "o.x./..../..../....", "4x4k3": "o.../.x../..../....",
-                 "3x4k3": "o.../.x../....", "4x3k3": "o../.x./.../..."}
+SAMPLE_BOARDS = {
+    "4x4k4": "o.x./..../..../....",
+    "4x4k3": "o.../.x../..../....",
+    "3x4k3": "o.../.x../....",
+    "4x3k3": "o../.x./.../...",
+}
 
 
 def game_commands(game: str, workdir: Path, runs: int) -> list[Measurement]:
@@ -140,13 +147,15 @@ def game_commands(game: str, workdir: Path, runs: int) -> list[Measurement]:
 def search_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
     """`search alphabeta --trace` from the empty board, and `check-trace` on the plain minimax trace
     (549,946 nodes, 1.1 M events): its time, and its memory beyond that of checking a small trace."""
-    traced = median_seconds(lambda: run_command(
-        command("search", "alphabeta", "--trace", str(workdir / "ab.jsonl"), "--db", str(db))), runs)
+    traced = median_seconds(
+        lambda: run_command(command("search", "alphabeta", "--trace", str(workdir / "ab.jsonl"), "--db", str(db))), runs
+    )
     big, small = workdir / "minimax.jsonl", workdir / "ab.jsonl"
     run_command(command("search", "minimax", "--trace", str(big), "--db", str(db)))
     checked = median_seconds(lambda: run_command(command("check-trace", str(big), "--db", str(db))), min(runs, 3))
     growth = peak_memory_mb(command("check-trace", str(big), "--db", str(db))) - peak_memory_mb(
-        command("check-trace", str(small), "--db", str(db)))
+        command("check-trace", str(small), "--db", str(db))
+    )
     return [
         Measurement("ttt-db search alphabeta --trace, whole command", traced, 0.5, "s"),
         Measurement("ttt-db check-trace (minimax, 1.1 M events)", checked, 10.0, "s"),
@@ -170,8 +179,9 @@ async def _load(host: str, port: int, paths: list[str], clients: int, seconds: f
             started = time.perf_counter()
             writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
             head = await reader.readuntil(b"\r\n\r\n")
-            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                          if line.lower().startswith(b"content-length"))
+            length = next(
+                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+            )
             body = await reader.readexactly(length)
             latencies.append(time.perf_counter() - started)
             if not head.startswith(b"HTTP/1.1 200") or not body:
@@ -230,8 +240,15 @@ def _first_load(url: str, runs: int) -> tuple[float, float] | None:
         return None
     from playwright.sync_api import sync_playwright
 
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"]
+    args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ]
     in_page, whole = [], []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=args)
@@ -265,44 +282,68 @@ def in_process(db_path: Path, runs: int) -> list[Measurement]:
 
         rounds = 20
         seconds = median_seconds(lambda: [lookups() for _ in range(rounds)], runs)
-        measurements.append(Measurement("lookups, warm handle", rounds * len(boards) / seconds, 200_000,
-                                        "per s", higher_is_better=True))
+        measurements.append(
+            Measurement("lookups, warm handle", rounds * len(boards) / seconds, 200_000, "per s", higher_is_better=True)
+        )
 
         ai14s = load_ai("ai14s").play
         decision = db.node_list("decision")
         best_moves = db.best_moves_table()
-        measurements.append(Measurement(
-            "check ai14s --strong (3,191 boards)",
-            median_seconds(lambda: check_strong(ai14s, decision, best_moves), runs),
-            0.08, "s"))
-        measurements.append(Measurement(
-            "  the same, reading list and best moves too",
-            median_seconds(lambda: run_checks(load_ai("ai14s"), db, weak=False), runs), 0.08, "s"))
-        measurements.append(Measurement(
-            "check ai14s --weak", median_seconds(lambda: check_weak(ai14s), runs), 0.025, "s"))
+        measurements.append(
+            Measurement(
+                "check ai14s --strong (3,191 boards)",
+                median_seconds(lambda: check_strong(ai14s, decision, best_moves), runs),
+                0.08,
+                "s",
+            )
+        )
+        measurements.append(
+            Measurement(
+                "  the same, reading list and best moves too",
+                median_seconds(lambda: run_checks(load_ai("ai14s"), db, weak=False), runs),
+                0.08,
+                "s",
+            )
+        )
+        measurements.append(
+            Measurement("check ai14s --weak", median_seconds(lambda: check_weak(ai14s), runs), 0.025, "s")
+        )
         perfect = load_ai("perfect", lambda: db).play
-        measurements.append(Measurement(
-            "check perfect --weak", median_seconds(lambda: check_weak(perfect), runs), 0.012, "s"))
+        measurements.append(
+            Measurement("check perfect --weak", median_seconds(lambda: check_weak(perfect), runs), 0.012, "s")
+        )
 
         def games_per_second(first: str, second: str, games: int) -> float:
             ai1, ai2 = load_ai(first, lambda: db).play, load_ai(second, lambda: db).play
             seconds = median_seconds(lambda: run_match(ai1, ai2, games, seed=1), runs)
             return 2 * games / seconds
 
-        for first, second, budget in (("ai2s", "ai2s", 50_000), ("ai14s", "ai2s", 6_000),
-                                      ("perfect", "perfect", 40_000)):
-            measurements.append(Measurement(
-                f"match {first} {second} -n 50000", games_per_second(first, second, 50_000), budget,
-                "games/s", higher_is_better=True))
+        for first, second, budget in (
+            ("ai2s", "ai2s", 50_000),
+            ("ai14s", "ai2s", 6_000),
+            ("perfect", "perfect", 40_000),
+        ):
+            measurements.append(
+                Measurement(
+                    f"match {first} {second} -n 50000",
+                    games_per_second(first, second, 50_000),
+                    budget,
+                    "games/s",
+                    higher_is_better=True,
+                )
+            )
     return measurements
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (the median is reported)")
-    parser.add_argument("--games", default=",".join((*LARGE_GAMES, "3x4k3", "4x3k3")),
-                        help="other m,n,k games to build and measure, comma-separated, or 'none' "
-                             "(each is built once; the 4x4 games take minutes)")
+    parser.add_argument(
+        "--games",
+        default=",".join((*LARGE_GAMES, "3x4k3", "4x3k3")),
+        help="other m,n,k games to build and measure, comma-separated, or 'none' "
+        "(each is built once; the 4x4 games take minutes)",
+    )
     options = parser.parse_args()
     games = [] if options.games == "none" else [name.strip() for name in options.games.split(",") if name.strip()]
     with tempfile.TemporaryDirectory() as scratch:

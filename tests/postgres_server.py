@@ -73,5 +73,8 @@ def postgres_server(folder: Path) -> Iterator[str]:
     try:
         yield f"postgresql+psycopg://ttt@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run(_as_server_user([str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-                       check=False, capture_output=True)
+        subprocess.run(
+            _as_server_user([str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
+            check=False,
+            capture_output=True,
+        )

@@ -49,8 +49,12 @@ def _playing(positions: dict[str, Position]) -> list[Position]:
 
 @pytest.mark.parametrize(
     ("make", "shortest"),
-    [(Minimax, False), (AlphaBeta, False), (lambda: Minimax(shortest=True), True),
-     (lambda: AlphaBeta(shortest=True), True)],
+    [
+        (Minimax, False),
+        (AlphaBeta, False),
+        (lambda: Minimax(shortest=True), True),
+        (lambda: AlphaBeta(shortest=True), True),
+    ],
 )
 def test_full_searches_agree_with_the_database(positions: dict[str, Position], make, shortest: bool) -> None:
     ai = make()
@@ -113,8 +117,18 @@ def test_iddfs_answers_from_the_deepest_completed_iteration() -> None:
 
 def test_registry_names_and_lookups(db: SolutionDatabase) -> None:
     names = [ai.name for ai in BUILTIN_AIS]
-    assert {"ai1s", "ai2s", "ai14s", "perfect", "perfect-shortest", "minimax", "alphabeta", "dls@N",
-            "abdls@N", "iddfs@SECONDS"} <= set(names)
+    assert {
+        "ai1s",
+        "ai2s",
+        "ai14s",
+        "perfect",
+        "perfect-shortest",
+        "minimax",
+        "alphabeta",
+        "dls@N",
+        "abdls@N",
+        "iddfs@SECONDS",
+    } <= set(names)
     perfect = load_ai("perfect", lambda: db)
     assert perfect.play("ox.......") == db.lookup("ox.......").best_moves
     assert load_ai("dls@3").play("oo..x....") == (2,)

@@ -37,12 +37,15 @@ def test_position_defaults_to_the_empty_board_and_takes_first(client: TestClient
     assert (x_first["first"], x_first["to_move"]) == ("x", "o")
 
 
-@pytest.mark.parametrize(("params", "quoted"), [
-    ({"board": "ox..x..x"}, "invalid board 'ox..x..x': expected 9 cells, got 8"),
-    ({"board": "ooo.xx..x"}, "invalid board 'ooo.xx..x': o has three in a row"),
-    ({"board": "ox..x....", "first": "z"}, "invalid first 'z'"),
-    ({"board": "o" * 65}, "parameter 'board' is 65 characters long; at most 64"),
-])
+@pytest.mark.parametrize(
+    ("params", "quoted"),
+    [
+        ({"board": "ox..x..x"}, "invalid board 'ox..x..x': expected 9 cells, got 8"),
+        ({"board": "ooo.xx..x"}, "invalid board 'ooo.xx..x': o has three in a row"),
+        ({"board": "ox..x....", "first": "z"}, "invalid first 'z'"),
+        ({"board": "o" * 65}, "parameter 'board' is 65 characters long; at most 64"),
+    ],
+)
 def test_bad_boards_are_400_with_the_input_quoted(client: TestClient, params: dict[str, str], quoted: str) -> None:
     response = client.get("/api/position", params=params)
     assert response.status_code == 400
@@ -61,19 +64,24 @@ def test_game_and_lists(client: TestClient) -> None:
 def test_ai_move_answers_from_the_candidates(client: TestClient) -> None:
     answer = client.get("/api/ai-move", params={"ai": "perfect", "board": "......o.x"}).json()
     assert answer["candidates"] == [0, 2, 3] and answer["move"] in (0, 2, 3)
-    seeded = [client.get("/api/ai-move", params={"ai": "ai2s", "board": ".........", "seed": "7"}).json()["move"]
-              for _ in range(3)]
+    seeded = [
+        client.get("/api/ai-move", params={"ai": "ai2s", "board": ".........", "seed": "7"}).json()["move"]
+        for _ in range(3)
+    ]
     assert len(set(seeded)) == 1
     assert client.get("/api/ai-move", params={"ai": "ai14s", "board": "......o.x"}).json()["candidates"] == [4]
 
 
-@pytest.mark.parametrize(("params", "status", "message"), [
-    ({"ai": "perfekt", "board": "........."}, 400, "unknown AI 'perfekt'"),
-    ({"ai": "my_bots:play", "board": "........."}, 400, "run from the command line only"),
-    ({"ai": "perfect", "board": "ooo.xx..."}, 400, "the game is over"),
-    ({"ai": "iddfs@30", "board": "........."}, 400, "at most 2 s a move"),
-    ({"board": "........."}, 400, "missing parameter 'ai'"),
-])
+@pytest.mark.parametrize(
+    ("params", "status", "message"),
+    [
+        ({"ai": "perfekt", "board": "........."}, 400, "unknown AI 'perfekt'"),
+        ({"ai": "my_bots:play", "board": "........."}, 400, "run from the command line only"),
+        ({"ai": "perfect", "board": "ooo.xx..."}, 400, "the game is over"),
+        ({"ai": "iddfs@30", "board": "........."}, 400, "at most 2 s a move"),
+        ({"board": "........."}, 400, "missing parameter 'ai'"),
+    ],
+)
 def test_ai_move_refusals(client: TestClient, params: dict[str, str], status: int, message: str) -> None:
     response = client.get("/api/ai-move", params=params)
     assert response.status_code == status and message in response.json()["error"]
@@ -153,8 +161,12 @@ def test_serve_prints_its_url_answers_and_stops_on_ctrl_c(db_path: Path) -> None
     import sys
     import urllib.request
 
-    server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0", "--db", str(db_path)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli", "serve", "--port", "0", "--db", str(db_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         line = server.stdout.readline()

@@ -81,8 +81,9 @@ def test_the_strong_check_by_orbit_fails_the_same_boards_as_the_full_check(db: S
     full = check_strong(ai.play, db.node_list("decision"), db.best_moves_table())
     assert by_orbit is not None and len(asked) == by_orbit.asked == 431
     assert (by_orbit.correct, by_orbit.total) == (full.correct, full.total)
-    assert [(f.board, f.chosen, f.best) for f in by_orbit.failures] == [(f.board, f.chosen, f.best)
-                                                                       for f in full.failures]
+    assert [(f.board, f.chosen, f.best) for f in by_orbit.failures] == [
+        (f.board, f.chosen, f.best) for f in full.failures
+    ]
 
 
 def test_dls3_is_not_weakly_solved(db: SolutionDatabase) -> None:
@@ -102,8 +103,7 @@ def test_the_weak_search_skips_boards_it_has_examined() -> None:
 
 MISBEHAVING = {
     "off_board": ("return [9]", "the AI answered 9, off the board (cells are 0-8)"),
-    "occupied": ("return [i for i in range(9) if board[i] != '.'][:1] or [0]",
-                 "a cell taken by"),
+    "occupied": ("return [i for i in range(9) if board[i] != '.'][:1] or [0]", "a cell taken by"),
     "empty": ("return []", "the AI answered no move"),
     "raises": ("raise RuntimeError('confused')", "the AI raised RuntimeError: confused"),
     "not_moves": ("return ['a1']", "the AI answered 'a1', not a cell index"),
@@ -183,8 +183,7 @@ def test_check_command_bad_input(run) -> None:
     unknown = run("check", "ai15s")
     assert unknown.exit_code == 2
     assert unknown.stderr == (
-        "error: unknown AI 'ai15s': no built-in AI has that name; `ttt-db ais` lists them "
-        "(did you mean ai1s, ai14s?)\n"
+        "error: unknown AI 'ai15s': no built-in AI has that name; `ttt-db ais` lists them (did you mean ai1s, ai14s?)\n"
     )
     missing = run("check", "nowhere_module:play")
     assert missing.exit_code == 2 and "cannot import module 'nowhere_module'" in missing.stderr
@@ -196,16 +195,27 @@ def test_check_all(run, monkeypatch) -> None:
     from ttt_db.ais.registry import DEFAULT_INSTANCES
 
     # iddfs@0.01's answers depend on the machine's speed (a wall-clock limit per move): left out here
-    monkeypatch.setattr("ttt_db.ais.registry.DEFAULT_INSTANCES", tuple(n for n in DEFAULT_INSTANCES if n != "iddfs@0.01"))
+    monkeypatch.setattr(
+        "ttt_db.ais.registry.DEFAULT_INSTANCES", tuple(n for n in DEFAULT_INSTANCES if n != "iddfs@0.01")
+    )
     result = run("check", "--all", "--json")
     assert result.exit_code == 0
-    rows = {r["ai"]: (r["weak"]["o"]["solved"], r["weak"]["x"]["solved"], r["strong"]["correct"])
-            for r in json.loads(result.stdout)}
+    rows = {
+        r["ai"]: (r["weak"]["o"]["solved"], r["weak"]["x"]["solved"], r["strong"]["correct"])
+        for r in json.loads(result.stdout)
+    }
     assert rows == {
-        "ai1s": (False, False, 1322), "ai2s": (False, False, 0), "ai14s": (True, True, 3139),
-        "perfect": (True, True, 3191), "perfect-shortest": (True, True, 3191), "minimax": (True, True, 3191),
-        "minimax-shortest": (True, True, 3191), "alphabeta": (True, True, 3191),
-        "alphabeta-shortest": (True, True, 3191), "dls@3": (False, False, 3078), "abdls@3": (True, True, 3191),
+        "ai1s": (False, False, 1322),
+        "ai2s": (False, False, 0),
+        "ai14s": (True, True, 3139),
+        "perfect": (True, True, 3191),
+        "perfect-shortest": (True, True, 3191),
+        "minimax": (True, True, 3191),
+        "minimax-shortest": (True, True, 3191),
+        "alphabeta": (True, True, 3191),
+        "alphabeta-shortest": (True, True, 3191),
+        "dls@3": (False, False, 3078),
+        "abdls@3": (True, True, 3191),
     }
 
 

@@ -10,8 +10,20 @@ import pytest
 
 from cli.app import app
 
-COMMANDS = ["build", "best-moves", "show", "info", "verify", "export", "ais", "check", "match", "play", "search",
-            "check-trace"]
+COMMANDS = [
+    "build",
+    "best-moves",
+    "show",
+    "info",
+    "verify",
+    "export",
+    "ais",
+    "check",
+    "match",
+    "play",
+    "search",
+    "check-trace",
+]
 
 
 def test_best_moves_reference_example(run) -> None:
@@ -37,8 +49,13 @@ def test_best_moves_json(run) -> None:
     assert result.exit_code == 0
     document = json.loads(result.stdout)
     assert {k: document[k] for k in ("board", "to_move", "status", "value", "best_moves", "first", "score")} == {
-        "board": "ox..x....", "to_move": "o", "status": "playing", "value": "draw", "best_moves": [7],
-        "first": "x", "score": 0,
+        "board": "ox..x....",
+        "to_move": "o",
+        "status": "playing",
+        "value": "draw",
+        "best_moves": [7],
+        "first": "x",
+        "score": 0,
     }
     assert document["moves"][0] == {"move": 2, "name": "c1", "value": "loss", "remoteness": 1}
     assert {m["move"]: m["value"] for m in document["moves"]}[7] == "draw"
@@ -92,11 +109,17 @@ def test_show_lists_every_move_best_first(run) -> None:
 
 
 USAGE = {
-    "build": "ttt-db build [OPTIONS]", "best-moves": "ttt-db best-moves [OPTIONS] {BOARD}",
-    "show": "ttt-db show [OPTIONS] {BOARD}", "info": "ttt-db info [OPTIONS]",
-    "verify": "ttt-db verify [OPTIONS]", "export": "ttt-db export [OPTIONS]", "ais": "ttt-db ais [OPTIONS]",
-    "check": "ttt-db check [OPTIONS] [AI]", "match": "ttt-db match [OPTIONS] {AI1} {AI2}",
-    "play": "ttt-db play [OPTIONS]", "search": "ttt-db search [OPTIONS] [ALGO... [BOARD]]",
+    "build": "ttt-db build [OPTIONS]",
+    "best-moves": "ttt-db best-moves [OPTIONS] {BOARD}",
+    "show": "ttt-db show [OPTIONS] {BOARD}",
+    "info": "ttt-db info [OPTIONS]",
+    "verify": "ttt-db verify [OPTIONS]",
+    "export": "ttt-db export [OPTIONS]",
+    "ais": "ttt-db ais [OPTIONS]",
+    "check": "ttt-db check [OPTIONS] [AI]",
+    "match": "ttt-db match [OPTIONS] {AI1} {AI2}",
+    "play": "ttt-db play [OPTIONS]",
+    "search": "ttt-db search [OPTIONS] [ALGO... [BOARD]]",
     "check-trace": "ttt-db check-trace [OPTIONS] {FILE}",
 }
 

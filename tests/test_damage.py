@@ -23,29 +23,43 @@ def test_a_row_whose_board_is_not_its_key_is_refused(run, altered_copy) -> None:
     damaged = altered_copy("update ttt_positions set board = '.....o...' where board = '.......o.'")
     answered = run("best-moves", ".o.......", "--db", str(damaged))
     assert answered.exit_code == 2 and answered.stdout == ""
-    assert answered.stderr == ("error: the database is damaged (key 3 is not the key of the board, "
-                               f"row for '.....o...'): {REBUILD}\n")
+    assert answered.stderr == (
+        f"error: the database is damaged (key 3 is not the key of the board, row for '.....o...'): {REBUILD}\n"
+    )
     verified = run("verify", "--db", str(damaged))
     assert verified.exit_code == 1
 
 
 DAMAGE = [
-    ("update ttt_positions set best_moves = x'05' where board = '....o....'",
-     "best moves is int, not a list of moves, row for '....o....'"),
-    ("update ttt_positions set best_moves = x'9163' where board = '....o....'",
-     "best moves holds 99, not a cell 0-8, row for '....o....'"),
-    ("update ttt_positions set best_moves = x'c1' where board = '....o....'",
-     "best moves does not decode (FormatError), row for '....o....'"),
-    ("update ttt_positions set playout = x'9400000000' where board = '....o....'",
-     "playout odds [0, 0, 0, 0] do not add up to one, row for '....o....'"),
-    ("update ttt_positions set to_move = 'z' where board = '....o....'",
-     "side to move 'z', expected 'x', row for '....o....'"),
-    ("update ttt_positions set score = 'abc' where board = '....o....'",
-     "score is 'abc', not a whole number from -1 to 1, row for '....o....'"),
-    ("update ttt_positions set move_values = x'90' where board = '....o....'",
-     "a position in play without its moves, row for '....o....'"),
-    ("delete from ttt_positions where board = '....o....'",
-     "no row for board '....o....', table ttt_positions"),
+    (
+        "update ttt_positions set best_moves = x'05' where board = '....o....'",
+        "best moves is int, not a list of moves, row for '....o....'",
+    ),
+    (
+        "update ttt_positions set best_moves = x'9163' where board = '....o....'",
+        "best moves holds 99, not a cell 0-8, row for '....o....'",
+    ),
+    (
+        "update ttt_positions set best_moves = x'c1' where board = '....o....'",
+        "best moves does not decode (FormatError), row for '....o....'",
+    ),
+    (
+        "update ttt_positions set playout = x'9400000000' where board = '....o....'",
+        "playout odds [0, 0, 0, 0] do not add up to one, row for '....o....'",
+    ),
+    (
+        "update ttt_positions set to_move = 'z' where board = '....o....'",
+        "side to move 'z', expected 'x', row for '....o....'",
+    ),
+    (
+        "update ttt_positions set score = 'abc' where board = '....o....'",
+        "score is 'abc', not a whole number from -1 to 1, row for '....o....'",
+    ),
+    (
+        "update ttt_positions set move_values = x'90' where board = '....o....'",
+        "a position in play without its moves, row for '....o....'",
+    ),
+    ("delete from ttt_positions where board = '....o....'", "no row for board '....o....', table ttt_positions"),
 ]
 
 
@@ -70,8 +84,9 @@ def test_damaged_rows_are_refused_by_queries_and_reported_by_verify(
 def test_verify_reports_damaged_rows_and_exits_1(run, altered_copy) -> None:
     verified = run("verify", "--db", str(altered_copy(DAMAGE[1][0])))
     assert verified.exit_code == 1
-    assert ("mismatch: rows decode and follow the rules: best moves holds 99, not a cell 0-8 "
-            "(row for '....o....')") in verified.stdout.splitlines()
+    assert (
+        "mismatch: rows decode and follow the rules: best moves holds 99, not a cell 0-8 (row for '....o....')"
+    ) in verified.stdout.splitlines()
     assert "Traceback" not in verified.output
 
 
@@ -86,7 +101,9 @@ def test_a_missing_meta_entry(run, altered_copy) -> None:
     damaged = altered_copy("delete from ttt_meta where key = 'figures'")
     result = run("info", "--db", str(damaged))
     assert (result.exit_code, result.stderr) == (
-        2, f"error: the database is damaged (meta entry 'figures' is missing, table ttt_meta): {REBUILD}\n")
+        2,
+        f"error: the database is damaged (meta entry 'figures' is missing, table ttt_meta): {REBUILD}\n",
+    )
     verified = run("verify", "--db", str(damaged))
     assert verified.exit_code == 1
     assert "mismatch: content digest: the database is damaged (meta entry 'figures' is missing" in verified.stdout
@@ -122,8 +139,9 @@ def test_one_changed_byte_changes_the_digest(run, altered_copy) -> None:
 
 
 def test_a_killed_builds_leftovers_are_removed_by_the_next_build(tmp_path: Path) -> None:
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                              capture_output=True, text=True, check=True)
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead = int(finished.stdout)  # that process has exited
     target = tmp_path / "db.sqlite"
     stale = [tmp_path / f".db.sqlite.{dead}.tmp", tmp_path / f".db.sqlite.{dead}.tmp-journal"]

@@ -137,9 +137,11 @@ def test_reading_a_local_file_does_not_import_sqlalchemy(db_path: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from ttt_db.store.database import open_database; "
-            f"db = open_database({str(db_path)!r}); print(db.lookup('ox..x....').best_moves, "
-            "'sqlalchemy' in sys.modules)")
+    code = (
+        "import sys; from ttt_db.store.database import open_database; "
+        f"db = open_database({str(db_path)!r}); print(db.lookup('ox..x....').best_moves, "
+        "'sqlalchemy' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["(7,)", "False"]
 

@@ -86,8 +86,10 @@ def test_every_stored_value_equals_a_brute_force_minimax(positions) -> None:
 
 
 def test_ai14s_strong_failures_are_the_ones_the_test_finds(db: SolutionDatabase) -> None:
-    decision = sorted((b for b in reachable() if children(b) and len(best_moves(b)) < len(children(b))),
-                      key=lambda b: (9 - b.count("."), b))
+    decision = sorted(
+        (b for b in reachable() if children(b) and len(best_moves(b)) < len(children(b))),
+        key=lambda b: (9 - b.count("."), b),
+    )
     assert len(decision) == 3191
     expected = [b for b in decision if not set(ai14s(b)) <= set(best_moves(b))]
     result = check_strong(ai14s, db.node_list("decision"), db.best_moves_table())

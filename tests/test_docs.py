@@ -29,7 +29,9 @@ def test_documented_figures_are_the_ones_verify_checks() -> None:
     values = _numbers(_figure_row("value for the side to move").split("|")[2])
     assert values == [figures.VALUES["win"], figures.VALUES["loss"], figures.VALUES["draw"]]
     assert _numbers(_figure_row("decision positions").split("|")[2]) == [
-        figures.LIST_SIZES["decision"], figures.LIST_SIZES["decision_canonical"]]
+        figures.LIST_SIZES["decision"],
+        figures.LIST_SIZES["decision_canonical"],
+    ]
 
 
 def test_every_docs_page_is_linked_from_the_index_and_the_index_from_the_readme() -> None:
@@ -40,8 +42,14 @@ def test_every_docs_page_is_linked_from_the_index_and_the_index_from_the_readme(
 
 
 def test_nothing_cites_documents_outside_the_repository() -> None:
-    for path in [*ROOT.glob("ttt_db/*.py"), *ROOT.glob("builder/*.py"), *ROOT.glob("cli/*.py"),
-                 *ROOT.glob("tests/*.py"), *DOCS.glob("*.md"), ROOT / "README.md"]:
+    for path in [
+        *ROOT.glob("ttt_db/*.py"),
+        *ROOT.glob("builder/*.py"),
+        *ROOT.glob("cli/*.py"),
+        *ROOT.glob("tests/*.py"),
+        *DOCS.glob("*.md"),
+        ROOT / "README.md",
+    ]:
         if path.name == "test_docs.py":
             continue
         text = path.read_text()

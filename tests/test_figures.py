@@ -39,8 +39,14 @@ def test_value_counts(positions: dict[str, Position]) -> None:
 
 def test_node_lists(db: SolutionDatabase, positions: dict[str, Position]) -> None:
     sizes = {name: len(db.node_list(name)) for name in db.node_list_names()}
-    assert sizes == {"all": 5478, "canonical": 765, "playing": 4520, "playing_canonical": 627,
-                     "decision": 3191, "decision_canonical": 431}
+    assert sizes == {
+        "all": 5478,
+        "canonical": 765,
+        "playing": 4520,
+        "playing_canonical": 627,
+        "decision": 3191,
+        "decision_canonical": 431,
+    }
     playing = {p.board for p in positions.values() if p.status == "playing"}
     assert len({positions[b].canonical for b in playing}) == 627
     for board in db.node_list("decision"):

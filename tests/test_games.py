@@ -28,7 +28,8 @@ def brute_force(game: Game) -> Solved:
     """Every board reachable from the empty one, solved by plain minimax."""
     lines = [
         [(r + dr * i) * game.columns + c + dc * i for i in range(game.k)]
-        for r in range(game.rows) for c in range(game.columns)
+        for r in range(game.rows)
+        for c in range(game.columns)
         for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1))
         if 0 <= r + dr * (game.k - 1) < game.rows and 0 <= c + dc * (game.k - 1) < game.columns
     ]
@@ -46,7 +47,7 @@ def brute_force(game: Game) -> Solved:
         else:
             mark = "o" if board.count("o") == board.count("x") else "x"
             sign = 1 if mark == "o" else -1
-            children = [solve(board[:i] + mark + board[i + 1:]) for i, c in enumerate(board) if c == "."]
+            children = [solve(board[:i] + mark + board[i + 1 :]) for i, c in enumerate(board) if c == "."]
             best = max(sign * score for score, _ in children)
             keeping = [remoteness for score, remoteness in children if sign * score == best]
             result = (sign * best, 1 + (min(keeping) if best > 0 else max(keeping)))
@@ -124,7 +125,7 @@ def board_moves(board: str) -> list[int]:
 
 
 def play(board: str, move: int, mark: str | None) -> str:
-    return board[:move] + str(mark) + board[move + 1:]
+    return board[:move] + str(mark) + board[move + 1 :]
 
 
 def test_the_wrong_board_size_and_game_are_refused(run, built: tuple[Game, Path, Solved]) -> None:
@@ -160,7 +161,8 @@ def test_the_search_ais_play_the_brute_force_best_moves(built: tuple[Game, Path,
 
 
 def test_perfect_is_solved_and_the_strong_check_counts_every_decision_position(
-        built: tuple[Game, Path, Solved]) -> None:
+    built: tuple[Game, Path, Solved],
+) -> None:
     game, path, _ = built
     with open_database(path, game=game) as db:
         report = run_checks(load_ai("perfect", lambda: db, game), db)
@@ -178,11 +180,13 @@ def test_asking_once_per_symmetry_class_gives_the_full_check(built: tuple[Game, 
         ai = load_ai(name, lambda: db, game).play
         best = db.best_moves_table()
         full = check_strong(ai, db.node_list("decision"), best)
-        by_orbit = check_strong_by_orbit(ai, db.node_list("decision_canonical"), best, game,
-                                         total=len(db.node_list("decision")))
+        by_orbit = check_strong_by_orbit(
+            ai, db.node_list("decision_canonical"), best, game, total=len(db.node_list("decision"))
+        )
     assert (by_orbit.correct, by_orbit.total) == (full.correct, full.total)
-    assert [(f.board, f.chosen, f.best) for f in by_orbit.failures] == [(f.board, f.chosen, f.best)
-                                                                       for f in full.failures]
+    assert [(f.board, f.chosen, f.best) for f in by_orbit.failures] == [
+        (f.board, f.chosen, f.best) for f in full.failures
+    ]
 
 
 def test_ai14s_is_refused_off_3x3_and_depths_follow_the_board() -> None:

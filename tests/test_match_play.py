@@ -92,8 +92,7 @@ def _transcript(run, moves: list[str], *options: str) -> str:
 
 
 def test_play_handles_bad_input_and_undo(run) -> None:
-    out = _transcript(run, ["b2", "b2", "9", "banana", "hint", "undo", "undo", "a1", "quit"],
-                      "--ai", "ai1s")
+    out = _transcript(run, ["b2", "b2", "9", "banana", "hint", "undo", "undo", "a1", "quit"], "--ai", "ai1s")
     assert "ai1s (x) plays 0 (a1)" in out
     assert "cell 4 is taken by o; try again" in out
     assert "cells are numbered 0 to 8; try again" in out

@@ -24,6 +24,7 @@ def _one_error_line(result, exit_code: int = 2) -> str:
 
 # --- boards and moves --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("board", ["---------", "-x-/---/o--", "--x------"])
 def test_boards_written_with_dashes_are_boards_not_options(run, board: str) -> None:
     result = run("best-moves", board, "--json")
@@ -41,16 +42,29 @@ def test_dashes_empty_board_text(run) -> None:
 @pytest.mark.parametrize(
     ("board", "message"),
     [
-        ("o,x,.,.,.,.,.,.,.", "invalid board 'o,x,.,.,.,.,.,.,.': write the cells without separators "
-                              "(did you mean 'ox.......'?)"),
-        ("ox. .x. ...", "invalid board 'ox. .x. ...': a space is an empty cell; separate rows with '/' "
-                        "(did you mean 'ox./.x./...'?)"),
-        ("ox.\\.x.\\...", "invalid board 'ox.\\\\.x.\\\\...': separate rows with '/', not '\\' "
-                          "(did you mean 'ox./.x./...'?)"),
-        ("b3", "invalid board 'b3': that is a move, not a board; a board is 9 cells in reading order, "
-               "such as 'ox..x....' or 'ox./.x./...'"),
-        ("1,2", "invalid board '1,2': that is a move, not a board; a board is 9 cells in reading order, "
-                "such as 'ox..x....' or 'ox./.x./...'"),
+        (
+            "o,x,.,.,.,.,.,.,.",
+            "invalid board 'o,x,.,.,.,.,.,.,.': write the cells without separators (did you mean 'ox.......'?)",
+        ),
+        (
+            "ox. .x. ...",
+            "invalid board 'ox. .x. ...': a space is an empty cell; separate rows with '/' "
+            "(did you mean 'ox./.x./...'?)",
+        ),
+        (
+            "ox.\\.x.\\...",
+            "invalid board 'ox.\\\\.x.\\\\...': separate rows with '/', not '\\' (did you mean 'ox./.x./...'?)",
+        ),
+        (
+            "b3",
+            "invalid board 'b3': that is a move, not a board; a board is 9 cells in reading order, "
+            "such as 'ox..x....' or 'ox./.x./...'",
+        ),
+        (
+            "1,2",
+            "invalid board '1,2': that is a move, not a board; a board is 9 cells in reading order, "
+            "such as 'ox..x....' or 'ox./.x./...'",
+        ),
     ],
 )
 def test_boards_with_the_wrong_separators_say_what_was_meant(run, board: str, message: str) -> None:
@@ -59,10 +73,12 @@ def test_boards_with_the_wrong_separators_say_what_was_meant(run, board: str, me
 
 @pytest.mark.parametrize(
     ("text", "reason"),
-    [("3,0", "x,y is column,row counted from 0 at the top left: x is 0-2, y is 0-2"),
-     ("1,3", "x,y is column,row counted from 0 at the top left: x is 0-2, y is 0-2"),
-     ("d1", "cell names run from a1 to c3"),
-     ("9", "cells are numbered 0 to 8")],
+    [
+        ("3,0", "x,y is column,row counted from 0 at the top left: x is 0-2, y is 0-2"),
+        ("1,3", "x,y is column,row counted from 0 at the top left: x is 0-2, y is 0-2"),
+        ("d1", "cell names run from a1 to c3"),
+        ("9", "cells are numbered 0 to 8"),
+    ],
 )
 def test_bad_moves_name_the_range(text: str, reason: str) -> None:
     with pytest.raises(InvalidMoveError, match=reason):
@@ -75,10 +91,13 @@ def test_xy_moves_are_column_then_row_from_zero() -> None:
 
 # --- who moved first ---------------------------------------------------------------------
 
+
 def test_first_x_answers_a_board_reachable_only_with_x_first(run) -> None:
     refused = _one_error_line(run("best-moves", "ooo.xx..x"))
-    assert refused == ("invalid board 'ooo.xx..x': o has three in a row, yet x moved after the game was won; "
-                       "it is reachable if x moved first; try --first x")
+    assert refused == (
+        "invalid board 'ooo.xx..x': o has three in a row, yet x moved after the game was won; "
+        "it is reachable if x moved first; try --first x"
+    )
     answered = run("best-moves", "ooo.xx..x", "--first", "x", "--json")
     assert answered.exit_code == 0, answered.output
     document = json.loads(answered.stdout)
@@ -125,18 +144,23 @@ def test_lookup_keeps_the_two_readings_of_one_text_apart(db) -> None:
 
 # --- usage errors and conflicting options --------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["best-moves", "--jsn", "ox..x...."],
-         "no such option: --jsn (Possible options: --json) (see 'ttt-db best-moves --help')"),
+        (
+            ["best-moves", "--jsn", "ox..x...."],
+            "no such option: --jsn (Possible options: --json) (see 'ttt-db best-moves --help')",
+        ),
         (["best-moves"], "missing argument 'BOARD' (see 'ttt-db best-moves --help')"),
         (["frobnicate"], "no such command 'frobnicate' (see 'ttt-db --help')"),
         (["check", "ai14s", "--all"], "give an AI ('ai14s') or --all, not both"),
         (["check"], "give an AI to check (see `ttt-db ais`), or --all for every built-in AI"),
         (["check", "ai14s", "--weak", "--canonical"], "--canonical applies to the strong check, not to --weak"),
-        (["check", "ai14s", "--weak", "--shortest", "--canonical"],
-         "--canonical and --shortest apply to the strong check, not to --weak"),
+        (
+            ["check", "ai14s", "--weak", "--shortest", "--canonical"],
+            "--canonical and --shortest apply to the strong check, not to --weak",
+        ),
         (["play", "--as", "y"], "invalid value for '--as': 'y' is not one of 'o', 'x' (see 'ttt-db play --help')"),
     ],
 )
@@ -159,6 +183,7 @@ def test_check_all_weak_has_no_strong_column(run, monkeypatch) -> None:
 
 
 # --- names -----------------------------------------------------------------------------------
+
 
 def test_ai_names_are_case_insensitive(run) -> None:
     result = run("check", "AI14S", "--weak")
@@ -184,11 +209,13 @@ def test_version(run) -> None:
 @pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
 def test_an_in_memory_database_is_refused(run, url: str) -> None:
     message = _one_error_line(run("best-moves", "ox..x....", "--db", url))
-    assert message == (f"{url!r} is an in-memory database, which is gone when the command ends; "
-                       "give a file path or a server URL")
+    assert message == (
+        f"{url!r} is an in-memory database, which is gone when the command ends; give a file path or a server URL"
+    )
 
 
 # --- paths -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["a?b.sqlite", "c#d.sqlite", "e%20f.sqlite", "g h.sqlite"])
 def test_odd_database_paths_build_that_exact_file(run, tmp_path: Path, name: str) -> None:
@@ -220,6 +247,7 @@ def test_an_unreadable_database_is_permission_denied(run, db_path: Path, monkeyp
 
 # --- viewpoints ------------------------------------------------------------------------------
 
+
 def test_json_labels_every_viewpoint(run) -> None:
     document = json.loads(run("best-moves", "ox..x....", "--json").stdout)
     assert (document["score_viewpoint"], document["value_viewpoint"]) == ("x", "o")
@@ -238,6 +266,7 @@ def test_text_names_the_viewpoint(run) -> None:
 
 # --- progress bars ---------------------------------------------------------------------------
 
+
 def test_no_progress_bar_when_stderr_is_not_a_terminal(run, tmp_path: Path) -> None:
     built = run("build", "--db", str(tmp_path / "quiet.sqlite"))  # no --quiet
     assert built.exit_code == 0
@@ -255,6 +284,7 @@ def test_every_command_with_a_bar_takes_quiet(run, command: list[str]) -> None:
 
 # --- check output ------------------------------------------------------------------------------
 
+
 def test_strong_failures_show_the_wrong_moves_values(run) -> None:
     lines = run("check", "ai14s", "--strong", "--show", "1").stdout.splitlines()
     start = lines.index("  failures, shallowest first (1 of 52; --show N for more):")
@@ -270,10 +300,14 @@ def test_strong_failures_show_the_wrong_moves_values(run) -> None:
 def test_strong_failure_json_adds_values(run) -> None:
     failure = json.loads(run("check", "ai14s", "--strong", "--json").stdout)["strong"]["failures"][0]
     assert failure == {
-        "board": "......o.x", "chosen": [4], "best": [0, 2, 3], "wrong": [4],
+        "board": "......o.x",
+        "chosen": [4],
+        "best": [0, 2, 3],
+        "wrong": [4],
         "wrong_move_values": [{"move": 4, "name": "b2", "value": "draw", "remoteness": 6}],
-        "best_move_values": [{"move": m, "name": n, "value": "win", "remoteness": 4}
-                             for m, n in ((0, "a1"), (2, "c1"), (3, "a2"))],
+        "best_move_values": [
+            {"move": m, "name": n, "value": "win", "remoteness": 4} for m, n in ((0, "a1"), (2, "c1"), (3, "a2"))
+        ],
     }
 
 
@@ -311,6 +345,7 @@ def test_counts_read_as_words(run, tmp_path: Path, monkeypatch) -> None:
 
 
 # --- play -------------------------------------------------------------------------------------
+
 
 def _play(run, moves: list[str], *options: str):
     result = run("play", *options, input="\n".join(moves) + "\n")

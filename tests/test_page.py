@@ -20,8 +20,16 @@ from ttt_db.store.database import SolutionDatabase
 
 CHROMIUM = os.environ.get("TTT_DB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: apt-get install chromium (CI does)")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +81,10 @@ def open_page(page: Any, url: str) -> None:
 
 
 def board_text(page: Any) -> str:
-    return "".join(cell.inner_text().strip()[:1] if cell.inner_text().strip()[:1] in "ox" else "."
-                   for cell in page.query_selector_all("#board .cell"))
+    return "".join(
+        cell.inner_text().strip()[:1] if cell.inner_text().strip()[:1] in "ox" else "."
+        for cell in page.query_selector_all("#board .cell")
+    )
 
 
 def cell(page: Any, index: int) -> Any:
@@ -84,14 +94,18 @@ def cell(page: Any, index: int) -> Any:
 def test_a_full_game_against_perfect_ends_in_a_draw(page: Any, server_url: str) -> None:
     open_page(page, server_url)
     for _ in range(5):  # o moves 1, 3, 5, 7, 9; perfect answers
-        page.wait_for_function("document.querySelectorAll('#board .cell.best').length > 0 || "
-                               "document.querySelector('#board').dataset.status !== 'playing'")
+        page.wait_for_function(
+            "document.querySelectorAll('#board .cell.best').length > 0 || "
+            "document.querySelector('#board').dataset.status !== 'playing'"
+        )
         if page.locator("#board").get_attribute("data-status") != "playing":
             break
         before = board_text(page).count(".")
         page.locator("#board .cell.best").first.click()
-        page.wait_for_function(f"[...document.querySelectorAll('#board .cell.empty')].length <= {before - 2} || "
-                               "document.querySelector('#board').dataset.status !== 'playing'")
+        page.wait_for_function(
+            f"[...document.querySelectorAll('#board .cell.empty')].length <= {before - 2} || "
+            "document.querySelector('#board').dataset.status !== 'playing'"
+        )
     page.wait_for_function("document.querySelector('#board').dataset.status === 'draw'")
     assert "Game over: a draw" in page.locator("#status").inner_text()
     assert "no mistake so far" in page.locator("#history-caption").inner_text()
@@ -100,8 +114,9 @@ def test_a_full_game_against_perfect_ends_in_a_draw(page: Any, server_url: str) 
 def test_hint_colours_match_the_database(page: Any, server_url: str, db: SolutionDatabase) -> None:
     board = "o...x...."
     open_page(page, f"{server_url}?board={board}&as=both")
-    page.wait_for_function("document.querySelectorAll('#board .cell.win, #board .cell.draw, #board .cell.loss')"
-                           ".length === 7")
+    page.wait_for_function(
+        "document.querySelectorAll('#board .cell.win, #board .cell.draw, #board .cell.loss').length === 7"
+    )
     for analysis in db.lookup(board).moves:
         classes = cell(page, analysis.move).get_attribute("class").split()
         assert analysis.value in classes, (analysis, classes)
@@ -169,6 +184,8 @@ def test_the_value_history_marks_the_first_mistake(page: Any, server_url: str, d
     assert db.lookup("....o....").value == "draw" and db.lookup(".x..o....").score == 1  # x's edge reply loses
     open_page(page, f"{server_url}?moves=4,1&as=both")
     page.wait_for_selector("#history-chart circle.mistake")
-    assert "First mistake: move 2, x played b1, turning a draw into an o win" in page.locator(
-        "#history-caption").inner_text()
+    assert (
+        "First mistake: move 2, x played b1, turning a draw into an o win"
+        in page.locator("#history-caption").inner_text()
+    )
     assert page.locator("#history-chart circle.value-dot").count() == 3

@@ -78,11 +78,9 @@ def _weak_o(run, spec: str, *options: str) -> dict[str, object]:
         ("iteration_fails", "the AI raised while its answer was read: LookupError: cannot iterate", 13),
     ],
 )
-def test_a_failing_ai_is_reported_at_the_empty_board(run, hostile: Path, function: str, error: str,
-                                                     line: int) -> None:
+def test_a_failing_ai_is_reported_at_the_empty_board(run, hostile: Path, function: str, error: str, line: int) -> None:
     example = _weak_o(run, f"hostile_bots:{function}")
-    assert example == {"side": "o", "moves": [], "board": ".........", "error": error,
-                       "where": f"{hostile}:{line}"}
+    assert example == {"side": "o", "moves": [], "board": ".........", "error": error, "where": f"{hostile}:{line}"}
 
 
 def test_an_answer_of_millions_of_moves_stops_at_the_first_bad_one(run, hostile: Path) -> None:
@@ -92,8 +90,13 @@ def test_an_answer_of_millions_of_moves_stops_at_the_first_bad_one(run, hostile:
 
 def test_an_ai_that_never_returns_is_stopped_by_timeout(run, hostile: Path) -> None:
     example = _weak_o(run, "hostile_bots:hangs", "--timeout", "0.2")
-    assert example == {"side": "o", "moves": [4, 0], "board": "x...o....",
-                       "error": "the AI did not answer within 0.2 s", "where": None}
+    assert example == {
+        "side": "o",
+        "moves": [4, 0],
+        "board": "x...o....",
+        "error": "the AI did not answer within 0.2 s",
+        "where": None,
+    }
 
 
 def test_what_an_ai_prints_goes_to_stderr(run, hostile: Path) -> None:
@@ -116,7 +119,9 @@ def test_sys_exit_at_import_is_an_unknown_ai(run, tmp_path: Path, monkeypatch) -
     monkeypatch.syspath_prepend(str(tmp_path))
     result = run("check", "exits_on_import:play")
     assert (result.exit_code, result.stderr) == (
-        2, "error: unknown AI 'exits_on_import:play': importing 'exits_on_import' called sys.exit(0)\n")
+        2,
+        "error: unknown AI 'exits_on_import:play': importing 'exits_on_import' called sys.exit(0)\n",
+    )
 
 
 def test_a_file_in_the_folder_cannot_shadow_an_installed_package(tmp_path: Path) -> None:
@@ -124,8 +129,14 @@ def test_a_file_in_the_folder_cannot_shadow_an_installed_package(tmp_path: Path)
     (tmp_path / "simple_bot.py").write_text("def play(board):\n    return [board.index('.')]\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"TTT_DB": str(tmp_path / "db.sqlite")}
     script = shutil.which("ttt-db") or pytest.skip("the ttt-db console script is not installed")
-    result = subprocess.run([script, "check", "simple_bot:play", "--weak"],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [script, "check", "simple_bot:play", "--weak"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines()[0] == "simple_bot:play: NOT solved"
     assert "shadowed" not in result.stderr
@@ -138,8 +149,10 @@ def test_a_library_bug_is_exit_3_with_one_line(run, monkeypatch) -> None:
     monkeypatch.setattr("ttt_db.store.database.SolutionDatabase.lookup", broken)
     result = run("best-moves", "ox..x....")
     assert result.exit_code == 3
-    assert result.stderr == ("error: internal error, a bug in ttt-db: ZeroDivisionError: division by zero "
-                             "(run with --debug for the traceback)\n")
+    assert result.stderr == (
+        "error: internal error, a bug in ttt-db: ZeroDivisionError: division by zero "
+        "(run with --debug for the traceback)\n"
+    )
     debugged = run("--debug", "best-moves", "ox..x....")
     assert debugged.exit_code == 3
     assert "Traceback (most recent call last)" in debugged.stderr
@@ -147,8 +160,7 @@ def test_a_library_bug_is_exit_3_with_one_line(run, monkeypatch) -> None:
 
 
 def test_a_value_error_from_a_bug_is_not_called_bad_input(run, monkeypatch) -> None:
-    monkeypatch.setattr("ttt_db.store.database.SolutionDatabase.lookup",
-                        lambda *a, **k: int("not a number"))
+    monkeypatch.setattr("ttt_db.store.database.SolutionDatabase.lookup", lambda *a, **k: int("not a number"))
     assert run("show", "ox..x....").exit_code == 3
 
 

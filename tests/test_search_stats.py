@@ -25,8 +25,9 @@ def test_node_counts_are_the_subtree_sizes(board: str) -> None:
     assert run_search("minimax", board).counts.nodes == sum(tree_nodes_below(board))
 
 
-@pytest.mark.parametrize("algorithm", ["minimax-tt", "alphabeta", "alphabeta-plain", "alphabeta-shortest",
-                                       "minimax-tt-shortest"])
+@pytest.mark.parametrize(
+    "algorithm", ["minimax-tt", "alphabeta", "alphabeta-plain", "alphabeta-shortest", "minimax-tt-shortest"]
+)
 def test_full_searches_agree_with_the_database_everywhere(positions, algorithm: str) -> None:
     for position in positions.values():
         if position.depth >= 5:  # every board from depth 5 on (the shallow ones cost most)
@@ -49,8 +50,15 @@ def test_searches_choose_what_the_search_ais_choose(positions) -> None:
 
 @pytest.mark.parametrize(
     ("algorithm", "board"),
-    [("minimax", "o...x...."), ("minimax", "ox......."), ("minimax", "xo..o...."),
-     ("minimax-tt", "o........"), ("minimax-tt", ".o......."), ("dls@3", "o........"), ("dls@3", "ox.......")],
+    [
+        ("minimax", "o...x...."),
+        ("minimax", "ox......."),
+        ("minimax", "xo..o...."),
+        ("minimax-tt", "o........"),
+        ("minimax-tt", ".o......."),
+        ("dls@3", "o........"),
+        ("dls@3", "ox......."),
+    ],
 )
 def test_symmetric_boards_cost_the_same(algorithm: str, board: str) -> None:
     counts = {run_search(algorithm, image).counts.nodes for image in symmetric_images(board)}
@@ -58,8 +66,10 @@ def test_symmetric_boards_cost_the_same(algorithm: str, board: str) -> None:
 
 
 def test_alphabeta_examines_far_fewer_nodes_than_minimax() -> None:
-    nodes = {name: run_search(name, "o...x....").counts.nodes
-             for name in ("minimax", "minimax-tt", "alphabeta-plain", "alphabeta")}
+    nodes = {
+        name: run_search(name, "o...x....").counts.nodes
+        for name in ("minimax", "minimax-tt", "alphabeta-plain", "alphabeta")
+    }
     assert nodes["alphabeta"] < nodes["alphabeta-plain"] < nodes["minimax"]
     assert nodes["minimax-tt"] < nodes["minimax"]
 

@@ -48,7 +48,12 @@ def test_every_symmetric_image_has_the_same_value(positions: dict[str, Position]
         for t, image in enumerate(symmetric_images(p.board)):
             twin = positions[image]
             assert (twin.score, twin.value, twin.remoteness, twin.sv_score, twin.canonical) == (
-                p.score, p.value, p.remoteness, p.sv_score, p.canonical)
+                p.score,
+                p.value,
+                p.remoteness,
+                p.sv_score,
+                p.canonical,
+            )
             assert twin.best_moves == tuple(sorted(transform_move(m, t) for m in p.best_moves))
 
 

@@ -22,7 +22,7 @@ def _readme_search() -> str:
     return re.search(r"<!-- trace-example -->\n```python\n(.*?)```", text, re.S).group(1)  # type: ignore[union-attr]
 
 
-BROKEN_TABLE = '''
+BROKEN_TABLE = """
 table = {}
 _correct_search = search
 
@@ -37,7 +37,7 @@ def search(board, alpha, beta, parent=None, move=None, ply=0):
     value = _correct_search(board, alpha, beta, parent, move, ply)
     table[board] = value
     return value
-'''
+"""
 
 
 def _run_user_search(tmp_path: Path, source: str, monkeypatch) -> Path:
@@ -73,7 +73,7 @@ def _first_wrong_node(trace: Path) -> int:
         node = open_nodes.pop(event["id"])
         exact, value = solve(node["board"])[0], event["value"]  # type: ignore[arg-type]
         alpha, beta = node["alpha"], node["beta"]
-        fine = (exact <= value if value <= alpha else exact >= value if value >= beta else exact == value)  # type: ignore[operator]
+        fine = exact <= value if value <= alpha else exact >= value if value >= beta else exact == value  # type: ignore[operator]
         if not fine:
             return int(event["id"])
     raise AssertionError("the broken search made no mistake")
@@ -93,8 +93,19 @@ def test_the_classic_table_bug_is_caught_at_the_right_node(run, tmp_path: Path, 
     assert text[3].startswith(f"  node {wrong} (record ")
 
 
-@pytest.mark.parametrize("algorithm", ["minimax-tt", "alphabeta", "alphabeta-plain", "alphabeta-shortest",
-                                       "minimax-tt-shortest", "dls@3", "abdls@2", "iddfs@0.05"])
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        "minimax-tt",
+        "alphabeta",
+        "alphabeta-plain",
+        "alphabeta-shortest",
+        "minimax-tt-shortest",
+        "dls@3",
+        "abdls@2",
+        "iddfs@0.05",
+    ],
+)
 @pytest.mark.parametrize("board", ["o...x....", "oo..x.x..", "xo..o..x."])
 def test_ttt_db_traces_pass(run, tmp_path: Path, algorithm: str, board: str) -> None:
     trace = tmp_path / "trace.jsonl"
@@ -109,16 +120,18 @@ def test_ttt_db_traces_pass(run, tmp_path: Path, algorithm: str, board: str) -> 
 def test_plain_minimax_trace_checks_every_node_exactly(tmp_path: Path) -> None:
     path = tmp_path / "minimax.jsonl"
     with path.open("w") as stream:
-        report = run_search("minimax", "ox..x....", tracer=TraceWriter(stream, algorithm="minimax",
-                                                                       board="ox..x....", scale="wdl"))
+        report = run_search(
+            "minimax", "ox..x....", tracer=TraceWriter(stream, algorithm="minimax", board="ox..x....", scale="wdl")
+        )
     with path.open() as stream:
         result = check_trace(stream, _exact_wdl)
     assert result.ok and result.nodes == result.checked == report.counts.nodes
     assert len(path.read_text().splitlines()) == 1 + 2 * report.counts.nodes
 
 
-HEADER = ('{"type": "header", "format": "ttt-db-trace", "version": 1, "algorithm": "t", "board": ".........", '
-          '"scale": "wdl"}')
+HEADER = (
+    '{"type": "header", "format": "ttt-db-trace", "version": 1, "algorithm": "t", "board": ".........", "scale": "wdl"}'
+)
 
 
 @pytest.mark.parametrize(
@@ -127,17 +140,33 @@ HEADER = ('{"type": "header", "format": "ttt-db-trace", "version": 1, "algorithm
         ([], "malformed trace, record 1: the trace is empty"),
         (['{"type": "enter"}'], "malformed trace, record 1: the first record must be"),
         ([HEADER, "{not json"], "malformed trace, record 2: not JSON"),
-        ([HEADER, '{"type": "exit", "id": 1, "value": 0}'], "malformed trace, record 2: exit of node 1, but the "
-                                                            "open node is none"),
-        ([HEADER, '{"type": "enter", "id": 1, "parent": null, "board": ".........", "ply": 0, "move": null, '
-                  '"alpha": null, "beta": null}'], "malformed trace, record 2: the trace ends with node 1 still open"),
-        ([HEADER, '{"type": "enter", "id": 1, "parent": null, "board": ".........", "ply": 0}'],
-         "malformed trace, record 2: enter has no 'move'"),
+        (
+            [HEADER, '{"type": "exit", "id": 1, "value": 0}'],
+            "malformed trace, record 2: exit of node 1, but the open node is none",
+        ),
+        (
+            [
+                HEADER,
+                '{"type": "enter", "id": 1, "parent": null, "board": ".........", "ply": 0, "move": null, '
+                '"alpha": null, "beta": null}',
+            ],
+            "malformed trace, record 2: the trace ends with node 1 still open",
+        ),
+        (
+            [HEADER, '{"type": "enter", "id": 1, "parent": null, "board": ".........", "ply": 0}'],
+            "malformed trace, record 2: enter has no 'move'",
+        ),
         ([HEADER.replace('"wdl"', '"elo"')], "malformed trace, record 1: scale 'elo' is not one of"),
         ([HEADER, '{"type": "jump"}'], "malformed trace, record 2: type 'jump' is not enter or exit"),
-        ([HEADER, '{"type": "enter", "id": 1, "parent": null, "board": "xxx......", "ply": 0, "move": null, '
-                  '"alpha": null, "beta": null}', '{"type": "exit", "id": 1, "value": 0}'],
-         "malformed trace, record 3: node 1: invalid board 'xxx......': o has 0 marks and x has 3 marks"),
+        (
+            [
+                HEADER,
+                '{"type": "enter", "id": 1, "parent": null, "board": "xxx......", "ply": 0, "move": null, '
+                '"alpha": null, "beta": null}',
+                '{"type": "exit", "id": 1, "value": 0}',
+            ],
+            "malformed trace, record 3: node 1: invalid board 'xxx......': o has 0 marks and x has 3 marks",
+        ),
     ],
 )
 def test_malformed_traces_exit_2_naming_the_record(run, tmp_path: Path, lines: list[str], message: str) -> None:

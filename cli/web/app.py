@@ -60,8 +60,13 @@ class PositionAnswers:
         except TttDbError as error:  # a damaged database
             await _error(500, str(error))(scope, receive, send)
             return
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
@@ -96,10 +101,12 @@ def _inlined_page(boot: str) -> str:
     page = (STATIC / "index.html").read_text(encoding="utf-8")
     style = (STATIC / "style.css").read_text(encoding="utf-8")
     script = (STATIC / "app.js").read_text(encoding="utf-8").replace("</", "<\\/")
-    return (page.replace('<link rel="stylesheet" href="/static/style.css">', f"<style>\n{style}</style>")
-            .replace('<script src="/static/app.js" defer></script>', "")
-            .replace("__BOOT__", boot.replace("</", "<\\/"))
-            .replace("</body>", f"<script>\n{script}</script>\n</body>"))
+    return (
+        page.replace('<link rel="stylesheet" href="/static/style.css">', f"<style>\n{style}</style>")
+        .replace('<script src="/static/app.js" defer></script>', "")
+        .replace("__BOOT__", boot.replace("</", "<\\/"))
+        .replace("</body>", f"<script>\n{script}</script>\n</body>")
+    )
 
 
 def create_app(database: SolutionDatabase) -> Starlette:
@@ -116,25 +123,45 @@ def create_app(database: SolutionDatabase) -> Starlette:
         return JSONResponse(service.ais_document())
 
     async def ai_move(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(
-            service.ai_move, param(request, "ai"), param(request, "board"), param(request, "first"),
-            param(request, "seed")))
+        return JSONResponse(
+            await run_in_threadpool(
+                service.ai_move,
+                param(request, "ai"),
+                param(request, "board"),
+                param(request, "first"),
+                param(request, "seed"),
+            )
+        )
 
     async def check(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(
-            service.check, param(request, "ai"), param(request, "offset"), param(request, "limit")))
+        return JSONResponse(
+            await run_in_threadpool(
+                service.check, param(request, "ai"), param(request, "offset"), param(request, "limit")
+            )
+        )
 
     async def search(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(
-            service.search, param(request, "algorithm"), param(request, "board"), param(request, "first"),
-            param(request, "trace")))
+        return JSONResponse(
+            await run_in_threadpool(
+                service.search,
+                param(request, "algorithm"),
+                param(request, "board"),
+                param(request, "first"),
+                param(request, "trace"),
+            )
+        )
 
     async def algorithms(request: Request) -> Response:
         return JSONResponse(service.algorithms_document())
 
-    boot = json.dumps({"game": service.game_document(), "ais": service.ais_document(),
-                       "algorithms": service.algorithms_document(),
-                       "position": json.loads(service.position_json(None))})
+    boot = json.dumps(
+        {
+            "game": service.game_document(),
+            "ais": service.ais_document(),
+            "algorithms": service.algorithms_document(),
+            "position": json.loads(service.position_json(None)),
+        }
+    )
     page_html = _inlined_page(boot)
 
     async def page(request: Request) -> Response:
@@ -162,8 +189,9 @@ def create_app(database: SolutionDatabase) -> Starlette:
         Route("/api/algorithms", algorithms),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={
-        ApiError: api_error, TttDbError: library_error, HTTPException: http_error})
+    app = Starlette(
+        routes=routes, exception_handlers={ApiError: api_error, TttDbError: library_error, HTTPException: http_error}
+    )
     app.add_middleware(PositionAnswers, service=service)
     app.add_middleware(RequestLimits)  # added last, so it runs first
     return app

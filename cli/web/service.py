@@ -58,14 +58,21 @@ class _TraceCollector:
     nodes: dict[int, dict[str, Any]]
     order: list[int]
 
-    def enter(self, node: int, parent: int | None, board: str, ply: int, move: int | None,
-              alpha: int | None, beta: int | None) -> None:
-        self.nodes[node] = {"id": node, "parent": parent, "board": board, "ply": ply, "move": move,
-                            "alpha": alpha, "beta": beta}
+    def enter(
+        self, node: int, parent: int | None, board: str, ply: int, move: int | None, alpha: int | None, beta: int | None
+    ) -> None:
+        self.nodes[node] = {
+            "id": node,
+            "parent": parent,
+            "board": board,
+            "ply": ply,
+            "move": move,
+            "alpha": alpha,
+            "beta": beta,
+        }
         self.order.append(node)
 
-    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None,
-             estimated: bool) -> None:
+    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None, estimated: bool) -> None:
         self.nodes[node].update(value=value, cutoff=cutoff, probe=probe, store=store, estimate=estimated)
         self.order.append(-node)
 
@@ -126,9 +133,16 @@ class Service:
     def game_document(self) -> dict[str, Any]:
         figures = self.database.meta()["figures"]
         game = self.game
-        return {"game": game.name, "rows": game.rows, "columns": game.columns, "k": game.k,
-                "cells": game.cells, "empty_board": game.empty_board, "figures": figures,
-                "cell_names": [game.move_name(cell) for cell in range(game.cells)]}
+        return {
+            "game": game.name,
+            "rows": game.rows,
+            "columns": game.columns,
+            "k": game.k,
+            "cells": game.cells,
+            "empty_board": game.empty_board,
+            "figures": figures,
+            "cell_names": [game.move_name(cell) for cell in range(game.cells)],
+        }
 
     def position_json(self, text: str | None, first: str | None = None) -> bytes:
         """`best-moves --json` for the board, as JSON bytes (the first 100,000 asked are remembered)."""
@@ -159,14 +173,25 @@ class Service:
                 available, reason = True, None
             except ApiError as error:
                 available, reason = False, error.message
-            documents.append({"name": name, "family": entry.name, "summary": entry.summary,
-                              "symmetric": entry.symmetric, "available": available, "reason": reason})
+            documents.append(
+                {
+                    "name": name,
+                    "family": entry.name,
+                    "summary": entry.summary,
+                    "symmetric": entry.symmetric,
+                    "available": available,
+                    "reason": reason,
+                }
+            )
         return documents
 
     def _ai(self, name: str) -> NamedAI:
         if ":" in name:
-            raise ApiError(400, f"unknown AI {name!r}: AIs of your own (module:function) run from the command "
-                                "line only; the web serves the built-in AIs")
+            raise ApiError(
+                400,
+                f"unknown AI {name!r}: AIs of your own (module:function) run from the command "
+                "line only; the web serves the built-in AIs",
+            )
         key = name.strip().lower()
         with self._lock:
             found = self._ais.get(key)
@@ -191,18 +216,23 @@ class Service:
             plies = int(parameter) + 1
         elif base == "iddfs":
             if float(parameter) > IDDFS_MAX_SECONDS:
-                raise ApiError(400, f"iddfs over the web thinks at most {IDDFS_MAX_SECONDS:g} s a move, "
-                                    f"not {parameter}")
+                raise ApiError(
+                    400, f"iddfs over the web thinks at most {IDDFS_MAX_SECONDS:g} s a move, not {parameter}"
+                )
             return
         else:
             return
         nodes = _full_tree_nodes(empty, plies)
         if nodes > AI_MOVE_NODE_LIMIT:
-            raise ApiError(400, f"{name} would search up to {nodes:,} boards below {board.cells!r}; the web allows "
-                                f"{AI_MOVE_NODE_LIMIT:,}: choose perfect, or a shallower dls@N/abdls@N")
+            raise ApiError(
+                400,
+                f"{name} would search up to {nodes:,} boards below {board.cells!r}; the web allows "
+                f"{AI_MOVE_NODE_LIMIT:,}: choose perfect, or a shallower dls@N/abdls@N",
+            )
 
-    def ai_move(self, name: str | None, text: str | None, first: str | None = None,
-                seed: str | None = None) -> dict[str, Any]:
+    def ai_move(
+        self, name: str | None, text: str | None, first: str | None = None, seed: str | None = None
+    ) -> dict[str, Any]:
         """The AI's candidate moves at the board, and one of them chosen at random (seeded)."""
         ai_name = _text(name, "ai")
         named = self._ai(ai_name)
@@ -215,8 +245,13 @@ class Service:
         except AIMisbehaved as error:  # a built-in AI should not, but say so rather than crash
             raise ApiError(500, f"{ai_name} misbehaved {error}") from None
         rng = random.Random(_int(seed, "seed", 0, 0, 2**31)) if seed else random.Random()
-        return {"ai": named.name, "board": board.cells, "first": board.first,
-                "candidates": list(candidates), "move": rng.choice(candidates)}
+        return {
+            "ai": named.name,
+            "board": board.cells,
+            "first": board.first,
+            "candidates": list(candidates),
+            "move": rng.choice(candidates),
+        }
 
     # --- checks -------------------------------------------------------------------------
 
@@ -224,19 +259,30 @@ class Service:
         """Weak and strong checks of a built-in AI, strong failures paged (shallowest first)."""
         ai_name = _text(name, "ai").strip().lower()
         if self.game.cells > CHECK_MAX_CELLS:
-            raise ApiError(400, f"checks of {self.game.name} take minutes: run `ttt-db check {ai_name} "
-                                f"--game {self.game.name}` instead")
+            raise ApiError(
+                400,
+                f"checks of {self.game.name} take minutes: run `ttt-db check {ai_name} "
+                f"--game {self.game.name}` instead",
+            )
         if ai_name.startswith("iddfs"):
-            raise ApiError(400, f"{ai_name} answers by the clock, so its check depends on the machine's load: "
-                                "run `ttt-db check` instead")
+            raise ApiError(
+                400,
+                f"{ai_name} answers by the clock, so its check depends on the machine's load: "
+                "run `ttt-db check` instead",
+            )
         first = _int(offset, "offset", 0, 0, 10**9)
         count = _int(limit, "limit", 20, 1, FAILURES_PAGE_MAX)
         document = self._check_document(ai_name)
         strong = dict(document["strong"])
         failures = strong.pop("failures")
         strong["failures_total"] = len(failures)
-        return {**document, "strong": strong, "offset": first, "limit": count,
-                "failures": failures[first:first + count]}
+        return {
+            **document,
+            "strong": strong,
+            "offset": first,
+            "limit": count,
+            "failures": failures[first : first + count],
+        }
 
     def _check_document(self, ai_name: str) -> dict[str, Any]:
         with self._check_lock:
@@ -249,8 +295,9 @@ class Service:
 
     # --- searches -----------------------------------------------------------------------
 
-    def search(self, algorithm: str | None, text: str | None, first: str | None = None,
-               trace: str | None = None) -> dict[str, Any]:
+    def search(
+        self, algorithm: str | None, text: str | None, first: str | None = None, trace: str | None = None
+    ) -> dict[str, Any]:
         """A built-in search from the board with its statistics, the database's answer, and
         with `trace=1` every node in visit order (bounded by TRACE_NODE_LIMIT)."""
         name = _text(algorithm, "algorithm")
@@ -264,11 +311,16 @@ class Service:
             raise ApiError(400, str(error)) from None
         except WorkLimitError:
             what = "a traced search" if traced else "a search"
-            raise ApiError(400, f"{what} over the web visits at most {limit:,} nodes; {name} from {board.cells!r} "
-                                "visits more: try alphabeta, or a fuller board") from None
+            raise ApiError(
+                400,
+                f"{what} over the web visits at most {limit:,} nodes; {name} from {board.cells!r} "
+                "visits more: try alphabeta, or a fuller board",
+            ) from None
         exact = agreement(report, self.database.lookup(board.stored_cells))
         document = report.to_dict() | {
-            "board": board.cells, "first": board.first, "iterations": report.iterations,
+            "board": board.cells,
+            "first": board.first,
+            "iterations": report.iterations,
             "database": {"score": exact.exact_score, "best_moves": list(exact.exact_best)},
             "agrees": exact.agrees,
         }
@@ -284,7 +336,8 @@ class Service:
 def _report_document(report: CheckReport) -> dict[str, Any]:
     document = report.to_dict()
     document["solved"] = report.solved
-    document["mistakes"] = {side: {"ply": mistake.ply, "board": mistake.board, "move": mistake.move,
-                                   "best": list(mistake.best)}
-                            for side, mistake in report.mistakes.items()}
+    document["mistakes"] = {
+        side: {"ply": mistake.ply, "board": mistake.board, "move": mistake.move, "best": list(mistake.best)}
+        for side, mistake in report.mistakes.items()
+    }
     return document

@@ -21,8 +21,9 @@ _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # ttt_db/
 
 def raised_where(error: BaseException) -> str | None:
     """`path:line` of the innermost traceback frame outside this package: the user's own code."""
-    outside = [frame for frame in traceback.extract_tb(error.__traceback__)
-               if not frame.filename.startswith(_PACKAGE_DIR)]
+    outside = [
+        frame for frame in traceback.extract_tb(error.__traceback__) if not frame.filename.startswith(_PACKAGE_DIR)
+    ]
     return f"{outside[-1].filename}:{outside[-1].lineno}" if outside else None
 
 

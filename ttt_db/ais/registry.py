@@ -83,8 +83,9 @@ def _plain(ai: AI) -> Maker:
 def _tictactoe_only(name: str, ai: AI) -> Maker:
     def make(_parameter: str | None, _database: DatabaseProvider | None, game: Game) -> AI:
         if game != TICTACTOE:
-            raise UnknownAIError(name, f"is a rule set for 3x3k3 (tic-tac-toe), not for {game.name}; "
-                                 "abdls@N scores any game's lines")
+            raise UnknownAIError(
+                name, f"is a rule set for 3x3k3 (tic-tac-toe), not for {game.name}; abdls@N scores any game's lines"
+            )
         return ai
 
     return make
@@ -109,28 +110,72 @@ def _depth(parameter: str | None, game: Game) -> int:
 BUILTIN_AIS: tuple[BuiltinAI, ...] = (
     BuiltinAI("ai1s", "the first empty cell in index order (not symmetric)", False, _plain(ai1s)),
     BuiltinAI("ai2s", "every legal move: uniformly random play", True, _plain(ai2s)),
-    BuiltinAI("ai14s", "rule-based: scores each move's board by its lines, keeps the top (3x3k3 only)", True,
-              _tictactoe_only("ai14s", ai14s)),
+    BuiltinAI(
+        "ai14s",
+        "rule-based: scores each move's board by its lines, keeps the top (3x3k3 only)",
+        True,
+        _tictactoe_only("ai14s", ai14s),
+    ),
     BuiltinAI("perfect", "database lookup: every best move", True, _from_database(False)),
     BuiltinAI("perfect-shortest", "database lookup: win fastest, lose slowest", True, _from_database(True)),
     BuiltinAI("minimax", "full-depth minimax, no database", True, lambda p, d, g: Minimax(game=g)),
-    BuiltinAI("minimax-shortest", "full-depth minimax on shortest-victory scores", True,
-              lambda p, d, g: Minimax(shortest=True, game=g)),
-    BuiltinAI("alphabeta", "alpha-beta with a symmetric transposition table, no database", True,
-              lambda p, d, g: AlphaBeta(game=g)),
-    BuiltinAI("alphabeta-shortest", "alpha-beta on shortest-victory scores", True,
-              lambda p, d, g: AlphaBeta(shortest=True, game=g)),
-    BuiltinAI("dls@N", "depth-limited minimax, N plies below the move, unfinished boards score 0",
-              True, lambda p, d, g: DepthLimited(_depth(p, g), game=g), int),
-    BuiltinAI("abdls@N", "depth-limited alpha-beta, unfinished boards scored by their lines (ai14s's score)",
-              True, lambda p, d, g: DepthLimited(_depth(p, g), evaluate_lines=True, game=g), int),
-    BuiltinAI("iddfs@SECONDS", "iterative deepening abdls@0, @1, ... within SECONDS per move", True,
-              lambda p, d, g: IterativeDeepening(float(p or ""), game=g), float, deterministic=False),
+    BuiltinAI(
+        "minimax-shortest",
+        "full-depth minimax on shortest-victory scores",
+        True,
+        lambda p, d, g: Minimax(shortest=True, game=g),
+    ),
+    BuiltinAI(
+        "alphabeta",
+        "alpha-beta with a symmetric transposition table, no database",
+        True,
+        lambda p, d, g: AlphaBeta(game=g),
+    ),
+    BuiltinAI(
+        "alphabeta-shortest",
+        "alpha-beta on shortest-victory scores",
+        True,
+        lambda p, d, g: AlphaBeta(shortest=True, game=g),
+    ),
+    BuiltinAI(
+        "dls@N",
+        "depth-limited minimax, N plies below the move, unfinished boards score 0",
+        True,
+        lambda p, d, g: DepthLimited(_depth(p, g), game=g),
+        int,
+    ),
+    BuiltinAI(
+        "abdls@N",
+        "depth-limited alpha-beta, unfinished boards scored by their lines (ai14s's score)",
+        True,
+        lambda p, d, g: DepthLimited(_depth(p, g), evaluate_lines=True, game=g),
+        int,
+    ),
+    BuiltinAI(
+        "iddfs@SECONDS",
+        "iterative deepening abdls@0, @1, ... within SECONDS per move",
+        True,
+        lambda p, d, g: IterativeDeepening(float(p or ""), game=g),
+        float,
+        deterministic=False,
+    ),
 )
 _BY_BASE = {ai.name.split("@")[0]: ai for ai in BUILTIN_AIS}
 # every built-in AI once, the parameterised ones at a typical setting (`check --all`)
-DEFAULT_INSTANCES = ("ai1s", "ai2s", "ai14s", "perfect", "perfect-shortest", "minimax",
-                 "minimax-shortest", "alphabeta", "alphabeta-shortest", "dls@3", "abdls@3", "iddfs@0.01")
+DEFAULT_INSTANCES = (
+    "ai1s",
+    "ai2s",
+    "ai14s",
+    "perfect",
+    "perfect-shortest",
+    "minimax",
+    "minimax-shortest",
+    "alphabeta",
+    "alphabeta-shortest",
+    "dls@3",
+    "abdls@3",
+    "iddfs@0.01",
+)
 
 
 def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedAI:
@@ -138,8 +183,7 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
     entry = _BY_BASE.get(base)
     if entry is None:
         close = difflib.get_close_matches(spec, [*DEFAULT_INSTANCES, *_BY_BASE], n=3, cutoff=0.5)
-        raise UnknownAIError(spec, "no built-in AI has that name; `ttt-db ais` lists them",
-                             tuple(dict.fromkeys(close)))
+        raise UnknownAIError(spec, "no built-in AI has that name; `ttt-db ais` lists them", tuple(dict.fromkeys(close)))
     if entry.parameter is None and parameter:
         raise UnknownAIError(spec, f"{base} takes no parameter")
     if entry.parameter is not None:
@@ -168,9 +212,7 @@ def _user_ai(spec: str) -> NamedAI:
     except SystemExit as error:
         raise UnknownAIError(spec, f"importing {module_name!r} called sys.exit({error.code!r})") from None
     except Exception as error:  # the user's module failed while importing
-        raise UnknownAIError(
-            spec, f"importing {module_name!r} raised {type(error).__name__}: {error}"
-        ) from None
+        raise UnknownAIError(spec, f"importing {module_name!r} raised {type(error).__name__}: {error}") from None
     target: object = module
     for part in attribute.split("."):
         if not hasattr(target, part):
@@ -194,7 +236,7 @@ def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TI
     base = spec.partition("@")[0].lower()
     if base not in _BY_BASE and "." in spec and "@" not in spec:
         module_name, _, function = spec.rpartition(".")
-        raise UnknownAIError(spec, "a user AI is written package.module:function, with a colon",
-                             (f"{module_name}:{function}",))
+        raise UnknownAIError(
+            spec, "a user AI is written package.module:function, with a colon", (f"{module_name}:{function}",)
+        )
     return _builtin(spec.lower(), database, game)
-

@@ -25,7 +25,6 @@ def line_tallies(board: str, me: Mark) -> tuple[list[int], list[int]]:
     return mine, theirs
 
 
-
 def move_scores(board: str, me: Mark) -> list[tuple[int, int]]:
     """(move, doubled score of the board after it) for every empty cell, updating only the lines
     through the cell that changes."""

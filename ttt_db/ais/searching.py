@@ -125,7 +125,8 @@ def shortest_victory_range(game: Game) -> tuple[Score, Score]:
     """(lowest, highest) shortest-victory score of `game`: x winning fastest, o winning fastest
     (on 3x3, -2 and 3)."""
     return final_score("x", min(2 * game.k, game.cells), shortest=True, cells=game.cells), final_score(
-        "o", min(2 * game.k - 1, game.cells), shortest=True, cells=game.cells)
+        "o", min(2 * game.k - 1, game.cells), shortest=True, cells=game.cells
+    )
 
 
 def line_estimate(board: str, just_moved: Mark, game: Game = TICTACTOE) -> Score:
@@ -143,8 +144,14 @@ class DepthLimited:
     Sooner wins score more: a win at ply p scores WIN_SCORE - p.
     """
 
-    def __init__(self, depth: int, *, evaluate_lines: bool = False, game: Game = TICTACTOE,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(
+        self,
+        depth: int,
+        *,
+        evaluate_lines: bool = False,
+        game: Game = TICTACTOE,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.depth = depth
         self.game = game
         self.evaluate_lines = evaluate_lines
@@ -199,8 +206,9 @@ class IterativeDeepening:
     """`iddfs@SECONDS`: abdls@0, @1, ... until the time runs out; the deepest completed
     iteration answers, or every legal move when none completed."""
 
-    def __init__(self, seconds: float, *, game: Game = TICTACTOE,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(
+        self, seconds: float, *, game: Game = TICTACTOE, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
         self.seconds = seconds
         self.game = game
         self.clock = clock  # injectable, so tests need not race the machine

@@ -57,8 +57,9 @@ class CheckReport:
         return document
 
 
-def first_mistake(counterexample: Counterexample, best_moves: Mapping[str, tuple[int, ...]],
-                  game: Game = TICTACTOE) -> Mistake | None:
+def first_mistake(
+    counterexample: Counterexample, best_moves: Mapping[str, tuple[int, ...]], game: Game = TICTACTOE
+) -> Mistake | None:
     """The first AI move in the counterexample that is not among the stored best moves."""
     boards = replay(counterexample.moves, game)
     for ply, move in enumerate(counterexample.moves):
@@ -86,13 +87,20 @@ def run_checks(
     if strong and (canonical or not ai.one_answer_per_orbit):
         list_name = "decision_canonical" if canonical else "decision"
         strong_result = check_strong(
-            ai.play, db.node_list(list_name), best_moves,
-            positions=list_name, shortest=shortest,
+            ai.play,
+            db.node_list(list_name),
+            best_moves,
+            positions=list_name,
+            shortest=shortest,
         )
     elif strong:
         strong_result = check_strong_by_orbit(
-            ai.play, db.node_list("decision_canonical"), best_moves, game,
-            total=db.meta()["figures"]["decision"], shortest=shortest,
+            ai.play,
+            db.node_list("decision_canonical"),
+            best_moves,
+            game,
+            total=db.meta()["figures"]["decision"],
+            shortest=shortest,
         )
     if strong_result is not None:
         failing = db.stored_positions(failure.board for failure in strong_result.failures)

@@ -12,7 +12,6 @@ An AI that answers badly (a move off the board or on a taken cell, no move, an e
 at that board; the failure carries the error instead of crashing the check.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -29,7 +28,6 @@ from ttt_db.store.position import analyses_of
 
 if TYPE_CHECKING:
     from ttt_db.store.position import MoveAnalysis
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +61,8 @@ class StrongFailure:
         for transform, image in enumerate(symmetric_images(self.board, game)):
             if image not in seen:
                 seen[image] = replace(
-                    self, board=image,
+                    self,
+                    board=image,
                     chosen=tuple(sorted(transform_move(move, transform, game) for move in self.chosen)),
                     best=tuple(sorted(transform_move(move, transform, game) for move in self.best)),
                 )

@@ -81,7 +81,8 @@ def normalize_cells(text: str, game: Game = TICTACTOE) -> str:
         rows = text.split("/")
         if len(rows) != game.rows or any(len(row) != game.columns for row in rows):
             raise InvalidBoardError(
-                text, f"rows separated by '/' must be {game.rows} rows of {game.columns} cells for {game}")
+                text, f"rows separated by '/' must be {game.rows} rows of {game.columns} cells for {game}"
+            )
         raw = "".join(rows)
     else:
         raw = text
@@ -151,7 +152,8 @@ class Board:
     def __post_init__(self) -> None:
         if len(self.cells) != self.game.cells or any(c not in "ox." for c in self.cells):
             raise InvalidBoardError(
-                self.cells, f"expected {self.game.cells} characters from 'o', 'x' and '.' for {self.game}")
+                self.cells, f"expected {self.game.cells} characters from 'o', 'x' and '.' for {self.game}"
+            )
         if self.first not in ("o", "x"):
             raise InvalidBoardError(self.cells, f"the first player must be 'o' or 'x', not {self.first!r}")
         reason = impossibility(self.cells, self.first, self.game)
@@ -171,8 +173,7 @@ class Board:
         reason = impossibility(cells, mover, game)
         if reason is None:
             return cls._validated(cells, mover, game)
-        reachable_with = (other(mover) if first is None and impossibility(cells, other(mover), game) is None
-                          else None)
+        reachable_with = other(mover) if first is None and impossibility(cells, other(mover), game) is None else None
         if reachable_with is not None:
             reason += f"; it is reachable if {reachable_with} moved first"
         raise ImpossibleBoardError(text, reason, reachable_with_first=reachable_with)
@@ -255,14 +256,19 @@ def parse_move(text: str, game: Game = TICTACTOE) -> int:
     if named:
         move_or_none = game.move_from_name(token)
         if move_or_none is None:
-            raise InvalidMoveError(text, f"cell names run from a1 to {game.move_name(last)} "
-                                   f"(column a-{game.move_name(last)[0]}, row 1-{game.rows} from the top)")
+            raise InvalidMoveError(
+                text,
+                f"cell names run from a1 to {game.move_name(last)} "
+                f"(column a-{game.move_name(last)[0]}, row 1-{game.rows} from the top)",
+            )
         return move_or_none
     pair = _MOVE_XY.match(token)
     if pair:
         x, y = int(pair.group(1)), int(pair.group(2))
         if not (0 <= x < game.columns and 0 <= y < game.rows):
-            raise InvalidMoveError(text, f"x,y is column,row counted from 0 at the top left: "
-                                   f"x is 0-{game.columns - 1}, y is 0-{game.rows - 1}")
+            raise InvalidMoveError(
+                text,
+                f"x,y is column,row counted from 0 at the top left: x is 0-{game.columns - 1}, y is 0-{game.rows - 1}",
+            )
         return x + game.columns * y
     raise InvalidMoveError(text, f"expected a cell index 0-{last}, a name like b3, or x,y (column,row from 0)")

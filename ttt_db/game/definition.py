@@ -56,10 +56,14 @@ class Game:
         transforms = self._symmetries()
         lines = self._lines()
         object.__setattr__(self, "lines", lines)
-        object.__setattr__(self, "line_partners", tuple(
-            tuple(tuple(other for other in line if other != cell) for line in lines if cell in line)
-            for cell in range(self.cells)
-        ))
+        object.__setattr__(
+            self,
+            "line_partners",
+            tuple(
+                tuple(tuple(other for other in line if other != cell) for line in lines if cell in line)
+                for cell in range(self.cells)
+            ),
+        )
         object.__setattr__(self, "transforms", transforms)
         object.__setattr__(self, "inverses", tuple(_invert(t) for t in transforms))
 
@@ -103,9 +107,9 @@ class Game:
                     end_row = row + step_row * (self.k - 1)
                     end_column = column + step_column * (self.k - 1)
                     if 0 <= end_row < self.rows and 0 <= end_column < self.columns:
-                        found.append(tuple(
-                            self._index(row + step_row * i, column + step_column * i) for i in range(self.k)
-                        ))
+                        found.append(
+                            tuple(self._index(row + step_row * i, column + step_column * i) for i in range(self.k))
+                        )
         return tuple(dict.fromkeys(found))  # K = 1 finds each cell four times
 
     def _symmetries(self) -> tuple[Permutation, ...]:
@@ -168,8 +172,10 @@ def game_from_name(text: str) -> Game:
     game = Game.parse(text)
     if game.cells > MAX_CELLS:
         raise UnknownGameError(
-            text, f"{game.cells} cells is more than the {MAX_CELLS} this machine builds; "
-            "docs/games.md says what a larger board would take")
+            text,
+            f"{game.cells} cells is more than the {MAX_CELLS} this machine builds; "
+            "docs/games.md says what a larger board would take",
+        )
     return game
 
 

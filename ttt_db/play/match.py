@@ -100,8 +100,9 @@ class MoveTable:
         return entry
 
 
-def _play_games(table: MoveTable, games: int, rng: random.Random, done_before: int,
-                total: int, progress: Progress | None) -> Tally:
+def _play_games(
+    table: MoveTable, games: int, rng: random.Random, done_before: int, total: int, progress: Progress | None
+) -> Tally:
     counts = [0, 0, 0]
     lookup = table.table.get
     fill = table.fill
@@ -122,8 +123,9 @@ def _play_games(table: MoveTable, games: int, rng: random.Random, done_before: i
     return Tally(*counts)
 
 
-def run_match(ai1: AI, ai2: AI, games: int, *, seed: int | None = None, game: Game = TICTACTOE,
-              progress: Progress | None = None) -> MatchResult:
+def run_match(
+    ai1: AI, ai2: AI, games: int, *, seed: int | None = None, game: Game = TICTACTOE, progress: Progress | None = None
+) -> MatchResult:
     """`games` games of `game` with AI1 as o, then `games` with AI1 as x. Raises AIMisbehaved
     if an AI gives an unusable answer."""
     if games < 0:

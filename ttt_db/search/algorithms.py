@@ -36,11 +36,15 @@ Scale = Literal["wdl", "shortest", "plies"]
 class Tracer(Protocol):
     """Receives a search's nodes in visit order (`ttt_db.search.trace.TraceWriter` writes them)."""
 
-    def enter(self, node: int, parent: int | None, board: str, ply: int, move: int | None,
-              alpha: int | None, beta: int | None) -> None: ...
+    def enter(
+        self, node: int, parent: int | None, board: str, ply: int, move: int | None, alpha: int | None, beta: int | None
+    ) -> None: ...
 
-    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None,
-             estimated: bool) -> None: ...
+    def exit(
+        self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None, estimated: bool
+    ) -> None: ...
+
+
 Table = Literal["none", "exact", "bounds"]
 
 
@@ -88,24 +92,37 @@ class SearchReport:
     iterations: list[int] = field(default_factory=list)  # nodes per completed iteration
 
     def to_dict(self) -> dict[str, Any]:
-        return {"algorithm": self.algorithm, "board": self.board, "scale": self.scale, "score": self.score,
-                "best_moves": list(self.best_moves), **asdict(self.counts), "seconds": self.seconds,
-                "completed_depth": self.completed_depth}
+        return {
+            "algorithm": self.algorithm,
+            "board": self.board,
+            "scale": self.scale,
+            "score": self.score,
+            "best_moves": list(self.best_moves),
+            **asdict(self.counts),
+            "seconds": self.seconds,
+            "completed_depth": self.completed_depth,
+        }
 
 
 FULL_SEARCHES: Final[tuple[SearchSpec, ...]] = (
     SearchSpec("minimax", "plain minimax, no memory: from the empty board, the whole tree"),
     SearchSpec("minimax-tt", "minimax with a table of exact values by board", table="exact"),
-    SearchSpec("alphabeta", "alpha-beta with a bounds table over the board's symmetric images", pruning=True,
-               table="bounds"),
+    SearchSpec(
+        "alphabeta", "alpha-beta with a bounds table over the board's symmetric images", pruning=True, table="bounds"
+    ),
     SearchSpec("alphabeta-plain", "alpha-beta without a table", pruning=True),
     SearchSpec("minimax-shortest", "plain minimax on shortest-victory scores", shortest=True),
-    SearchSpec("minimax-tt-shortest", "minimax with a table, shortest-victory scores", shortest=True,
-               table="exact"),
-    SearchSpec("alphabeta-shortest", "alpha-beta with a bounds table, shortest-victory scores",
-               shortest=True, pruning=True, table="bounds"),
-    SearchSpec("alphabeta-plain-shortest", "alpha-beta without a table, shortest-victory scores",
-               shortest=True, pruning=True),
+    SearchSpec("minimax-tt-shortest", "minimax with a table, shortest-victory scores", shortest=True, table="exact"),
+    SearchSpec(
+        "alphabeta-shortest",
+        "alpha-beta with a bounds table, shortest-victory scores",
+        shortest=True,
+        pruning=True,
+        table="bounds",
+    ),
+    SearchSpec(
+        "alphabeta-plain-shortest", "alpha-beta without a table, shortest-victory scores", shortest=True, pruning=True
+    ),
 )
 PARAMETERISED = {
     "dls": "depth-limited minimax, N plies below each root move; unfinished boards there score 0",
@@ -117,9 +134,15 @@ ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), "dls@3", "abdls
 
 
 class _Search:
-    def __init__(self, spec: SearchSpec, game: Game, deadline: float | None = None,
-                 clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None,
-                 node_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        spec: SearchSpec,
+        game: Game,
+        deadline: float | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+        tracer: Tracer | None = None,
+        node_limit: int | None = None,
+    ) -> None:
         self.spec = spec
         self.node_limit = node_limit
         self.game = game
@@ -146,8 +169,9 @@ class _Search:
         if board_status == "playing":
             return None
         if self.spec.depth is None:
-            return final_score(board_status, len(board) - board.count(EMPTY), shortest=self.spec.shortest,
-                               cells=self.game.cells)
+            return final_score(
+                board_status, len(board) - board.count(EMPTY), shortest=self.spec.shortest, cells=self.game.cells
+            )
         if board_status == "draw":
             return 0
         return WIN_SCORE - ply if board_status == "o" else ply - WIN_SCORE
@@ -159,8 +183,9 @@ class _Search:
         score = line_estimate(board, just_moved, self.game)
         return score if just_moved == "o" else -score
 
-    def node(self, board: str, ply: int, alpha: int, beta: int, parent: int | None = None,
-             move: int | None = None) -> int:
+    def node(
+        self, board: str, ply: int, alpha: int, beta: int, parent: int | None = None, move: int | None = None
+    ) -> int:
         """The value of `board` from o's side, within the window (alpha, beta) when pruning.
         Sets `self.estimated` when the value rests on an estimate at the depth limit."""
         counts = self.counts
@@ -173,15 +198,23 @@ class _Search:
             raise SearchTimeout
         tracer = self.tracer
         if tracer is not None:
-            tracer.enter(node_id, parent, board, ply, move, alpha if self.spec.pruning else None,
-                         beta if self.spec.pruning else None)
+            tracer.enter(
+                node_id,
+                parent,
+                board,
+                ply,
+                move,
+                alpha if self.spec.pruning else None,
+                beta if self.spec.pruning else None,
+            )
         value, cutoff, probe, store = self._value(board, ply, alpha, beta, node_id)
         if tracer is not None:
             tracer.exit(node_id, value, cutoff, probe, store, self.estimated)
         return value
 
-    def _value(self, board: str, ply: int, alpha: int, beta: int,
-               node_id: int) -> tuple[int, bool, str | None, str | None]:
+    def _value(
+        self, board: str, ply: int, alpha: int, beta: int, node_id: int
+    ) -> tuple[int, bool, str | None, str | None]:
         """(value, cut off, table probe result, table store kind) of one node."""
         counts = self.counts
         self.estimated = False
@@ -281,8 +314,7 @@ def parse_algorithm(name: str, game: Game = TICTACTOE) -> tuple[SearchSpec | Non
             raise UnknownAlgorithmError(name, f"{base} needs a depth from 0 to {game.cells}, as in {base}@3")
         depth = int(parameter)
         summary = PARAMETERISED[base]
-        return SearchSpec(key, summary, pruning=base == "abdls", depth=depth,
-                          evaluate_lines=base == "abdls"), None
+        return SearchSpec(key, summary, pruning=base == "abdls", depth=depth, evaluate_lines=base == "abdls"), None
     if base == "iddfs":
         try:
             seconds = float(parameter)
@@ -295,9 +327,15 @@ def parse_algorithm(name: str, game: Game = TICTACTOE) -> tuple[SearchSpec | Non
     raise UnknownAlgorithmError(name, f"the algorithms are {known}")
 
 
-def run_search(algorithm: str, board: str, *, game: Game = TICTACTOE,
-               clock: Callable[[], float] = time.perf_counter, tracer: Tracer | None = None,
-               node_limit: int | None = None) -> SearchReport:
+def run_search(
+    algorithm: str,
+    board: str,
+    *,
+    game: Game = TICTACTOE,
+    clock: Callable[[], float] = time.perf_counter,
+    tracer: Tracer | None = None,
+    node_limit: int | None = None,
+) -> SearchReport:
     """Run one search from `board` of `game` (o first, game still on or over), telling `tracer`
     every node. UnknownAlgorithmError for an unknown algorithm; WorkLimitError when a full or
     depth-limited search would visit more than `node_limit` nodes (iterative deepening stops
@@ -307,8 +345,7 @@ def run_search(algorithm: str, board: str, *, game: Game = TICTACTOE,
     if spec is not None:
         search = _Search(spec, game, tracer=tracer, node_limit=node_limit)
         score, best = search.root(board)
-        return SearchReport(spec.name, board, spec.scale, score, best, search.counts,
-                            time.perf_counter() - started)
+        return SearchReport(spec.name, board, spec.scale, score, best, search.counts, time.perf_counter() - started)
     assert seconds is not None
     return _iterative_deepening(algorithm.strip().lower(), board, game, seconds, clock, started, tracer, node_limit)
 
@@ -333,9 +370,16 @@ class _IterationBuffer:
             (self.tracer.enter if is_enter else self.tracer.exit)(*arguments)
 
 
-def _iterative_deepening(name: str, board: str, game: Game, seconds: float, clock: Callable[[], float],
-                         started: float, tracer: Tracer | None = None,
-                         node_limit: int | None = None) -> SearchReport:
+def _iterative_deepening(
+    name: str,
+    board: str,
+    game: Game,
+    seconds: float,
+    clock: Callable[[], float],
+    started: float,
+    tracer: Tracer | None = None,
+    node_limit: int | None = None,
+) -> SearchReport:
     deadline = clock() + seconds
     total = SearchCounts()
     score, best = 0, legal_moves(board, game)
@@ -343,9 +387,14 @@ def _iterative_deepening(name: str, board: str, game: Game, seconds: float, cloc
     iterations: list[int] = []
     for depth in range(board.count(EMPTY)):
         buffer = None if tracer is None else _IterationBuffer(tracer, total.nodes)
-        search = _Search(SearchSpec(name, PARAMETERISED["iddfs"], pruning=True, depth=depth,
-                                    evaluate_lines=True), game, deadline, clock, buffer,
-                         None if node_limit is None else node_limit - total.nodes)
+        search = _Search(
+            SearchSpec(name, PARAMETERISED["iddfs"], pruning=True, depth=depth, evaluate_lines=True),
+            game,
+            deadline,
+            clock,
+            buffer,
+            None if node_limit is None else node_limit - total.nodes,
+        )
         try:
             score, best = search.root(board)
         except (SearchTimeout, WorkLimitError):
@@ -356,8 +405,7 @@ def _iterative_deepening(name: str, board: str, game: Game, seconds: float, cloc
         _add(total, search.counts)
         completed = depth
         iterations.append(search.counts.nodes)
-    return SearchReport(name, board, "plies", score, best, total, time.perf_counter() - started,
-                        completed, iterations)
+    return SearchReport(name, board, "plies", score, best, total, time.perf_counter() - started, completed, iterations)
 
 
 @dataclass(frozen=True)

@@ -58,17 +58,13 @@ def score_from_counts(counts: list[int], after: str, tictactoe: bool = True) -> 
         return SCORE_DOUBLE_THREAT
     if tictactoe and diagonal_defence(after):
         return SCORE_DIAGONAL_DEFENCE
-    return (
-        -200 * threats
-        + (4 if counts[MY_THREAT] == 1 else 0)
-        + counts[MY_SINGLE]
-        - 2 * counts[OPPONENT_SINGLE]
-    )
+    return -200 * threats + (4 if counts[MY_THREAT] == 1 else 0) + counts[MY_SINGLE] - 2 * counts[OPPONENT_SINGLE]
 
 
 @cache
 def weighted_patterns(k: int) -> tuple[tuple[tuple[int, int], ...], ...]:
     """[mine][theirs] -> (category, weight) for K-long lines (on K = 3, PATTERN with weight 1)."""
+
     def classify(mine: int, theirs: int) -> tuple[int, int]:
         if mine == k:
             return WIN, 1

@@ -33,22 +33,47 @@ MAX_VIOLATIONS_KEPT = 100
 class TraceWriter:
     """Writes a search's nodes to a stream as JSON Lines (a `search_stats.Tracer`)."""
 
-    def __init__(self, stream: IO[str], *, algorithm: str, board: str, scale: str, first: Mark = "o",
-                 game: str = DEFAULT_GAME.name) -> None:
+    def __init__(
+        self,
+        stream: IO[str],
+        *,
+        algorithm: str,
+        board: str,
+        scale: str,
+        first: Mark = "o",
+        game: str = DEFAULT_GAME.name,
+    ) -> None:
         self.stream = stream
         self.write = stream.write
-        self.write(json.dumps({"type": "header", "format": FORMAT, "version": VERSION, "algorithm": algorithm,
-                               "board": board, "first": first, "scale": scale, "game": game}) + "\n")
+        self.write(
+            json.dumps(
+                {
+                    "type": "header",
+                    "format": FORMAT,
+                    "version": VERSION,
+                    "algorithm": algorithm,
+                    "board": board,
+                    "first": first,
+                    "scale": scale,
+                    "game": game,
+                }
+            )
+            + "\n"
+        )
 
-    def enter(self, node: int, parent: int | None, board: str, ply: int, move: int | None,
-              alpha: int | None, beta: int | None) -> None:
-        self.write(f'{{"type": "enter", "id": {node}, "parent": {_json(parent)}, "board": "{board}", '
-                   f'"ply": {ply}, "move": {_json(move)}, "alpha": {_json(alpha)}, "beta": {_json(beta)}}}\n')
+    def enter(
+        self, node: int, parent: int | None, board: str, ply: int, move: int | None, alpha: int | None, beta: int | None
+    ) -> None:
+        self.write(
+            f'{{"type": "enter", "id": {node}, "parent": {_json(parent)}, "board": "{board}", '
+            f'"ply": {ply}, "move": {_json(move)}, "alpha": {_json(alpha)}, "beta": {_json(beta)}}}\n'
+        )
 
-    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None,
-             estimated: bool) -> None:
-        self.write(f'{{"type": "exit", "id": {node}, "value": {value}, "cutoff": {_json(cutoff)}, '
-                   f'"probe": {_json(probe)}, "store": {_json(store)}, "estimate": {_json(estimated)}}}\n')
+    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None, estimated: bool) -> None:
+        self.write(
+            f'{{"type": "exit", "id": {node}, "value": {value}, "cutoff": {_json(cutoff)}, '
+            f'"probe": {_json(probe)}, "store": {_json(store)}, "estimate": {_json(estimated)}}}\n'
+        )
 
 
 def _json(value: object) -> str:
@@ -68,9 +93,17 @@ class Violation:
     rule: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"record": self.record, "id": self.node, "moves": list(self.moves), "board": self.board,
-                "alpha": self.alpha, "beta": self.beta, "value": self.value, "exact": self.exact,
-                "rule": self.rule}
+        return {
+            "record": self.record,
+            "id": self.node,
+            "moves": list(self.moves),
+            "board": self.board,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "value": self.value,
+            "exact": self.exact,
+            "rule": self.rule,
+        }
 
 
 @dataclass
@@ -89,9 +122,17 @@ class TraceCheck:
         return self.violation_count == 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "algorithm": self.algorithm, "board": self.board, "scale": self.scale,
-                "nodes": self.nodes, "checked": self.checked, "estimates": self.estimates,
-                "violations": self.violation_count, "failures": [v.to_dict() for v in self.violations]}
+        return {
+            "ok": self.ok,
+            "algorithm": self.algorithm,
+            "board": self.board,
+            "scale": self.scale,
+            "nodes": self.nodes,
+            "checked": self.checked,
+            "estimates": self.estimates,
+            "violations": self.violation_count,
+            "failures": [v.to_dict() for v in self.violations],
+        }
 
 
 def exact_value(scale: str, score: int, sv_score: int, remoteness: int, ply: int) -> int:
@@ -134,15 +175,20 @@ def _malformed(record: dict[str, Any], number: int, names: tuple[str, ...]) -> T
         value = record[name]
         allowed_none = name in _MAY_BE_NULL
         expected = _KINDS.get(name, (int,))
-        if (value is None and not allowed_none) or (value is not None and (
-                isinstance(value, bool) or not isinstance(value, expected))):
+        if (value is None and not allowed_none) or (
+            value is not None and (isinstance(value, bool) or not isinstance(value, expected))
+        ):
             return TraceFormatError(number, f"{name!r} is {value!r}")
     return TraceFormatError(number, f"{kind} is not well formed")
 
 
 _MAY_BE_NULL = frozenset({"parent", "move", "alpha", "beta"})
-_KINDS: dict[str, tuple[type, ...]] = {"board": (str,), "value": (int, float), "alpha": (int, float),
-                                       "beta": (int, float)}
+_KINDS: dict[str, tuple[type, ...]] = {
+    "board": (str,),
+    "value": (int, float),
+    "alpha": (int, float),
+    "beta": (int, float),
+}
 _ENTER_FIELDS = ("id", "parent", "board", "ply", "move", "alpha", "beta")
 _EXIT_FIELDS = ("id", "value")
 
@@ -167,8 +213,12 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
         raise TraceFormatError(number, f"scale {scale!r} is not one of {', '.join(SCALES)}")
     traced_game = header.get("game", DEFAULT_GAME.name)
     if traced_game != game.name:
-        raise TraceFormatError(number, f"the trace is of game {traced_game!r}; check it with --game {traced_game}"
-                               if isinstance(traced_game, str) else f"game {traced_game!r} is not a game name")
+        raise TraceFormatError(
+            number,
+            f"the trace is of game {traced_game!r}; check it with --game {traced_game}"
+            if isinstance(traced_game, str)
+            else f"game {traced_game!r} is not a game name",
+        )
     first = header.get("first", "o")
     if first not in ("o", "x"):
         raise TraceFormatError(number, f"first {first!r} is not 'o' or 'x'")
@@ -191,15 +241,20 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
                 node, parent, board, ply, move, alpha, beta = (record[name] for name in _ENTER_FIELDS)
             except KeyError:
                 raise _malformed(record, number, _ENTER_FIELDS) from None
-            if (type(node) is not int or type(ply) is not int or type(board) is not str
-                    or not (move is None or type(move) is int)
-                    or not (alpha is None or type(alpha) in (int, float))
-                    or not (beta is None or type(beta) in (int, float))):
+            if (
+                type(node) is not int
+                or type(ply) is not int
+                or type(board) is not str
+                or not (move is None or type(move) is int)
+                or not (alpha is None or type(alpha) in (int, float))
+                or not (beta is None or type(beta) in (int, float))
+            ):
                 raise _malformed(record, number, _ENTER_FIELDS)
             expected_parent = stack[-1][0] if stack else None
             if parent != expected_parent:
-                raise TraceFormatError(number, f"node {node} names parent {parent}, but the open node is "
-                                               f"{expected_parent}")
+                raise TraceFormatError(
+                    number, f"node {node} names parent {parent}, but the open node is {expected_parent}"
+                )
             stack.append((node, board, ply, move, alpha, beta))
             result.nodes += 1
         elif kind == "exit":
@@ -207,8 +262,9 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
             if type(node) is not int or type(value) not in (int, float):
                 raise _malformed(record, number, _EXIT_FIELDS)
             if not stack or stack[-1][0] != node:
-                raise TraceFormatError(number, f"exit of node {node}, but the open node is "
-                                               f"{stack[-1][0] if stack else 'none'}")
+                raise TraceFormatError(
+                    number, f"exit of node {node}, but the open node is {stack[-1][0] if stack else 'none'}"
+                )
             _, board, ply, _, alpha, beta = stack[-1]
             if record.get("estimate") is True:
                 result.estimates += 1
@@ -226,8 +282,7 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
                     result.violation_count += 1
                     if len(result.violations) < MAX_VIOLATIONS_KEPT:
                         moves = tuple(entry[3] for entry in stack if entry[3] is not None)
-                        result.violations.append(Violation(number, node, moves, board, alpha, beta, value,
-                                                           exact, rule))
+                        result.violations.append(Violation(number, node, moves, board, alpha, beta, value, exact, rule))
             stack.pop()
         else:
             raise TraceFormatError(number, f"type {kind!r} is not enter or exit")

@@ -137,9 +137,7 @@ class SolutionDatabase:
     def __enter__(self) -> SolutionDatabase:
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
 
     def close(self) -> None:
@@ -195,12 +193,21 @@ class SolutionDatabase:
 
     def depth_figures(self) -> list[DepthFigures]:
         rows = self.reader.rows(
-            f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth")
+            f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth"
+        )
         where = f"table {DEPTH_COUNTS}"
         return [
-            DepthFigures(*(stored.whole_number(value, name, where, 0, 10**15) for name, value in (
-                ("depth", r.depth), ("tree nodes", r.tree_nodes), ("positions", r.positions),
-                ("canonical positions", r.canonical_positions))))
+            DepthFigures(
+                *(
+                    stored.whole_number(value, name, where, 0, 10**15)
+                    for name, value in (
+                        ("depth", r.depth),
+                        ("tree nodes", r.tree_nodes),
+                        ("positions", r.positions),
+                        ("canonical positions", r.canonical_positions),
+                    )
+                )
+            )
             for r in rows
         ]
 
@@ -220,8 +227,9 @@ class SolutionDatabase:
         where = f"table {NODE_LISTS}"
         if packed is None:
             raise DatabaseDamagedError(f"node list {name!r} is missing", where)
-        return stored.keys_list(stored.unpack(packed, f"node list {name!r}", where), f"node list {name!r}", where,
-                                self.game)
+        return stored.keys_list(
+            stored.unpack(packed, f"node list {name!r}", where), f"node list {name!r}", where, self.game
+        )
 
     def node_list_names(self) -> list[str]:
         return [row.name for row in self.reader.rows(f"SELECT name FROM {NODE_LISTS} ORDER BY name")]
@@ -240,11 +248,15 @@ class SolutionDatabase:
         rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
         lists = self.reader.rows(f"SELECT name, boards FROM {NODE_LISTS}")
         depths = self.reader.rows(
-            f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth")
+            f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth"
+        )
         where = f"table {NODE_LISTS}"
         node_lists = {name: stored.unpack(packed, f"node list {name!r}", where) for name, packed in lists}
-        columns = [[r.tree_nodes for r in depths], [r.positions for r in depths],
-                   [r.canonical_positions for r in depths]]
+        columns = [
+            [r.tree_nodes for r in depths],
+            [r.positions for r in depths],
+            [r.canonical_positions for r in depths],
+        ]
         return content_digest((tuple(row) for row in rows), node_lists, columns)
 
     # --- positions -----------------------------------------------------------------------
@@ -278,9 +290,7 @@ class SolutionDatabase:
             self._by_plain_text[parsed.cells] = position
         return position
 
-    def get(
-        self, board: str | Board, default: T | None = None, *, first: Mark | None = None
-    ) -> Position | T | None:
+    def get(self, board: str | Board, default: T | None = None, *, first: Mark | None = None) -> Position | T | None:
         """Like `lookup`, but `default` for an impossible board. Malformed text still raises
         `InvalidBoardError`, and a damaged database `DatabaseDamagedError`."""
         try:
@@ -325,8 +335,9 @@ class SolutionDatabase:
         queries. PositionNotFoundError for a board whose canonical image has no row."""
         game = self.game
         wanted = list(boards)
-        images = {board: canonical_transform(board, game) for board in dict.fromkeys(wanted)
-                  if board not in self._stored}
+        images = {
+            board: canonical_transform(board, game) for board in dict.fromkeys(wanted) if board not in self._stored
+        }
         missing = sorted({game.key(canonical) for canonical, _ in images.values()} - self._canonical.keys())
         if missing and not self._all_loaded:
             for key, row in self._rows_by_key(missing).items():
@@ -393,8 +404,9 @@ class SolutionDatabase:
         if cached is not None:
             return cached
         column = "best_moves_shortest" if shortest else "best_moves"
-        rows = self.reader.rows(f"SELECT board, {column} FROM {POSITIONS} WHERE status = :status",
-                                {"status": "playing"})
+        rows = self.reader.rows(
+            f"SELECT board, {column} FROM {POSITIONS} WHERE status = :status", {"status": "playing"}
+        )
         what = "shortest best moves" if shortest else "best moves"
         game = self.game
         table: dict[str, tuple[int, ...]] = {}
@@ -479,6 +491,7 @@ def open_database(
     database = SolutionDatabase(reader, location)
     if game is not None and database.game != game:
         database.close()
-        raise DatabaseError(f"{location} solves {database.game}, not {game}: give --game {database.game}, "
-                            f"or another --db")
+        raise DatabaseError(
+            f"{location} solves {database.game}, not {game}: give --game {database.game}, or another --db"
+        )
     return database

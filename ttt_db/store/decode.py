@@ -62,8 +62,7 @@ def moves_on(board: str, value: object, what: str, where: str) -> tuple[int, ...
 
 def playout_counts(value: object, where: str) -> tuple[int, int, int, int]:
     """[o wins, x wins, draws, ways] with the three results adding up to a positive total."""
-    if (not isinstance(value, list) or len(value) != 4
-            or any(type(n) is not int or n < 0 for n in value)):
+    if not isinstance(value, list) or len(value) != 4 or any(type(n) is not int or n < 0 for n in value):
         raise DatabaseDamagedError(f"playout is {value!r}, not four whole numbers", where)
     o_wins, x_wins, draws, ways = value
     if ways == 0 or o_wins + x_wins + draws != ways:
@@ -78,8 +77,13 @@ def move_values(board: str, value: object, where: str) -> list[tuple[int, str, i
     moves = moves_on(board, [item[0] for item in value], "move values", where)
     decoded = []
     for move, item in zip(moves, value, strict=True):
-        decoded.append((move, one_of(item[1], VALUES, f"the value of move {move}", where),
-                        whole_number(item[2], f"the remoteness after move {move}", where, 0, len(board))))
+        decoded.append(
+            (
+                move,
+                one_of(item[1], VALUES, f"the value of move {move}", where),
+                whole_number(item[2], f"the remoteness after move {move}", where, 0, len(board)),
+            )
+        )
     return decoded
 
 

@@ -14,9 +14,25 @@ from typing import Any, TextIO
 from ttt_db.store.position import Position
 
 FIELDS = (
-    "board", "to_move", "status", "score", "value", "remoteness", "sv_score", "best_moves",
-    "best_moves_shortest", "playout", "paths", "canonical", "depth", "first", "score_viewpoint",
-    "value_viewpoint", "playout_odds", "orbit", "game",
+    "board",
+    "to_move",
+    "status",
+    "score",
+    "value",
+    "remoteness",
+    "sv_score",
+    "best_moves",
+    "best_moves_shortest",
+    "playout",
+    "paths",
+    "canonical",
+    "depth",
+    "first",
+    "score_viewpoint",
+    "value_viewpoint",
+    "playout_odds",
+    "orbit",
+    "game",
 )
 _JSON_FIELDS = frozenset({"best_moves", "best_moves_shortest", "playout", "playout_odds"})
 _INT_FIELDS = frozenset({"score", "remoteness", "sv_score", "paths", "depth", "orbit"})
@@ -32,10 +48,12 @@ def write_csv(positions: Iterable[Position], stream: TextIO) -> None:
     writer.writeheader()
     for position in positions:
         record = position.to_record()
-        writer.writerow({
-            key: json.dumps(value) if key in _JSON_FIELDS else ("" if value is None else value)
-            for key, value in record.items()
-        })
+        writer.writerow(
+            {
+                key: json.dumps(value) if key in _JSON_FIELDS else ("" if value is None else value)
+                for key, value in record.items()
+            }
+        )
 
 
 def read_jsonl(stream: TextIO) -> Iterator[dict[str, Any]]:

@@ -53,7 +53,5 @@ def minimax_step(mover: Mark, children: Sequence[tuple[int, Solved]]) -> StepRes
         remoteness=remoteness,
         best_moves=tuple(move for move, child in children if child.score == score),
         best_moves_shortest=tuple(move for move, child in children if child.sv_score == sv_score),
-        move_values=tuple(
-            (move, value_for_mover(child.score, mover), child.remoteness) for move, child in children
-        ),
+        move_values=tuple((move, value_for_mover(child.score, mover), child.remoteness) for move, child in children),
     )

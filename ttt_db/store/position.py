@@ -105,8 +105,10 @@ class Position:
         o_wins, x_wins, draws, ways = stored.playout_counts(stored.unpack(row.playout, "playout", where), where)
         best = stored.moves_on(board, stored.unpack(row.best_moves, "best moves", where), "best moves", where)
         shortest = stored.moves_on(
-            board, stored.unpack(row.best_moves_shortest, "shortest best moves", where),
-            "shortest best moves", where,
+            board,
+            stored.unpack(row.best_moves_shortest, "shortest best moves", where),
+            "shortest best moves",
+            where,
         )
         analyses = stored.move_values(board, stored.unpack(row.move_values, "move values", where), where)
         if row.status == "playing" and not (best and shortest and len(analyses) == board.count(EMPTY)):
@@ -167,10 +169,12 @@ class Position:
 
     def moves_best_first(self) -> list[MoveAnalysis]:
         """Wins fastest first, then draws, then losses slowest first; ties by index."""
+
         def key(analysis: MoveAnalysis) -> tuple[int, int, int]:
             rank = _VALUE_ORDER[analysis.value]
             remoteness = -analysis.remoteness if analysis.value == "loss" else analysis.remoteness
             return rank, remoteness, analysis.move
+
         return sorted(self.moves, key=key)
 
     def to_document(self) -> dict[str, Any]:

@@ -104,8 +104,10 @@ class EngineReader:
             with self.engine.connect() as connection:
                 result = connection.execute(text(sql), dict(params or {}))
                 row_type = _row_type(tuple(result.keys()))
-                return [row_type(*(bytes(value) if isinstance(value, memoryview) else value for value in row))
-                        for row in result]
+                return [
+                    row_type(*(bytes(value) if isinstance(value, memoryview) else value for value in row))
+                    for row in result
+                ]
         except SQLAlchemyError as error:
             raise ReadFailedError(f"database error: {error}".splitlines()[0]) from None
 

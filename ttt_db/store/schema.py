@@ -71,4 +71,3 @@ class DepthCount(Base):
     tree_nodes: Mapped[int] = mapped_column(BigInteger)
     positions: Mapped[int]
     canonical_positions: Mapped[int]
-

@@ -12,7 +12,20 @@ POSITIONS: Final = TABLE_PREFIX + "positions"
 NODE_LISTS: Final = TABLE_PREFIX + "node_lists"
 DEPTH_COUNTS: Final = TABLE_PREFIX + "depth_counts"
 POSITION_COLUMNS: Final = (
-    "key", "board", "depth", "status", "to_move", "score", "value", "remoteness", "sv_score", "best_moves",
-    "best_moves_shortest", "move_values", "playout", "paths", "orbit",
+    "key",
+    "board",
+    "depth",
+    "status",
+    "to_move",
+    "score",
+    "value",
+    "remoteness",
+    "sv_score",
+    "best_moves",
+    "best_moves_shortest",
+    "move_values",
+    "playout",
+    "paths",
+    "orbit",
 )
 """The columns of `ttt_positions` in table order (the order the content digest reads them in)."""

@@ -51,8 +51,9 @@ def _row_problems(p: Position, by_board: dict[str, Position], game: Game) -> lis
     if p.status != "playing":
         expected_score = final_score(p.status, p.depth)
         expected_sv = final_score(p.status, p.depth, shortest=True, cells=n)
-        expected_playout = Playout(ways * (p.status == "o"), ways * (p.status == "x"),
-                                   ways * (p.status == "draw"), ways)
+        expected_playout = Playout(
+            ways * (p.status == "o"), ways * (p.status == "x"), ways * (p.status == "draw"), ways
+        )
         expected_end = (expected_score, expected_sv, 0, (), None, "draw" if p.status == "draw" else "loss")
         found_end = (p.score, p.sv_score, p.remoteness, p.moves, p.to_move, p.value)
         if found_end != expected_end:
@@ -67,16 +68,27 @@ def _row_problems(p: Position, by_board: dict[str, Position], game: Game) -> lis
         return problems + [f"children after moves {missing} are not stored"]
     kids = [(m, child) for m, child in children.items() if child is not None]
     step = minimax_step(mover, kids)
-    expected = (mover, step.score, step.value, step.sv_score, step.best_moves,
-                step.best_moves_shortest, step.remoteness)
+    expected = (
+        mover,
+        step.score,
+        step.value,
+        step.sv_score,
+        step.best_moves,
+        step.best_moves_shortest,
+        step.remoteness,
+    )
     found = (p.to_move, p.score, p.value, p.sv_score, p.best_moves, p.best_moves_shortest, p.remoteness)
     if found != expected:
         problems.append(f"stores {found}, its children give {expected}")
     if tuple((a.move, a.value, a.remoteness) for a in p.moves) != step.move_values:
         problems.append("per-move values disagree with the children")
     # each of the k children is one k-th of the (cells - depth)! move orders: its counts add up
-    mean = Playout(sum(k.playout.o_wins for _, k in kids), sum(k.playout.x_wins for _, k in kids),
-                   sum(k.playout.draws for _, k in kids), ways)
+    mean = Playout(
+        sum(k.playout.o_wins for _, k in kids),
+        sum(k.playout.x_wins for _, k in kids),
+        sum(k.playout.draws for _, k in kids),
+        ways,
+    )
     if p.playout != mean or any(k.playout.ways * len(kids) != ways for _, k in kids):
         problems.append(f"playout is not the mean of the children's over the {ways} random move orders")
     return problems
@@ -118,7 +130,9 @@ def _images(p: Position, game: Game) -> list[str]:
 
 
 def _check_rows(
-    report: VerifyReport, what: str, positions: list[Position],
+    report: VerifyReport,
+    what: str,
+    positions: list[Position],
     problems_of: Callable[[Position], list[str]],
 ) -> None:
     report.checks.append(what)
@@ -144,8 +158,10 @@ def _check_file(report: VerifyReport, db: SolutionDatabase) -> None:
         report.problems.append(f"content digest: {error}")
         return
     if digest != stored_digest:
-        report.problems.append(f"content digest: the stored content hashes to {digest[:16]}..., "
-                               f"the build recorded {str(stored_digest)[:16]}...")
+        report.problems.append(
+            f"content digest: the stored content hashes to {digest[:16]}..., "
+            f"the build recorded {str(stored_digest)[:16]}..."
+        )
 
 
 def verify_database(db: SolutionDatabase) -> VerifyReport:
@@ -156,8 +172,9 @@ def verify_database(db: SolutionDatabase) -> VerifyReport:
     _check_file(report, db)
     positions, damage = db.scan()
     report.checks.append("rows decode and follow the rules")
-    report.problems += [f"rows decode and follow the rules: {error.what} ({error.where})"
-                        for error in damage[:MAX_PROBLEMS_PER_CHECK]]
+    report.problems += [
+        f"rows decode and follow the rules: {error.what} ({error.where})" for error in damage[:MAX_PROBLEMS_PER_CHECK]
+    ]
     try:
         _check_content(report, db, positions)
     except DatabaseDamagedError as error:
@@ -182,8 +199,12 @@ def _check_content(report: VerifyReport, db: SolutionDatabase, positions: list[P
     derived_nodes = tuple(nodes_by_depth[d] for d in depths if d <= last)
     _expect(report, "positions by depth (depth table)", tuple(r.positions for r in depth_rows), derived_positions)
     _expect(report, "tree nodes by depth (depth table)", tuple(r.tree_nodes for r in depth_rows), derived_nodes)
-    _expect(report, "canonical positions by depth (depth table)",
-            tuple(r.canonical_positions for r in depth_rows), tuple(canonical_by_depth[d] for d in depths if d <= last))
+    _expect(
+        report,
+        "canonical positions by depth (depth table)",
+        tuple(r.canonical_positions for r in depth_rows),
+        tuple(canonical_by_depth[d] for d in depths if d <= last),
+    )
     values: Counter[str] = Counter()
     for p in positions:
         values[p.value] += p.orbit
@@ -192,16 +213,14 @@ def _check_content(report: VerifyReport, db: SolutionDatabase, positions: list[P
         _expect(report, "positions by depth (published)", derived_positions, figures.POSITIONS_BY_DEPTH)
         _expect(report, "tree nodes by depth (published)", derived_nodes, figures.TREE_NODES_BY_DEPTH)
         _expect(report, "values (published)", dict(values), figures.VALUES)
-        _expect(report, "values of canonical positions (published)", dict(values_canonical),
-                figures.VALUES_CANONICAL)
+        _expect(report, "values of canonical positions (published)", dict(values_canonical), figures.VALUES_CANONICAL)
 
     playing = [p for p in positions if p.status == "playing"]
     decision = [p for p in playing if len(p.best_moves) < len(p.moves)]
 
     def every_image(chosen: list[Position]) -> list[int]:
         """Every board of the chosen classes in (depth, key) order, as the builder lists them."""
-        return [key for _depth, key in sorted(
-            (p.depth, game.key(image)) for p in chosen for image in _images(p, game))]
+        return [key for _depth, key in sorted((p.depth, game.key(image)) for p in chosen for image in _images(p, game))]
 
     derived_lists = {
         "all": every_image(positions),
@@ -238,7 +257,11 @@ def _check_content(report: VerifyReport, db: SolutionDatabase, positions: list[P
         _expect(report, f"meta figure {key}", stored_figures.get(key), value)
 
     paths = _expected_paths(positions, by_board, game)
-    _check_rows(report, "paths", positions,
-                lambda p: [] if p.paths == paths[p.board] else [f"paths {p.paths}, parents give {paths[p.board]}"])
+    _check_rows(
+        report,
+        "paths",
+        positions,
+        lambda p: [] if p.paths == paths[p.board] else [f"paths {p.paths}, parents give {paths[p.board]}"],
+    )
     _check_rows(report, "row against rules and children", positions, lambda p: _row_problems(p, by_board, game))
     _check_rows(report, "symmetric images agree", positions, lambda p: _symmetry_problems(p, game))

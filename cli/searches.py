@@ -24,9 +24,11 @@ from cli.render import describe_moves, plural
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
+    from ttt_db.game.board import Board
     from ttt_db.game.rules import Mark
-    from ttt_db.search.algorithms import Agreement, SearchReport
-    from ttt_db.search.trace import TraceCheck
+    from ttt_db.search.algorithms import SearchAnswer
+    from ttt_db.search.trace_check import TraceCheck
+    from ttt_db.store.database import SolutionDatabase
 
 SCALES = {
     "wdl": "win/draw/loss: 1, 0, -1 from the first player's side",
@@ -35,15 +37,15 @@ SCALES = {
 }
 
 
-def report_lines(
-    report: SearchReport, exact: Agreement, board: str, first: str, game: Game = DEFAULT_GAME
-) -> list[str]:
+def report_lines(answer: SearchAnswer) -> list[str]:
+    report, exact, board = answer.report, answer.exact, answer.board
     counts = report.counts
-    swapped = " (x moved first: searched with the marks swapped, o first)" if first == "x" else ""
+    swapped = " (x moved first: searched with the marks swapped, o first)" if board.first == "x" else ""
+    best_from = "" if answer.best_moves_from == "search" else " (the database's: a pruned root proves its value only)"
     lines = [
-        f"{report.algorithm} from {board}{swapped}",
+        f"{report.algorithm} from {board.cells}{swapped}",
         f"score {report.score:+d} ({SCALES[report.scale]})",
-        f"best moves: {describe_moves(report.best_moves, game)}",
+        f"best moves: {describe_moves(answer.best_moves, board.game)}{best_from}",
         f"nodes {counts.nodes:,}, finished boards {counts.terminal:,}, cutoffs {counts.cutoffs:,}, "
         f"deepest ply {counts.deepest_ply}, {report.seconds:.3f} s",
     ]
@@ -60,23 +62,23 @@ def report_lines(
         )
     verdict = "agrees" if exact.agrees else "DISAGREES"
     lines.append(
-        f"database: score {exact.exact_score:+d}, best moves {describe_moves(exact.exact_best, game)}: {verdict}"
+        f"database: score {exact.exact_score:+d}, best moves {describe_moves(exact.exact_best, board.game)}: {verdict}"
     )
     return lines
 
 
-def compare_lines(rows: list[tuple[SearchReport, Agreement]]) -> list[str]:
+def compare_lines(answers: list[SearchAnswer]) -> list[str]:
     header = (
-        f"{'algorithm':<26} {'score':>6} {'nodes':>9} {'finished':>9} {'cutoffs':>8} "
+        f"{'algorithm':<26} {'scale':<8} {'score':>6} {'nodes':>9} {'finished':>9} {'cutoffs':>8} "
         f"{'table hits':>10} {'seconds':>8}  agrees"
     )
     lines = [header]
-    for report, exact in rows:
-        counts = report.counts
+    for answer in answers:
+        report, counts = answer.report, answer.report.counts
         hits = counts.table_hits_exact + counts.table_hits_bound
         lines.append(
-            f"{report.algorithm:<26} {report.score:>+6d} {counts.nodes:>9,} {counts.terminal:>9,} "
-            f"{counts.cutoffs:>8,} {hits:>10,} {report.seconds:>8.3f}  {'yes' if exact.agrees else 'NO'}"
+            f"{report.algorithm:<26} {report.scale:<8} {report.score:>+6d} {counts.nodes:>9,} {counts.terminal:>9,} "
+            f"{counts.cutoffs:>8,} {hits:>10,} {report.seconds:>8.3f}  {'yes' if answer.exact.agrees else 'NO'}"
         )
     return lines
 
@@ -149,51 +151,40 @@ def search(
     Plain minimax from the empty 3x3 board examines the whole game tree: 549,946 nodes; on 4x4
     the searches without a table take hours from the empty board (give a fuller board)."""
     from ttt_db.game.board import Board
-    from ttt_db.search.algorithms import agreement, run_search
+    from ttt_db.search.algorithms import search_board
 
     algorithms, board_text = _split(list(items or []), compare, all_algorithms, game)
     if trace is not None and len(algorithms) > 1:
         raise fail("--trace writes one search: give one algorithm")
     board = Board.parse(board_text, first_mark(first), game)
     with open_db(db, game) as database:
-        position = database.lookup(board.stored_cells)
-        rows = []
-        for algorithm in algorithms:
-            if trace is None:
-                report = run_search(algorithm, board.stored_cells, game=game)
-            else:
-                report = _traced(algorithm, board.stored_cells, trace, game)
-            rows.append((report, agreement(report, position)))
+        if trace is None:
+            answers = [search_board(database, algorithm, board) for algorithm in algorithms]
+        else:
+            answers = [_traced(database, algorithms[0], board, trace)]
     if as_json:
-        documents = [
-            report.to_dict()
-            | {
-                "board": board.cells,
-                "first": board.first,
-                "database": {"score": exact.exact_score, "best_moves": list(exact.exact_best)},
-                "agrees": exact.agrees,
-            }
-            for report, exact in rows
-        ]
+        documents = [answer.to_document() for answer in answers]
         print_json(documents if compare or all_algorithms else documents[0])
     elif compare or all_algorithms:
-        typer.echo(f"from {board.cells} ({board.first} moved first); scores from {board.first}'s side")
-        typer.echo("\n".join(compare_lines(rows)))
+        typer.echo(
+            f"from {board.cells} ({board.first} moved first); every score from {board.first}'s side, "
+            "on its algorithm's scale (wdl: 1, 0, -1; shortest: shortest victory; plies: 1000 - plies to the win)"
+        )
+        typer.echo("\n".join(compare_lines(answers)))
     else:
-        typer.echo("\n".join(report_lines(*rows[0], board.cells, board.first, game)))
+        typer.echo("\n".join(report_lines(answers[0])))
 
 
-def _traced(algorithm: str, board: str, path: Path, game: Game) -> SearchReport:
+def _traced(database: SolutionDatabase, algorithm: str, board: Board, path: Path) -> SearchAnswer:
     """The search, written to `path` as a trace (boards and scores with o first, as searched)."""
-    from ttt_db.search.algorithms import parse_algorithm, run_search
-    from ttt_db.search.trace import TraceWriter
+    from ttt_db.search.algorithms import scale_of, search_board
+    from ttt_db.search.trace import TraceWriter, header
 
-    spec, _ = parse_algorithm(algorithm, game)
-    scale = spec.scale if spec is not None else "plies"
+    game = database.game
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as stream:
-        writer = TraceWriter(stream, algorithm=algorithm.strip().lower(), board=board, scale=scale, game=game.name)
-        return run_search(algorithm, board, game=game, tracer=writer)
+        first = header(algorithm.strip().lower(), board.stored_cells, scale_of(algorithm, game), game=game.name)
+        return search_board(database, algorithm, board, tracer=TraceWriter(stream, first))
 
 
 def check_trace(
@@ -219,7 +210,7 @@ def check_trace(
     Exit 0 when every node holds, 1 when any fails, 2 for a malformed trace."""
     import sys
 
-    from ttt_db.search.trace import check_trace as check
+    from ttt_db.search.trace_check import check_trace as check
 
     with open_db(db, game) as database:
         asked = 0

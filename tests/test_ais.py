@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 from ttt_db.ais.registry import BUILTIN_AIS, ai1s, ai2s, load_ai
 from ttt_db.ais.rule_based import ai14s
-from ttt_db.ais.searching import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
+from ttt_db.ais.searching import DepthLimited, FullSearchAI, IterativeDeepening
 from ttt_db.errors import UnknownAIError
 from ttt_db.search.evaluation import board_score
 from ttt_db.store.database import SolutionDatabase, open_database
@@ -50,10 +51,10 @@ def _playing(positions: dict[str, Position]) -> list[Position]:
 @pytest.mark.parametrize(
     ("make", "shortest"),
     [
-        (Minimax, False),
-        (AlphaBeta, False),
-        (lambda: Minimax(shortest=True), True),
-        (lambda: AlphaBeta(shortest=True), True),
+        (lambda: FullSearchAI("minimax"), False),
+        (lambda: FullSearchAI("alphabeta"), False),
+        (lambda: FullSearchAI("minimax", shortest=True), True),
+        (lambda: FullSearchAI("alphabeta", shortest=True), True),
     ],
 )
 def test_full_searches_agree_with_the_database(positions: dict[str, Position], make, shortest: bool) -> None:
@@ -62,12 +63,14 @@ def test_full_searches_agree_with_the_database(positions: dict[str, Position], m
         assert ai(p.board) == (p.best_moves_shortest if shortest else p.best_moves), p.board
 
 
-def test_alphabeta_table_holds_bounds_for_symmetric_images() -> None:
-    ai = AlphaBeta()
+def test_alphabeta_table_holds_true_bounds_for_every_symmetric_image() -> None:
+    ai = FullSearchAI("alphabeta")
     ai(".........")
-    lower, upper = ai.table["....o...."]
-    assert lower <= 0 <= upper
-    assert ai.table["o........"] == ai.table["........o"]
+    table = ai.engine.table
+    solve = reference.solver()
+    assert table and all(lower <= solve(board).score <= upper for board, (lower, upper) in table.items())
+    for board in list(table)[:50]:
+        assert all(table[image] == table[board] for image in reference.TICTACTOE.images(board))
 
 
 def test_abdls_at_depth_0_is_ai14s(positions: dict[str, Position]) -> None:

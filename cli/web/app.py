@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cli.web.service import ApiError, Service
 from ttt_db.errors import TttDbError
+from ttt_db.search.algorithms import algorithms_document
 from ttt_db.store.database import SolutionDatabase
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
@@ -152,13 +153,13 @@ def create_app(database: SolutionDatabase) -> Starlette:
         )
 
     async def algorithms(request: Request) -> Response:
-        return JSONResponse(service.algorithms_document())
+        return JSONResponse(algorithms_document())
 
     boot = json.dumps(
         {
             "game": service.game_document(),
             "ais": service.ais_document(),
-            "algorithms": service.algorithms_document(),
+            "algorithms": algorithms_document(),
             "position": json.loads(service.position_json(None)),
         }
     )

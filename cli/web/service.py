@@ -11,7 +11,6 @@ import json
 import random
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from math import perm
 from typing import Any, Final
 
@@ -22,7 +21,8 @@ from ttt_db.errors import AIMisbehaved, InputError, UnknownAIError, WorkLimitErr
 from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
-from ttt_db.search.algorithms import ALL_ALGORITHMS, FULL_SEARCHES, agreement, run_search
+from ttt_db.search.algorithms import search_board
+from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
 
 MAX_TEXT: Final = 64
@@ -50,31 +50,26 @@ class ApiError(Exception):
         self.message = message
 
 
-@dataclass
 class _TraceCollector:
     """Collects a traced search: every node's fields, and the visit order as signed ids
     (+id on entering a node, -id on leaving it)."""
 
-    nodes: dict[int, dict[str, Any]]
-    order: list[int]
+    def __init__(self) -> None:
+        self.nodes: dict[int, dict[str, Any]] = {}
+        self.order: list[int] = []
 
-    def enter(
-        self, node: int, parent: int | None, board: str, ply: int, move: int | None, alpha: int | None, beta: int | None
-    ) -> None:
-        self.nodes[node] = {
-            "id": node,
-            "parent": parent,
-            "board": board,
-            "ply": ply,
-            "move": move,
-            "alpha": alpha,
-            "beta": beta,
-        }
-        self.order.append(node)
+    def __call__(self, event: Enter | Exit) -> None:
+        fields = event.to_json()
+        del fields["type"]
+        if isinstance(event, Enter):
+            self.nodes[event.id] = fields
+            self.order.append(event.id)
+        else:
+            self.nodes[event.id].update(fields)
+            self.order.append(-event.id)
 
-    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None, estimated: bool) -> None:
-        self.nodes[node].update(value=value, cutoff=cutoff, probe=probe, store=store, estimate=estimated)
-        self.order.append(-node)
+    def to_document(self) -> dict[str, Any]:
+        return {"nodes": [self.nodes[node] for node in sorted(self.nodes)], "order": self.order}
 
 
 def _text(value: str | None, name: str, default: str | None = None) -> str:
@@ -303,10 +298,10 @@ class Service:
         name = _text(algorithm, "algorithm")
         board = self._board(text, first)
         traced = trace in ("1", "true", "yes")
-        tally = _TraceCollector({}, []) if traced else None
+        collector = _TraceCollector() if traced else None
         limit = TRACE_NODE_LIMIT if traced else SEARCH_NODE_LIMIT
         try:
-            report = run_search(name, board.stored_cells, game=self.game, tracer=tally, node_limit=limit)
+            answer = search_board(self.database, name, board, tracer=collector, node_limit=limit)
         except InputError as error:
             raise ApiError(400, str(error)) from None
         except WorkLimitError:
@@ -316,21 +311,10 @@ class Service:
                 f"{what} over the web visits at most {limit:,} nodes; {name} from {board.cells!r} "
                 "visits more: try alphabeta, or a fuller board",
             ) from None
-        exact = agreement(report, self.database.lookup(board.stored_cells))
-        document = report.to_dict() | {
-            "board": board.cells,
-            "first": board.first,
-            "iterations": report.iterations,
-            "database": {"score": exact.exact_score, "best_moves": list(exact.exact_best)},
-            "agrees": exact.agrees,
-        }
-        if tally is not None:
-            document["trace"] = {"nodes": [tally.nodes[node] for node in sorted(tally.nodes)], "order": tally.order}
+        document = answer.to_document()
+        if collector is not None:
+            document["trace"] = collector.to_document()
         return document
-
-    def algorithms_document(self) -> list[dict[str, Any]]:
-        summaries = {spec.name: spec.summary for spec in FULL_SEARCHES}
-        return [{"name": name, "summary": summaries.get(name, "")} for name in ALL_ALGORITHMS]
 
 
 def _report_document(report: CheckReport) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ttt_db.ais.rule_based import ai14s
-from ttt_db.ais.searching import AlphaBeta, DepthLimited, IterativeDeepening, Minimax
+from ttt_db.ais.searching import DepthLimited, FullSearchAI, IterativeDeepening
 from ttt_db.errors import UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, empty_cells
@@ -118,24 +118,24 @@ BUILTIN_AIS: tuple[BuiltinAI, ...] = (
     ),
     BuiltinAI("perfect", "database lookup: every best move", True, _from_database(False)),
     BuiltinAI("perfect-shortest", "database lookup: win fastest, lose slowest", True, _from_database(True)),
-    BuiltinAI("minimax", "full-depth minimax, no database", True, lambda p, d, g: Minimax(game=g)),
+    BuiltinAI("minimax", "full-depth minimax, no database", True, lambda p, d, g: FullSearchAI("minimax", game=g)),
     BuiltinAI(
         "minimax-shortest",
         "full-depth minimax on shortest-victory scores",
         True,
-        lambda p, d, g: Minimax(shortest=True, game=g),
+        lambda p, d, g: FullSearchAI("minimax", shortest=True, game=g),
     ),
     BuiltinAI(
         "alphabeta",
         "alpha-beta with a symmetric transposition table, no database",
         True,
-        lambda p, d, g: AlphaBeta(game=g),
+        lambda p, d, g: FullSearchAI("alphabeta", game=g),
     ),
     BuiltinAI(
         "alphabeta-shortest",
         "alpha-beta on shortest-victory scores",
         True,
-        lambda p, d, g: AlphaBeta(shortest=True, game=g),
+        lambda p, d, g: FullSearchAI("alphabeta", shortest=True, game=g),
     ),
     BuiltinAI(
         "dls@N",

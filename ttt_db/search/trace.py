@@ -1,291 +1,110 @@
-"""Search traces: a JSON Lines format any program can write, and a checker that holds every
-node of a trace to the database's exact values (docs/trace.md).
+"""The search trace format (docs/trace.md): JSON Lines any program can write, one header and
+then an `enter` and an `exit` event per node in visit order. `Enter` and `Exit` are the events
+themselves: the engine emits them, `TraceWriter` writes them, the page receives them, and
+`ttt_db.search.trace_check` reads them back.
 
     {"type": "header", "format": "ttt-db-trace", "version": 1, "algorithm": "...",
-     "board": ".........", "first": "o", "scale": "wdl"}
+     "board": ".........", "first": "o", "scale": "wdl", "game": "3x3k3"}
     {"type": "enter", "id": 1, "parent": null, "board": ".........", "ply": 0, "move": null,
      "alpha": null, "beta": null}
     {"type": "exit", "id": 1, "value": 0, "cutoff": false, "probe": null, "store": null,
      "estimate": false}
 
-Values are from the first player's side on the header's scale. The check reads the file one
-line at a time and keeps only the open nodes (at most one per ply), so its memory stays flat.
+Values and windows are from the first player's side on the header's scale.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import IO, Any, Final
+from dataclasses import dataclass, fields
+from typing import IO, Any, Final, Literal
 
-from ttt_db.errors import InputError, TraceFormatError
-from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.game.definition import DEFAULT_GAME
 from ttt_db.game.rules import Mark
 
 FORMAT: Final = "ttt-db-trace"
 VERSION: Final = 1
 SCALES: Final = ("wdl", "shortest", "plies")
-WIN_SCORE: Final = 1000  # the `plies` scale: a win p plies below the root scores 1000 - p
-MAX_VIOLATIONS_KEPT = 100
+WIN_SCORE: Final = 1000
+"""On the `plies` scale a win p plies below the root scores WIN_SCORE - p."""
+
+Probe = Literal["miss", "narrowed", "exact", "bound"] | None
+Store = Literal["exact", "upper", "lower"] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Enter:
+    """A node entered: its window on entry (None: the search has no window there)."""
+
+    id: int
+    parent: int | None
+    board: str
+    ply: int
+    move: int | None
+    alpha: int | None
+    beta: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "enter",
+            "id": self.id,
+            "parent": self.parent,
+            "board": self.board,
+            "ply": self.ply,
+            "move": self.move,
+            "alpha": self.alpha,
+            "beta": self.beta,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """A node left: its value, whether it cut off, what the table did, whether the value rests on an
+    estimate at a depth limit."""
+
+    id: int
+    value: int
+    cutoff: bool
+    probe: Probe
+    store: Store
+    estimate: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "exit",
+            "id": self.id,
+            "value": self.value,
+            "cutoff": self.cutoff,
+            "probe": self.probe,
+            "store": self.store,
+            "estimate": self.estimate,
+        }
+
+
+ENTER_FIELDS: Final = tuple(field.name for field in fields(Enter))
+"""The fields of an `enter` record, in the order `Enter` takes them."""
+
+
+def header(algorithm: str, board: str, scale: str, first: Mark = "o", game: str = DEFAULT_GAME.name) -> dict[str, Any]:
+    """The first record of a trace."""
+    return {
+        "type": "header",
+        "format": FORMAT,
+        "version": VERSION,
+        "algorithm": algorithm,
+        "board": board,
+        "first": first,
+        "scale": scale,
+        "game": game,
+    }
 
 
 class TraceWriter:
-    """Writes a search's nodes to a stream as JSON Lines (a `search_stats.Tracer`)."""
+    """Writes a search's events to a stream as JSON Lines (an engine's `Tracer`)."""
 
-    def __init__(
-        self,
-        stream: IO[str],
-        *,
-        algorithm: str,
-        board: str,
-        scale: str,
-        first: Mark = "o",
-        game: str = DEFAULT_GAME.name,
-    ) -> None:
-        self.stream = stream
+    def __init__(self, stream: IO[str], first_record: dict[str, Any]) -> None:
         self.write = stream.write
-        self.write(
-            json.dumps(
-                {
-                    "type": "header",
-                    "format": FORMAT,
-                    "version": VERSION,
-                    "algorithm": algorithm,
-                    "board": board,
-                    "first": first,
-                    "scale": scale,
-                    "game": game,
-                }
-            )
-            + "\n"
-        )
+        self.write(json.dumps(first_record) + "\n")
 
-    def enter(
-        self, node: int, parent: int | None, board: str, ply: int, move: int | None, alpha: int | None, beta: int | None
-    ) -> None:
-        self.write(
-            f'{{"type": "enter", "id": {node}, "parent": {_json(parent)}, "board": "{board}", '
-            f'"ply": {ply}, "move": {_json(move)}, "alpha": {_json(alpha)}, "beta": {_json(beta)}}}\n'
-        )
-
-    def exit(self, node: int, value: int, cutoff: bool, probe: str | None, store: str | None, estimated: bool) -> None:
-        self.write(
-            f'{{"type": "exit", "id": {node}, "value": {value}, "cutoff": {_json(cutoff)}, '
-            f'"probe": {_json(probe)}, "store": {_json(store)}, "estimate": {_json(estimated)}}}\n'
-        )
-
-
-def _json(value: object) -> str:
-    return json.dumps(value)
-
-
-@dataclass(frozen=True)
-class Violation:
-    record: int  # line number of the exit event
-    node: int
-    moves: tuple[int, ...]  # from the trace's root to the node
-    board: str
-    alpha: int | None
-    beta: int | None
-    value: int
-    exact: int
-    rule: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "record": self.record,
-            "id": self.node,
-            "moves": list(self.moves),
-            "board": self.board,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "value": self.value,
-            "exact": self.exact,
-            "rule": self.rule,
-        }
-
-
-@dataclass
-class TraceCheck:
-    algorithm: str
-    board: str
-    scale: str
-    nodes: int = 0
-    checked: int = 0  # nodes held to a rule (estimates are exempt)
-    estimates: int = 0
-    violations: list[Violation] = field(default_factory=list)
-    violation_count: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return self.violation_count == 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "algorithm": self.algorithm,
-            "board": self.board,
-            "scale": self.scale,
-            "nodes": self.nodes,
-            "checked": self.checked,
-            "estimates": self.estimates,
-            "violations": self.violation_count,
-            "failures": [v.to_dict() for v in self.violations],
-        }
-
-
-def exact_value(scale: str, score: int, sv_score: int, remoteness: int, ply: int) -> int:
-    """A position's exact value on `scale`, first player's side, `ply` plies below the root."""
-    if scale == "wdl":
-        return score
-    if scale == "shortest":
-        return sv_score
-    return 0 if score == 0 else score * (WIN_SCORE - ply - remoteness)
-
-
-def broken_rule(value: int, exact: int, alpha: int | None, beta: int | None) -> str | None:
-    """Which rule a returned value breaks, or None: inside the window (or without one) it must be
-    exact; at or below alpha an upper bound (exact <= value); at or above beta a lower bound."""
-    if alpha is None or beta is None:
-        return None if value == exact else "a node without a window must return the exact value"
-    if value <= alpha:
-        return None if exact <= value else "a value at or below alpha must be an upper bound (exact <= value)"
-    if value >= beta:
-        return None if exact >= value else "a value at or above beta must be a lower bound (exact >= value)"
-    return None if value == exact else "a value inside the window must be the exact value"
-
-
-def _record(line: str, number: int) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise TraceFormatError(number, f"not JSON ({error.msg})") from None
-    if not isinstance(record, dict):
-        raise TraceFormatError(number, "not a JSON object")
-    return record
-
-
-def _malformed(record: dict[str, Any], number: int, names: tuple[str, ...]) -> TraceFormatError:
-    """The first of `names` that is missing or of the wrong kind, as an error."""
-    kind = record.get("type", "record")
-    for name in names:
-        if name not in record:
-            return TraceFormatError(number, f"{kind} has no {name!r}")
-        value = record[name]
-        allowed_none = name in _MAY_BE_NULL
-        expected = _KINDS.get(name, (int,))
-        if (value is None and not allowed_none) or (
-            value is not None and (isinstance(value, bool) or not isinstance(value, expected))
-        ):
-            return TraceFormatError(number, f"{name!r} is {value!r}")
-    return TraceFormatError(number, f"{kind} is not well formed")
-
-
-_MAY_BE_NULL = frozenset({"parent", "move", "alpha", "beta"})
-_KINDS: dict[str, tuple[type, ...]] = {
-    "board": (str,),
-    "value": (int, float),
-    "alpha": (int, float),
-    "beta": (int, float),
-}
-_ENTER_FIELDS = ("id", "parent", "board", "ply", "move", "alpha", "beta")
-_EXIT_FIELDS = ("id", "value")
-
-
-Lookup = Callable[[str, Mark], tuple[int, int, int]]
-"""board, first player -> (score, sv_score, remoteness) from the first player's side."""
-
-
-def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME) -> TraceCheck:
-    """Hold every node of a trace of `game` (its header's `game`, 3x3k3 when it has none) to the
-    exact values `lookup` gives. TraceFormatError for a malformed trace or one of another game;
-    InvalidBoardError from `lookup` for a board that is not one."""
-    numbered = enumerate(lines, start=1)
-    number, line = next(((n, text) for n, text in numbered if text.strip()), (1, ""))
-    if not line.strip():
-        raise TraceFormatError(1, "the trace is empty; it starts with a header record")
-    header = _record(line, number)
-    if header.get("type") != "header" or header.get("format") != FORMAT:
-        raise TraceFormatError(number, f'the first record must be {{"type": "header", "format": "{FORMAT}", ...}}')
-    scale = header.get("scale")
-    if scale not in SCALES:
-        raise TraceFormatError(number, f"scale {scale!r} is not one of {', '.join(SCALES)}")
-    traced_game = header.get("game", DEFAULT_GAME.name)
-    if traced_game != game.name:
-        raise TraceFormatError(
-            number,
-            f"the trace is of game {traced_game!r}; check it with --game {traced_game}"
-            if isinstance(traced_game, str)
-            else f"game {traced_game!r} is not a game name",
-        )
-    first = header.get("first", "o")
-    if first not in ("o", "x"):
-        raise TraceFormatError(number, f"first {first!r} is not 'o' or 'x'")
-    result = TraceCheck(str(header.get("algorithm", "?")), str(header.get("board", "")), scale)
-    # open nodes, root first: (id, board, ply, move, alpha, beta)
-    stack: list[tuple[int, str, int, int | None, Any, Any]] = []
-    exact_by_board: dict[str, tuple[int, int, int]] = {}
-    loads = json.loads
-    for number, line in numbered:
-        try:
-            record = loads(line)
-            kind = record["type"]
-        except (ValueError, TypeError, KeyError):
-            if not line.strip():
-                continue
-            record = _record(line, number)
-            raise TraceFormatError(number, "a record without a type") from None
-        if kind == "enter":
-            try:
-                node, parent, board, ply, move, alpha, beta = (record[name] for name in _ENTER_FIELDS)
-            except KeyError:
-                raise _malformed(record, number, _ENTER_FIELDS) from None
-            if (
-                type(node) is not int
-                or type(ply) is not int
-                or type(board) is not str
-                or not (move is None or type(move) is int)
-                or not (alpha is None or type(alpha) in (int, float))
-                or not (beta is None or type(beta) in (int, float))
-            ):
-                raise _malformed(record, number, _ENTER_FIELDS)
-            expected_parent = stack[-1][0] if stack else None
-            if parent != expected_parent:
-                raise TraceFormatError(
-                    number, f"node {node} names parent {parent}, but the open node is {expected_parent}"
-                )
-            stack.append((node, board, ply, move, alpha, beta))
-            result.nodes += 1
-        elif kind == "exit":
-            node, value = record.get("id"), record.get("value")
-            if type(node) is not int or type(value) not in (int, float):
-                raise _malformed(record, number, _EXIT_FIELDS)
-            if not stack or stack[-1][0] != node:
-                raise TraceFormatError(
-                    number, f"exit of node {node}, but the open node is {stack[-1][0] if stack else 'none'}"
-                )
-            _, board, ply, _, alpha, beta = stack[-1]
-            if record.get("estimate") is True:
-                result.estimates += 1
-            else:
-                result.checked += 1
-                known = exact_by_board.get(board)
-                if known is None:
-                    try:
-                        known = exact_by_board[board] = lookup(board, first)
-                    except InputError as error:
-                        raise TraceFormatError(number, f"node {node}: {error}") from None
-                exact = exact_value(scale, *known, ply)
-                rule = broken_rule(value, exact, alpha, beta)
-                if rule is not None:
-                    result.violation_count += 1
-                    if len(result.violations) < MAX_VIOLATIONS_KEPT:
-                        moves = tuple(entry[3] for entry in stack if entry[3] is not None)
-                        result.violations.append(Violation(number, node, moves, board, alpha, beta, value, exact, rule))
-            stack.pop()
-        else:
-            raise TraceFormatError(number, f"type {kind!r} is not enter or exit")
-    if stack:
-        raise TraceFormatError(number, f"the trace ends with node {stack[-1][0]} still open")
-    return result
+    def __call__(self, event: Enter | Exit) -> None:
+        self.write(json.dumps(event.to_json()) + "\n")

@@ -1,0 +1,300 @@
+"""The tests' one independent reference: the m,n,k rules, a brute-force solver and the textbook
+searches, written here from their definitions in docs/ and sharing no code with ttt_db.
+
+Searches are written negamax style, values from the side to move, while ttt_db's engine keeps
+values from o's side: two different writings of one definition, so a count that agrees means
+something. Every search counts its calls, the root included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+WIN = 1000  # the plies scale: a win p plies below the root scores WIN - p
+
+
+@dataclass(frozen=True)
+class Rules:
+    rows: int = 3
+    columns: int = 3
+    k: int = 3
+
+    @property
+    def cells(self) -> int:
+        return self.rows * self.columns
+
+    @property
+    def empty(self) -> str:
+        return "." * self.cells
+
+    @property
+    def lines(self) -> list[list[int]]:
+        return _lines(self.rows, self.columns, self.k)
+
+    def winner(self, board: str) -> str | None:
+        for line in self.lines:
+            if board[line[0]] != "." and all(board[i] == board[line[0]] for i in line):
+                return board[line[0]]
+        return None
+
+    def mover(self, board: str) -> str:
+        return "o" if board.count("o") == board.count("x") else "x"
+
+    def children(self, board: str) -> list[tuple[int, str]]:
+        """(move, board after it) in index order; none once the game is over."""
+        if self.winner(board) is not None:
+            return []
+        mark = self.mover(board)
+        return [(i, board[:i] + mark + board[i + 1 :]) for i in range(self.cells) if board[i] == "."]
+
+    def finished(self, board: str) -> bool:
+        return self.winner(board) is not None or "." not in board
+
+    def images(self, board: str) -> set[str]:
+        """The board under every symmetry of the rectangle (8 on a square, 4 otherwise)."""
+        grid = [board[r * self.columns : (r + 1) * self.columns] for r in range(self.rows)]
+        shapes = [grid, [row[::-1] for row in grid], grid[::-1], [row[::-1] for row in grid[::-1]]]
+        if self.rows == self.columns:
+            transposed = ["".join(row[c] for row in grid) for c in range(self.columns)]
+            shapes += [transposed, [row[::-1] for row in transposed], transposed[::-1]]
+            shapes.append([row[::-1] for row in transposed[::-1]])
+        return {"".join(shape) for shape in shapes}
+
+
+TICTACTOE = Rules()
+
+
+@cache
+def _lines(rows: int, columns: int, k: int) -> list[list[int]]:
+    found = []
+    for r in range(rows):
+        for c in range(columns):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                if 0 <= r + dr * (k - 1) < rows and 0 <= c + dc * (k - 1) < columns:
+                    line = [(r + dr * i) * columns + c + dc * i for i in range(k)]
+                    if line not in found:
+                        found.append(line)
+    return found
+
+
+# --- the brute-force solver ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Solution:
+    score: int  # from o's side: 1, 0, -1
+    sv_score: int  # shortest victory, from o's side
+    remoteness: int
+
+
+def solver(rules: Rules = TICTACTOE) -> Callable[[str], Solution]:
+    """Plain minimax over every board: the winner hurries, the loser delays, a draw lasts until
+    the board is full; shortest victory (n + 2 - m) / 2 for o winning at move m, (m - n - 1) / 2 for x."""
+
+    @cache
+    def solve(board: str) -> Solution:
+        moves_made = rules.cells - board.count(".")
+        won = rules.winner(board)
+        if won is not None:
+            sv = (rules.cells + 2 - moves_made) // 2 if won == "o" else (moves_made - rules.cells - 1) // 2
+            return Solution(1 if won == "o" else -1, sv, 0)
+        children = rules.children(board)
+        if not children:
+            return Solution(0, 0, 0)
+        results = [solve(child) for _, child in children]
+        sign = 1 if rules.mover(board) == "o" else -1
+        best = max(sign * r.score for r in results)
+        keeping = [r.remoteness for r in results if sign * r.score == best]
+        sv = sign * max(sign * r.sv_score for r in results)
+        return Solution(sign * best, sv, 1 + (min(keeping) if best > 0 else max(keeping)))
+
+    return solve
+
+
+def best_moves(board: str, rules: Rules = TICTACTOE, *, shortest: bool = False) -> tuple[int, ...]:
+    solve = solver(rules)
+    goal = solve(board).sv_score if shortest else solve(board).score
+    value = (lambda s: s.sv_score) if shortest else (lambda s: s.score)
+    return tuple(move for move, child in rules.children(board) if value(solve(child)) == goal)
+
+
+def reachable(rules: Rules = TICTACTOE) -> list[str]:
+    """Every board reachable from the empty one, breadth first."""
+    order = [rules.empty]
+    seen = set(order)
+    for board in order:  # grows as it goes
+        for _, child in rules.children(board):
+            if child not in seen:
+                seen.add(child)
+                order.append(child)
+    return order
+
+
+@cache
+def tree_nodes_below(board: str, rules: Rules = TICTACTOE) -> tuple[int, ...]:
+    """Tree nodes at each depth 0..cells in the subtree of `board` (itself included)."""
+    counts = [0] * (rules.cells + 1)
+    counts[rules.cells - board.count(".")] = 1
+    for _, child in rules.children(board):
+        counts = [a + b for a, b in zip(counts, tree_nodes_below(child, rules), strict=True)]
+    return tuple(counts)
+
+
+# --- the textbook searches, counted ----------------------------------------------------------
+
+
+@dataclass
+class Counted:
+    calls: int = 0
+    table: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+
+def _terminal_for_mover(board: str, rules: Rules, shortest: bool) -> int | None:
+    """A finished board's value for the side that would move (who has just lost, or a draw)."""
+    won = rules.winner(board)
+    if won is None:
+        return 0 if "." not in board else None
+    moves_made = rules.cells - board.count(".")
+    if not shortest:
+        return -1
+    o_side = (rules.cells + 2 - moves_made) // 2 if won == "o" else (moves_made - rules.cells - 1) // 2
+    return o_side if rules.mover(board) == "o" else -o_side
+
+
+def aima_alpha_beta(board: str, rules: Rules = TICTACTOE, *, shortest: bool = False) -> tuple[int, int]:
+    """(value for the side to move, calls): AIMA's alpha_beta_search with its root as an ordinary
+    node of the search, the window open (-inf, +inf), moves in index order."""
+    counted = Counted()
+
+    def search(node: str, alpha: float, beta: float) -> float:
+        counted.calls += 1
+        value = _terminal_for_mover(node, rules, shortest)
+        if value is not None:
+            return value
+        best = -float("inf")
+        for _, child in rules.children(node):
+            best = max(best, -search(child, -beta, -alpha))
+            if best >= beta:
+                return best
+            alpha = max(alpha, best)
+        return best
+
+    value = search(board, -float("inf"), float("inf"))
+    return int(value), counted.calls
+
+
+def seed_alpha_beta(board: str, rules: Rules = TICTACTOE, *, shortest: bool = False) -> tuple[int, int]:
+    """(value for the side to move, calls): alpha-beta with a bounds table as docs/search.md defines
+    it: the root called with the window set to the score range; a finished board scored first and
+    never stored; an entry (lower, upper) for the side to move, the score range when absent; exact
+    returned, a bound outside the window returned, otherwise the window narrowed; the result stored
+    as an upper bound at or below the narrowed alpha, a lower bound at or above the narrowed beta,
+    exact inside, the other bound kept; written for every symmetric image."""
+    counted = Counted()
+    if shortest:
+        n = rules.cells
+        o_low, o_high = (min(2 * rules.k, n) - n - 1) // 2, (n + 2 - min(2 * rules.k - 1, n)) // 2
+    else:
+        o_low, o_high = -1, 1
+
+    def score_range(node: str) -> tuple[int, int]:
+        return (o_low, o_high) if rules.mover(node) == "o" else (-o_high, -o_low)
+
+    def search(node: str, alpha: float, beta: float) -> float:
+        counted.calls += 1
+        value = _terminal_for_mover(node, rules, shortest)
+        if value is not None:
+            return value
+        lower, upper = counted.table.get(node, score_range(node))
+        if lower == upper:
+            return lower
+        if upper <= alpha:
+            return upper
+        if lower >= beta:
+            return lower
+        alpha, beta = max(alpha, lower), min(beta, upper)
+        narrowed_alpha = alpha
+        best = -float("inf")
+        for _, child in rules.children(node):
+            best = max(best, -search(child, -beta, -alpha))
+            alpha = max(alpha, best)
+            if alpha >= beta:
+                break
+        if best <= narrowed_alpha:
+            entry = (lower, best)
+        elif best >= beta:
+            entry = (best, upper)
+        else:
+            entry = (best, best)
+        for image in rules.images(node):
+            counted.table[image] = entry
+        return best
+
+    value = search(board, *score_range(board))
+    return int(value), counted.calls
+
+
+def minimax_table_calls(board: str, rules: Rules = TICTACTOE) -> int:
+    """Calls of a minimax that remembers each board's value: the root, then every move of each
+    distinct unfinished board below it, each board expanded once."""
+    seen: set[str] = set()
+    calls = 1
+    stack = [board]
+    while stack:
+        node = stack.pop()
+        if node in seen or rules.finished(node):
+            continue
+        seen.add(node)
+        children = rules.children(node)
+        calls += len(children)
+        stack += [child for _, child in children]
+    return calls
+
+
+def line_score(board: str, me: str) -> float:
+    """ai14s's score of the board after my move (docs/ais.md, rules 1-4), on 3x3."""
+    lines = TICTACTOE.lines
+
+    def count(mine: int, theirs: int) -> int:
+        total = 0
+        for line in lines:
+            cells = [board[i] for i in line]
+            if cells.count(me) == mine and cells.count(".") == 3 - mine - theirs:
+                total += 1
+        return total
+
+    if count(3, 0):
+        return 300
+    threats = count(0, 2)
+    if threats == 0 and count(2, 0) >= 2:
+        return 200
+    marks = 9 - board.count(".")
+    corners = (board[0] == board[8] == "o") or (board[2] == board[6] == "o")
+    if board[4] == "x" and corners and any(board[e] == "x" for e in (1, 3, 5, 7)) and marks == 4:
+        return 100
+    return -100 * threats + (2 if count(2, 0) == 1 else 0) + 0.5 * count(1, 0) - count(0, 1)
+
+
+def depth_limited_choice(board: str, depth: int, *, lines_at_limit: bool) -> tuple[int, ...]:
+    """The moves a depth-limited minimax on 3x3 chooses: every move searched `depth` plies below it,
+    no pruning; a win p plies below the root WIN - p; an unfinished board at the limit 0, or with
+    `lines_at_limit` ai14s's score for the player who just moved."""
+    rules = TICTACTOE
+
+    def value(node: str, ply: int) -> float:  # for the side to move at `node`
+        if rules.winner(node) is not None:
+            return ply - WIN
+        if "." not in node:
+            return 0
+        if ply > depth:
+            if not lines_at_limit:
+                return 0
+            just_moved = "x" if rules.mover(node) == "o" else "o"
+            return -line_score(node, just_moved)
+        return max(-value(child, ply + 1) for _, child in rules.children(node))
+
+    scored = [(move, -value(child, 1)) for move, child in rules.children(board)]
+    top = max(v for _, v in scored)
+    return tuple(move for move, v in scored if v == top)

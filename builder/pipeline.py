@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
+from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ class BuildSummary:
     seconds: float
     figures: dict[str, Any]
     size_bytes: int | None
-    depths: list[tuple[int, int, int]] = field(default_factory=list)  # (tree nodes, positions, canonical)
+    depths: list[DepthFigures] = field(default_factory=list)
 
 
 def _build_time() -> str:
@@ -67,7 +68,7 @@ def build_database(
         time.perf_counter() - started,
         prepared.figures,
         _size(location),
-        list(zip(*prepared.depth_columns, strict=True)),
+        depth_figures(*prepared.depth_columns),
     )
 
 

@@ -149,28 +149,12 @@ def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption 
     from cli.render import depth_table, figures_text
 
     with open_db(db, game) as database:
-        meta = database.meta()
+        document = database.info_document()
         depths = database.depth_figures()
-        location = database.location
-    size = location.path.stat().st_size if location.path is not None else None
     if as_json:
-        print_json(
-            {
-                "location": str(location),
-                "size_bytes": size,
-                **meta,
-                "depths": [
-                    {
-                        "depth": d.depth,
-                        "tree_nodes": d.tree_nodes,
-                        "positions": d.positions,
-                        "canonical_positions": d.canonical_positions,
-                    }
-                    for d in depths
-                ],
-            }
-        )
+        print_json(document)
         return
+    meta, location, size = document, document["location"], document["size_bytes"]
     typer.echo(f"database:       {location}" + (f" ({size:,} bytes)" if size is not None else ""))
     typer.echo(f"schema version: {meta['schema_version']}")
     took = f" in {meta['build_seconds']:,.1f} s" if isinstance(meta.get("build_seconds"), int | float) else ""
@@ -182,7 +166,7 @@ def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption 
     )
     for line in figures_text(meta["figures"]):
         typer.echo(line)
-    typer.echo("\n".join(depth_table((d.tree_nodes, d.positions, d.canonical_positions) for d in depths)))
+    typer.echo("\n".join(depth_table(depths)))
 
 
 @app.command()
@@ -198,7 +182,7 @@ def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOptio
         report = verify_database(database)
         compare_with_fresh_solve(database, report)
     if as_json:
-        print_json({"ok": report.ok, "checks": report.checks, "problems": report.problems})
+        print_json(report.to_document())
     else:
         for problem in report.problems:
             typer.echo(f"mismatch: {problem}")

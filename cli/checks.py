@@ -32,16 +32,19 @@ if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
 
 
-def ais(as_json: JsonOption = False) -> None:
-    """The built-in AIs, one line each. Any `package.module:function` works too."""
-    from ttt_db.ais.registry import BUILTIN_AIS
+def ais(game: GameOption = DEFAULT_GAME, as_json: JsonOption = False) -> None:
+    """The built-in AIs, one line each, and whether each plays the game. Any
+    `package.module:function` works too."""
+    from ttt_db.ais.registry import ais_document
 
+    document = ais_document(game)
     if as_json:
-        print_json([{"name": ai.name, "summary": ai.summary, "symmetric": ai.symmetric} for ai in BUILTIN_AIS])
+        print_json(document)
         return
-    width = max(len(ai.name) for ai in BUILTIN_AIS)
-    for ai in BUILTIN_AIS:
-        typer.echo(f"{ai.name:<{width}}  {ai.summary}")
+    width = max(len(ai["name"]) for ai in document)
+    for ai in document:
+        note = "" if ai["available"] else f"  (not for {game.name})"
+        typer.echo(f"{ai['name']:<{width}}  {ai['summary']}{note}")
     typer.echo(f"{'module:function':<{width}}  your own: a callable from a board (o first) to the moves it might play")
 
 
@@ -173,7 +176,7 @@ def _check_all(database: SolutionDatabase, weak: bool, strong: bool, as_json: bo
             reports.append(run_checks(named, database, weak=weak, strong=strong))
             bar.update()
     if as_json:
-        print_json([report.to_dict() for report in reports])
+        print_json([report.to_document() for report in reports])
         return
     header = f"{'ai':<20}"
     header += f" {'weak as o':>10} {'weak as x':>10}" if weak else ""
@@ -255,7 +258,7 @@ def check(
                     counted, database, weak=weak or both, strong=strong or both, canonical=canonical, shortest=shortest
                 )
     if as_json:
-        print_json(report.to_dict())
+        print_json(report.to_document())
     else:
         typer.echo("\n".join(report_lines(report, show, named.symmetric, game)))
     if not report.solved:

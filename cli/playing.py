@@ -99,7 +99,7 @@ def match(
         if database is not None:
             database.close()
     if as_json:
-        print_json(result.to_dict())
+        print_json(result.to_document())
     else:
         typer.echo("\n".join(match_lines(ai1, ai2, result, seed, game)))
 

@@ -4,12 +4,13 @@ side, `value` and remoteness from the mover's."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
+    from ttt_db.store.figures import DepthFigures
     from ttt_db.store.position import MoveAnalysis, Position
 
 
@@ -145,11 +146,10 @@ def _empty_board_line(empty: dict[str, Any] | None) -> list[str]:
     return [f"empty board:         {value}, {plural(empty['remoteness'], 'ply', 'plies')} with best play"]
 
 
-def depth_table(depths: Iterable[tuple[int, int, int]]) -> list[str]:
+def depth_table(depths: Sequence[DepthFigures]) -> list[str]:
     """Per depth: tree nodes, positions, canonical positions, in columns as wide as the numbers."""
-    rows = list(depths)
-    width = max(len("tree nodes"), *(len(f"{nodes:,}") for nodes, _, _ in rows))
+    width = max(len("tree nodes"), *(len(f"{row.tree_nodes:,}") for row in depths))
     lines = [f"depth  {'tree nodes':>{width}}  positions  canonical"]
-    for depth, (nodes, positions, canonical) in enumerate(rows):
-        lines.append(f"{depth:>5}  {nodes:>{width},}  {positions:>9,}  {canonical:>9,}")
+    for row in depths:
+        lines.append(f"{row.depth:>5}  {row.tree_nodes:>{width},}  {row.positions:>9,}  {row.canonical_positions:>9,}")
     return lines

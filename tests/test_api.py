@@ -92,10 +92,11 @@ def test_check_of_ai14s_pages_its_52_failures(client: TestClient) -> None:
     first = client.get("/api/check", params={"ai": "ai14s", "limit": "20"}).json()
     assert first["solved"] is False and first["weak"]["solved"] is True
     assert (first["strong"]["correct"], first["strong"]["total"], first["strong"]["failures_total"]) == (3139, 3191, 52)
-    assert len(first["failures"]) == 20 and first["failures"][0]["board"] == "......o.x"
-    last = client.get("/api/check", params={"ai": "ai14s", "offset": "40", "limit": "20"}).json()
-    assert len(last["failures"]) == 12
-    boards = {f["board"] for f in first["failures"]} | {f["board"] for f in last["failures"]}
+    page = first["strong"]["failures"]
+    assert len(page) == 20 and page[0]["board"] == "......o.x" and page[0]["to_move"] == "o"
+    last = client.get("/api/check", params={"ai": "ai14s", "offset": "40", "limit": "20"}).json()["strong"]
+    assert (len(last["failures"]), last["failures_from"]) == (12, 40)
+    boards = {f["board"] for f in page} | {f["board"] for f in last["failures"]}
     assert len(boards) == 32
 
 

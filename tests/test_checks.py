@@ -125,7 +125,7 @@ def user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_a_user_ai_from_a_directory_is_checked(db: SolutionDatabase, user_module: str) -> None:
     user = _report(f"{user_module}:first_empty", db)
     builtin = _report("ai1s", db)
-    assert user.to_dict() | {"ai": "ai1s"} == builtin.to_dict()
+    assert user.to_document() | {"ai": "ai1s"} == builtin.to_document()
 
 
 @pytest.mark.parametrize("kind", list(MISBEHAVING))
@@ -149,7 +149,7 @@ def test_check_command_exit_codes_and_json(run) -> None:
     solved = run("check", "perfect", "--json")
     assert solved.exit_code == 0
     document = json.loads(solved.stdout)
-    assert set(document) == {"ai", "weak", "strong"}
+    assert set(document) == {"ai", "game", "solved", "weak", "strong"}
     assert set(document["weak"]) == {"solved", "o", "x", "visited", "counterexample"}
     assert set(document["strong"]) >= {"solved", "correct", "total", "positions", "failures"}
     assert document["weak"]["counterexample"] is None

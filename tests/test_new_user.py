@@ -301,6 +301,7 @@ def test_strong_failure_json_adds_values(run) -> None:
     failure = json.loads(run("check", "ai14s", "--strong", "--json").stdout)["strong"]["failures"][0]
     assert failure == {
         "board": "......o.x",
+        "to_move": "o",
         "chosen": [4],
         "best": [0, 2, 3],
         "wrong": [4],

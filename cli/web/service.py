@@ -15,7 +15,7 @@ from math import perm
 from typing import Any, Final
 
 from ttt_db.ais.calling import candidate_moves
-from ttt_db.ais.registry import BUILTIN_AIS, DEFAULT_INSTANCES, NamedAI, load_ai
+from ttt_db.ais.registry import NamedAI, ais_document, load_ai
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, InputError, UnknownAIError, WorkLimitError
 from ttt_db.game.board import Board
@@ -112,7 +112,7 @@ class Service:
         self.game: Game = database.game
         self._positions: OrderedDict[tuple[str, str | None], bytes] = OrderedDict()
         self._ais: OrderedDict[str, NamedAI] = OrderedDict()
-        self._checks: dict[str, dict[str, Any]] = {}
+        self._checks: dict[str, CheckReport] = {}
         self._lock = threading.Lock()
         self._check_lock = threading.Lock()
 
@@ -126,18 +126,8 @@ class Service:
             raise ApiError(400, str(error)) from None
 
     def game_document(self) -> dict[str, Any]:
-        figures = self.database.meta()["figures"]
-        game = self.game
-        return {
-            "game": game.name,
-            "rows": game.rows,
-            "columns": game.columns,
-            "k": game.k,
-            "cells": game.cells,
-            "empty_board": game.empty_board,
-            "figures": figures,
-            "cell_names": [game.move_name(cell) for cell in range(game.cells)],
-        }
+        """The game (`Game.to_document`) with the figures of its build."""
+        return {**self.game.to_document(), "figures": self.database.meta()["figures"]}
 
     def position_json(self, text: str | None, first: str | None = None) -> bytes:
         """`best-moves --json` for the board, as JSON bytes (the first 100,000 asked are remembered)."""
@@ -158,27 +148,7 @@ class Service:
     # --- AIs ----------------------------------------------------------------------------
 
     def ais_document(self) -> list[dict[str, Any]]:
-        """The built-in AIs, each with a typical setting and whether it plays this game."""
-        documents = []
-        families = {entry.name.partition("@")[0]: entry for entry in BUILTIN_AIS}
-        for name in DEFAULT_INSTANCES:
-            entry = families[name.partition("@")[0]]
-            try:
-                self._ai(name)
-                available, reason = True, None
-            except ApiError as error:
-                available, reason = False, error.message
-            documents.append(
-                {
-                    "name": name,
-                    "family": entry.name,
-                    "summary": entry.summary,
-                    "symmetric": entry.symmetric,
-                    "available": available,
-                    "reason": reason,
-                }
-            )
-        return documents
+        return ais_document(self.game)
 
     def _ai(self, name: str) -> NamedAI:
         if ":" in name:
@@ -267,25 +237,13 @@ class Service:
             )
         first = _int(offset, "offset", 0, 0, 10**9)
         count = _int(limit, "limit", 20, 1, FAILURES_PAGE_MAX)
-        document = self._check_document(ai_name)
-        strong = dict(document["strong"])
-        failures = strong.pop("failures")
-        strong["failures_total"] = len(failures)
-        return {
-            **document,
-            "strong": strong,
-            "offset": first,
-            "limit": count,
-            "failures": failures[first : first + count],
-        }
+        return self._check_report(ai_name).to_document(first, count)
 
-    def _check_document(self, ai_name: str) -> dict[str, Any]:
+    def _check_report(self, ai_name: str) -> CheckReport:
         with self._check_lock:
             cached = self._checks.get(ai_name)
             if cached is None:
-                named = self._ai(ai_name)
-                report = run_checks(named, self.database)
-                cached = self._checks[ai_name] = _report_document(report)
+                cached = self._checks[ai_name] = run_checks(self._ai(ai_name), self.database)
         return cached
 
     # --- searches -----------------------------------------------------------------------
@@ -315,13 +273,3 @@ class Service:
         if collector is not None:
             document["trace"] = collector.to_document()
         return document
-
-
-def _report_document(report: CheckReport) -> dict[str, Any]:
-    document = report.to_dict()
-    document["solved"] = report.solved
-    document["mistakes"] = {
-        side: {"ply": mistake.ply, "board": mistake.board, "move": mistake.move, "best": list(mistake.best)}
-        for side, mistake in report.mistakes.items()
-    }
-    return document

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import DepthLimited, FullSearchAI, IterativeDeepening
@@ -63,36 +63,33 @@ def database_ai(database: SolutionDatabase, *, shortest: bool) -> AI:
     return perfect
 
 
+Parameter = int | float | None
+Maker = Callable[[Parameter, "DatabaseProvider | None", Game], AI]
+
+
 @dataclass(frozen=True, slots=True)
 class BuiltinAI:
     name: str  # with `@N` or `@SECONDS` for the parameterised ones
     summary: str
     symmetric: bool
     make: Maker
-    parameter: type | None = None
+    parameter: type | None = None  # int: a depth; float: seconds
     deterministic: bool = True
+    tictactoe_only: bool = False
 
-
-Maker = Callable[[str | None, DatabaseProvider | None, Game], AI]
+    def refusal(self, game: Game) -> str | None:
+        """Why this AI does not play `game`, or None when it does."""
+        if self.tictactoe_only and game != TICTACTOE:
+            return f"is a rule set for 3x3k3 (tic-tac-toe), not for {game.name}; abdls@N scores any game's lines"
+        return None
 
 
 def _plain(ai: AI) -> Maker:
     return lambda _parameter, _database, _game: ai
 
 
-def _tictactoe_only(name: str, ai: AI) -> Maker:
-    def make(_parameter: str | None, _database: DatabaseProvider | None, game: Game) -> AI:
-        if game != TICTACTOE:
-            raise UnknownAIError(
-                name, f"is a rule set for 3x3k3 (tic-tac-toe), not for {game.name}; abdls@N scores any game's lines"
-            )
-        return ai
-
-    return make
-
-
 def _from_database(shortest: bool) -> Maker:
-    def make(_parameter: str | None, database: DatabaseProvider | None, _game: Game) -> AI:
+    def make(_parameter: Parameter, database: DatabaseProvider | None, _game: Game) -> AI:
         if database is None:
             raise UnknownAIError("perfect-shortest" if shortest else "perfect", "needs a database")
         return database_ai(database(), shortest=shortest)
@@ -100,11 +97,27 @@ def _from_database(shortest: bool) -> Maker:
     return make
 
 
-def _depth(parameter: str | None, game: Game) -> int:
-    depth = int(parameter or "")
-    if not 0 <= depth <= game.cells:
-        raise ValueError(depth)
-    return depth
+def _parameter(entry: BuiltinAI, spec: str, text: str, game: Game) -> Parameter:
+    """The AI's `@` parameter: a depth from 0 to the game's cells, or a finite positive number of
+    seconds; UnknownAIError quoting the name otherwise."""
+    base = entry.name.partition("@")[0]
+    if entry.parameter is None:
+        if text:
+            raise UnknownAIError(spec, f"{base} takes no parameter")
+        return None
+    if entry.parameter is int:
+        if not (text.isascii() and text.isdigit() and int(text) <= game.cells):
+            raise UnknownAIError(spec, f"{base} needs a depth from 0 to {game.cells}, as in {entry.name}")
+        return int(text)
+    seconds = float(text) if _is_decimal(text) else 0.0
+    if not 0 < seconds < float("inf"):
+        raise UnknownAIError(spec, f"{base} needs a number of seconds above 0, as in {base}@0.1")
+    return seconds
+
+
+def _is_decimal(text: str) -> bool:
+    whole, _, fraction = text.partition(".")
+    return text.isascii() and (whole + fraction).isdigit()
 
 
 BUILTIN_AIS: tuple[BuiltinAI, ...] = (
@@ -114,7 +127,8 @@ BUILTIN_AIS: tuple[BuiltinAI, ...] = (
         "ai14s",
         "rule-based: scores each move's board by its lines, keeps the top (3x3k3 only)",
         True,
-        _tictactoe_only("ai14s", ai14s),
+        _plain(ai14s),
+        tictactoe_only=True,
     ),
     BuiltinAI("perfect", "database lookup: every best move", True, _from_database(False)),
     BuiltinAI("perfect-shortest", "database lookup: win fastest, lose slowest", True, _from_database(True)),
@@ -141,21 +155,21 @@ BUILTIN_AIS: tuple[BuiltinAI, ...] = (
         "dls@N",
         "depth-limited minimax, N plies below the move, unfinished boards score 0",
         True,
-        lambda p, d, g: DepthLimited(_depth(p, g), game=g),
+        lambda p, d, g: DepthLimited(int(p or 0), game=g),
         int,
     ),
     BuiltinAI(
         "abdls@N",
         "depth-limited alpha-beta, unfinished boards scored by their lines (ai14s's score)",
         True,
-        lambda p, d, g: DepthLimited(_depth(p, g), evaluate_lines=True, game=g),
+        lambda p, d, g: DepthLimited(int(p or 0), evaluate_lines=True, game=g),
         int,
     ),
     BuiltinAI(
         "iddfs@SECONDS",
         "iterative deepening abdls@0, @1, ... within SECONDS per move",
         True,
-        lambda p, d, g: IterativeDeepening(float(p or ""), game=g),
+        lambda p, d, g: IterativeDeepening(float(p or 0), game=g),
         float,
         deterministic=False,
     ),
@@ -179,24 +193,37 @@ DEFAULT_INSTANCES = (
 
 
 def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedAI:
-    base, _, parameter = spec.partition("@")
+    base, _, text = spec.partition("@")
     entry = _BY_BASE.get(base)
     if entry is None:
         close = difflib.get_close_matches(spec, [*DEFAULT_INSTANCES, *_BY_BASE], n=3, cutoff=0.5)
         raise UnknownAIError(spec, "no built-in AI has that name; `ttt-db ais` lists them", tuple(dict.fromkeys(close)))
-    if entry.parameter is None and parameter:
-        raise UnknownAIError(spec, f"{base} takes no parameter")
-    if entry.parameter is not None:
-        try:
-            play = entry.make(parameter, database, game)
-        except ValueError:
-            what = f"a depth from 0 to {game.cells}" if entry.parameter is int else "a number of seconds"
-            raise UnknownAIError(spec, f"{base} needs {what}, as in {entry.name}") from None
-        if entry.parameter is float and float(parameter) <= 0:
-            raise UnknownAIError(spec, "the time limit must be positive")
-    else:
-        play = entry.make(None, database, game)
+    refusal = entry.refusal(game)
+    if refusal is not None:
+        raise UnknownAIError(spec, refusal)
+    play = entry.make(_parameter(entry, spec, text, game), database, game)
     return NamedAI(spec, play, entry.symmetric, entry.summary, entry.deterministic)
+
+
+def ais_document(game: Game = TICTACTOE) -> list[dict[str, Any]]:
+    """What `ttt-db ais --json` prints and `/api/ais` sends: every built-in AI at a typical setting,
+    what it is, and whether it plays `game` (and why not)."""
+    documents = []
+    for name in DEFAULT_INSTANCES:
+        entry = _BY_BASE[name.partition("@")[0]]
+        refusal = entry.refusal(game)
+        documents.append(
+            {
+                "name": name,
+                "family": entry.name,
+                "summary": entry.summary,
+                "symmetric": entry.symmetric,
+                "deterministic": entry.deterministic,
+                "available": refusal is None,
+                "reason": None if refusal is None else f"{name} {refusal}",
+            }
+        )
+    return documents
 
 
 def _user_ai(spec: str) -> NamedAI:

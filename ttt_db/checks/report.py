@@ -18,7 +18,7 @@ from ttt_db.checks.solved import (
     replay,
 )
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import mover_at
+from ttt_db.game.rules import mover_at, side_to_move
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.position import MoveAnalysis, analyses_of
 
@@ -36,10 +36,21 @@ class Mistake:
     def analyses(self, moves: Iterable[int]) -> list[MoveAnalysis]:
         return analyses_of(self.moves, moves)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ply": self.ply,
+            "board": self.board,
+            "to_move": side_to_move(self.board),
+            "move": self.move,
+            "best": list(self.best),
+            "move_values": [analysis.to_dict() for analysis in self.moves],
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class CheckReport:
     ai: str
+    game: Game
     weak: WeakResult | None
     strong: StrongResult | None
     mistakes: dict[str, Mistake]  # side -> where that side's weak counterexample went wrong
@@ -48,12 +59,22 @@ class CheckReport:
     def solved(self) -> bool:
         return all(result.solved for result in (self.weak, self.strong) if result is not None)
 
-    def to_dict(self) -> dict[str, Any]:
-        document: dict[str, Any] = {"ai": self.ai}
+    def to_document(self, failures_from: int = 0, failures_limit: int | None = None) -> dict[str, Any]:
+        """What `ttt-db check --json` prints and `/api/check` sends (docs/json.md): the strong
+        check's failures from `failures_from`, at most `failures_limit` of them (all by default),
+        with `failures_total`; each weak side with the first mistake on its counterexample."""
+        document: dict[str, Any] = {"ai": self.ai, "game": self.game.name, "solved": self.solved}
         if self.weak is not None:
-            document["weak"] = self.weak.to_dict()
+            weak = document["weak"] = self.weak.to_dict()
+            for side in ("o", "x"):
+                mistake = self.mistakes.get(side)
+                weak[side]["mistake"] = None if mistake is None else mistake.to_dict()
         if self.strong is not None:
-            document["strong"] = self.strong.to_dict()
+            strong = document["strong"] = self.strong.to_dict()
+            end = None if failures_limit is None else failures_from + failures_limit
+            strong["failures"] = strong["failures"][failures_from:end]
+            strong["failures_from"] = failures_from
+            strong["failures_total"] = len(self.strong.failures)
         return document
 
 
@@ -116,4 +137,4 @@ def run_checks(
             found = side.counterexample and first_mistake(side.counterexample, plain_best, game)
             if found:
                 mistakes[side.side] = replace(found, moves=db.stored_positions([found.board])[0].moves)
-    return CheckReport(ai.name, weak_result, strong_result, mistakes)
+    return CheckReport(ai.name, game, weak_result, strong_result, mistakes)

@@ -22,7 +22,7 @@ from ttt_db.ais.calling import candidate_moves
 from ttt_db.ais.registry import AI
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, play
+from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, play, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move
 from ttt_db.store.position import analyses_of
 
@@ -69,7 +69,12 @@ class StrongFailure:
         return list(seen.values())
 
     def to_dict(self) -> dict[str, Any]:
-        document: dict[str, Any] = {"board": self.board, "chosen": list(self.chosen), "best": list(self.best)}
+        document: dict[str, Any] = {
+            "board": self.board,
+            "to_move": side_to_move(self.board),
+            "chosen": list(self.chosen),
+            "best": list(self.best),
+        }
         if self.error is not None:
             document["error"] = self.error
             document["where"] = self.where

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from ttt_db.errors import UnknownGameError
 
@@ -125,6 +125,19 @@ class Game:
         for _ in range(3):
             rotations.append(_compose(rotate, rotations[-1]))
         return tuple(rotations + [_compose(mirror, rotation) for rotation in rotations])
+
+    def to_document(self) -> dict[str, Any]:
+        """The game as JSON: its name, size, K, empty board, cell names and winning lines."""
+        return {
+            "game": self.name,
+            "rows": self.rows,
+            "columns": self.columns,
+            "k": self.k,
+            "cells": self.cells,
+            "empty_board": self.empty_board,
+            "cell_names": [self.move_name(cell) for cell in range(self.cells)],
+            "lines": [list(line) for line in self.lines],
+        }
 
     # --- cell names ----------------------------------------------------------------------
 

@@ -58,7 +58,8 @@ class MatchResult:
     def total(self) -> Tally:
         return self.as_o + self.as_x
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_document(self) -> dict[str, Any]:
+        """What `ttt-db match --json` prints: results from AI1's side."""
         return {
             "games": self.games,
             "as_o": self.as_o.to_dict(),

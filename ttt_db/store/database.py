@@ -16,7 +16,6 @@ import copy
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -35,6 +34,7 @@ from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform
 from ttt_db.store import decode as stored
 from ttt_db.store.digest import content_digest
+from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 from ttt_db.store.position import MoveAnalysis, Position
 from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader, in_list
@@ -48,14 +48,6 @@ REQUIRED_META = ("schema_version", "rules", "package_version", "built_at", "figu
 _CHUNK = 500  # boards per `IN (...)` query, well under every engine's parameter limit
 
 _ROW = ", ".join(POSITION_COLUMNS)
-
-
-@dataclass(frozen=True, slots=True)
-class DepthFigures:
-    depth: int
-    tree_nodes: int
-    positions: int
-    canonical_positions: int
 
 
 def make_engine(location: DatabaseLocation) -> Engine:
@@ -210,6 +202,17 @@ class SolutionDatabase:
             )
             for r in rows
         ]
+
+    def info_document(self) -> dict[str, Any]:
+        """What `ttt-db info --json` prints: where the database is, its size, every meta entry, and
+        the figures per depth."""
+        path = self.location.path
+        return {
+            "location": str(self.location),
+            "size_bytes": path.stat().st_size if path is not None else None,
+            **self.meta(),
+            "depths": [row.to_dict() for row in self.depth_figures()],
+        }
 
     @property
     def empty_board_value(self) -> Value:

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import factorial
+from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE, Game
@@ -29,6 +30,10 @@ class VerifyReport:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def to_document(self) -> dict[str, Any]:
+        """What `ttt-db verify --json` prints."""
+        return {"ok": self.ok, "checks": self.checks, "problems": self.problems}
 
 
 def _expect(report: VerifyReport, what: str, found: object, expected: object) -> None:

@@ -4,6 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
+const PAGE = 10;  // failing positions per page of the check view
 
 const state = {
   game: null,          // /api/game
@@ -348,7 +349,7 @@ async function runCheck(offset) {
   $("check-status").textContent = `Checking ${state.checkAi}…`;
   let result;
   try {
-    result = await api("check", { ai: state.checkAi, offset, limit: 10 });
+    result = await api("check", { ai: state.checkAi, offset, limit: PAGE });
   } catch (error) {
     $("check-status").textContent = `Cannot check ${state.checkAi}: ${error.message}`;
     return;
@@ -371,10 +372,10 @@ async function runCheck(offset) {
   summary.appendChild(item);
   const list = $("failures");
   list.replaceChildren();
-  list.start = result.offset + 1;
+  list.start = strong.failures_from + 1;
   $("failures-heading").hidden = strong.failures_total === 0;
   $("failures-pager").hidden = strong.failures_total === 0;
-  for (const failure of result.failures) {
+  for (const failure of strong.failures) {
     const entry = document.createElement("li");
     const button = document.createElement("button");
     button.type = "button";
@@ -383,16 +384,16 @@ async function runCheck(offset) {
     const described = (values, moves) => (values && values.length
       ? values.map((m) => `${m.name} ${outcome(m)}`) : moves.map(cellName)).join(", ");
     const wrong = failure.wrong.length ? failure.wrong : failure.chosen;
-    button.textContent = `${failure.board} (${mover(failure.board)} to move): ${state.checkAi} may play ` +
+    button.textContent = `${failure.board} (${failure.to_move} to move): ${state.checkAi} may play ` +
       `${described(failure.wrong_move_values, wrong)}; best ${described(failure.best_move_values, failure.best)}` +
       (failure.error ? ` (${failure.error})` : "");
     button.addEventListener("click", () => openFailure(failure));
     entry.appendChild(button);
     list.appendChild(entry);
   }
-  const last = Math.min(result.offset + result.limit, strong.failures_total);
-  $("failures-range").textContent = `${result.offset + 1}-${last} of ${strong.failures_total.toLocaleString()}`;
-  $("failures-prev").disabled = result.offset === 0;
+  const last = strong.failures_from + strong.failures.length;
+  $("failures-range").textContent = `${strong.failures_from + 1}-${last} of ${strong.failures_total.toLocaleString()}`;
+  $("failures-prev").disabled = strong.failures_from === 0;
   $("failures-next").disabled = last >= strong.failures_total;
 }
 
@@ -613,8 +614,8 @@ async function start() {
   $("new-game").addEventListener("click", newGame);
   document.querySelectorAll("[role=tab]").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
   $("check-run").addEventListener("click", () => runCheck(0));
-  $("failures-prev").addEventListener("click", () => runCheck(Math.max(0, state.checkOffset - 10)));
-  $("failures-next").addEventListener("click", () => runCheck(state.checkOffset + 10));
+  $("failures-prev").addEventListener("click", () => runCheck(Math.max(0, state.checkOffset - PAGE)));
+  $("failures-next").addEventListener("click", () => runCheck(state.checkOffset + PAGE));
   $("search-run").addEventListener("click", runSearch);
   $("trace-play").addEventListener("click", playTrace);
   $("trace-step").addEventListener("click", () => { stopTrace(); stepTrace(); });

@@ -57,7 +57,7 @@ def test_best_moves_json(run) -> None:
         "first": "x",
         "score": 0,
     }
-    assert document["moves"][0] == {"move": 2, "name": "c1", "value": "loss", "remoteness": 1}
+    assert document["moves"][0] == {"move": 2, "name": "c1", "value": "loss", "remoteness": 1, "board": "oxo.x...."}
     assert {m["move"]: m["value"] for m in document["moves"]}[7] == "draw"
     assert set(document) >= {"remoteness", "sv_score", "best_moves_shortest", "playout", "paths", "canonical"}
 

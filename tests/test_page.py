@@ -189,3 +189,55 @@ def test_the_value_history_marks_the_first_mistake(page: Any, server_url: str, d
         in page.locator("#history-caption").inner_text()
     )
     assert page.locator("#history-chart circle.value-dot").count() == 3
+
+
+def test_a_game_from_an_x_first_board_is_played_to_its_end(page: Any, server_url: str, db: SolutionDatabase) -> None:
+    """`ox..x....`: x moved first, o to move; its only drawing move is b3 (7). The page asks the
+    API who moves and what each move makes of the board, so it follows x-first games to the end."""
+    start = "ox..x...."
+    open_page(page, f"{server_url}?board={start}&as=both")
+    assert "o to move" in page.locator("#status").inner_text()
+    assert page.locator("#human option[value='x']").inner_text() == "x (moves first)"
+    played: list[int] = []
+    board = start
+    while True:
+        expected = db.lookup(board, first="x")
+        if expected.status != "playing":
+            break
+        move = expected.best_moves[0]
+        empty_before = board_text(page).count(".")
+        cell(page, move).click()
+        page.wait_for_function(f"document.querySelectorAll('#board .cell.empty').length === {empty_before - 1}")
+        played.append(move)
+        board = board[:move] + expected.to_move + board[move + 1 :]  # type: ignore[operator]
+        assert board_text(page) == board
+    assert played[0] == 7
+    page.wait_for_function("document.querySelector('#board').dataset.status === 'draw'")
+    assert "Game over: a draw" in page.locator("#status").inner_text()
+    assert "no mistake so far" in page.locator("#history-caption").inner_text()
+    assert "first=x" in page.url
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert board_text(page) == board  # the shared link replays the x-first game
+
+
+@pytest.mark.parametrize(
+    ("query", "message", "board"),
+    [
+        ("moves=4,4&as=both", "move 2 (b2) is not a legal move there", "....o...."),
+        ("moves=9&as=both", "move 1 (9) is not a legal move there", "........."),
+        ("as=z", "?as=z is not a side", "........."),
+        ("view=nope", "?view=nope is not a view", "........."),
+    ],
+)
+def test_a_bad_url_parameter_says_so_and_the_page_stays_usable(
+    page: Any, server_url: str, query: str, message: str, board: str
+) -> None:
+    open_page(page, f"{server_url}?{query}")
+    page.wait_for_function(
+        f"document.querySelector('#board .cell.empty') && {board.count('.')} === "
+        "document.querySelectorAll('#board .cell.empty').length"
+    )
+    assert message in page.locator("#notice").inner_text()
+    assert board_text(page) == board
+    assert page.locator("#view-play").is_visible()

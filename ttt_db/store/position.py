@@ -9,7 +9,7 @@ from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, Mark, Status, Value, move_name, mover_at, other, swap_marks
+from ttt_db.game.rules import EMPTY, Mark, Status, Value, move_name, mover_at, other, play, swap_marks
 from ttt_db.game.symmetry import canonical_board
 from ttt_db.store import decode as stored
 
@@ -179,8 +179,14 @@ class Position:
 
     def to_document(self) -> dict[str, Any]:
         """The `best-moves --json` document (docs/json.md): the record, plus `moves`, every legal
-        move's value for the player making it and the remoteness after it."""
-        return self.to_record() | {"moves": [analysis.to_dict() for analysis in self.moves]}
+        move's value for the player making it, the remoteness after it and the board it makes (in
+        the user's marks: a client follows a game by these boards instead of applying rules)."""
+        mover = self.to_move
+        moves = [
+            analysis.to_dict() | {"board": play(self.board, analysis.move, mover) if mover else None}
+            for analysis in self.moves
+        ]
+        return self.to_record() | {"moves": moves}
 
     def to_record(self) -> dict[str, Any]:
         """The export record (docs/json.md): the stable keys, then `depth`, `first`, the

@@ -9,7 +9,9 @@ const PAGE = 10;  // failing positions per page of the check view
 const state = {
   game: null,          // /api/game
   start: "",           // the board the game started from (the empty board unless opened from a link)
+  first: null,         // who moved first ("o" or "x"), as the API read the start board; null until it answers
   moves: [],           // cells played since `start`
+  boards: [],          // the boards along the game, `start` first, each the API's board after a move
   ai: "perfect",
   human: "o",
   hints: true,
@@ -18,7 +20,7 @@ const state = {
   checkAi: "ai14s",
   checkOffset: 0,
 };
-const positions = new Map();   // board -> promise of its /api/position document
+const positions = new Map();   // "first board" -> promise of its /api/position document
 const known = new Map();       // board -> its document, once arrived
 let turn = 0;                  // bumps on every change, so a late AI answer for an old board is dropped
 let focusCell = 0;
@@ -31,27 +33,49 @@ async function api(path, params) {
   return body;
 }
 
-function mover(board) {
-  let o = 0, x = 0;
-  for (const c of board) { if (c === "o") o++; else if (c === "x") x++; }
-  return o === x ? "o" : "x";
-}
+// The page holds no rule of the game: who moves, what a move makes of the board, how a game
+// ended and from whose side a value is are all read from the API's position documents.
 
-function boardAfter(moves) {
-  let board = state.start;
-  for (const move of moves) board = board.slice(0, move) + mover(board) + board.slice(move + 1);
-  return board;
-}
-
-const currentBoard = () => boardAfter(state.moves);
+const currentBoard = () => state.boards.length ? state.boards[state.boards.length - 1] : state.start;
 
 function position(board) {  // remembers the request itself, so a board is asked for once
-  if (!positions.has(board)) {
-    const request = api("position", { board });
-    positions.set(board, request);
-    request.catch(() => positions.delete(board));
+  const params = state.first ? { board, first: state.first } : { board };
+  const key = `${state.first || ""} ${board}`;
+  if (!positions.has(key)) {
+    const request = api("position", params);
+    positions.set(key, request);
+    request.then((doc) => positions.set(`${doc.first} ${doc.board}`, request), () => positions.delete(key));
   }
-  return positions.get(board);
+  return positions.get(key);
+}
+
+async function followGame() {
+  // the documents along the game: the start board's, then each move's board as the API makes it;
+  // a move that is not legal there (from a link) ends the game before it, and says so
+  const docs = [await position(state.start)];
+  state.first = docs[0].first;
+  const boards = [docs[0].board];
+  for (const [index, move] of state.moves.entries()) {
+    const played = docs[docs.length - 1].moves.find((m) => m.move === move);
+    if (!played) {
+      const dropped = state.moves.splice(index);
+      writeUrl();
+      notice(`The link's move ${index + 1} (${Number.isInteger(move) && move >= 0 && move < state.game.cells
+        ? cellName(move) : move}) is not a legal move there: the game stops before it` +
+        (dropped.length > 1 ? ` (${dropped.length - 1} later moves dropped).` : "."));
+      break;
+    }
+    docs.push(await position(played.board));
+    boards.push(played.board);
+  }
+  state.boards = boards;
+  return docs;
+}
+
+function notice(text) {
+  const box = $("notice");
+  box.textContent = text;
+  box.hidden = !text;
 }
 
 function outcome(analysis) {
@@ -68,11 +92,24 @@ function cellName(cell) { return state.game.cell_names[cell]; }
 function readUrl() {
   const params = new URLSearchParams(location.search);
   state.start = params.get("board") || state.game.empty_board;
+  state.first = ["o", "x"].includes(params.get("first")) ? params.get("first") : null;
+  state.boards = [];
   state.moves = (params.get("moves") || "").split(",").filter((m) => m !== "").map(Number);
   state.ai = params.get("ai") || "perfect";
   state.human = params.get("as") || "o";
+  const problems = [];
+  if (!["o", "x", "both"].includes(state.human)) {
+    problems.push(`?as=${state.human} is not a side (o, x or both): you play o`);
+    state.human = "o";
+  }
   state.hints = params.get("hints") !== "0";
   state.view = params.get("view") || "play";
+  if (!["play", "check", "search"].includes(state.view)) {
+    problems.push(`?view=${state.view} is not a view (play, check or search): showing play`);
+    state.view = "play";
+  }
+  if (params.has("first") && !state.first) problems.push(`?first=${params.get("first")} is not o or x: ignored`);
+  notice(problems.join("; "));
   state.checkAi = params.get("check") || state.checkAi;
   const chosen = params.get("chosen"), best = params.get("best");
   state.marks = chosen !== null && best !== null ? {
@@ -84,6 +121,7 @@ function readUrl() {
 function writeUrl() {
   const params = new URLSearchParams();
   if (state.start !== state.game.empty_board) params.set("board", state.start);
+  if (state.first === "x") params.set("first", "x");
   if (state.moves.length) params.set("moves", state.moves.join(","));
   if (state.ai !== "perfect") params.set("ai", state.ai);
   if (state.human !== "o") params.set("as", state.human);
@@ -171,16 +209,21 @@ function statusText(doc) {
 }
 
 async function render() {
-  const board = currentBoard();
-  let doc;
+  const mine = turn;
+  let docs;
   try {
-    doc = await position(board);
+    docs = await followGame();
   } catch (error) {
     $("status").textContent = `Cannot show this board: ${error.message}`;
     return;
   }
-  known.set(board, doc);
-  if (board !== currentBoard()) return;  // a newer render is on its way
+  if (mine !== turn) return;  // a newer render is on its way
+  const doc = docs[docs.length - 1];
+  const board = doc.board;
+  docs.forEach((d) => known.set(d.board, d));
+  for (const option of $("human").options) {
+    if (option.value !== "both") option.textContent = option.value + (option.value === doc.first ? " (moves first)" : "");
+  }
   const byMove = new Map(doc.moves.map((m) => [m.move, m]));
   const best = new Set(doc.best_moves);
   const marks = state.moves.length === 0 ? state.marks : null;
@@ -217,7 +260,7 @@ async function render() {
   $("undo").disabled = state.moves.length === 0;
   $("moves-line").textContent = state.moves.length
     ? `Moves: ${state.moves.map((m, i) => `${i + 1}. ${cellName(m)}`).join("  ")}` : "";
-  drawHistory();
+  drawHistory(docs);
   if (doc.status === "playing" && !humanTurn(doc)) aiMove(board);
 }
 
@@ -225,7 +268,7 @@ async function aiMove(board) {
   const mine = ++turn;
   let answer;
   try {
-    answer = await api("ai-move", { ai: state.ai, board });
+    answer = await api("ai-move", { ai: state.ai, board, first: state.first });
   } catch (error) {
     $("status").textContent = `${state.ai} cannot move here: ${error.message}`;
     return;
@@ -246,7 +289,7 @@ function play(cell) {
 function humanMove(cell) {
   const board = currentBoard();
   const doc = known.get(board);
-  if (!doc || !humanTurn(doc) || board[cell] !== ".") return;
+  if (!doc || !humanTurn(doc) || !doc.moves.some((m) => m.move === cell)) return;
   focusCell = cell;
   play(cell);
 }
@@ -256,8 +299,9 @@ function undo() {
   // take back the human's last move and the AI's reply, so it is the human's turn again
   let count = 1;
   if (state.human !== "both") {
+    const toMove = (ply) => known.get(state.boards[ply])?.to_move;
     for (count = 1; count <= state.moves.length; count++) {
-      if (mover(boardAfter(state.moves.slice(0, state.moves.length - count))) === state.human) break;
+      if (toMove(state.moves.length - count) === state.human) break;
     }
     if (count > state.moves.length) count = state.moves.length;
   }
@@ -269,6 +313,8 @@ function undo() {
 
 function newGame() {
   state.start = state.game.empty_board;
+  state.first = null;
+  state.boards = [];
   state.moves = [];
   state.marks = null;
   turn++;
@@ -278,14 +324,11 @@ function newGame() {
 
 // --- value history -------------------------------------------------------------------
 
-async function drawHistory() {
-  const boards = [state.start];
-  state.moves.forEach((_, i) => boards.push(boardAfter(state.moves.slice(0, i + 1))));
-  const docs = await Promise.all(boards.map(position));
-  if (boards[boards.length - 1] !== currentBoard()) return;
-  const scores = docs.map((doc) => doc.score);  // o moved first: from o's side
+function drawHistory(docs) {
+  const first = docs[0].first, second = first === "o" ? "x" : "o";
+  const scores = docs.map((doc) => doc.score);  // from the first player's side
   const svg = $("history-chart");
-  const plies = state.start.length - state.start.replaceAll(".", "").length;  // empty cells at the start
+  const plies = state.game.cells - docs[0].depth;  // the most moves a game from the start can still have
   const width = 320, height = 120, left = 56, right = 10, top = 12, bottom = 24;
   const x = (ply) => left + (width - left - right) * ply / Math.max(plies, 1);
   const y = (score) => top + (height - top - bottom) * (1 - score) / 2;
@@ -298,7 +341,7 @@ async function drawHistory() {
     svg.appendChild(element);
     return element;
   };
-  for (const [score, label] of [[1, "o wins"], [0, "draw"], [-1, "x wins"]]) {
+  for (const [score, label] of [[1, `${first} wins`], [0, "draw"], [-1, `${second} wins`]]) {
     add("line", { x1: left, x2: width - right, y1: y(score), y2: y(score), class: "grid" });
     add("text", { x: left - 6, y: y(score) + 4, "text-anchor": "end", class: "axis" }, label);
   }
@@ -310,16 +353,16 @@ async function drawHistory() {
     const dot = add("circle", { cx: x(ply), cy: y(score), r: 3.5, class: "value-dot" });
     const title = document.createElementNS(SVG, "title");
     title.textContent = ply === 0 ? `start: ${docs[0].value} for ${docs[0].to_move || "nobody"}`
-      : `after move ${ply} (${cellName(state.moves[ply - 1])}): ${score > 0 ? "o wins" : score < 0 ? "x wins" : "draw"}`;
+      : `after move ${ply} (${cellName(state.moves[ply - 1])}): ${describe(score, first)}`;
     dot.appendChild(title);
     if (changed < 0 && ply > 0 && score !== scores[ply - 1]) changed = ply;
   });
   const caption = $("history-caption");
   if (changed > 0) {
     add("circle", { cx: x(changed), cy: y(scores[changed]), r: 7, class: "mistake" });
-    const who = mover(boardAfter(state.moves.slice(0, changed - 1)));
+    const who = docs[changed - 1].to_move;
     caption.textContent = `First mistake: move ${changed}, ${who} played ${cellName(state.moves[changed - 1])}, ` +
-      `turning ${describe(scores[changed - 1])} into ${describe(scores[changed])}.`;
+      `turning ${describe(scores[changed - 1], first)} into ${describe(scores[changed], first)}.`;
     svg.setAttribute("aria-label", `Value after each move; the outcome changed at move ${changed}`);
   } else {
     caption.textContent = "Value of the game after each move, with best play from there: no mistake so far.";
@@ -327,7 +370,10 @@ async function drawHistory() {
   }
 }
 
-function describe(score) { return score > 0 ? "an o win" : score < 0 ? "an x win" : "a draw"; }
+function describe(score, first) {
+  const second = first === "o" ? "x" : "o";
+  return score > 0 ? `an ${first} win` : score < 0 ? `an ${second} win` : "a draw";
+}
 
 // --- views ---------------------------------------------------------------------------
 
@@ -399,6 +445,8 @@ async function runCheck(offset) {
 
 function openFailure(failure) {
   state.start = failure.board;
+  state.first = "o";  // checks run on the stored boards, where o moved first
+  state.boards = [];
   state.moves = [];
   state.human = "both";
   $("human").value = "both";
@@ -420,18 +468,19 @@ async function runSearch() {
   $("search-status").textContent = `Searching ${board} with ${algorithm}…`;
   let result;
   try {
-    result = await api("search", { algorithm, board, trace: 1 });
+    result = await api("search", { algorithm, board, first: state.first || "", trace: 1 });
   } catch (error) {
     $("search-status").textContent = `Cannot search: ${error.message}`;
     $("player").hidden = true;
     return;
   }
   $("search-status").textContent = `${result.algorithm} from ${result.board}: score ${result.score} ` +
-    `(${result.scale} scale, o's side); the database says ${result.database.score}: ` +
+    `(${result.scale} scale, ${result.score_viewpoint}'s side); the database says ${result.database.score}: ` +
     `${result.agrees ? "agrees" : "DISAGREES"}.`;
   const stats = $("search-stats");
   stats.replaceChildren();
-  const rows = [["best moves", result.best_moves.map(cellName).join(", ") || "none"],
+  const rows = [[result.best_moves_from === "database" ? "best moves (the database's)" : "best moves",
+    result.best_moves.map(cellName).join(", ") || "none"],
     ["nodes", result.nodes], ["finished boards", result.terminal], ["cutoffs", result.cutoffs],
     ["table probes", result.table_probes], ["table hits", result.table_hits_exact + result.table_hits_bound],
     ["deepest ply", result.deepest_ply], ["seconds", result.seconds.toFixed(3)]];
@@ -592,7 +641,9 @@ async function start() {
   const boot = JSON.parse($("boot").textContent || "{}");
   const lists = boot.ais ? Promise.resolve([boot.ais, boot.algorithms]) : Promise.all([api("ais"), api("algorithms")]);
   state.game = boot.game || await api("game");
-  if (boot.position) positions.set(boot.position.board, Promise.resolve(boot.position));
+  if (boot.position) {
+    for (const first of ["", boot.position.first]) positions.set(`${first} ${boot.position.board}`, Promise.resolve(boot.position));
+  }
   $("game-name").textContent = state.game.game === "3x3k3" ? "" : state.game.game;
   document.title = `ttt-db ${state.game.game}`;
   readUrl();

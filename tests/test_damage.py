@@ -116,6 +116,15 @@ def test_a_missing_schema_version_is_damage(run, altered_copy) -> None:
     assert "the database is damaged (meta entry 'schema_version' is missing" in result.stderr
 
 
+@pytest.mark.parametrize("value", ["'three'", "'{'", "'[3]'"])
+def test_a_schema_version_that_is_not_a_number_is_damage_not_a_bug(run, altered_copy, value: str) -> None:
+    damaged = altered_copy(f"update ttt_meta set value = {value} where key = 'schema_version'")
+    result = run("best-moves", "ox..x....", "--db", str(damaged))
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith("error: the database is damaged (meta entry 'schema_version'")
+    assert "bug" not in result.stderr
+
+
 def test_a_missing_node_list(run, altered_copy) -> None:
     damaged = altered_copy("delete from ttt_node_lists where name = 'decision'")
     result = run("check", "ai1s", "--strong", "--db", str(damaged))  # not symmetric: asked at every board

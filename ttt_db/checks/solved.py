@@ -22,7 +22,7 @@ from ttt_db.ais.calling import candidate_moves
 from ttt_db.ais.registry import AI
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, play, side_to_move
+from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, opposite_value, play, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move
 from ttt_db.store.position import analyses_of
 
@@ -279,12 +279,9 @@ def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE, target: Value = 
     return WeakSideResult(side, len(examined), None, target)
 
 
-_OPPOSITE: dict[Value, Value] = {"win": "loss", "draw": "draw", "loss": "win"}
-
-
 def check_weak(ai: AI, game: Game = TICTACTOE, value: Value = "draw") -> WeakResult:
     """The weak check as o and as x, in a game worth `value` to o from the empty board."""
-    return WeakResult(check_weak_side(ai, "o", game, value), check_weak_side(ai, "x", game, _OPPOSITE[value]))
+    return WeakResult(check_weak_side(ai, "o", game, value), check_weak_side(ai, "x", game, opposite_value(value)))
 
 
 def replay(moves: tuple[int, ...] | list[int], game: Game = TICTACTOE) -> list[str]:

@@ -92,6 +92,21 @@ def final_score(board_status: Status, moves_made: int, *, shortest: bool = False
     return 0
 
 
+VALUES: Final[tuple[Value, ...]] = ("loss", "draw", "win")
+"""The values a player can have, worst first: `value_rank` orders them."""
+_OPPOSITE: Final[dict[Value, Value]] = {"win": "loss", "draw": "draw", "loss": "win"}
+
+
+def value_rank(value: Value) -> int:
+    """0 for a loss, 1 for a draw, 2 for a win: the higher, the better for the player."""
+    return VALUES.index(value)
+
+
+def opposite_value(value: Value) -> Value:
+    """What the other player has when one has `value`."""
+    return _OPPOSITE[value]
+
+
 def value_for_mover(score: int, mover: Mark) -> Value:
     """`win`, `draw` or `loss` for `mover`, from a score on o's side."""
     signed = score if mover == "o" else -score

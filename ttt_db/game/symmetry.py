@@ -9,6 +9,8 @@ back to the user's board.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ttt_db.game.definition import TICTACTOE, Game
 
 
@@ -26,6 +28,12 @@ def transform_move(move: int, transform: int, game: Game = TICTACTOE) -> int:
 def untransform_move(move: int, transform: int, game: Game = TICTACTOE) -> int:
     """Where `move` on the image under `transform` lies on the original board."""
     return game.transforms[transform][move]
+
+
+def untransform_moves(moves: Iterable[int], transform: int, game: Game = TICTACTOE) -> tuple[int, ...]:
+    """`moves` on the image under `transform`, carried back to the original board, sorted."""
+    perm = game.transforms[transform]
+    return tuple(sorted(perm[move] for move in moves))
 
 
 def symmetric_images(cells: str, game: Game = TICTACTOE) -> list[str]:

@@ -9,10 +9,8 @@ from dataclasses import dataclass
 from ttt_db.errors import InvalidMoveError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import Mark, Status
+from ttt_db.game.rules import Mark, Status, value_rank
 from ttt_db.store.position import MoveAnalysis, Position
-
-_RANK = {"loss": 0, "draw": 1, "win": 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +80,7 @@ class Playthrough:
                 continue
             position = lookup(board.cells)
             played = next(analysis for analysis in position.moves if analysis.move == move)
-            if _RANK[played.value] < _RANK[position.value]:
+            if value_rank(played.value) < value_rank(position.value):
                 better = position.moves_best_first()[0]
                 return ValueDrop(ply, board.cells, played, position.value, better)
         return None

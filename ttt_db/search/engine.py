@@ -26,6 +26,7 @@ from typing import Final, Literal, Protocol
 from ttt_db.errors import SearchTimeout, WorkLimitError
 from ttt_db.game.definition import MAX_CELLS, TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, final_score, legal_moves, other, play, side_to_move, status
+from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.evaluation import board_score
 from ttt_db.search.trace import Enter, Exit, Probe, Store
 
@@ -292,7 +293,7 @@ class Engine:
     def _write(self, board: str, bounds: tuple[int, int]) -> None:
         self.counts.table_stores += 1
         if self.spec.table == "bounds":
-            for perm in self.game.transforms:
-                self.table["".join([board[i] for i in perm])] = bounds
+            for image in symmetric_images(board, self.game):
+                self.table[image] = bounds
         else:
             self.table[board] = bounds

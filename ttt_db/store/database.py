@@ -31,7 +31,7 @@ from ttt_db.errors import (
 from ttt_db.game.board import Board
 from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
-from ttt_db.game.symmetry import canonical_transform
+from ttt_db.game.symmetry import canonical_transform, untransform_moves
 from ttt_db.store import decode as stored
 from ttt_db.store.digest import content_digest
 from ttt_db.store.figures import DepthFigures
@@ -442,8 +442,7 @@ class BestMovesTable(Mapping[str, tuple[int, ...]]):
         if not isinstance(board, str) or len(board) != self.game.cells:
             raise KeyError(board)
         canonical, transform = canonical_transform(board, self.game)
-        perm = self.game.transforms[transform]
-        moves = tuple(sorted(perm[move] for move in self._canonical[canonical]))
+        moves = untransform_moves(self._canonical[canonical], transform, self.game)
         if len(self._answers) < 2_000_000:
             self._answers[board] = moves
         return moves
@@ -463,7 +462,13 @@ def _check_schema(reader: Reader, location: DatabaseLocation) -> None:
     version = found[0].value if found else None
     if version is None:
         raise DatabaseDamagedError("meta entry 'schema_version' is missing", f"table {META}")
-    if json.loads(version) != SCHEMA_VERSION:
+    try:
+        found_version = json.loads(version)
+    except (TypeError, ValueError):
+        found_version = None
+    if type(found_version) is not int:
+        raise DatabaseDamagedError(f"meta entry 'schema_version' is {version!r}, not a number", f"table {META}")
+    if found_version != SCHEMA_VERSION:
         raise DatabaseError(
             f"{location} has schema version {version}, this ttt-db reads version "
             f"{SCHEMA_VERSION}: rebuild it with `ttt-db build --force`"

@@ -12,11 +12,10 @@ import msgpack
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, side_to_move, status
+from ttt_db.game.rules import EMPTY, VALUES, side_to_move, status
 from ttt_db.game.symmetry import canonical_board, orbit_size
 
 STATUSES = frozenset({"playing", "o", "x", "draw"})
-VALUES = frozenset({"win", "draw", "loss"})
 _BOARD_CHARS = frozenset("ox.")
 
 
@@ -80,7 +79,7 @@ def move_values(board: str, value: object, where: str) -> list[tuple[int, str, i
         decoded.append(
             (
                 move,
-                one_of(item[1], VALUES, f"the value of move {move}", where),
+                one_of(item[1], frozenset(VALUES), f"the value of move {move}", where),
                 whole_number(item[2], f"the remoteness after move {move}", where, 0, len(board)),
             )
         )
@@ -109,7 +108,7 @@ def check_row_rules(board: str, row: Any, where: str, game: Game = TICTACTOE) ->
     whole_number(row.sv_score, "shortest-victory score", where, -(n + 1) // 2, (n + 1) // 2)
     whole_number(row.remoteness, "remoteness", where, 0, n - depth)
     whole_number(row.paths, "paths", where, 1, factorial(n))
-    one_of(row.value, VALUES, "value", where)
+    one_of(row.value, frozenset(VALUES), "value", where)
 
 
 def keys_list(value: object, what: str, where: str, game: Game) -> list[int]:

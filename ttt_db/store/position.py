@@ -9,8 +9,8 @@ from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, Mark, Status, Value, move_name, mover_at, other, play, swap_marks
-from ttt_db.game.symmetry import canonical_board
+from ttt_db.game.rules import EMPTY, Mark, Status, Value, move_name, mover_at, other, play, swap_marks, value_rank
+from ttt_db.game.symmetry import canonical_board, untransform_move, untransform_moves
 from ttt_db.store import decode as stored
 
 
@@ -59,9 +59,6 @@ class Playout:
 
     def as_floats(self) -> list[float]:
         return [self.o_wins / self.ways, self.x_wins / self.ways, self.draws / self.ways]
-
-
-_VALUE_ORDER = {"win": 0, "draw": 1, "loss": 2}
 
 
 def analyses_of(analyses: Sequence[MoveAnalysis], moves: Iterable[int]) -> list[MoveAnalysis]:
@@ -138,13 +135,18 @@ class Position:
         every move is carried back to `board`'s cells."""
         if transform == 0:
             return self
-        perm = self.game.transforms[transform]
+        game = self.game
         return replace(
             self,
             board=board,
-            best_moves=tuple(sorted(perm[move] for move in self.best_moves)),
-            best_moves_shortest=tuple(sorted(perm[move] for move in self.best_moves_shortest)),
-            moves=tuple(sorted((replace(a, move=perm[a.move]) for a in self.moves), key=lambda a: a.move)),
+            best_moves=untransform_moves(self.best_moves, transform, game),
+            best_moves_shortest=untransform_moves(self.best_moves_shortest, transform, game),
+            moves=tuple(
+                sorted(
+                    (replace(a, move=untransform_move(a.move, transform, game)) for a in self.moves),
+                    key=lambda a: a.move,
+                )
+            ),
         )
 
     @property
@@ -171,7 +173,7 @@ class Position:
         """Wins fastest first, then draws, then losses slowest first; ties by index."""
 
         def key(analysis: MoveAnalysis) -> tuple[int, int, int]:
-            rank = _VALUE_ORDER[analysis.value]
+            rank = -value_rank(analysis.value)
             remoteness = -analysis.remoteness if analysis.value == "loss" else analysis.remoteness
             return rank, remoteness, analysis.move
 

@@ -89,6 +89,7 @@ class Solution:
     remoteness: int
 
 
+@cache
 def solver(rules: Rules = TICTACTOE) -> Callable[[str], Solution]:
     """Plain minimax over every board: the winner hurries, the loser delays, a draw lasts until
     the board is full; shortest victory (n + 2 - m) / 2 for o winning at move m, (m - n - 1) / 2 for x."""

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import reference
 
 from builder.pipeline import build_database
 from ttt_db.ais.registry import load_ai
@@ -24,38 +25,15 @@ SMALL_GAMES = ("2x2k2", "2x3k2", "3x4k3", "4x3k3", "3x3k2", "1x4k2")
 Solved = dict[str, tuple[int, int]]  # board -> (score from o's side, remoteness)
 
 
+def rules_of(game: Game) -> reference.Rules:
+    return reference.Rules(game.rows, game.columns, game.k)
+
+
 def brute_force(game: Game) -> Solved:
-    """Every board reachable from the empty one, solved by plain minimax."""
-    lines = [
-        [(r + dr * i) * game.columns + c + dc * i for i in range(game.k)]
-        for r in range(game.rows)
-        for c in range(game.columns)
-        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1))
-        if 0 <= r + dr * (game.k - 1) < game.rows and 0 <= c + dc * (game.k - 1) < game.columns
-    ]
-    solved: Solved = {}
-
-    def solve(board: str) -> tuple[int, int]:
-        if board in solved:
-            return solved[board]
-        if any(all(board[i] == "o" for i in line) for line in lines):
-            result = (1, 0)
-        elif any(all(board[i] == "x" for i in line) for line in lines):
-            result = (-1, 0)
-        elif "." not in board:
-            result = (0, 0)
-        else:
-            mark = "o" if board.count("o") == board.count("x") else "x"
-            sign = 1 if mark == "o" else -1
-            children = [solve(board[:i] + mark + board[i + 1 :]) for i, c in enumerate(board) if c == "."]
-            best = max(sign * score for score, _ in children)
-            keeping = [remoteness for score, remoteness in children if sign * score == best]
-            result = (sign * best, 1 + (min(keeping) if best > 0 else max(keeping)))
-        solved[board] = result
-        return result
-
-    solve("." * game.cells)
-    return solved
+    """Every board reachable from the empty one, solved by the tests' reference."""
+    rules = rules_of(game)
+    solve = reference.solver(rules)
+    return {board: (solve(board).score, solve(board).remoteness) for board in reference.reachable(rules)}
 
 
 @pytest.fixture(scope="module", params=SMALL_GAMES)
@@ -91,10 +69,7 @@ def test_every_board_and_its_images_answer_as_the_brute_force(built: tuple[Game,
             position = db.lookup(board)
             assert (position.score, position.remoteness) == (score, remoteness), board
             if position.status == "playing":
-                mark = position.to_move
-                sign = 1 if mark == "o" else -1
-                best = tuple(m for m in board_moves(board) if sign * solved[play(board, m, mark)][0] == sign * score)
-                assert position.best_moves == best, board
+                assert position.best_moves == reference.best_moves(board, rules_of(game)), board
 
 
 def test_a_small_game_verifies(built: tuple[Game, Path, Solved]) -> None:
@@ -111,21 +86,17 @@ def test_known_values() -> None:
     assert brute_force(Game.parse("2x2k2"))["...."] == (1, 3)
 
 
-def test_sampled_boards_answer_alike_in_every_orientation(built: tuple[Game, Path, Solved]) -> None:
+def test_sampled_boards_answer_as_the_reference_in_every_orientation(built: tuple[Game, Path, Solved]) -> None:
     game, path, solved = built
+    rules = rules_of(game)
     boards = random.Random(7).sample(sorted(solved), min(50, len(solved)))
     with open_database(path, game=game) as db:
         for board in boards:
-            for image in symmetric_images(board, game):
-                assert db.lookup(image).value == db.lookup(board).value
-
-
-def board_moves(board: str) -> list[int]:
-    return [i for i, c in enumerate(board) if c == "."]
-
-
-def play(board: str, move: int, mark: str | None) -> str:
-    return board[:move] + str(mark) + board[move + 1 :]
+            for image in rules.images(board):
+                position = db.lookup(image)
+                assert (position.score, position.remoteness) == solved[image], image
+                if position.status == "playing":
+                    assert position.best_moves == reference.best_moves(image, rules), image
 
 
 def test_the_wrong_board_size_and_game_are_refused(run, built: tuple[Game, Path, Solved]) -> None:
@@ -138,15 +109,6 @@ def test_the_wrong_board_size_and_game_are_refused(run, built: tuple[Game, Path,
     assert other.exit_code == 2 and f"solves {game}, not 3x3k3" in other.stderr
 
 
-def best_moves_by_brute_force(board: str, solved: Solved) -> tuple[int, ...]:
-    """Every move keeping the mover's value (any remoteness), from the test's own solver."""
-    mark = "o" if board.count("o") == board.count("x") else "x"
-    sign = 1 if mark == "o" else -1
-    scored = [(move, sign * solved[play(board, move, mark)][0]) for move in board_moves(board)]
-    top = max(score for _, score in scored)
-    return tuple(move for move, score in scored if score == top)
-
-
 def test_the_search_ais_play_the_brute_force_best_moves(built: tuple[Game, Path, Solved]) -> None:
     game, _, solved = built
     playing = sorted(board for board, (score, remoteness) in solved.items() if remoteness > 0)
@@ -155,7 +117,7 @@ def test_the_search_ais_play_the_brute_force_best_moves(built: tuple[Game, Path,
         sample = [board for board in sample if board.count(".") <= 7]
     minimax, alphabeta = load_ai("minimax", game=game).play, load_ai("alphabeta", game=game).play
     for board in sample:
-        expected = best_moves_by_brute_force(board, solved)
+        expected = reference.best_moves(board, rules_of(game))
         assert minimax(board) == expected, board
         assert alphabeta(board) == expected, board
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_derived import solve
+import reference
 
 from ttt_db.search.algorithms import run_search
 from ttt_db.search.trace import TraceWriter, header
@@ -51,9 +51,12 @@ def _run_user_search(tmp_path: Path, source: str, monkeypatch) -> Path:
     return tmp_path / "my-trace.jsonl"
 
 
+solve = reference.solver()
+
+
 def _exact_wdl(board: str, first: str) -> tuple[int, int, int]:
-    score, remoteness = solve(board)
-    return score, 0, remoteness
+    solved = solve(board)
+    return solved.score, 0, solved.remoteness
 
 
 def test_the_readme_search_passes(run, tmp_path: Path, monkeypatch) -> None:
@@ -72,7 +75,7 @@ def _first_wrong_node(trace: Path) -> int:
             open_nodes[event["id"]] = event
             continue
         node = open_nodes.pop(event["id"])
-        exact, value = solve(node["board"])[0], event["value"]  # type: ignore[arg-type]
+        exact, value = solve(node["board"]).score, event["value"]  # type: ignore[arg-type]
         alpha, beta = node["alpha"], node["beta"]
         fine = exact <= value if value <= alpha else exact >= value if value >= beta else exact == value  # type: ignore[operator]
         if not fine:

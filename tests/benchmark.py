@@ -159,7 +159,7 @@ def search_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
     return [
         Measurement("ttt-db search alphabeta --trace, whole command", traced, 0.5, "s"),
         Measurement("ttt-db check-trace (minimax, 1.1 M events)", checked, 10.0, "s"),
-        Measurement("  its memory beyond a 1,163-node trace's", growth, 25.0, "MB"),
+        Measurement("  its memory beyond an 832-node trace's", growth, 25.0, "MB"),
     ]
 
 

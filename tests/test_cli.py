@@ -10,20 +10,24 @@ import pytest
 
 from cli.app import app
 
-COMMANDS = [
-    "build",
-    "best-moves",
-    "show",
-    "info",
-    "verify",
-    "export",
-    "ais",
-    "check",
-    "match",
-    "play",
-    "search",
-    "check-trace",
-]
+
+def _commands() -> list[str]:
+    import typer.main
+
+    return sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+COMMANDS = _commands()  # from the app itself: a new command is held to the tests below at once
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_every_command_is_documented_in_cli_md_and_the_readme() -> None:
+    reference = (DOCS / "cli.md").read_text()
+    readme = (DOCS.parent / "README.md").read_text()
+    assert len(COMMANDS) >= 13
+    for command in COMMANDS:
+        assert f"| `ttt-db {command}" in reference, command
+        assert f"ttt-db {command}" in readme, command
 
 
 def test_best_moves_reference_example(run) -> None:
@@ -121,6 +125,7 @@ USAGE = {
     "play": "ttt-db play [OPTIONS]",
     "search": "ttt-db search [OPTIONS] [ALGO... [BOARD]]",
     "check-trace": "ttt-db check-trace [OPTIONS] {FILE}",
+    "serve": "ttt-db serve [OPTIONS]",
 }
 
 

@@ -30,7 +30,7 @@ MAX_TEXT: Final = 64
 SEARCH_NODE_LIMIT: Final = 1_000_000
 """A search over the web stops past this many nodes (plain minimax from the empty 3x3 board: 549,946)."""
 TRACE_NODE_LIMIT: Final = 5_000
-"""A traced search sends every node to the page: alpha-beta from the empty 3x3 board has 1,163."""
+"""A traced search sends every node to the page: alpha-beta from the empty 3x3 board has 832."""
 AI_MOVE_NODE_LIMIT: Final = 1_000_000
 """An AI's move may search at most this many nodes (counted as the full tree below the board)."""
 IDDFS_MAX_SECONDS: Final = 2.0

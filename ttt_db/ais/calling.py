@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import SupportsIndex
 
 from ttt_db.ais.registry import AI
-from ttt_db.errors import AIMisbehaved
+from ttt_db.errors import AIMisbehaved, InputError
 from ttt_db.game.rules import EMPTY
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # ttt_db/
@@ -94,7 +94,7 @@ def answer_within(ai: AI, seconds: float) -> AI:
     """The AI with each answer, its reading included, limited to `seconds` of wall time; an
     AI that takes longer fails at that board. Uses SIGALRM, so it runs in the main thread only."""
     if seconds <= 0:
-        raise ValueError(f"a time limit must be positive, not {seconds}")
+        raise InputError(str(seconds), "a time limit must be a positive number of seconds")
 
     def limited(board: str) -> Collection[int]:
         if threading.current_thread() is not threading.main_thread():

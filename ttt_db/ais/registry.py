@@ -21,6 +21,7 @@ from ttt_db.ais.searching import DepthLimited, FullSearchAI, IterativeDeepening
 from ttt_db.errors import UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, empty_cells
+from ttt_db.search.algorithms import parse_depth, parse_seconds
 
 if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
@@ -106,18 +107,14 @@ def _parameter(entry: BuiltinAI, spec: str, text: str, game: Game) -> Parameter:
             raise UnknownAIError(spec, f"{base} takes no parameter")
         return None
     if entry.parameter is int:
-        if not (text.isascii() and text.isdigit() and int(text) <= game.cells):
+        depth = parse_depth(text, game)
+        if depth is None:
             raise UnknownAIError(spec, f"{base} needs a depth from 0 to {game.cells}, as in {entry.name}")
-        return int(text)
-    seconds = float(text) if _is_decimal(text) else 0.0
-    if not 0 < seconds < float("inf"):
+        return depth
+    seconds = parse_seconds(text)
+    if seconds is None:
         raise UnknownAIError(spec, f"{base} needs a number of seconds above 0, as in {base}@0.1")
     return seconds
-
-
-def _is_decimal(text: str) -> bool:
-    whole, _, fraction = text.partition(".")
-    return text.isascii() and (whole + fraction).isdigit()
 
 
 BUILTIN_AIS: tuple[BuiltinAI, ...] = (

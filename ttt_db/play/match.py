@@ -14,7 +14,7 @@ from typing import Any
 
 from ttt_db.ais.calling import candidate_moves
 from ttt_db.ais.registry import AI
-from ttt_db.errors import AIMisbehaved
+from ttt_db.errors import AIMisbehaved, InputError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import Mark, Status, mover_at, play, side_to_move, status
 
@@ -130,7 +130,7 @@ def run_match(
     """`games` games of `game` with AI1 as o, then `games` with AI1 as x. Raises AIMisbehaved
     if an AI gives an unusable answer."""
     if games < 0:
-        raise ValueError(f"the number of games must not be negative, got {games}")
+        raise InputError(str(games), "the number of games must not be negative")
     rng = random.Random(seed)
     started = time.perf_counter()
     as_o = _play_games(MoveTable(ai1, ai2, "o", game), games, rng, 0, 2 * games, progress)

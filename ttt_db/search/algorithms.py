@@ -86,6 +86,21 @@ class SearchReport:
     iterations: list[int] = field(default_factory=list)  # nodes per completed iteration
 
 
+def parse_depth(text: str, game: Game) -> int | None:
+    """The depth of `dls@N`/`abdls@N`: ASCII digits from 0 to the game's cells; None otherwise."""
+    return int(text) if text.isascii() and text.isdigit() and int(text) <= game.cells else None
+
+
+def parse_seconds(text: str) -> float | None:
+    """The time of `iddfs@SECONDS`: a finite decimal number above 0 (`0.1`, `2`); None otherwise
+    (NaN, infinities, exponents and signs are refused)."""
+    whole, _, fraction = text.partition(".")
+    if not (text.isascii() and (whole + fraction).isdigit()):
+        return None
+    seconds = float(text)
+    return seconds if seconds > 0 else None
+
+
 def parse_algorithm(name: str, game: Game = TICTACTOE) -> tuple[SearchSpec | None, float | None]:
     """(spec, seconds): a full search, `dls@N`/`abdls@N` (a spec, N at most the game's cells), or
     `iddfs@SECONDS` (seconds). UnknownAlgorithmError (an InputError) naming the algorithms otherwise."""
@@ -94,16 +109,14 @@ def parse_algorithm(name: str, game: Game = TICTACTOE) -> tuple[SearchSpec | Non
         return _BY_NAME[key], None
     base, _, parameter = key.partition("@")
     if base in ("dls", "abdls"):
-        if not (parameter.isascii() and parameter.isdigit()) or int(parameter) > game.cells:
+        depth = parse_depth(parameter, game)
+        if depth is None:
             raise UnknownAlgorithmError(name, f"{base} needs a depth from 0 to {game.cells}, as in {base}@3")
-        return depth_limited_spec(key, int(parameter), evaluate_lines=base == "abdls"), None
+        return depth_limited_spec(key, depth, evaluate_lines=base == "abdls"), None
     if base == "iddfs":
-        try:
-            seconds = float(parameter)
-        except ValueError:
-            seconds = 0.0
-        if not 0 < seconds < float("inf"):
-            raise UnknownAlgorithmError(name, "iddfs needs a positive number of seconds, as in iddfs@0.1")
+        seconds = parse_seconds(parameter)
+        if seconds is None:
+            raise UnknownAlgorithmError(name, "iddfs needs a number of seconds above 0, as in iddfs@0.1")
         return None, seconds
     known = ", ".join([*_BY_NAME, "dls@N", "abdls@N", "iddfs@SECONDS"])
     raise UnknownAlgorithmError(name, f"the algorithms are {known}")

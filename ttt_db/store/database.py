@@ -25,6 +25,7 @@ from ttt_db.errors import (
     DatabaseMissingError,
     ImpossibleBoardError,
     InputError,
+    InvalidBoardError,
     PositionNotFoundError,
     ReadFailedError,
 )
@@ -277,9 +278,9 @@ class SolutionDatabase:
             parsed = Board.parse(board, game=self.game)
         elif isinstance(board, Board):
             if board.game != self.game:
-                raise ValueError(f"board {board.cells!r} is a {board.game} board; this database solves {self.game}")
+                raise InvalidBoardError(board.cells, f"it is a {board.game} board; this database solves {self.game}")
             if first is not None and first != board.first:
-                raise ValueError(f"board {board.cells!r} has {board.first} first, not {first}")
+                raise InvalidBoardError(board.cells, f"it has {board.first} first, not {first}")
             parsed = board
         elif isinstance(board, str):
             parsed = Board.parse(board, first, self.game)

@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cli.web.service import ApiError, Service
-from ttt_db.errors import TttDbError
+from ttt_db.errors import InputError, TttDbError
 from ttt_db.search.algorithms import algorithms_document
 from ttt_db.store.database import SolutionDatabase
 
@@ -173,7 +173,7 @@ def create_app(database: SolutionDatabase) -> Starlette:
         return _error(error.status, error.message)
 
     async def library_error(request: Request, error: Exception) -> Response:
-        return _error(400 if isinstance(error, ValueError) else 500, str(error))
+        return _error(400 if isinstance(error, InputError) else 500, str(error))
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)

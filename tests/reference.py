@@ -8,9 +8,8 @@ something. Every search counts its calls, the root included.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 
 WIN = 1000  # the plies scale: a win p plies below the root scores WIN - p
 
@@ -29,14 +28,15 @@ class Rules:
     def empty(self) -> str:
         return "." * self.cells
 
-    @property
+    @cached_property
     def lines(self) -> list[list[int]]:
         return _lines(self.rows, self.columns, self.k)
 
     def winner(self, board: str) -> str | None:
         for line in self.lines:
-            if board[line[0]] != "." and all(board[i] == board[line[0]] for i in line):
-                return board[line[0]]
+            mark = board[line[0]]
+            if mark != "." and all(board[i] == mark for i in line):
+                return mark
         return None
 
     def mover(self, board: str) -> str:
@@ -46,6 +46,10 @@ class Rules:
         """(move, board after it) in index order; none once the game is over."""
         if self.winner(board) is not None:
             return []
+        return self.moves_of_unfinished(board)
+
+    def moves_of_unfinished(self, board: str) -> list[tuple[int, str]]:
+        """`children` of a board known to have no winner."""
         mark = self.mover(board)
         return [(i, board[:i] + mark + board[i + 1 :]) for i in range(self.cells) if board[i] == "."]
 
@@ -89,35 +93,52 @@ class Solution:
     remoteness: int
 
 
-@cache
-def solver(rules: Rules = TICTACTOE) -> Callable[[str], Solution]:
+class Solver:
     """Plain minimax over every board: the winner hurries, the loser delays, a draw lasts until
-    the board is full; shortest victory (n + 2 - m) / 2 for o winning at move m, (m - n - 1) / 2 for x."""
+    the board is full; shortest victory (n + 2 - m) / 2 for o winning at move m, (m - n - 1) / 2 for
+    x. `solved` holds every board solved so far: after the empty board, every reachable board."""
 
-    @cache
-    def solve(board: str) -> Solution:
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.solved: dict[str, Solution] = {}
+
+    def __call__(self, board: str) -> Solution:
+        known = self.solved.get(board)
+        if known is None:
+            known = self.solved[board] = self._solve(board)
+        return known
+
+    def _solve(self, board: str) -> Solution:
+        rules = self.rules
         moves_made = rules.cells - board.count(".")
         won = rules.winner(board)
         if won is not None:
             sv = (rules.cells + 2 - moves_made) // 2 if won == "o" else (moves_made - rules.cells - 1) // 2
             return Solution(1 if won == "o" else -1, sv, 0)
-        children = rules.children(board)
+        children = rules.moves_of_unfinished(board)
         if not children:
             return Solution(0, 0, 0)
-        results = [solve(child) for _, child in children]
+        results = [self(child) for _, child in children]
         sign = 1 if rules.mover(board) == "o" else -1
         best = max(sign * r.score for r in results)
         keeping = [r.remoteness for r in results if sign * r.score == best]
         sv = sign * max(sign * r.sv_score for r in results)
         return Solution(sign * best, sv, 1 + (min(keeping) if best > 0 else max(keeping)))
 
-    return solve
+
+@cache
+def solver(rules: Rules = TICTACTOE) -> Solver:
+    """The one solver of a game's rules, shared by every test that asks."""
+    return Solver(rules)
 
 
 def best_moves(board: str, rules: Rules = TICTACTOE, *, shortest: bool = False) -> tuple[int, ...]:
     solve = solver(rules)
-    goal = solve(board).sv_score if shortest else solve(board).score
-    value = (lambda s: s.sv_score) if shortest else (lambda s: s.score)
+
+    def value(solved: Solution) -> int:
+        return solved.sv_score if shortest else solved.score
+
+    goal = value(solve(board))
     return tuple(move for move, child in rules.children(board) if value(solve(child)) == goal)
 
 

@@ -66,8 +66,9 @@ def test_every_search_counts_what_the_reference_counts(shortest: bool) -> None:
             "alphabeta-plain": (plain_calls, sign * plain_value),
             "alphabeta": (seed_calls, sign * seed_value),
             "minimax-tt": (reference.minimax_table_calls(board), exact),
-            "minimax": (sum(tree_nodes_below(board)), exact),
         }
+        if board != ".........":  # plain minimax from the empty board has a test of its own
+            expected["minimax"] = (sum(tree_nodes_below(board)), exact)
         for algorithm, (calls, value) in expected.items():
             report = run_search(algorithm + suffix, board)
             assert (report.counts.nodes, report.score) == (calls, value), (algorithm + suffix, board)

@@ -29,6 +29,8 @@ Progress = Callable[[str, int, int], None]
 """Called as progress(stage, done, total) while a stage runs."""
 
 Ints = npt.NDArray[np.int64]
+Keys = Ints
+"""Board keys in (depth, key) order: a node list."""
 PLAYING, O_WON, X_WON, DRAW = 0, 1, 2, 3
 STATUS_NAMES = ("playing", "o", "x", "draw")
 
@@ -102,6 +104,19 @@ class Geometry:
         return won
 
 
+def unique_sorted(values: Ints) -> tuple[Ints, Ints]:
+    """(the distinct values ascending, each value's index among them): `np.unique(values,
+    return_inverse=True)` by one sort, which on NumPy 2.4 is several times faster than its hash."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    first = np.empty(len(ordered), bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(len(values), np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
+
+
 def orbit_sizes(images: Ints) -> Ints:
     ordered = np.sort(images, axis=1)
     sizes: Ints = 1 + (np.diff(ordered, axis=1) != 0).sum(axis=1)
@@ -120,7 +135,7 @@ def _expand(geometry: Geometry, level: Level) -> Level:
     images = geometry.images(child_digits)
     transform = images.argmin(axis=1)
     canonical = images[np.arange(len(rows)), transform]
-    keys, child_index = np.unique(canonical, return_inverse=True)
+    keys, child_index = unique_sorted(canonical)
     level.edge_parent = playing[rows]
     level.edge_move = moves.astype(np.int64)
     level.edge_child = child_index.astype(np.int64)
@@ -247,13 +262,13 @@ def all_images(geometry: Geometry, keys: Ints) -> Ints:
     """Every distinct board of the classes of `keys`, ascending."""
     if len(keys) == 0:
         return keys
-    return np.unique(geometry.images(geometry.digits(keys)))
+    return unique_sorted(geometry.images(geometry.digits(keys)).ravel())[0]
 
 
-def node_lists(solution: Solution) -> dict[str, list[int]]:
+def node_lists(solution: Solution) -> dict[str, Keys]:
     """The named lists of board keys the checks iterate, each in (depth, key) order."""
     geometry = Geometry(solution.game)
-    lists: dict[str, list[int]] = {
+    parts: dict[str, list[Ints]] = {
         name: [] for name in ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
     }
     for level in solution.levels:
@@ -261,6 +276,6 @@ def node_lists(solution: Solution) -> dict[str, list[int]]:
         decision = decision_mask(level, level_moves(level, following))
         playing = level.status == PLAYING
         for name, keys in (("", level.keys), ("playing", level.keys[playing]), ("decision", level.keys[decision])):
-            lists[name or "all"] += all_images(geometry, keys).tolist()
-            lists[f"{name}_canonical" if name else "canonical"] += keys.tolist()
-    return lists
+            parts[name or "all"].append(all_images(geometry, keys))
+            parts[f"{name}_canonical" if name else "canonical"].append(keys)
+    return {name: np.concatenate(arrays) if arrays else np.zeros(0, np.int64) for name, arrays in parts.items()}

@@ -8,99 +8,79 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from math import factorial
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import numpy as np
 from sqlalchemy import Connection, delete, insert, inspect, select
 
-from builder.solver import DRAW, PLAYING, STATUS_NAMES, Progress, Solution, level_moves, node_lists
+from builder.solver import DRAW, PLAYING, STATUS_NAMES, Keys, Progress, Solution, level_moves, node_lists
 from ttt_db import __version__
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import mover_at, value_for_mover
 from ttt_db.store.database import make_engine
 from ttt_db.store.digest import ContentDigest, content_digest
+from ttt_db.store.encoding import REMOTENESS_BITS, encode_keys
 from ttt_db.store.location import DatabaseLocation
 from ttt_db.store.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
 from ttt_db.store.tables import POSITION_COLUMNS
 
-_VALUE_NAMES = {1: "win", 0: "draw", -1: "loss"}
-_CHUNK_ROWS = 20_000  # rows per INSERT batch: memory stays flat on 4x4
+_VALUE_NAMES = np.array(["loss", "draw", "win"], dtype=object)  # by signed value + 1
+_STATUS_NAMES = np.array(STATUS_NAMES, dtype=object)
+_CHUNK_ROWS = 50_000  # rows per executemany
 
 
 def rules_of(game: Game) -> dict[str, Any]:
     return {"game": game.name, "rows": game.rows, "columns": game.columns, "in_a_row": game.k, "first": "o"}
 
 
-def level_rows(solution: Solution, depth: int) -> Iterator[tuple[Any, ...]]:
-    """The rows of one level in table column order (see `ttt_db.store.schema.PositionRow`)."""
+def level_columns(solution: Solution, depth: int) -> list[list[Any]]:
+    """The position columns of one level in table column order (`ttt_db.store.tables.POSITION_COLUMNS`),
+    each derived for the whole level at once, rows in key order."""
     game = solution.game
     level = solution.levels[depth]
     following = solution.levels[depth + 1] if depth + 1 < len(solution.levels) else None
     moves = level_moves(level, following)
-    pack = msgpack.packb
-    ways = factorial(game.cells - depth)
+    count, cells = len(level.keys), game.cells
+    playing = level.status == PLAYING
     mover = mover_at(depth)
-    edge_move = level.edge_move.tolist()
-    value_names = [_VALUE_NAMES[code] for code in moves.value_codes.tolist()]
-    child_remoteness = moves.child_remoteness.tolist()
-    best = moves.best.tolist()
-    best_shortest = moves.best_shortest.tolist()
-    starts = moves.starts.tolist()
-    ends = [*starts[1:], len(edge_move)] if starts else []
-    edge_ranges = dict(zip(moves.playing.tolist(), zip(starts, ends, strict=True), strict=True))
-    empty_list = pack([])
-    for index, (key, status_code, score, sv_score, remoteness, playout, paths, orbit) in enumerate(
-        zip(
-            level.keys.tolist(),
-            level.status.tolist(),
-            level.score.tolist(),
-            level.sv_score.tolist(),
-            level.remoteness.tolist(),
-            level.playout.tolist(),
-            level.paths.tolist(),
-            level.orbit.tolist(),
-            strict=True,
-        )
-    ):
-        status = STATUS_NAMES[status_code]
-        span = edge_ranges.get(index)
-        if span is None:
-            value = "draw" if status == "draw" else "loss"
-            packed_best = packed_shortest = packed_values = empty_list
-            to_move = None
-        else:
-            first, last = span
-            value = value_for_mover(score, mover)
-            packed_best = pack([edge_move[e] for e in range(first, last) if best[e]])
-            packed_shortest = pack([edge_move[e] for e in range(first, last) if best_shortest[e]])
-            packed_values = pack([[edge_move[e], value_names[e], child_remoteness[e]] for e in range(first, last)])
-            to_move = mover
-        yield (
-            key,
-            game.board_of(key),
-            depth,
-            status,
-            to_move,
-            score,
-            value,
-            remoteness,
-            sv_score,
-            packed_best,
-            packed_shortest,
-            packed_values,
-            pack([*playout, ways]),
-            paths,
-            orbit,
-        )
+    mover_sign = 1 if mover == "o" else -1
+    signed = np.where(playing, mover_sign * level.score, np.where(level.status == DRAW, 0, -1))
+    best = np.zeros(count, np.int64)
+    best_shortest = np.zeros(count, np.int64)
+    values = np.zeros((count, cells), np.uint8)
+    if len(moves.playing):
+        bits = np.left_shift(1, level.edge_move)
+        best[moves.playing] = np.bitwise_or.reduceat(np.where(moves.best, bits, 0), moves.starts)
+        best_shortest[moves.playing] = np.bitwise_or.reduceat(np.where(moves.best_shortest, bits, 0), moves.starts)
+        # (rank + 1) << 5 | remoteness, the rank 0 loss, 1 draw, 2 win (ttt_db.store.encoding)
+        values[level.edge_parent, level.edge_move] = (moves.value_codes + 2) << REMOTENESS_BITS | moves.child_remoteness
+    packed_values = values.tobytes()
+    return [
+        level.keys.tolist(),
+        [depth] * count,
+        _STATUS_NAMES[level.status].tolist(),
+        [mover if on else None for on in playing.tolist()],
+        level.score.tolist(),
+        _VALUE_NAMES[signed + 1].tolist(),
+        level.remoteness.tolist(),
+        level.sv_score.tolist(),
+        best.tolist(),
+        best_shortest.tolist(),
+        [packed_values[i : i + cells] for i in range(0, count * cells, cells)],
+        level.playout[:, 0].tolist(),
+        level.playout[:, 1].tolist(),
+        level.playout[:, 2].tolist(),
+        level.paths.tolist(),
+        level.orbit.tolist(),
+    ]
 
 
-def position_rows(solution: Solution) -> Iterator[tuple[Any, ...]]:
+def levels_of_columns(solution: Solution) -> Iterator[tuple[int, list[list[Any]]]]:
     for depth in range(len(solution.levels)):
-        yield from level_rows(solution, depth)
+        yield depth, level_columns(solution, depth)
 
 
 @dataclass
@@ -108,7 +88,7 @@ class PreparedSolution:
     """What the writer stores beside the rows, derived once."""
 
     solution: Solution
-    node_lists: dict[str, list[int]]
+    node_lists: dict[str, Keys]
     figures: dict[str, Any]
     started: float | None = None  # time.perf_counter() when the build began, for its duration
 
@@ -116,6 +96,11 @@ class PreparedSolution:
     def depth_columns(self) -> list[list[int]]:
         s = self.solution
         return [s.tree_nodes_by_depth, s.positions_by_depth, s.canonical_by_depth]
+
+    @cached_property
+    def encoded_lists(self) -> dict[str, tuple[int, bytes]]:
+        """Each node list as stored: (size, encoded keys)."""
+        return {name: (len(keys), encode_keys(keys)) for name, keys in self.node_lists.items()}
 
 
 def prepare(solution: Solution, started: float | None = None) -> PreparedSolution:
@@ -125,10 +110,10 @@ def prepare(solution: Solution, started: float | None = None) -> PreparedSolutio
 
 def solution_digest(prepared: PreparedSolution) -> str:
     """SHA-256 of everything the build derives (`ttt_db.store.digest`), as `verify` recomputes it."""
-    return content_digest(position_rows(prepared.solution), prepared.node_lists, prepared.depth_columns)
+    return content_digest(levels_of_columns(prepared.solution), prepared.encoded_lists, prepared.depth_columns)
 
 
-def build_figures(solution: Solution, lists: dict[str, list[int]]) -> dict[str, Any]:
+def build_figures(solution: Solution, lists: dict[str, Keys]) -> dict[str, Any]:
     """The figures of the build, as stored in the meta table and checked by `verify`."""
     values = {"win": 0, "loss": 0, "draw": 0}
     values_canonical = {"win": 0, "loss": 0, "draw": 0}
@@ -136,7 +121,7 @@ def build_figures(solution: Solution, lists: dict[str, list[int]]) -> dict[str, 
         mover_sign = 1 if level.depth % 2 == 0 else -1
         playing = level.status == PLAYING
         signed = np.where(playing, mover_sign * level.score, np.where(level.status == DRAW, 0, -1))
-        for code, name in _VALUE_NAMES.items():
+        for code, name in enumerate(_VALUE_NAMES.tolist(), start=-1):
             chosen = signed == code
             values[name] += int(level.orbit[chosen].sum())
             values_canonical[name] += int(chosen.sum())
@@ -207,25 +192,20 @@ def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, p
         Base.metadata.create_all(conn)
     total = sum(solution.canonical_by_depth)
     written = 0
-    batch: list[dict[str, Any]] = []
     digest = ContentDigest()
-    for row in position_rows(solution):
-        digest.add_row(row)
-        batch.append(dict(zip(POSITION_COLUMNS, row, strict=True)))
-        if len(batch) == _CHUNK_ROWS:
-            conn.execute(insert(PositionRow), batch)
-            written += len(batch)
-            batch = []
+    statement = _insert_statement(conn, PositionRow.__tablename__, POSITION_COLUMNS)
+    for depth, columns in levels_of_columns(solution):
+        digest.add_level(depth, columns)
+        rows = list(zip(*columns, strict=True))
+        for start in range(0, len(rows), _CHUNK_ROWS):
+            chunk = rows[start : start + _CHUNK_ROWS]
+            conn.exec_driver_sql(statement, chunk)
+            written += len(chunk)
             progress("write", written, total)
-    if batch:
-        conn.execute(insert(PositionRow), batch)
     progress("write", total, total)
     conn.execute(
         insert(NodeList),
-        [
-            {"name": name, "size": len(keys), "boards": msgpack.packb(keys)}
-            for name, keys in prepared.node_lists.items()
-        ],
+        [{"name": name, "size": size, "boards": blob} for name, (size, blob) in prepared.encoded_lists.items()],
     )
     conn.execute(
         insert(DepthCount),
@@ -235,8 +215,23 @@ def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, p
         ],
     )
     conn.execute(
-        insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(prepared.node_lists, prepared.depth_columns))
+        insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(prepared.encoded_lists, prepared.depth_columns))
     )
+
+
+def _insert_statement(conn: Connection, table: str, columns: tuple[str, ...]) -> str:
+    """An INSERT in the driver's own parameter style, for `executemany` over plain tuples (the
+    ORM's per-row dictionaries cost more than the rest of a 4x4 build)."""
+    style = conn.dialect.paramstyle
+    if style == "qmark":
+        marks = ["?"] * len(columns)
+    elif style in ("format", "pyformat"):
+        marks = ["%s"] * len(columns)
+    elif style == "numeric":
+        marks = [f":{i}" for i in range(1, len(columns) + 1)]
+    else:
+        raise DatabaseError(f"the database driver's parameter style {style!r} is not supported")
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(marks)})"
 
 
 def write_url(location: DatabaseLocation, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:

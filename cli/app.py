@@ -174,19 +174,22 @@ def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOptio
     """Check the file's integrity and content digest, re-derive the figures, cross-check every
     stored row against the rules, its children and its symmetric images, and compare it with a
     fresh solve; exit 1 on any mismatch or damage."""
-    from builder.crosscheck import compare_with_fresh_solve
+    from builder.verify import verify_database
     from cli.render import plural
-    from ttt_db.store.verify import verify_database
 
     with open_db(db, game) as database:
         report = verify_database(database)
-        compare_with_fresh_solve(database, report)
     if as_json:
         print_json(report.to_document())
     else:
+        for line in report.damaged_rows:
+            typer.echo(f"damaged row: {line}")
+        if report.damaged_row_count > len(report.damaged_rows):
+            typer.echo(f"({report.damaged_row_count - len(report.damaged_rows):,} more damaged values not shown)")
         for problem in report.problems:
             typer.echo(f"mismatch: {problem}")
-        verdict = "ok" if report.ok else f"FAILED with {plural(len(report.problems), 'mismatch', 'mismatches')}"
+        found = plural(report.damaged_row_count, "damaged value") + ", " if report.damaged_row_count else ""
+        verdict = "ok" if report.ok else f"FAILED: {found}{plural(len(report.problems), 'mismatch', 'mismatches')}"
         typer.echo(f"{verdict}: {plural(len(report.checks), 'check')}")
     if not report.ok:
         raise typer.Exit(EXIT_NO)

@@ -51,7 +51,7 @@ def test_a_failed_build_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytes
     def interrupted(*args: object) -> list[object]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(builder.write, "position_rows", interrupted)
+    monkeypatch.setattr(builder.write, "levels_of_columns", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_database(path, force=True)
     assert path.read_bytes() == before  # the old database is untouched

@@ -12,54 +12,64 @@ from pathlib import Path
 import pytest
 
 from builder.write import remove_stale_temporaries
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.store.database import open_database
 
 REBUILD = "rebuild it with `ttt-db build --force`"
 
 
-def test_a_row_whose_board_is_not_its_key_is_refused(run, altered_copy) -> None:
-    """Rows are found by their integer key (SQLite's rowid, no separate index to go stale); a
-    row holding another board than its key names is damage, not an answer."""
-    damaged = altered_copy("update ttt_positions set board = '.....o...' where board = '.......o.'")
+def test_a_row_moved_to_another_key_is_refused(run, altered_copy) -> None:
+    """Rows are found by their integer key (SQLite's rowid, no separate index to go stale), the
+    board itself: a row moved to another key leaves its board without an answer, and stands at a
+    board that is not the smallest of its images."""
+    edge = TICTACTOE.key(".......o.")  # the canonical image of an o on an edge
+    moved = TICTACTOE.key(".....o...")
+    damaged = altered_copy(f"update ttt_positions set key = {moved} where key = {edge}")
     answered = run("best-moves", ".o.......", "--db", str(damaged))
     assert answered.exit_code == 2 and answered.stdout == ""
     assert answered.stderr == (
-        f"error: the database is damaged (key 3 is not the key of the board, row for '.....o...'): {REBUILD}\n"
+        f"error: the database is damaged (no row for board '.o.......', table ttt_positions): {REBUILD}\n"
     )
     verified = run("verify", "--db", str(damaged))
     assert verified.exit_code == 1
+    assert "damaged row: .......o.: no row (a fresh solve has one at depth 1)" in verified.stdout
 
 
+CENTRE = TICTACTOE.key("....o....")
 DAMAGE = [
     (
-        "update ttt_positions set best_moves = x'05' where board = '....o....'",
-        "best moves is int, not a list of moves, row for '....o....'",
+        f"update ttt_positions set best_moves = 512 where key = {CENTRE}",
+        "best moves is 512, not a mask of 9 cells, row for '....o....'",
     ),
     (
-        "update ttt_positions set best_moves = x'9163' where board = '....o....'",
-        "best moves holds 99, not a cell 0-8, row for '....o....'",
+        f"update ttt_positions set best_moves = 16 where key = {CENTRE}",
+        "best moves holds 4, a cell taken by o, row for '....o....'",
     ),
     (
-        "update ttt_positions set best_moves = x'c1' where board = '....o....'",
-        "best moves does not decode (FormatError), row for '....o....'",
+        f"update ttt_positions set best_moves = 'abc' where key = {CENTRE}",
+        "best moves is 'abc', not a mask of 9 cells, row for '....o....'",
     ),
     (
-        "update ttt_positions set playout = x'9400000000' where board = '....o....'",
-        "playout odds [0, 0, 0, 0] do not add up to one, row for '....o....'",
+        f"update ttt_positions set o_wins = 0, x_wins = 0, draws = 0 where key = {CENTRE}",
+        "playout [0, 0, 0] does not add up to the 40,320 move orders, row for '....o....'",
     ),
     (
-        "update ttt_positions set to_move = 'z' where board = '....o....'",
+        f"update ttt_positions set to_move = 'z' where key = {CENTRE}",
         "side to move 'z', expected 'x', row for '....o....'",
     ),
     (
-        "update ttt_positions set score = 'abc' where board = '....o....'",
+        f"update ttt_positions set score = 'abc' where key = {CENTRE}",
         "score is 'abc', not a whole number from -1 to 1, row for '....o....'",
     ),
     (
-        "update ttt_positions set move_values = x'90' where board = '....o....'",
+        f"update ttt_positions set move_values = x'90' where key = {CENTRE}",
+        "move values are not 9 bytes, row for '....o....'",
+    ),
+    (
+        f"update ttt_positions set move_values = x'000000000000000000' where key = {CENTRE}",
         "a position in play without its moves, row for '....o....'",
     ),
-    ("delete from ttt_positions where board = '....o....'", "no row for board '....o....', table ttt_positions"),
+    (f"delete from ttt_positions where key = {CENTRE}", "no row for board '....o....', table ttt_positions"),
 ]
 
 
@@ -81,12 +91,12 @@ def test_damaged_rows_are_refused_by_queries_and_reported_by_verify(
         assert len(positions) == 764 and [f"{e.what}, {e.where}" for e in damage] == [what]
 
 
-def test_verify_reports_damaged_rows_and_exits_1(run, altered_copy) -> None:
+def test_verify_names_the_damaged_row_first_then_what_follows_from_it(run, altered_copy) -> None:
     verified = run("verify", "--db", str(altered_copy(DAMAGE[1][0])))
     assert verified.exit_code == 1
-    assert (
-        "mismatch: rows decode and follow the rules: best moves holds 99, not a cell 0-8 (row for '....o....')"
-    ) in verified.stdout.splitlines()
+    lines = verified.stdout.splitlines()
+    assert lines[0] == "damaged row: ....o....: best_moves: found [4], expected [0, 2, 6, 8]"
+    assert lines[-1].startswith("FAILED: 1 damaged value, ")
     assert "Traceback" not in verified.output
 
 
@@ -142,7 +152,7 @@ def test_a_missing_canonical_node_list_stops_a_symmetric_check(run, altered_copy
 
 def test_one_changed_byte_changes_the_digest(run, altered_copy) -> None:
     # a change that keeps every rule (paths are only cross-checked, never decoded) still shows
-    damaged = altered_copy("update ttt_positions set paths = 2 where board = '.......xo'")
+    damaged = altered_copy(f"update ttt_positions set paths = 2 where key = {TICTACTOE.key('.......xo')}")
     problems = run("verify", "--db", str(damaged)).stdout
     assert "mismatch: content digest: the stored content hashes to" in problems
 

@@ -108,7 +108,7 @@ def test_a_url_and_the_environment_address_the_database(
 
 
 def test_position_not_found_in_an_incomplete_database(altered_copy) -> None:
-    with open_database(altered_copy("delete from ttt_positions where board = '....o....'")) as database:
+    with open_database(altered_copy("delete from ttt_positions where key = 81")) as database:
         damaged = r"the database is damaged \(no row for board '\.\.\.\.o\.\.\.\.'"
         with pytest.raises(PositionNotFoundError, match=damaged):
             database.lookup("....o....")

@@ -7,53 +7,63 @@ import json
 
 import pytest
 
+from builder.verify import verify_database
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.export import read_csv, read_jsonl, write_csv, write_jsonl
-from ttt_db.store.verify import verify_database
 
 
 def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
     report = verify_database(db)
-    assert report.ok, report.problems
-    assert len(report.checks) == len(set(report.checks)) == 33
-    assert report.checks[:3] == ["file integrity", "content digest", "rows decode and follow the rules"]
+    assert report.ok, (report.damaged_rows, report.problems)
+    assert len(report.checks) == len(set(report.checks))
+    assert report.checks[:2] == ["every row equals a fresh solve", "every row follows from its stored children"]
+    lists = {f"node list {name}" for name in db.node_list_names()}
+    published = {f"node list {name} size (published)" for name in ("all", "canonical", "playing", "decision")}
+    assert {"file integrity", "content digest", *lists, *published} <= set(report.checks)
 
 
 TAMPERING = [
-    (
-        "update ttt_positions set score = 1 where board = '.........'",
-        "row against rules and children: .........: stores",
-    ),
-    ("update ttt_positions set paths = 3 where board = '.......xo'", "paths: .......xo: paths 3, parents give 1"),
-    (
-        "update ttt_positions set best_moves = x'9100' where board = '....o..ox'",
-        "row against rules and children: ....o..ox: stores",
-    ),
+    ("update ttt_positions set score = 1 where key = 0", ".........: score: found 1, expected 0"),
+    ("update ttt_positions set paths = 3 where key = 7", ".......xo: paths: found 3, expected 1"),
+    ("update ttt_positions set best_moves = 1 where key = 86", "....o..ox: best_moves: found [0], expected ["),
+    ("update ttt_positions set value = 'win' where key = 10897", "ooxxxooxo: value: found win, expected draw"),
+]
+OTHER_TAMPERING = [
     (
         "update ttt_node_lists set boards = x'90', size = 0 where name = 'decision'",
-        "node list decision size (published): found 0",
+        "node list decision: node list 'decision' does not decompress",
     ),
-    ("update ttt_depth_counts set tree_nodes = 5 where depth = 2", "tree nodes by depth (depth table)"),
-    ("update ttt_positions set value = 'win' where board = 'ooxxxooxo'", "values (published): found"),
+    (
+        "update ttt_depth_counts set tree_nodes = 5 where depth = 2",
+        "tree nodes by depth (depth table): found [1, 9, 5,",
+    ),
 ]
 
 
 def test_each_tampering_is_reported(altered_copy) -> None:
-    """Six independent changes in one copy (one verify run): each is named by its own check."""
-    with open_database(altered_copy(*(statement for statement, _ in TAMPERING))) as database:
+    """Six independent changes in one copy (one verify run): the damaged rows lead, each named with
+    its column, found before expected; then the lists and figures."""
+    statements = [statement for statement, _ in TAMPERING + OTHER_TAMPERING]
+    with open_database(altered_copy(*statements)) as database:
         report = verify_database(database)
     assert not report.ok
+    assert report.damaged_row_count == len(TAMPERING)
+    assert [line.split(":")[0] for line in report.damaged_rows] == sorted(
+        (line.split(":")[0] for _, line in TAMPERING), key=lambda board: (9 - board.count("."), board)
+    )
     for statement, expected in TAMPERING:
+        assert any(line.startswith(expected) for line in report.damaged_rows), (statement, report.damaged_rows)
+    for statement, expected in OTHER_TAMPERING:
         assert any(problem.startswith(expected) for problem in report.problems), (statement, report.problems)
 
 
 def test_a_broken_symmetry_is_reported(altered_copy) -> None:
     # x's best replies to a centre o are the four corners; one corner alone breaks the symmetry
-    damaged = altered_copy("update ttt_positions set best_moves = x'9100' where board = '....o....'")
+    damaged = altered_copy("update ttt_positions set best_moves = 1 where key = 81")
     with open_database(damaged) as database:
-        problems = verify_database(database).problems
-    assert "symmetric images agree: ....o....: best moves (0,) are not symmetric under transform 1" in problems
+        report = verify_database(database)
+    assert report.damaged_rows == ["....o....: best_moves: found [0], expected [0, 2, 6, 8]"]
 
 
 def _library_record(db: SolutionDatabase, board: str) -> dict[str, object]:

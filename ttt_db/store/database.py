@@ -34,7 +34,7 @@ from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
 from ttt_db.store import decode as stored
-from ttt_db.store.digest import content_digest
+from ttt_db.store.digest import content_digest, levels_of_rows
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 from ttt_db.store.position import MoveAnalysis, Position
@@ -226,14 +226,11 @@ class SolutionDatabase:
 
     def node_list_keys(self, name: str) -> list[int]:
         """A stored list as board keys, in (depth, key) order."""
-        found = self.reader.rows(f"SELECT boards FROM {NODE_LISTS} WHERE name = :name", {"name": name})
-        packed = found[0].boards if found else None
+        found = self.reader.rows(f"SELECT size, boards FROM {NODE_LISTS} WHERE name = :name", {"name": name})
         where = f"table {NODE_LISTS}"
-        if packed is None:
+        if not found:
             raise DatabaseDamagedError(f"node list {name!r} is missing", where)
-        return stored.keys_list(
-            stored.unpack(packed, f"node list {name!r}", where), f"node list {name!r}", where, self.game
-        )
+        return stored.node_list_keys(found[0].boards, found[0].size, f"node list {name!r}", where, self.game)
 
     def node_list_names(self) -> list[str]:
         return [row.name for row in self.reader.rows(f"SELECT name FROM {NODE_LISTS} ORDER BY name")]
@@ -250,18 +247,18 @@ class SolutionDatabase:
         """The content digest recomputed from the stored rows, lists and counts, exactly as the
         build computed the `content_sha256` meta entry."""
         rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
-        lists = self.reader.rows(f"SELECT name, boards FROM {NODE_LISTS}")
+        lists = self.reader.rows(f"SELECT name, size, boards FROM {NODE_LISTS}")
         depths = self.reader.rows(
             f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth"
         )
-        where = f"table {NODE_LISTS}"
-        node_lists = {name: stored.unpack(packed, f"node list {name!r}", where) for name, packed in lists}
+        node_lists = {name: (size, boards) for name, size, boards in lists}
         columns = [
             [r.tree_nodes for r in depths],
             [r.positions for r in depths],
             [r.canonical_positions for r in depths],
         ]
-        return content_digest((tuple(row) for row in rows), node_lists, columns)
+        levels = levels_of_rows((tuple(row) for row in rows), POSITION_COLUMNS.index("depth"))
+        return content_digest(levels, node_lists, columns)
 
     # --- positions -----------------------------------------------------------------------
 
@@ -408,17 +405,16 @@ class SolutionDatabase:
         if cached is not None:
             return cached
         column = "best_moves_shortest" if shortest else "best_moves"
-        rows = self.reader.rows(
-            f"SELECT board, {column} FROM {POSITIONS} WHERE status = :status", {"status": "playing"}
-        )
+        rows = self.reader.rows(f"SELECT key, {column} FROM {POSITIONS} WHERE status = :status", {"status": "playing"})
         what = "shortest best moves" if shortest else "best moves"
         game = self.game
         table: dict[str, tuple[int, ...]] = {}
-        for board, packed in rows:
+        keys = [key for key, _ in rows]
+        if not all(type(key) is int and 0 <= key < 3**game.cells for key in keys):
+            raise DatabaseDamagedError(f"a key that is no {game} board's", f"table {POSITIONS}")
+        for board, (_, mask) in zip(boards_of_keys(keys, game), rows, strict=True):
             where = f"row for {board!r}"
-            if not stored.is_board_text(board, game):
-                raise DatabaseDamagedError(f"board {board!r} is not a board", f"table {POSITIONS}")
-            moves = stored.moves_on(board, stored.unpack(packed, what, where), what, where)
+            moves = stored.moves_of_mask(board, mask, what, where)
             if not moves:
                 raise DatabaseDamagedError(f"no {what} for a position in play", where)
             table[board] = moves

@@ -4,33 +4,28 @@ crashing or answering wrongly (a move off the board, odds over zero, an unknown 
 
 from __future__ import annotations
 
+import sys
+import zlib
+from array import array
 from collections.abc import Sequence
+from itertools import accumulate
 from math import factorial
 from typing import Any
 
-import msgpack
-
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, VALUES, side_to_move, status
+from ttt_db.game.rules import EMPTY, VALUES, Value, side_to_move, status
 from ttt_db.game.symmetry import canonical_board, orbit_size
+from ttt_db.store.encoding import REMOTENESS_BITS, REMOTENESS_MASK
 
 STATUSES = frozenset({"playing", "o", "x", "draw"})
-_BOARD_CHARS = frozenset("ox.")
 
 
-def is_board_text(value: object, game: Game = TICTACTOE) -> bool:
-    return isinstance(value, str) and len(value) == game.cells and set(value) <= _BOARD_CHARS
-
-
-def unpack(blob: object, what: str, where: str) -> Any:
-    """A msgpack blob decoded, or DatabaseDamagedError naming it."""
-    if not isinstance(blob, bytes | bytearray | memoryview):
-        raise DatabaseDamagedError(f"{what} is {type(blob).__name__}, not packed bytes", where)
-    try:
-        return msgpack.unpackb(bytes(blob))
-    except Exception as error:  # msgpack raises several unrelated types on bad input
-        raise DatabaseDamagedError(f"{what} does not decode ({type(error).__name__})", where) from None
+def board_of_key(key: object, where: str, game: Game) -> str:
+    """The board a stored key stands for, or DatabaseDamagedError when it is no key of `game`."""
+    if type(key) is not int or not 0 <= key < 3**game.cells:
+        raise DatabaseDamagedError(f"key {key!r} is not a {game} board's key", where)
+    return game.board_of(key)
 
 
 def whole_number(value: object, what: str, where: str, low: int, high: int) -> int:
@@ -45,44 +40,42 @@ def one_of(value: object, allowed: frozenset[str], what: str, where: str) -> str
     return value
 
 
-def moves_on(board: str, value: object, what: str, where: str) -> tuple[int, ...]:
-    """A list of distinct empty cells of `board`, or DatabaseDamagedError."""
-    if not isinstance(value, list):
-        raise DatabaseDamagedError(f"{what} is {type(value).__name__}, not a list of moves", where)
-    for move in value:
-        if type(move) is not int or not 0 <= move < len(board):
-            raise DatabaseDamagedError(f"{what} holds {move!r}, not a cell 0-{len(board) - 1}", where)
+def moves_of_mask(board: str, mask: object, what: str, where: str) -> tuple[int, ...]:
+    """The cells of a stored bit mask (`ttt_db.store.encoding`), each an empty cell of `board`."""
+    cells = len(board)
+    if type(mask) is not int or not 0 <= mask < 1 << cells:
+        raise DatabaseDamagedError(f"{what} is {mask!r}, not a mask of {cells} cells", where)
+    moves = tuple(cell for cell in range(cells) if mask >> cell & 1)
+    for move in moves:
         if board[move] != EMPTY:
             raise DatabaseDamagedError(f"{what} holds {move}, a cell taken by {board[move]}", where)
-    if len(set(value)) != len(value):
-        raise DatabaseDamagedError(f"{what} repeats a move", where)
-    return tuple(value)
+    return moves
 
 
-def playout_counts(value: object, where: str) -> tuple[int, int, int, int]:
-    """[o wins, x wins, draws, ways] with the three results adding up to a positive total."""
-    if not isinstance(value, list) or len(value) != 4 or any(type(n) is not int or n < 0 for n in value):
-        raise DatabaseDamagedError(f"playout is {value!r}, not four whole numbers", where)
-    o_wins, x_wins, draws, ways = value
-    if ways == 0 or o_wins + x_wins + draws != ways:
-        raise DatabaseDamagedError(f"playout odds {value!r} do not add up to one", where)
-    return o_wins, x_wins, draws, ways
+def playout_counts(row: Any, depth: int, cells: int, where: str) -> tuple[int, int, int, int]:
+    """(o wins, x wins, draws, ways): whole numbers of the (cells - depth)! move orders, adding up to them."""
+    ways = factorial(cells - depth)
+    counts = (row.o_wins, row.x_wins, row.draws)
+    if any(type(n) is not int or n < 0 for n in counts) or sum(counts) != ways:
+        raise DatabaseDamagedError(f"playout {list(counts)!r} does not add up to the {ways:,} move orders", where)
+    return row.o_wins, row.x_wins, row.draws, ways
 
 
-def move_values(board: str, value: object, where: str) -> list[tuple[int, str, int]]:
-    """[[move, value for the mover, remoteness after it], ...] over exactly the empty cells."""
-    if not isinstance(value, list) or any(not isinstance(item, list) or len(item) != 3 for item in value):
-        raise DatabaseDamagedError("move values are not [move, value, remoteness] triples", where)
-    moves = moves_on(board, [item[0] for item in value], "move values", where)
-    decoded = []
-    for move, item in zip(moves, value, strict=True):
-        decoded.append(
-            (
-                move,
-                one_of(item[1], frozenset(VALUES), f"the value of move {move}", where),
-                whole_number(item[2], f"the remoteness after move {move}", where, 0, len(board)),
-            )
-        )
+def move_values(board: str, blob: object, where: str) -> list[tuple[int, Value, int]]:
+    """(move, value for the mover, remoteness after it) for the cells with a move, from a byte per cell."""
+    if not isinstance(blob, bytes | bytearray | memoryview) or len(blob) != len(board):
+        raise DatabaseDamagedError(f"move values are not {len(board)} bytes", where)
+    decoded: list[tuple[int, Value, int]] = []
+    for cell, byte in enumerate(bytes(blob)):
+        if byte == 0:  # a taken cell, or no moves at all (a finished game)
+            continue
+        if board[cell] != EMPTY:
+            raise DatabaseDamagedError(f"a move value for cell {cell}, taken by {board[cell]}", where)
+        rank = (byte >> REMOTENESS_BITS) - 1
+        remoteness = byte & REMOTENESS_MASK
+        if not 0 <= rank < len(VALUES) or remoteness > len(board):
+            raise DatabaseDamagedError(f"the value of move {cell} is byte {byte}, not a value and remoteness", where)
+        decoded.append((cell, VALUES[rank], remoteness))
     return decoded
 
 
@@ -90,8 +83,6 @@ def check_row_rules(board: str, row: Any, where: str, game: Game = TICTACTOE) ->
     """The scalar columns against the board itself: key, symmetry, depth, status, side to
     move, ranges."""
     n = game.cells
-    if row.key != game.key(board):
-        raise DatabaseDamagedError(f"key {row.key!r} is not the key of the board", where)
     if board != canonical_board(board, game):
         raise DatabaseDamagedError("the board is not the smallest of its symmetric images", where)
     whole_number(row.orbit, "orbit", where, orbit_size(board, game), orbit_size(board, game))
@@ -111,12 +102,25 @@ def check_row_rules(board: str, row: Any, where: str, game: Game = TICTACTOE) ->
     one_of(row.value, frozenset(VALUES), "value", where)
 
 
-def keys_list(value: object, what: str, where: str, game: Game) -> list[int]:
-    """A list of board keys of `game` (each a whole number below 3 to the cells)."""
+def node_list_keys(blob: object, size: object, what: str, where: str, game: Game) -> list[int]:
+    """An encoded node list (`ttt_db.store.encoding`): `size` board keys of `game`."""
+    if not isinstance(blob, bytes | bytearray | memoryview):
+        raise DatabaseDamagedError(f"{what} is {type(blob).__name__}, not packed bytes", where)
+    try:
+        raw = zlib.decompress(bytes(blob))
+    except zlib.error:
+        raise DatabaseDamagedError(f"{what} does not decompress", where) from None
+    if len(raw) % 4 or len(raw) // 4 != size:
+        raise DatabaseDamagedError(f"{what} holds {len(raw) / 4:g} keys, not its size {size!r}", where)
+    deltas = array("i")
+    deltas.frombytes(raw)
+    if sys.byteorder == "big":
+        deltas.byteswap()
+    keys = list(accumulate(deltas))
     limit = 3**game.cells
-    if not isinstance(value, list) or not all(type(key) is int and 0 <= key < limit for key in value):
+    if keys and not (min(keys) >= 0 and max(keys) < limit):
         raise DatabaseDamagedError(f"{what} is not a list of board keys", where)
-    return value
+    return keys
 
 
 def require_keys(meta: dict[str, Any], keys: Sequence[str], where: str) -> None:

@@ -1,6 +1,6 @@
 """The content digest of a database: SHA-256 over everything the build derives, computed the
-same way by the writer (from the rows it inserts) and by `verify` (from the rows it reads back),
-so one changed byte anywhere in the stored content shows."""
+same way by the writer (from the columns it inserts, level by level) and by `verify` (from the
+rows it reads back), so one changed byte anywhere in the stored content shows."""
 
 from __future__ import annotations
 
@@ -10,32 +10,51 @@ from typing import Any
 
 import msgpack
 
+Level = tuple[int, Sequence[Sequence[Any]]]
+"""(depth, the position columns of that depth's rows in table column order, rows by key)."""
+
+
+def _plain(column: Sequence[Any]) -> list[Any]:
+    # a server driver may hand blobs back as memoryview: hash the bytes either way
+    return [bytes(value) if isinstance(value, memoryview) else value for value in column]
+
 
 class ContentDigest:
-    """Fed the position rows in table order (each row's column values, blobs as stored bytes),
-    then finished with the node lists and the by-depth counts."""
+    """Fed the position columns level by level, then finished with the node lists (as stored)
+    and the by-depth counts."""
 
     def __init__(self) -> None:
         self._sha = hashlib.sha256()
 
-    def add_row(self, row: Sequence[Any]) -> None:
-        # a server driver may hand blobs back as memoryview: hash the bytes either way
-        self._sha.update(msgpack.packb([bytes(v) if isinstance(v, memoryview) else v for v in row]))
+    def add_level(self, depth: int, columns: Sequence[Sequence[Any]]) -> None:
+        self._sha.update(msgpack.packb([depth, [_plain(column) for column in columns]]))
 
-    def finish(self, node_lists: Mapping[str, list[Any]], depth_columns: Sequence[Sequence[int]]) -> str:
-        """`depth_columns`: tree nodes, positions and canonical positions by depth."""
+    def finish(self, node_lists: Mapping[str, tuple[int, bytes]], depth_columns: Sequence[Sequence[int]]) -> str:
+        """`node_lists`: name -> (size, encoded keys); `depth_columns`: tree nodes, positions and
+        canonical positions by depth."""
         for name in sorted(node_lists):
-            self._sha.update(msgpack.packb([name, node_lists[name]]))
+            size, blob = node_lists[name]
+            self._sha.update(msgpack.packb([name, size, bytes(blob)]))
         self._sha.update(msgpack.packb([list(column) for column in depth_columns]))
         return self._sha.hexdigest()
 
 
 def content_digest(
-    position_rows: Iterable[Sequence[Any]],
-    node_lists: Mapping[str, list[Any]],
-    depth_columns: Sequence[Sequence[int]],
+    levels: Iterable[Level], node_lists: Mapping[str, tuple[int, bytes]], depth_columns: Sequence[Sequence[int]]
 ) -> str:
     digest = ContentDigest()
-    for row in position_rows:
-        digest.add_row(row)
+    for depth, columns in levels:
+        digest.add_level(depth, columns)
     return digest.finish(node_lists, depth_columns)
+
+
+def levels_of_rows(rows: Iterable[Sequence[Any]], depth_index: int) -> Iterable[Level]:
+    """Rows in (depth, key) order, grouped into levels of columns."""
+    current: list[Sequence[Any]] = []
+    for row in rows:
+        if current and row[depth_index] != current[0][depth_index]:
+            yield current[0][depth_index], list(zip(*current, strict=True))
+            current = []
+        current.append(row)
+    if current:
+        yield current[0][depth_index], list(zip(*current, strict=True))

@@ -94,22 +94,17 @@ class Position:
     def from_row(cls, row: Any, game: Game = TICTACTOE) -> Position:
         """Decode a `positions` row (any object with its column attributes), checking every
         column against the board; DatabaseDamagedError names the first that cannot be right."""
-        board = row.board
-        if not stored.is_board_text(board, game):
-            raise DatabaseDamagedError(f"board {board!r} is not a {game} board", "table ttt_positions")
+        board = stored.board_of_key(row.key, "table ttt_positions", game)
         where = f"row for {board!r}"
         stored.check_row_rules(board, row, where, game)
-        o_wins, x_wins, draws, ways = stored.playout_counts(stored.unpack(row.playout, "playout", where), where)
-        best = stored.moves_on(board, stored.unpack(row.best_moves, "best moves", where), "best moves", where)
-        shortest = stored.moves_on(
-            board,
-            stored.unpack(row.best_moves_shortest, "shortest best moves", where),
-            "shortest best moves",
-            where,
-        )
-        analyses = stored.move_values(board, stored.unpack(row.move_values, "move values", where), where)
+        o_wins, x_wins, draws, ways = stored.playout_counts(row, row.depth, game.cells, where)
+        best = stored.moves_of_mask(board, row.best_moves, "best moves", where)
+        shortest = stored.moves_of_mask(board, row.best_moves_shortest, "shortest best moves", where)
+        analyses = stored.move_values(board, row.move_values, where)
         if row.status == "playing" and not (best and shortest and len(analyses) == board.count(EMPTY)):
             raise DatabaseDamagedError("a position in play without its moves", where)
+        if row.status != "playing" and (best or shortest or analyses):
+            raise DatabaseDamagedError("a finished game with moves", where)
         return cls(
             board=board,
             canonical=board,
@@ -123,7 +118,7 @@ class Position:
             sv_score=row.sv_score,
             best_moves=best,
             best_moves_shortest=shortest,
-            moves=tuple(MoveAnalysis(m, v, r, game) for m, v, r in analyses),  # type: ignore[arg-type]
+            moves=tuple(MoveAnalysis(m, v, r, game) for m, v, r in analyses),
             playout=Playout(o_wins, x_wins, draws, ways),
             paths=row.paths,
             orbit=row.orbit,

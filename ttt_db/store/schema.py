@@ -1,4 +1,5 @@
-"""The database schema: SQLAlchemy 2 typed models. Lists are msgpack-packed into BLOB columns.
+"""The database schema: SQLAlchemy 2 typed models. Sets of moves are bit masks, per-move values a
+byte per cell, node lists compressed key differences (`ttt_db.store.encoding`).
 
 Bump SCHEMA_VERSION whenever a table or the meaning of a column changes; a database of another
 version is refused with a request to rebuild. Every table name starts with `ttt_`, so the
@@ -36,7 +37,6 @@ class PositionRow(Base):
     __tablename__ = POSITIONS
 
     key: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)  # the board in base 3
-    board: Mapped[str] = mapped_column(String(16))  # the same board as text, for people
     depth: Mapped[int]
     status: Mapped[str] = mapped_column(String(7))  # playing, o, x, draw
     to_move: Mapped[str | None] = mapped_column(String(1))
@@ -44,16 +44,18 @@ class PositionRow(Base):
     value: Mapped[str] = mapped_column(String(4))  # win, draw, loss for the side to move
     remoteness: Mapped[int]
     sv_score: Mapped[int]  # shortest-victory score from o's side
-    best_moves: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [move, ...]
-    best_moves_shortest: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [move, ...]
-    move_values: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [[move, value, remoteness]]
-    playout: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [o, x, draw, denominator]
+    best_moves: Mapped[int]  # bit mask: bit c set when cell c is a best move (ttt_db.store.encoding)
+    best_moves_shortest: Mapped[int]  # bit mask of the moves that win fastest or lose slowest
+    move_values: Mapped[bytes] = mapped_column(LargeBinary)  # a byte per cell: value and remoteness after it
+    o_wins: Mapped[int] = mapped_column(BigInteger)  # move orders of uniformly random play o wins, of
+    x_wins: Mapped[int] = mapped_column(BigInteger)  # the (cells - depth)! there are
+    draws: Mapped[int] = mapped_column(BigInteger)
     paths: Mapped[int] = mapped_column(BigInteger)  # move sequences reaching any one image
     orbit: Mapped[int]  # how many distinct boards the symmetries make of it
 
 
 class NodeList(Base):
-    """A named list of board keys, msgpack-packed in (depth, key) order."""
+    """A named list of board keys in (depth, key) order, encoded (ttt_db.store.encoding)."""
 
     __tablename__ = NODE_LISTS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 TABLE_PREFIX: Final = "ttt_"
 META: Final = TABLE_PREFIX + "meta"
 POSITIONS: Final = TABLE_PREFIX + "positions"
@@ -13,7 +13,6 @@ NODE_LISTS: Final = TABLE_PREFIX + "node_lists"
 DEPTH_COUNTS: Final = TABLE_PREFIX + "depth_counts"
 POSITION_COLUMNS: Final = (
     "key",
-    "board",
     "depth",
     "status",
     "to_move",
@@ -24,7 +23,9 @@ POSITION_COLUMNS: Final = (
     "best_moves",
     "best_moves_shortest",
     "move_values",
-    "playout",
+    "o_wins",
+    "x_wins",
+    "draws",
     "paths",
     "orbit",
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache, cached_property
+from math import factorial
 
 WIN = 1000  # the plies scale: a win p plies below the root scores WIN - p
 
@@ -320,3 +321,67 @@ def depth_limited_choice(board: str, depth: int, *, lines_at_limit: bool) -> tup
     scored = [(move, -value(child, 1)) for move, child in rules.children(board)]
     top = max(v for _, v in scored)
     return tuple(move for move, v in scored if v == top)
+
+
+# --- what an export record holds beyond the solution -----------------------------------------
+
+
+def paths(rules: Rules = TICTACTOE) -> dict[str, int]:
+    """How many move sequences from the empty board reach each reachable board."""
+    counts = {rules.empty: 1}
+    for board in reachable(rules):  # breadth first: every parent before its children
+        for _, child in rules.children(board):
+            counts[child] = counts.get(child, 0) + counts[board]
+    return counts
+
+
+@cache
+def _playout_counts(board: str, rules: Rules) -> tuple[int, int, int]:
+    """Of the (empty cells)! equally likely orders of uniformly random play from `board`, how many
+    o wins, x wins and draw (each of k moves leads to (empty - 1)! of them)."""
+    won = rules.winner(board)
+    if won is not None or "." not in board:
+        orders = factorial(board.count("."))
+        return orders * (won == "o"), orders * (won == "x"), orders * (won is None)
+    counts = [_playout_counts(child, rules) for _, child in rules.moves_of_unfinished(board)]
+    return sum(c[0] for c in counts), sum(c[1] for c in counts), sum(c[2] for c in counts)
+
+
+def playout(board: str, rules: Rules = TICTACTOE) -> tuple[float, float, float]:
+    """(o wins, x wins, draw): exact odds when both sides play uniformly at random from `board`."""
+    orders = factorial(board.count("."))
+    o_wins, x_wins, draws = _playout_counts(board, rules)
+    return o_wins / orders, x_wins / orders, draws / orders
+
+
+def export_record(board: str, rules: Rules, paths_to: dict[str, int]) -> dict[str, object]:
+    """The fields of an export record (docs/json.md) for `board` (o first), derived here."""
+    solve = solver(rules)
+    solved = solve(board)
+    won = rules.winner(board)
+    status = won or ("draw" if "." not in board else "playing")
+    mover = rules.mover(board)
+    playing = status == "playing"
+    signed = solved.score if mover == "o" else -solved.score
+    value = (
+        ("win" if signed > 0 else "loss" if signed < 0 else "draw")
+        if playing
+        else ("draw" if status == "draw" else "loss")
+    )
+    images = rules.images(board)
+    return {
+        "board": board,
+        "to_move": mover if playing else None,
+        "status": status,
+        "score": solved.score,
+        "value": value,
+        "remoteness": solved.remoteness,
+        "sv_score": solved.sv_score,
+        "best_moves": list(best_moves(board, rules)) if playing else [],
+        "best_moves_shortest": list(best_moves(board, rules, shortest=True)) if playing else [],
+        "playout": list(playout(board, rules)),
+        "paths": paths_to[board],
+        "canonical": min(images),
+        "depth": rules.cells - board.count("."),
+        "orbit": len(images),
+    }

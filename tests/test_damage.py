@@ -189,3 +189,14 @@ def test_a_build_killed_while_writing_leaves_files_the_next_build_removes(tmp_pa
 
     build_database(target)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["killed.sqlite"]
+
+
+def test_a_database_of_an_older_schema_is_refused_with_one_line_that_says_to_rebuild(run, altered_copy) -> None:
+    older = altered_copy("update ttt_meta set value = '3' where key = 'schema_version'")
+    for args in (["best-moves", "ox..x...."], ["check", "ai14s"], ["info"], ["verify"]):
+        result = run(*args, "--db", str(older))
+        assert result.exit_code == 2 and result.stdout == "", args
+        assert result.stderr == (
+            f"error: {older} has schema version 3, this ttt-db reads version 4: "
+            "rebuild it with `ttt-db build --force`\n"
+        )

@@ -56,3 +56,19 @@ def test_every_symmetric_image_answers_as_the_reference(db: SolutionDatabase, bo
         position = db.lookup(image)
         assert (position.score, position.remoteness) == (solve(image).score, solve(image).remoteness), image
         assert position.best_moves == best_moves(image), image
+
+
+def test_the_export_holds_every_position_as_the_reference_derives_it(db: SolutionDatabase) -> None:
+    import io
+    import json
+
+    from ttt_db.store.export import write_jsonl
+
+    paths_to = reference.paths()
+    stream = io.StringIO()
+    write_jsonl(db.all_positions(), stream)
+    records = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert len(records) == len(paths_to) == 5478
+    for record in records:
+        expected = reference.export_record(record["board"], reference.TICTACTOE, paths_to)
+        assert {key: record[key] for key in expected} == expected, record["board"]

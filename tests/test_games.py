@@ -3,6 +3,8 @@ here, independently of the builder: plain recursion over every board, no symmetr
 
 from __future__ import annotations
 
+import io
+import json
 import random
 from collections import Counter
 from pathlib import Path
@@ -20,6 +22,7 @@ from ttt_db.game.definition import Game
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.evaluation import PATTERN, board_score, weighted_patterns
 from ttt_db.store.database import open_database
+from ttt_db.store.export import write_jsonl
 
 SMALL_GAMES = ("2x2k2", "2x3k2", "3x4k3", "4x3k3", "3x3k2", "1x4k2")
 Solved = dict[str, tuple[int, int]]  # board -> (score from o's side, remoteness)
@@ -59,6 +62,24 @@ def test_counts_match_the_brute_force(built: tuple[Game, Path, Solved]) -> None:
     empty_score, empty_remoteness = solved["." * game.cells]
     value = {1: "win", 0: "draw", -1: "loss"}[empty_score]
     assert figures["empty_board"] == {"value": value, "remoteness": empty_remoteness}
+
+
+def test_the_export_holds_every_position_as_the_reference_derives_it(built: tuple[Game, Path, Solved]) -> None:
+    """Every record of `export` (every reachable board, o first) equal, field by field, to the
+    record the tests' reference derives: the solution, the random-play odds, paths and symmetry."""
+    game, path, _ = built
+    if game.cells > 9:
+        pytest.skip("the 12-cell games' whole exports are compared in the benchmark; the suite stays fast")
+    rules = rules_of(game)
+    paths_to = reference.paths(rules)
+    stream = io.StringIO()
+    with open_database(path, game=game) as db:
+        write_jsonl(db.all_positions(), stream)
+    records = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert len(records) == len(paths_to)
+    for record in records:
+        expected = reference.export_record(record["board"], rules, paths_to)
+        assert {key: record[key] for key in expected} == expected, record["board"]
 
 
 def test_every_board_and_its_images_answer_as_the_brute_force(built: tuple[Game, Path, Solved]) -> None:

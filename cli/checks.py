@@ -79,17 +79,22 @@ def _weak_lines(result: WeakSideResult, game: Game) -> list[str]:
     return lines
 
 
-def _mistake_lines(mistake: Mistake | None, game: Game) -> list[str]:
+def _mistake_lines(mistake: Mistake | None, side: str, game: Game) -> list[str]:
     if mistake is None:
         return []
     chosen = mistake.analyses([mistake.move])
     chosen_text = describe_analyses(chosen) if chosen else describe_move(mistake.move, game)
-    best = mistake.analyses(mistake.best)
+    held = mistake.analyses(mistake.held)
     return [
-        f"  its first mistake, at move {mistake.ply + 1}: it may play {chosen_text}",
-        f"  best: {describe_analyses(best) if best else describe_moves(mistake.best, game)}",
+        f"  its decisive mistake, move {mistake.ply + 1}: {side} could still {_VERB[mistake.value_before]} "
+        f"here; it may play {chosen_text}, after which {side} {_OUTCOME[mistake.value_after]}",
+        f"  moves that would have held: {describe_analyses(held) if held else describe_moves(mistake.held, game)}",
         *indented_diagram(mistake.board, "  ", game),
     ]
+
+
+_VERB = {"win": "win", "draw": "draw", "loss": "lose"}
+_OUTCOME = {"win": "wins", "draw": "can only draw", "loss": "loses"}
 
 
 def _failure_lines(failure: StrongFailure, game: Game) -> list[str]:
@@ -138,7 +143,7 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: G
     if report.weak is not None:
         for side in (report.weak.o, report.weak.x):
             lines += _weak_lines(side, game)
-            lines += _mistake_lines(report.mistakes.get(side.side), game)
+            lines += _mistake_lines(report.mistakes.get(side.side), side.side, game)
     if report.strong is not None:
         lines += _strong_lines(report.strong, show, symmetric, game)
     return lines

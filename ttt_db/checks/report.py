@@ -1,9 +1,9 @@
 """An AI's check report against an open database (`run_checks`): the stored lists and best
-moves fed to the pure checks of `ttt_db.checks.solved`, and the first mistake on each counterexample."""
+moves fed to the pure checks of `ttt_db.checks.solved`, and the decisive mistake on each counterexample."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -17,19 +17,24 @@ from ttt_db.checks.solved import (
     check_weak,
     replay,
 )
-from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import mover_at, side_to_move
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import Value, mover_at, opposite_value, side_to_move, value_rank
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.position import MoveAnalysis, analyses_of
 
 
 @dataclass(frozen=True, slots=True)
 class Mistake:
-    """The first move of a counterexample where the AI left the best moves."""
+    """The decisive mistake of a weak-check counterexample: the first AI move after which, with
+    best play, its side can no longer get the result the check holds it to (`value_after` is below
+    the target, `value_before` was not). Values are the AI's own."""
 
     ply: int  # moves made before it
     board: str
     move: int
+    value_before: Value
+    value_after: Value
+    held: tuple[int, ...]  # the moves that would have kept the target
     best: tuple[int, ...]
     moves: tuple[MoveAnalysis, ...] = ()  # every legal move's value there, from the database
 
@@ -42,6 +47,9 @@ class Mistake:
             "board": self.board,
             "to_move": side_to_move(self.board),
             "move": self.move,
+            "value_before": self.value_before,
+            "value_after": self.value_after,
+            "held": list(self.held),
             "best": list(self.best),
             "move_values": [analysis.to_dict() for analysis in self.moves],
         }
@@ -62,7 +70,7 @@ class CheckReport:
     def to_document(self, failures_from: int = 0, failures_limit: int | None = None) -> dict[str, Any]:
         """What `ttt-db check --json` prints and `/api/check` sends (docs/json.md): the strong
         check's failures from `failures_from`, at most `failures_limit` of them (all by default),
-        with `failures_total`; each weak side with the first mistake on its counterexample."""
+        with `failures_total`; each weak side with the decisive mistake on its counterexample."""
         document: dict[str, Any] = {"ai": self.ai, "game": self.game.name, "solved": self.solved}
         if self.weak is not None:
             weak = document["weak"] = self.weak.to_dict()
@@ -78,14 +86,21 @@ class CheckReport:
         return document
 
 
-def first_mistake(
-    counterexample: Counterexample, best_moves: Mapping[str, tuple[int, ...]], game: Game = TICTACTOE
-) -> Mistake | None:
-    """The first AI move in the counterexample that is not among the stored best moves."""
-    boards = replay(counterexample.moves, game)
+def decisive_mistake(counterexample: Counterexample, target: Value, db: SolutionDatabase) -> Mistake | None:
+    """The AI's move in `counterexample` that threw away `target` (see `Mistake`); None when the
+    counterexample is an AI's failure to answer rather than a game."""
+    if counterexample.error is not None:
+        return None
+    boards = replay(counterexample.moves, db.game)
+    positions = db.stored_positions(boards)
     for ply, move in enumerate(counterexample.moves):
-        if mover_at(ply) == counterexample.side and move not in best_moves[boards[ply]]:
-            return Mistake(ply, boards[ply], move, best_moves[boards[ply]])
+        if mover_at(ply) != counterexample.side:
+            continue
+        before, after = positions[ply], positions[ply + 1]
+        value_after = opposite_value(after.value)  # `after.value` is the opponent's, who moves next
+        if value_rank(value_after) < value_rank(target):
+            held = tuple(a.move for a in before.moves if value_rank(a.value) >= value_rank(target))
+            return Mistake(ply, boards[ply], move, before.value, value_after, held, before.best_moves, before.moves)
     return None
 
 
@@ -132,9 +147,8 @@ def run_checks(
     weak_result = check_weak(ai.play, game, db.empty_board_value) if weak else None
     mistakes: dict[str, Mistake] = {}
     if weak_result is not None and not weak_result.solved:
-        plain_best = best_moves if not shortest else db.best_moves_table()
         for side in (weak_result.o, weak_result.x):
-            found = side.counterexample and first_mistake(side.counterexample, plain_best, game)
+            found = side.counterexample and decisive_mistake(side.counterexample, side.target, db)
             if found:
-                mistakes[side.side] = replace(found, moves=db.stored_positions([found.board])[0].moves)
+                mistakes[side.side] = found
     return CheckReport(ai.name, game, weak_result, strong_result, mistakes)

@@ -409,6 +409,11 @@ async function runCheck(offset) {
     const one = weak[side];
     let text = `Weakly, as ${side}: ${one.solved ? "solved" : "NOT solved"} (${one.visited.toLocaleString()} boards examined)`;
     if (one.counterexample) text += `; it can lose: ${one.counterexample.moves.map(cellName).join(" ")}`;
+    if (one.mistake) {
+      const m = one.mistake;
+      text += `. Its decisive mistake, move ${m.ply + 1}: ${cellName(m.move)} turned ${m.value_before} into ` +
+        `${m.value_after}; ${m.held.map(cellName).join(", ")} would have held`;
+    }
     item.textContent = text;
     summary.appendChild(item);
   }

@@ -1,0 +1,145 @@
+"""The weak check names the move that lost the game: the first of the AI's moves after which its
+side can no longer reach the result it is held to, with the board, the values before and after,
+and the moves that would have held. Bots written here carry the faults real ones have; what the
+check must say is derived with the tests' reference solver."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+import reference
+
+from ttt_db.ais.registry import NamedAI
+from ttt_db.checks.report import run_checks
+from ttt_db.store.database import SolutionDatabase
+
+RULES = reference.TICTACTOE
+solve = reference.solver()
+RANK = {"loss": 0, "draw": 1, "win": 2}
+
+
+def _value_for(side: str, board: str) -> str:
+    score = solve(board).score if side == "o" else -solve(board).score
+    return "win" if score > 0 else "loss" if score < 0 else "draw"
+
+
+@dataclass(frozen=True)
+class Expected:
+    ply: int
+    board: str
+    move: int
+    value_before: str
+    value_after: str
+    held: tuple[int, ...]
+
+
+def expected_mistake(moves: tuple[int, ...], side: str, target: str = "draw") -> Expected:
+    """Walk the counterexample with the reference: the first move of `side` whose board is worth
+    less than `target` to it, and every move there worth at least `target`."""
+    board = RULES.empty
+    for ply, move in enumerate(moves):
+        mover = RULES.mover(board)
+        after = board[:move] + mover + board[move + 1 :]
+        if mover == side and RANK[_value_for(side, after)] < RANK[target]:
+            held = tuple(m for m, child in RULES.children(board) if RANK[_value_for(side, child)] >= RANK[target])
+            return Expected(ply, board, move, _value_for(side, board), _value_for(side, after), held)
+        board = after
+    raise AssertionError("the counterexample holds no decisive mistake")
+
+
+def corner_answers_corner(board: str) -> list[int]:
+    """A rule-based bot: win if it can, block if it must, else the first free corner, else the first free cell."""
+    me = RULES.mover(board)
+    for mark in (me, "x" if me == "o" else "o"):
+        for move, _ in RULES.children(board):
+            if RULES.winner(board[:move] + mark + board[move + 1 :]) == mark:
+                return [move]
+    corners = [c for c in (0, 2, 6, 8) if board[c] == "."]
+    return [corners[0]] if corners else [board.index(".")]
+
+
+TRAINED = {".........": [4], "o........": [4], "....o....": [0], "o...x...o": [1]}
+
+
+def learner(board: str) -> list[int]:
+    """A tabular learner: what it learnt on the boards it saw in training, the first free cell elsewhere."""
+    return TRAINED.get(board, [board.index(".")])
+
+
+def depth_limited_horizon(board: str) -> list[int]:
+    """A search whose horizon misleads it: one ply deep, it takes a winning move, else every move
+    that does not let the opponent win at once, else any move."""
+    me, them = RULES.mover(board), "x" if RULES.mover(board) == "o" else "o"
+    moves = [m for m, _ in RULES.children(board)]
+    wins = [m for m in moves if RULES.winner(board[:m] + me + board[m + 1 :]) == me]
+    if wins:
+        return wins
+    safe = []
+    for m in moves:
+        after = board[:m] + me + board[m + 1 :]
+        if not any(RULES.winner(after[:r] + them + after[r + 1 :]) == them for r, _ in RULES.children(after)):
+            safe.append(m)
+    return safe or moves
+
+
+BOTS: list[tuple[str, Callable[[str], list[int]]]] = [
+    ("corner-answers-corner", corner_answers_corner),
+    ("learner", learner),
+    ("horizon", depth_limited_horizon),
+]
+
+
+@pytest.mark.parametrize(("name", "bot"), BOTS)
+def test_the_decisive_mistake_is_the_move_that_lost_the_game(db: SolutionDatabase, name: str, bot) -> None:
+    report = run_checks(NamedAI(name, bot, None, name), db, strong=False)
+    assert report.weak is not None and not report.weak.solved
+    for side in (report.weak.o, report.weak.x):
+        if side.counterexample is None:
+            assert side.side not in report.mistakes
+            continue
+        expected = expected_mistake(side.counterexample.moves, side.side, side.target)
+        found = report.mistakes[side.side]
+        assert (found.ply, found.board, found.move, found.value_before, found.value_after, found.held) == (
+            expected.ply,
+            expected.board,
+            expected.move,
+            expected.value_before,
+            expected.value_after,
+            expected.held,
+        ), (name, side.side)
+        assert RANK[found.value_before] >= RANK[side.target] > RANK[found.value_after]
+
+
+def test_the_decisive_mistake_is_not_a_move_that_kept_the_draw(db: SolutionDatabase) -> None:
+    """ai1s as o: its third move (c1) throws a win away but keeps the draw; the game is lost two
+    moves later, and that is the move the check names."""
+    report = run_checks(NamedAI("first-free", lambda b: [b.index(".")], None, ""), db, strong=False)
+    mistake = report.mistakes["o"]
+    assert _value_for("o", "ox.......") == "win" and _value_for("o", "oxo......") == "draw"
+    assert mistake.ply > 2 and (mistake.value_before, mistake.value_after) == ("draw", "loss")
+
+
+def test_text_and_json_name_the_decisive_mistake(run, tmp_path, monkeypatch) -> None:
+    (tmp_path / "bots_here.py").write_text(
+        "def play(board):\n"
+        "    corners = [c for c in (0, 2, 6, 8) if board[c] == '.']\n"
+        "    return [corners[0]] if corners else [board.index('.')]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    document = json.loads(run("check", "bots_here:play", "--weak", "--json").stdout)
+    side = next(s for s in ("o", "x") if document["weak"][s]["counterexample"])
+    mistake = document["weak"][side]["mistake"]
+    expected = expected_mistake(tuple(document["weak"][side]["counterexample"]["moves"]), side)
+    assert (mistake["board"], mistake["move"], mistake["value_before"], mistake["value_after"]) == (
+        expected.board,
+        expected.move,
+        expected.value_before,
+        expected.value_after,
+    )
+    assert mistake["held"] == list(expected.held)
+    text = run("check", "bots_here:play", "--weak").stdout
+    assert f"its decisive mistake, move {expected.ply + 1}: {side} could still {expected.value_before} here" in text
+    assert "moves that would have held: " in text

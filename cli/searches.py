@@ -237,7 +237,8 @@ def check_trace(
 
 
 def trace_check_lines(result: TraceCheck, show: int, game: Game = DEFAULT_GAME) -> list[str]:
-    verdict = "ok" if result.ok else f"FAILED at {plural(result.violation_count, 'node')}"
+    breaking = "node breaks" if result.violation_count == 1 else "nodes break"
+    verdict = "ok" if result.ok else f"FAILED: {result.violation_count:,} {breaking} a rule"
     lines = [
         f"{result.algorithm} from {result.board} ({result.scale} scale): {verdict}",
         f"{plural(result.nodes, 'node')}, {result.checked:,} checked, {result.estimates:,} estimates exempt",

@@ -16,6 +16,7 @@ Values and windows are from the first player's side on the header's scale.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, fields
 from typing import IO, Any, Final, Literal
 
@@ -32,6 +33,14 @@ Probe = Literal["miss", "narrowed", "exact", "bound"] | None
 Store = Literal["exact", "upper", "lower"] | None
 
 
+def json_bound(bound: float | None) -> float | str | None:
+    """A window bound as the format writes it: a number, null, or an infinity as `"inf"` or
+    `"-inf"` (never JSON's non-standard -Infinity)."""
+    if bound is None or math.isfinite(bound):
+        return bound
+    return "inf" if bound > 0 else "-inf"
+
+
 @dataclass(frozen=True, slots=True)
 class Enter:
     """A node entered: its window on entry (None: the search has no window there)."""
@@ -41,8 +50,8 @@ class Enter:
     board: str
     ply: int
     move: int | None
-    alpha: int | None
-    beta: int | None
+    alpha: float | None  # a number; another program's trace may hold infinities
+    beta: float | None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,8 +61,8 @@ class Enter:
             "board": self.board,
             "ply": self.ply,
             "move": self.move,
-            "alpha": self.alpha,
-            "beta": self.beta,
+            "alpha": json_bound(self.alpha),
+            "beta": json_bound(self.beta),
         }
 
 

@@ -5,6 +5,7 @@ most one per ply), so its memory stays flat."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -12,7 +13,7 @@ from typing import Any, Final
 from ttt_db.errors import InputError, TraceFormatError
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import Mark
-from ttt_db.search.trace import ENTER_FIELDS, FORMAT, SCALES, WIN_SCORE, Enter
+from ttt_db.search.trace import ENTER_FIELDS, FORMAT, SCALES, WIN_SCORE, Enter, json_bound
 
 MAX_VIOLATIONS_KEPT: Final = 100
 
@@ -23,9 +24,9 @@ class Violation:
     node: int
     moves: tuple[int, ...]  # from the trace's root to the node
     board: str
-    alpha: int | None
-    beta: int | None
-    value: int
+    alpha: float | None
+    beta: float | None
+    value: float
     exact: int
     rule: str
 
@@ -35,8 +36,8 @@ class Violation:
             "id": self.node,
             "moves": list(self.moves),
             "board": self.board,
-            "alpha": self.alpha,
-            "beta": self.beta,
+            "alpha": json_bound(self.alpha),
+            "beta": json_bound(self.beta),
             "value": self.value,
             "exact": self.exact,
             "rule": self.rule,
@@ -81,7 +82,7 @@ def exact_value(scale: str, score: int, sv_score: int, remoteness: int, ply: int
     return 0 if score == 0 else score * (WIN_SCORE - ply - remoteness)
 
 
-def broken_rule(value: int, exact: int, alpha: int | None, beta: int | None) -> str | None:
+def broken_rule(value: float, exact: int, alpha: float | None, beta: float | None) -> str | None:
     """Which rule a returned value breaks, or None: inside the window (or without one) it must be
     exact; at or below alpha an upper bound (exact <= value); at or above beta a lower bound."""
     if alpha is None or beta is None:
@@ -129,6 +130,46 @@ _KINDS: dict[str, tuple[type, ...]] = {
 _EXIT_FIELDS = ("id", "value")
 
 
+VIEWPOINTS: Final = ("first", "mover")
+_INFINITIES: Final = {"inf": math.inf, "-inf": -math.inf}
+
+
+def _bound(value: object, name: str, number: int) -> float | None:
+    """A window bound: a number, `"inf"` or `"-inf"` (JSON's own -Infinity is taken too), or null."""
+    if value is None:
+        return None
+    if type(value) is str and value in _INFINITIES:
+        return _INFINITIES[value]
+    if type(value) in (int, float) and not math.isnan(value):  # type: ignore[arg-type]
+        return value  # type: ignore[return-value]
+    raise TraceFormatError(number, f'{name!r} is {value!r}: a number, "inf", "-inf" or null')
+
+
+def _mover(board: str, first: str, second: str) -> str:
+    return first if board.count(first) == board.count(second) else second
+
+
+def _check_step(
+    parent: Enter | None, node: int, board: str, ply: int, move: int | None, first: str, second: str, number: int
+) -> None:
+    """A root has no move and ply 0; a child is one ply below its parent, and its board is the
+    parent's with `move` played by the parent's mover."""
+    if parent is None:
+        if move is not None or ply != 0:
+            raise TraceFormatError(number, f"root node {node} must have ply 0 and move null, not {ply} and {move}")
+        return
+    if ply != parent.ply + 1:
+        raise TraceFormatError(number, f"node {node} is at ply {ply}, its parent {parent.id} at ply {parent.ply}")
+    cells = len(parent.board)
+    if move is None or not 0 <= move < cells or parent.board[move] != ".":
+        raise TraceFormatError(number, f"node {node}'s move {move!r} is not an empty cell of its parent's board")
+    after = parent.board[:move] + _mover(parent.board, first, second) + parent.board[move + 1 :]
+    if board != after:
+        raise TraceFormatError(
+            number, f"node {node}'s board {board!r} is not its parent's {parent.board!r} after move {move} ({after!r})"
+        )
+
+
 Lookup = Callable[[str, Mark], tuple[int, int, int]]
 """board, first player -> (score, sv_score, remoteness) from the first player's side."""
 
@@ -158,8 +199,13 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
     first = header.get("first", "o")
     if first not in ("o", "x"):
         raise TraceFormatError(number, f"first {first!r} is not 'o' or 'x'")
+    viewpoint = header.get("viewpoint", "first")
+    if viewpoint not in VIEWPOINTS:
+        raise TraceFormatError(number, f"viewpoint {viewpoint!r} is not one of {', '.join(VIEWPOINTS)}")
+    second = "x" if first == "o" else "o"
     result = TraceCheck(str(header.get("algorithm", "?")), str(header.get("board", "")), scale)
     stack: list[Enter] = []  # the open nodes, root first
+    last_id = -math.inf
     exact_by_board: dict[str, tuple[int, int, int]] = {}
     loads = json.loads
     for number, line in numbered:
@@ -181,20 +227,25 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
                 or type(ply) is not int
                 or type(board) is not str
                 or not (move is None or type(move) is int)
-                or not (alpha is None or type(alpha) in (int, float))
-                or not (beta is None or type(beta) in (int, float))
             ):
                 raise _malformed(record, number, ENTER_FIELDS)
+            alpha, beta = _bound(alpha, "alpha", number), _bound(beta, "beta", number)
+            if alpha is not None and beta is not None and alpha > beta:
+                raise TraceFormatError(number, f"node {node}'s window ({alpha}, {beta}) has alpha above beta")
+            if node <= last_id:
+                raise TraceFormatError(number, f"node {node} after node {last_id}: ids increase as nodes are entered")
+            last_id = node
             expected_parent = stack[-1].id if stack else None
             if parent != expected_parent:
                 raise TraceFormatError(
                     number, f"node {node} names parent {parent}, but the open node is {expected_parent}"
                 )
+            _check_step(stack[-1] if stack else None, node, board, ply, move, first, second, number)
             stack.append(Enter(node, parent, board, ply, move, alpha, beta))
             result.nodes += 1
         elif kind == "exit":
             node, value = record.get("id"), record.get("value")
-            if type(node) is not int or type(value) not in (int, float):
+            if type(node) is not int or type(value) not in (int, float) or not math.isfinite(value):
                 raise _malformed(record, number, _EXIT_FIELDS)
             if not stack or stack[-1].id != node:
                 raise TraceFormatError(
@@ -202,6 +253,7 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
                 )
             entered = stack[-1]
             board, ply, alpha, beta = entered.board, entered.ply, entered.alpha, entered.beta
+            sign = -1 if viewpoint == "mover" and _mover(board, first, second) != first else 1
             if record.get("estimate") is True:
                 result.estimates += 1
             else:
@@ -212,7 +264,7 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
                         known = exact_by_board[board] = lookup(board, first)
                     except InputError as error:
                         raise TraceFormatError(number, f"node {node}: {error}") from None
-                exact = exact_value(scale, *known, ply)
+                exact = sign * exact_value(scale, *known, ply)  # on the trace's own viewpoint
                 rule = broken_rule(value, exact, alpha, beta)
                 if rule is not None:
                     result.violation_count += 1

@@ -40,9 +40,10 @@ app = typer.Typer(
     cls=App,
     help="A precomputed, exact solution database for tic-tac-toe: build it, query it, "
     "check AIs against it, and play it.\n\n"
-    "Boards are 9 cells in reading order: o, x, and . - _ or space for empty; / may separate "
-    "rows (ox./.x./...). Moves are an index 0-8, a name like b3 (column a-c, row 1-3 from the "
-    "top), or x,y (column,row, both counted from 0).\n\n"
+    "Boards are the game's cells in reading order (9 on tic-tac-toe, the default; --game RxCkK "
+    "for another m,n,k game): o, x, and . - _ or space for empty; / may separate rows "
+    "(ox./.x./...). Moves are an index (0-8 on 3x3), a name like b3 (column letter, row number "
+    "from the top), or x,y (column,row, both counted from 0).\n\n"
     "Viewpoints: score and sv_score are from the first player's side; value and remoteness "
     "from the side to move; playout is [o wins, x wins, draw].\n\n"
     "Exit codes: 0 success, 1 the answer is no (a failed check or verify), 2 bad input, "

@@ -165,7 +165,9 @@ def _counting_calls(named: NamedAI, quiet: bool, timeout: float | None) -> Itera
         yield replace(named, play=counted)
 
 
-def _check_all(database: SolutionDatabase, weak: bool, strong: bool, as_json: bool, quiet: bool) -> None:
+def _check_all(
+    database: SolutionDatabase, weak: bool, strong: bool, canonical: bool, shortest: bool, as_json: bool, quiet: bool
+) -> None:
     from ttt_db.ais.registry import DEFAULT_INSTANCES, load_ai
     from ttt_db.checks.report import run_checks
     from ttt_db.errors import UnknownAIError
@@ -178,7 +180,9 @@ def _check_all(database: SolutionDatabase, weak: bool, strong: bool, as_json: bo
             except UnknownAIError:  # ai14s, on games other than 3x3k3
                 bar.update()
                 continue
-            reports.append(run_checks(named, database, weak=weak, strong=strong))
+            reports.append(
+                run_checks(named, database, weak=weak, strong=strong, canonical=canonical, shortest=shortest)
+            )
             bar.update()
     if as_json:
         print_json([report.to_document() for report in reports])
@@ -253,7 +257,7 @@ def check(
     both = not weak and not strong
     with open_db(db, game) as database:
         if all_ais:
-            _check_all(database, weak or both, strong or both, as_json, quiet)
+            _check_all(database, weak or both, strong or both, canonical, shortest, as_json, quiet)
             return
         assert ai is not None
         with ai_output_to_stderr():

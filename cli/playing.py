@@ -24,6 +24,7 @@ from cli.render import describe_move, describe_moves, diagram, move_outcome, plu
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
+    from ttt_db.ais.registry import NamedAI
     from ttt_db.game.rules import Mark
     from ttt_db.play.match import MatchResult, Tally
     from ttt_db.play.playthrough import Playthrough, ValueDrop
@@ -115,7 +116,8 @@ def play_help(game: Game = DEFAULT_GAME) -> str:
 def _hint_lines(database: SolutionDatabase, playthrough: Playthrough) -> list[str]:
     game = playthrough.game
     position = database.lookup(playthrough.board.cells)
-    lines = [f"hint: you {position.value} with best play", f"best: {describe_moves(position.best_moves, game)}"]
+    outcome = {"win": "win", "draw": "draw", "loss": "lose"}[position.value]
+    lines = [f"hint: you {outcome} with best play", f"best: {describe_moves(position.best_moves, game)}"]
     for analysis in position.moves_best_first():
         lines.append(f"  {describe_move(analysis.move, game)} {move_outcome(analysis)}")
     return lines
@@ -151,15 +153,15 @@ def _ask(prompt: str) -> str | None:
     return line.strip().lower()
 
 
-def _play_one_game(database: SolutionDatabase, ai: str, human: Mark, rng: random.Random) -> tuple[Playthrough, bool]:
+def _play_one_game(
+    database: SolutionDatabase, opponent: NamedAI, human: Mark, rng: random.Random
+) -> tuple[Playthrough, bool]:
     """One game, and whether it went on to the end (not quit, input not ended)."""
     from ttt_db.ais.calling import candidate_moves
-    from ttt_db.ais.registry import load_ai
     from ttt_db.errors import AIMisbehaved, InvalidMoveError
     from ttt_db.play.playthrough import Playthrough
 
     rules = database.game
-    opponent = load_ai(ai, lambda: database, rules)
     playthrough = Playthrough(rules)
     typer.echo(diagram(playthrough.board.cells, rules))
     while not playthrough.is_over:
@@ -168,9 +170,9 @@ def _play_one_game(database: SolutionDatabase, ai: str, human: Mark, rng: random
             try:
                 move = rng.choice(candidate_moves(opponent.play, playthrough.board.cells))
             except AIMisbehaved as error:
-                raise fail(f"{ai} misbehaved {error}") from None
+                raise fail(f"{opponent.name} misbehaved {error}") from None
             playthrough.push(move)
-            typer.echo(f"\n{ai} ({mover}) plays {describe_move(move, rules)}")
+            typer.echo(f"\n{opponent.name} ({mover}) plays {describe_move(move, rules)}")
             typer.echo(diagram(playthrough.board.cells, rules))
             continue
         command = _ask(f"your move ({human}): ")
@@ -221,7 +223,9 @@ def _game_summary(database: SolutionDatabase, playthrough: Playthrough, human: M
 
 
 def play(
-    ai: Annotated[str, typer.Option("--ai", help="The opponent: any AI `ttt-db ais` lists.")] = "perfect",
+    ai: Annotated[
+        str, typer.Option("--ai", metavar="AI", help="The opponent: any AI `ttt-db ais` lists, or module:function.")
+    ] = "perfect",
     side: Annotated[Side, typer.Option("--as", case_sensitive=False, help="Your side; o moves first.")] = Side.o,
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for the AI's choices.")] = None,
     db: DbOption = None,
@@ -231,13 +235,16 @@ def play(
     index, a name like b3, or x,y; `hint` shows every move's value, `undo` takes back your last
     move and the reply, `quit` leaves. After a loss, or a draw that could have been a win, it
     shows your first mistake and offers a rematch. Works with piped input."""
+    from ttt_db.ais.registry import load_ai
+
     human = side.mark
     rng = random.Random(seed)
     with open_db(db, game) as database:
+        opponent = load_ai(ai, lambda: database, game)  # an unknown AI fails before anything is said
         of_game = "" if game == DEFAULT_GAME else f" on {game.name}"
         typer.echo(f"you play {human} against {ai}{of_game}\n{play_help(game)}")
         while True:
-            playthrough, finished = _play_one_game(database, ai, human, rng)
+            playthrough, finished = _play_one_game(database, opponent, human, rng)
             if not finished:
                 typer.echo(f"moves: {describe_moves(playthrough.moves, game)}")
                 return

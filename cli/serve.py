@@ -13,9 +13,15 @@ from ttt_db.game.definition import DEFAULT_GAME
 def serve(
     host: Annotated[
         str,
-        typer.Option("--host", help="Address to listen on; other machines reach the page only if it is not 127.0.0.1."),
+        typer.Option(
+            "--host",
+            metavar="ADDRESS",
+            help="Address to listen on; other machines reach the page only if it is not 127.0.0.1.",
+        ),
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")] = 8000,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="Port, 0 to 65535 (0: any free one).")
+    ] = 8000,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
     game: GameOption = DEFAULT_GAME,
     db: DbOption = None,

@@ -225,3 +225,44 @@ def test_export_and_db_into_a_missing_folder_behave_alike(run, tmp_path: Path) -
     built = run("best-moves", "ox..x....", "--db", str(tmp_path / "also-missing" / "db.sqlite"))
     assert built.exit_code == 0
     assert (tmp_path / "also-missing" / "db.sqlite").is_file()
+
+
+def test_the_documented_options_are_the_apps() -> None:
+    """docs/cli.md: every command takes --game, every one but ais --db, the query commands --json."""
+    import typer.main
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    options = {name: {opt for p in command.params for opt in p.opts} for name, command in commands.items()}
+    assert all("--game" in given for given in options.values())
+    assert {name for name, given in options.items() if "--db" not in given} == {"ais"}
+    queries = {"best-moves", "show", "info", "verify", "ais", "check", "match", "search", "check-trace"}
+    assert {name for name, given in options.items() if "--json" in given} == queries
+    assert ", ".join(sorted(queries)) == ", ".join(sorted(q.strip() for q in _documented_json_commands()))
+
+
+def _documented_json_commands() -> list[str]:
+    text = (DOCS / "cli.md").read_text()
+    listed = text.split("nothing else there; see [json.md](json.md)): ", 1)[1].split(".", 1)[0]
+    return listed.replace("\n", " ").replace(" and ", ", ").split(",")
+
+
+def test_help_has_no_bare_type_placeholders(run) -> None:
+    for command in COMMANDS:
+        shown = run(command, "--help").stdout
+        assert "<str>" not in shown and "<int" not in shown and "<float" not in shown, command
+
+
+def test_the_top_level_help_speaks_of_every_game(run) -> None:
+    shown = " ".join(run("--help").stdout.split())
+    assert "Boards are 9 cells" not in shown
+    assert "Boards are the game's cells in reading order (9 on tic-tac-toe" in shown
+
+
+def test_an_error_quotes_a_board_as_typed(run) -> None:
+    result = run("best-moves", "ox.\\x..\\...")
+    assert result.stderr.startswith("error: invalid board 'ox.\\x..\\...': separate rows with '/'")
+
+
+def test_check_all_honours_canonical(run) -> None:
+    table = run("check", "--all", "--strong", "--canonical").stdout
+    assert "/431" in table and "/3,191" not in table

@@ -127,3 +127,15 @@ def test_play_ends_cleanly_when_input_runs_out(run) -> None:
     out = _transcript(run, ["b2"], "--ai", "ai1s")
     assert "input ended: game abandoned" in out
     assert out.rstrip().endswith("moves: 4 (b2), 0 (a1)")
+
+
+def test_play_with_an_unknown_ai_says_one_line_and_nothing_on_stdout(run) -> None:
+    result = run("play", "--ai", "nobody", input="b2\n")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: unknown AI 'nobody'")
+
+
+def test_a_hint_in_a_lost_position_says_you_lose(run) -> None:
+    # ai1s (o) takes a1; x answers a2, o takes b1 and threatens c1 and b2 at once: x has lost
+    out = _transcript(run, ["a2", "hint", "quit"], "--ai", "ai1s", "--as", "x")
+    assert "hint: you lose with best play" in out and "you loss" not in out

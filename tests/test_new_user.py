@@ -53,7 +53,7 @@ def test_dashes_empty_board_text(run) -> None:
         ),
         (
             "ox.\\.x.\\...",
-            "invalid board 'ox.\\\\.x.\\\\...': separate rows with '/', not '\\' (did you mean 'ox./.x./...'?)",
+            "invalid board 'ox.\\.x.\\...': separate rows with '/', not '\\' (did you mean 'ox./.x./...'?)",
         ),
         (
             "b3",

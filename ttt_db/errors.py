@@ -18,6 +18,15 @@ The command line turns every TttDbError into one `error: ...` line and exit 2.
 from __future__ import annotations
 
 
+def quoted(text: str) -> str:
+    """`text` in quotes as the user typed it: control characters and quotes escaped, but a
+    backslash left single, where `repr` would double it."""
+    return repr(text).replace(2 * BACKSLASH, BACKSLASH)
+
+
+BACKSLASH = chr(92)
+
+
 class TttDbError(Exception):
     """Base class of every error this package raises on purpose."""
 
@@ -30,7 +39,7 @@ class InputError(TttDbError, ValueError):
     def __init__(self, text: str, reason: str) -> None:
         self.text = text
         self.reason = reason
-        super().__init__(f"invalid {self.what} {text!r}: {reason}")
+        super().__init__(f"invalid {self.what} {quoted(text)}: {reason}")
 
 
 class InvalidBoardError(InputError):

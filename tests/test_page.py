@@ -241,3 +241,51 @@ def test_a_bad_url_parameter_says_so_and_the_page_stays_usable(
     assert message in page.locator("#notice").inner_text()
     assert board_text(page) == board
     assert page.locator("#view-play").is_visible()
+
+
+def test_the_winning_line_coordinates_and_rules(page: Any, server_url: str, db: SolutionDatabase) -> None:
+    open_page(page, f"{server_url}?moves=4,0,1,2,7&as=both")  # o takes the middle column
+    page.wait_for_function("document.querySelector('#board').dataset.status === 'o'")
+    winning = sorted(int(c.get_attribute("data-cell")) for c in page.query_selector_all("#board .cell.winning"))
+    assert winning == [1, 4, 7]
+    assert "on the winning line" in cell(page, 4).get_attribute("aria-label")
+    assert page.locator("#column-names").inner_text().split() == ["a", "b", "c"]
+    assert page.locator("#row-names").inner_text().split() == ["1", "2", "3"]
+    page.locator("#rules summary").click()
+    assert "3 marks in a row" in page.locator("#rules-text").inner_text()
+
+
+def test_undo_redo_restart_and_swap(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?as=both")
+    for move in (4, 0, 8):
+        before = board_text(page).count(".")
+        cell(page, move).click()
+        page.wait_for_function(f"document.querySelectorAll('#board .cell.empty').length === {before - 1}")
+    page.locator("#undo").click()
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 2")
+    assert board_text(page) == "x...o...."
+    page.locator("#redo").click()
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 3")
+    assert board_text(page) == "x...o...o" and page.locator("#redo").is_disabled()
+    page.keyboard.press("Control+z")
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 2")
+    cell(page, 2).click()  # a new move forgets what could be redone
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 3")
+    assert page.locator("#redo").is_disabled()
+    page.locator("#restart").click()
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 0")
+    page.select_option("#human", "o")
+    page.locator("#swap").click()
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 1")  # perfect opens as o
+    assert page.locator("#human").input_value() == "x" and "as=x" in page.url
+
+
+def test_copy_link_copies_the_position(browser: Any, server_url: str) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    opened = context.new_page()
+    open_page(opened, f"{server_url}?moves=4,0&as=both")
+    opened.locator("#copy-link").click()
+    opened.wait_for_function("document.querySelector('#copy-status').textContent !== ''")
+    copied = opened.evaluate("navigator.clipboard.readText()")
+    assert "moves=4%2C0" in copied or "moves=4,0" in copied
+    context.close()

@@ -9,7 +9,19 @@ from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, Mark, Status, Value, move_name, mover_at, other, play, swap_marks, value_rank
+from ttt_db.game.rules import (
+    EMPTY,
+    Mark,
+    Status,
+    Value,
+    move_name,
+    mover_at,
+    other,
+    play,
+    swap_marks,
+    value_rank,
+    winning_lines,
+)
 from ttt_db.game.symmetry import canonical_board, untransform_move, untransform_moves
 from ttt_db.store import decode as stored
 
@@ -183,7 +195,9 @@ class Position:
             analysis.to_dict() | {"board": play(self.board, analysis.move, mover) if mover else None}
             for analysis in self.moves
         ]
-        return self.to_record() | {"moves": moves}
+        won = self.status if self.status in ("o", "x") else None
+        line = sorted({cell for found in winning_lines(self.board, won, self.game) for cell in found}) if won else []
+        return self.to_record() | {"moves": moves, "winning_line": line}
 
     def to_record(self) -> dict[str, Any]:
         """The export record (docs/json.md): the stable keys, then `depth`, `first`, the

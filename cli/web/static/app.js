@@ -11,6 +11,7 @@ const state = {
   start: "",           // the board the game started from (the empty board unless opened from a link)
   first: null,         // who moved first ("o" or "x"), as the API read the start board; null until it answers
   moves: [],           // cells played since `start`
+  redo: [],            // moves taken back by undo, the next to replay last
   boards: [],          // the boards along the game, `start` first, each the API's board after a move
   ai: "perfect",
   human: "o",
@@ -139,10 +140,31 @@ function writeUrl() {
 
 // --- the board -----------------------------------------------------------------------
 
+function buildCoordinates() {
+  // the column letters and row numbers of the game's own cell names (a1 is the top-left cell)
+  const { rows, columns, cell_names: names } = state.game;
+  const letters = $("column-names"), numbers = $("row-names");
+  letters.style.gridTemplateColumns = `repeat(${columns}, 1fr)`;
+  letters.replaceChildren(...Array.from({ length: columns }, (_, c) => span(names[c].replace(/[0-9]+$/, ""))));
+  numbers.style.gridTemplateRows = `repeat(${rows}, 1fr)`;
+  numbers.replaceChildren(...Array.from({ length: rows }, (_, r) => span(names[r * columns].replace(/^[a-z]+/, ""))));
+  const game = state.game;
+  $("rules-text").textContent = `${game.game}: a board of ${game.rows} rows and ${game.columns} columns; ` +
+    `${game.k} marks in a row (across, down or diagonally) win. The players, o and x, take turns; ` +
+    "o moves first unless the position says otherwise (a board where x has one more mark than o was opened by x).";
+}
+
+function span(text) {
+  const element = document.createElement("span");
+  element.textContent = text;
+  return element;
+}
+
 function buildBoard() {
+  buildCoordinates();
   const board = $("board");
   board.style.gridTemplateColumns = `repeat(${state.game.columns}, 1fr)`;
-  board.style.setProperty("--columns", state.game.columns);
+  $("board-frame").style.setProperty("--columns", state.game.columns);
   board.replaceChildren();
   for (let row = 0; row < state.game.rows; row++) {
     const line = document.createElement("div");
@@ -258,6 +280,15 @@ async function render() {
       `the best moves are ${marks.best.map(cellName).join(", ")} (green ring).`;
   }
   $("undo").disabled = state.moves.length === 0;
+  $("redo").disabled = state.redo.length === 0;
+  $("restart").disabled = state.moves.length === 0;
+  $("swap").disabled = state.human === "both";
+  const winning = new Set(doc.winning_line);
+  $("board").querySelectorAll(".cell").forEach((button) => {
+    const onLine = winning.has(Number(button.dataset.cell));
+    button.classList.toggle("winning", onLine);
+    if (onLine) button.setAttribute("aria-label", `${button.getAttribute("aria-label")}, on the winning line`);
+  });
   $("moves-line").textContent = state.moves.length
     ? `Moves: ${state.moves.map((m, i) => `${i + 1}. ${cellName(m)}`).join("  ")}` : "";
   drawHistory(docs);
@@ -278,8 +309,9 @@ async function aiMove(board) {
   play(answer.move);
 }
 
-function play(cell) {
+function play(cell, keepRedo = false) {
   state.moves.push(cell);
+  if (!keepRedo) state.redo = [];
   state.marks = null;
   turn++;
   writeUrl();
@@ -305,10 +337,49 @@ function undo() {
     }
     if (count > state.moves.length) count = state.moves.length;
   }
-  state.moves.splice(state.moves.length - count, count);
+  state.redo.push(...state.moves.splice(state.moves.length - count, count).reverse());
   turn++;
   writeUrl();
   render();
+}
+
+function redo() {
+  // replay what undo took back: the human's move and the AI's reply, as they were
+  if (!state.redo.length) return;
+  const count = state.human === "both" ? 1 : Math.min(2, state.redo.length);
+  for (let i = 0; i < count; i++) state.moves.push(state.redo.pop());
+  state.marks = null;
+  turn++;
+  writeUrl();
+  render();
+}
+
+function restart() {
+  state.moves = [];
+  state.redo = [];
+  state.marks = null;
+  turn++;
+  writeUrl();
+  render();
+}
+
+function swapSides() {
+  if (state.human === "both") return;
+  state.human = state.human === "o" ? "x" : "o";
+  $("human").value = state.human;
+  turn++;
+  writeUrl();
+  render();
+}
+
+async function copyLink() {
+  const status = $("copy-status");
+  try {
+    await navigator.clipboard.writeText(location.href);
+    status.textContent = "Link copied.";
+  } catch (error) {
+    status.textContent = `Copy this link: ${location.href}`;
+  }
 }
 
 function newGame() {
@@ -316,6 +387,7 @@ function newGame() {
   state.first = null;
   state.boards = [];
   state.moves = [];
+  state.redo = [];
   state.marks = null;
   turn++;
   writeUrl();
@@ -667,6 +739,15 @@ async function start() {
     state.hints = $("hints").checked; $("legend").hidden = !state.hints; writeUrl(); render();
   });
   $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("restart").addEventListener("click", restart);
+  $("swap").addEventListener("click", swapSides);
+  $("copy-link").addEventListener("click", copyLink);
+  document.addEventListener("keydown", (event) => {
+    if (!(event.ctrlKey || event.metaKey) || state.view !== "play") return;
+    if (event.key === "z") { event.preventDefault(); undo(); }
+    if (event.key === "y") { event.preventDefault(); redo(); }
+  });
   $("new-game").addEventListener("click", newGame);
   document.querySelectorAll("[role=tab]").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
   $("check-run").addEventListener("click", () => runCheck(0));

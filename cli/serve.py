@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cli.common import DbOption, GameOption, fail, open_db
-from ttt_db.game.definition import DEFAULT_GAME
+from ttt_db.game.definition import DEFAULT_GAME, Game
+
+if TYPE_CHECKING:
+    from ttt_db.store.database import SolutionDatabase
 
 
 def serve(
@@ -26,8 +29,9 @@ def serve(
     game: GameOption = DEFAULT_GAME,
     db: DbOption = None,
 ) -> None:
-    """Serve a page to play, explore, check and watch searches, and its JSON API (docs/api.md),
-    from the game's database. Prints the URL; Ctrl-C stops it."""
+    """Serve a page to play, explore, check and watch searches, and its JSON API (docs/api.md):
+    the game's database (built first when missing) and, without --db, every other game whose
+    database is in the default folder, chosen on the page. Prints the URL; Ctrl-C stops it."""
     import contextlib
     import socket
     import webbrowser
@@ -36,7 +40,8 @@ def serve(
 
     from cli.web.app import create_app
 
-    with open_db(db, game) as database:
+    with open_db(db, game) as database, contextlib.ExitStack() as others:
+        more = [] if db is not None else [others.enter_context(other) for other in _other_games(database.game)]
         listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -47,13 +52,36 @@ def serve(
         bound_port = listener.getsockname()[1]
         shown_host = f"[{host}]" if ":" in host else host
         url = f"http://{shown_host}:{bound_port}/"
-        typer.echo(f"ttt-db serves {database.game.name} at {url} (Ctrl-C stops it)")
+        served = ", ".join(d.game.name for d in [database, *more])
+        typer.echo(f"ttt-db serves {served} at {url} (Ctrl-C stops it)")
         if open_browser:
             webbrowser.open(url)
-        config = uvicorn.Config(create_app(database), log_level="warning", access_log=False, loop="auto", http="auto")
+        config = uvicorn.Config(
+            create_app(database, *more), log_level="warning", access_log=False, loop="auto", http="auto"
+        )
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again after shutting down
             uvicorn.Server(config).run(sockets=[listener])
     typer.echo("stopped")
+
+
+def _other_games(served: Game) -> list[SolutionDatabase]:
+    """Every other game's database in the default folder that opens (`ttt-db-RxCkK.sqlite`)."""
+    from ttt_db.errors import TttDbError
+    from ttt_db.game.definition import game_from_name
+    from ttt_db.store.database import open_database
+    from ttt_db.store.location import default_path
+
+    found = []
+    for path in sorted(default_path(DEFAULT_GAME).parent.glob("ttt-db-*.sqlite")):
+        try:
+            other = game_from_name(path.stem.removeprefix("ttt-db-"))
+            if other != served and other != DEFAULT_GAME:
+                found.append(open_database(path, game=other))
+        except TttDbError as error:
+            typer.echo(f"not serving {path}: {error}", err=True)
+    if served != DEFAULT_GAME and default_path(DEFAULT_GAME).is_file():
+        found.insert(0, open_database(default_path(DEFAULT_GAME)))
+    return found
 
 
 def register(app: typer.Typer) -> None:

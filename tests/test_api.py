@@ -158,6 +158,25 @@ def test_another_game_draws_its_own_board(tmp_path: Path) -> None:
         assert client.get("/api/ai-move", params={"ai": "minimax", "board": "......"}).status_code == 200
 
 
+def test_several_games_from_one_server(db: SolutionDatabase, tmp_path: Path) -> None:
+    from builder.pipeline import build_database
+
+    game = Game.parse("2x3k2")
+    build_database(tmp_path / "g.sqlite", game=game)
+    with open_database(tmp_path / "g.sqlite", game=game) as small, TestClient(create_app(db, small)) as client:
+        assert client.get("/api/game").json()["games"] == ["3x3k3", "2x3k2"]
+        assert client.get("/api/game", params={"game": "2x3k2"}).json()["cells"] == 6
+        assert client.get("/api/position", params={"game": "2x3k2"}).json()["board"] == "......"
+        assert client.get("/api/position").json()["board"] == "........."
+        moved = client.get("/api/ai-move", params={"game": "2x3k2", "ai": "perfect", "board": "o.x..."}).json()
+        assert moved["move"] in small.lookup("o.x...").best_moves
+        refused = client.get("/api/position", params={"game": "9x9k5"})
+        assert refused.status_code == 400
+        assert refused.json()["error"] == "game '9x9k5' is not served here; these are: 3x3k3, 2x3k2"
+        assert "__BOOT__" not in client.get("/", params={"game": "2x3k2"}).text
+        assert '"game": "2x3k2"' in client.get("/", params={"game": "2x3k2"}).text
+
+
 def test_serve_prints_its_url_answers_and_stops_on_ctrl_c(db_path: Path) -> None:
     import signal
     import subprocess

@@ -33,7 +33,19 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="module")
-def server_url(db: SolutionDatabase) -> Iterator[str]:
+def second_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SolutionDatabase]:
+    from builder import build_database
+    from ttt_db.game.definition import Game
+    from ttt_db.store.database import open_database
+
+    path = tmp_path_factory.mktemp("second") / "2x3k2.sqlite"
+    build_database(path, game=Game.parse("2x3k2"))
+    with open_database(path, game=Game.parse("2x3k2")) as database:
+        yield database
+
+
+@pytest.fixture(scope="module")
+def server_url(db: SolutionDatabase, second_game: SolutionDatabase) -> Iterator[str]:
     import uvicorn
 
     from cli.web.app import create_app
@@ -41,7 +53,7 @@ def server_url(db: SolutionDatabase) -> Iterator[str]:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(db), log_level="warning", access_log=False))
+    server = uvicorn.Server(uvicorn.Config(create_app(db, second_game), log_level="warning", access_log=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -289,3 +301,25 @@ def test_copy_link_copies_the_position(browser: Any, server_url: str) -> None:
     copied = opened.evaluate("navigator.clipboard.readText()")
     assert "moves=4%2C0" in copied or "moves=4,0" in copied
     context.close()
+
+
+def test_every_served_game_is_chosen_on_the_page(page: Any, server_url: str, second_game: SolutionDatabase) -> None:
+    open_page(page, server_url)
+    choices = [o.get_attribute("value") for o in page.query_selector_all("#game-choice option")]
+    assert choices == ["3x3k3", "2x3k2"]
+    page.select_option("#game-choice", "2x3k2")
+    page.wait_for_url("**game=2x3k2**")
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.locator("#board .cell").count() == 6
+    assert page.locator("#row-names").inner_text().split() == ["1", "2"]
+    empty = second_game.lookup("......")
+    assert f"{empty.value}s in {empty.remoteness}" in page.locator("#status").inner_text()
+    cell(page, 0).click()  # the AI answers on the chosen game
+    page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 2")
+    assert "game=2x3k2" in page.url
+
+
+def test_a_game_not_served_is_named_and_the_default_shown(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?game=4x4k4")
+    assert "?game=4x4k4 is not served here (3x3k3, 2x3k2): showing 3x3k3" in page.locator("#notice").inner_text()
+    assert page.locator("#board .cell").count() == 9

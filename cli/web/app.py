@@ -10,6 +10,7 @@ than generated OpenAPI; docs/api.md documents the API instead.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qsl
@@ -41,9 +42,9 @@ class PositionAnswers:
     """`GET /api/position` answered below Starlette's routing, from the service's remembered JSON:
     the one endpoint under load (2,000 requests/s with p99 <= 10 ms on 2 cores)."""
 
-    def __init__(self, app: ASGIApp, service: Service) -> None:
+    def __init__(self, app: ASGIApp, games: Games) -> None:
         self.app = app
-        self.service = service
+        self.games = games
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != "/api/position":
@@ -54,7 +55,7 @@ class PositionAnswers:
             return
         params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
         try:
-            body = self.service.position_json(params.get("board"), params.get("first"))
+            body = self.games.service(params.get("game")).position_json(params.get("board"), params.get("first"))
         except ApiError as error:
             await _error(error.status, error.message)(scope, receive, send)
             return
@@ -110,23 +111,63 @@ def _inlined_page(boot: str) -> str:
     )
 
 
-def create_app(database: SolutionDatabase) -> Starlette:
-    """The app over one open database (the caller closes it)."""
-    service = Service(database)
+class Games:
+    """The served games, each with its own service; the first is the default."""
+
+    def __init__(self, databases: Sequence[SolutionDatabase]) -> None:
+        self.services = {database.game.name: Service(database) for database in databases}
+        self.default = databases[0].game.name
+        self.names = list(self.services)
+        self._pages: dict[str, str] = {}
+
+    def service(self, name: str | None) -> Service:
+        """The service of the game `name` (the default when not given); ApiError when not served."""
+        if name in (None, ""):
+            return self.services[self.default]
+        found = self.services.get(str(name).strip().lower())
+        if found is None:
+            raise ApiError(400, f"game {name!r} is not served here; these are: {', '.join(self.names)}")
+        return found
+
+    def page(self, name: str | None) -> str:
+        """The page with the game's first data inlined (the default game's for one not served,
+        which the page then names)."""
+        key = name if name in self.services else self.default
+        if key not in self._pages:
+            service = self.services[key]
+            boot = {
+                "game": service.game_document(),
+                "games": self.names,
+                "default_game": self.default,
+                "ais": service.ais_document(),
+                "algorithms": algorithms_document(),
+                "position": json.loads(service.position_json(None)),
+            }
+            self._pages[key] = _inlined_page(json.dumps(boot))
+        return self._pages[key]
+
+
+def create_app(database: SolutionDatabase, *more: SolutionDatabase) -> Starlette:
+    """The app over open databases, one per game, the first the default (the caller closes them)."""
+    games = Games([database, *more])
 
     def param(request: Request, name: str) -> str | None:
         return request.query_params.get(name)
 
+    def service(request: Request) -> Service:
+        return games.service(param(request, "game"))
+
     async def game(request: Request) -> Response:
-        return JSONResponse(service.game_document())
+        return JSONResponse(service(request).game_document() | {"games": games.names})
 
     async def ais(request: Request) -> Response:
-        return JSONResponse(service.ais_document())
+        return JSONResponse(service(request).ais_document())
 
     async def ai_move(request: Request) -> Response:
+        chosen = service(request)
         return JSONResponse(
             await run_in_threadpool(
-                service.ai_move,
+                chosen.ai_move,
                 param(request, "ai"),
                 param(request, "board"),
                 param(request, "first"),
@@ -135,16 +176,18 @@ def create_app(database: SolutionDatabase) -> Starlette:
         )
 
     async def check(request: Request) -> Response:
+        chosen = service(request)
         return JSONResponse(
             await run_in_threadpool(
-                service.check, param(request, "ai"), param(request, "offset"), param(request, "limit")
+                chosen.check, param(request, "ai"), param(request, "offset"), param(request, "limit")
             )
         )
 
     async def search(request: Request) -> Response:
+        chosen = service(request)
         return JSONResponse(
             await run_in_threadpool(
-                service.search,
+                chosen.search,
                 param(request, "algorithm"),
                 param(request, "board"),
                 param(request, "first"),
@@ -155,18 +198,8 @@ def create_app(database: SolutionDatabase) -> Starlette:
     async def algorithms(request: Request) -> Response:
         return JSONResponse(algorithms_document())
 
-    boot = json.dumps(
-        {
-            "game": service.game_document(),
-            "ais": service.ais_document(),
-            "algorithms": algorithms_document(),
-            "position": json.loads(service.position_json(None)),
-        }
-    )
-    page_html = _inlined_page(boot)
-
     async def page(request: Request) -> Response:
-        return HTMLResponse(page_html, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(games.page(param(request, "game")), headers={"Cache-Control": "no-cache"})
 
     async def api_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, ApiError)
@@ -193,6 +226,6 @@ def create_app(database: SolutionDatabase) -> Starlette:
     app = Starlette(
         routes=routes, exception_handlers={ApiError: api_error, TttDbError: library_error, HTTPException: http_error}
     )
-    app.add_middleware(PositionAnswers, service=service)
+    app.add_middleware(PositionAnswers, games=games)
     app.add_middleware(RequestLimits)  # added last, so it runs first
     return app

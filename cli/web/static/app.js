@@ -8,6 +8,8 @@ const PAGE = 10;  // failing positions per page of the check view
 
 const state = {
   game: null,          // /api/game
+  games: [],           // every game the server serves, and the one it serves by default
+  defaultGame: null,
   start: "",           // the board the game started from (the empty board unless opened from a link)
   first: null,         // who moved first ("o" or "x"), as the API read the start board; null until it answers
   moves: [],           // cells played since `start`
@@ -27,7 +29,7 @@ let turn = 0;                  // bumps on every change, so a late AI answer for
 let focusCell = 0;
 
 async function api(path, params) {
-  const query = new URLSearchParams(params || {}).toString();
+  const query = new URLSearchParams({ ...(params || {}), ...(state.game ? { game: state.game.game } : {}) }).toString();
   const response = await fetch(`/api/${path}${query ? "?" + query : ""}`);
   const body = await response.json();
   if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
@@ -93,6 +95,7 @@ function cellName(cell) { return state.game.cell_names[cell]; }
 function readUrl() {
   const params = new URLSearchParams(location.search);
   state.start = params.get("board") || state.game.empty_board;
+  const askedGame = params.get("game");
   state.first = ["o", "x"].includes(params.get("first")) ? params.get("first") : null;
   state.boards = [];
   state.moves = (params.get("moves") || "").split(",").filter((m) => m !== "").map(Number);
@@ -110,6 +113,9 @@ function readUrl() {
     state.view = "play";
   }
   if (params.has("first") && !state.first) problems.push(`?first=${params.get("first")} is not o or x: ignored`);
+  if (askedGame && askedGame !== state.game.game) {
+    problems.push(`?game=${askedGame} is not served here (${state.games.join(", ")}): showing ${state.game.game}`);
+  }
   notice(problems.join("; "));
   state.checkAi = params.get("check") || state.checkAi;
   const chosen = params.get("chosen"), best = params.get("best");
@@ -121,6 +127,7 @@ function readUrl() {
 
 function writeUrl() {
   const params = new URLSearchParams();
+  if (state.game.game !== state.defaultGame) params.set("game", state.game.game);
   if (state.start !== state.game.empty_board) params.set("board", state.start);
   if (state.first === "x") params.set("first", "x");
   if (state.moves.length) params.set("moves", state.moves.join(","));
@@ -717,11 +724,17 @@ async function start() {
   // the page arrives with the game, the lists and the empty board's position inlined (one round trip)
   const boot = JSON.parse($("boot").textContent || "{}");
   const lists = boot.ais ? Promise.resolve([boot.ais, boot.algorithms]) : Promise.all([api("ais"), api("algorithms")]);
-  state.game = boot.game || await api("game");
+  state.game = boot.game || await (await fetch("/api/game")).json();
+  state.games = boot.games || state.game.games || [state.game.game];
+  state.defaultGame = boot.default_game || state.games[0];
+  const chooser = $("game-choice");
+  for (const name of state.games) chooser.appendChild(new Option(name, name, false, name === state.game.game));
+  chooser.disabled = state.games.length < 2;
+  chooser.addEventListener("change", () => { location.search = `?game=${encodeURIComponent(chooser.value)}`; });
   if (boot.position) {
     for (const first of ["", boot.position.first]) positions.set(`${first} ${boot.position.board}`, Promise.resolve(boot.position));
   }
-  $("game-name").textContent = state.game.game === "3x3k3" ? "" : state.game.game;
+  $("game-name").textContent = state.game.game === "3x3k3" ? "tic-tac-toe" : state.game.game;
   document.title = `ttt-db ${state.game.game}`;
   readUrl();
   buildBoard();

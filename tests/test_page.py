@@ -323,3 +323,22 @@ def test_a_game_not_served_is_named_and_the_default_shown(page: Any, server_url:
     open_page(page, f"{server_url}?game=4x4k4")
     assert "?game=4x4k4 is not served here (3x3k3, 2x3k2): showing 3x3k3" in page.locator("#notice").inner_text()
     assert page.locator("#board .cell").count() == 9
+
+
+def test_the_ai_of_a_link_is_checked_before_the_first_move(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?ai=nobody")
+    assert "?ai=nobody: unknown AI 'nobody'" in page.locator("#notice").inner_text()
+    assert page.locator("#ai").input_value() == "perfect" and "ai=" not in page.url
+    open_page(page, f"{server_url}?ai=dls@2")  # a setting the list does not show
+    assert page.locator("#ai").input_value() == "dls@2" and page.locator("#notice").is_hidden()
+
+
+def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?view=check")
+    page.select_option("#check-ai", "ai1s")
+    page.locator("#check-run").click()
+    page.wait_for_function("document.querySelector('#check-status').textContent.startsWith('ai1s')")
+    first = page.locator("#failures .failure").first
+    assert first.locator(".mini-cell").count() == 9 and first.locator(".mini-cell.chosen").count() == 1
+    assert page.locator("#check-summary .mini-board").count() == 2  # a decisive mistake per side
+    assert "decisive mistake" in page.locator("#check-summary").inner_text()

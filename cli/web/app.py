@@ -161,7 +161,7 @@ def create_app(database: SolutionDatabase, *more: SolutionDatabase) -> Starlette
         return JSONResponse(service(request).game_document() | {"games": games.names})
 
     async def ais(request: Request) -> Response:
-        return JSONResponse(service(request).ais_document())
+        return JSONResponse(service(request).ais_document(param(request, "ai")))
 
     async def ai_move(request: Request) -> Response:
         chosen = service(request)

@@ -147,8 +147,22 @@ class Service:
 
     # --- AIs ----------------------------------------------------------------------------
 
-    def ais_document(self) -> list[dict[str, Any]]:
-        return ais_document(self.game)
+    def ais_document(self, name: str | None = None) -> list[dict[str, Any]]:
+        """The built-in AIs; with `name`, that one AI as the server would play it (ApiError when
+        it is no AI of this game), so a page can check a name from a link before the first move."""
+        if name in (None, ""):
+            return ais_document(self.game)
+        named = self._ai(_text(name, "ai"))
+        return [
+            {
+                "name": named.name,
+                "summary": named.summary,
+                "symmetric": named.symmetric,
+                "deterministic": named.deterministic,
+                "available": True,
+                "reason": None,
+            }
+        ]
 
     def _ai(self, name: str) -> NamedAI:
         if ":" in name:

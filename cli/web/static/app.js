@@ -65,7 +65,7 @@ async function followGame() {
       writeUrl();
       notice(`The link's move ${index + 1} (${Number.isInteger(move) && move >= 0 && move < state.game.cells
         ? cellName(move) : move}) is not a legal move there: the game stops before it` +
-        (dropped.length > 1 ? ` (${dropped.length - 1} later moves dropped).` : "."));
+        (dropped.length > 1 ? ` (${dropped.length - 1} later moves dropped).` : "."), true);
       break;
     }
     docs.push(await position(played.board));
@@ -75,10 +75,10 @@ async function followGame() {
   return docs;
 }
 
-function notice(text) {
+function notice(text, append = false) {
   const box = $("notice");
-  box.textContent = text;
-  box.hidden = !text;
+  box.textContent = append && box.textContent ? `${box.textContent}; ${text}` : text;
+  box.hidden = !box.textContent;
 }
 
 function outcome(analysis) {
@@ -159,6 +159,21 @@ function buildCoordinates() {
   $("rules-text").textContent = `${game.game}: a board of ${game.rows} rows and ${game.columns} columns; ` +
     `${game.k} marks in a row (across, down or diagonally) win. The players, o and x, take turns; ` +
     "o moves first unless the position says otherwise (a board where x has one more mark than o was opened by x).";
+}
+
+function miniBoard(board, marks = {}) {
+  // a small drawing of a board from the API (cells as given, no rule): `chosen` ringed red, `best` green
+  const grid = document.createElement("span");
+  grid.className = "mini-board";
+  grid.style.gridTemplateColumns = `repeat(${state.game.columns}, 1fr)`;
+  grid.setAttribute("aria-hidden", "true");
+  [...board].forEach((mark, cell) => {
+    const square = span(mark === "." ? "" : mark);
+    square.className = `mini-cell ${mark === "." ? "" : mark}` +
+      ((marks.chosen || []).includes(cell) ? " chosen" : "") + ((marks.best || []).includes(cell) ? " best" : "");
+    grid.appendChild(square);
+  });
+  return grid;
 }
 
 function span(text) {
@@ -494,6 +509,7 @@ async function runCheck(offset) {
         `${m.value_after}; ${m.held.map(cellName).join(", ")} would have held`;
     }
     item.textContent = text;
+    if (one.mistake) item.prepend(miniBoard(one.mistake.board, { chosen: [one.mistake.move], best: one.mistake.held }));
     summary.appendChild(item);
   }
   const item = document.createElement("li");
@@ -517,6 +533,7 @@ async function runCheck(offset) {
     button.textContent = `${failure.board} (${failure.to_move} to move): ${state.checkAi} may play ` +
       `${described(failure.wrong_move_values, wrong)}; best ${described(failure.best_move_values, failure.best)}` +
       (failure.error ? ` (${failure.error})` : "");
+    button.prepend(miniBoard(failure.board, { chosen: wrong, best: failure.best }));
     button.addEventListener("click", () => openFailure(failure));
     entry.appendChild(button);
     list.appendChild(entry);
@@ -740,6 +757,15 @@ async function start() {
   buildBoard();
   position(currentBoard()).catch(() => {});  // on its way while the lists arrive
   const [ais, algorithms] = await lists;
+  if (!ais.some((ai) => ai.name === state.ai && ai.available !== false)) {
+    try {
+      ais.push(...(await api("ais", { ai: state.ai })));  // a setting the list does not show, as dls@2
+    } catch (error) {
+      notice(`?ai=${state.ai}: ${error.message}; playing perfect`, true);
+      state.ai = "perfect";
+      writeUrl();
+    }
+  }
   fillSelect($("ai"), ais, state.ai);
   fillSelect($("check-ai"), ais.filter((ai) => !ai.name.startsWith("iddfs")), state.checkAi);
   fillSelect($("search-algorithm"), algorithms, "alphabeta");

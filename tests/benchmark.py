@@ -405,7 +405,7 @@ def main() -> int:
         "--games",
         default=",".join((*LARGE_GAMES, "3x4k3", "4x3k3")),
         help="other m,n,k games to build and measure, comma-separated, or 'none' "
-        "(each is built once; the 4x4 games take minutes)",
+        "(each is built once; the 4x4 games take seconds)",
     )
     options = parser.parse_args()
     games = [] if options.games == "none" else [name.strip() for name in options.games.split(",") if name.strip()]

@@ -212,3 +212,26 @@ def test_serve_refuses_a_port_in_use(run) -> None:
         taken.listen()
         result = run("serve", "--port", str(taken.getsockname()[1]))
     assert result.exit_code == 2 and "cannot listen on 127.0.0.1:" in result.stderr
+
+
+def test_a_check_of_a_large_game_runs_in_the_background_with_its_progress(db: SolutionDatabase) -> None:
+    import time
+
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
+
+    with TestClient(create_app(db, check_in_request_cells=0)) as client:  # every game is "large" here
+        started = client.get("/api/check", params={"ai": "ai1s", "limit": "5"}).json()
+        assert started["status"] in ("running", "done")
+        other = client.get("/api/check", params={"ai": "ai2s"})
+        if other.status_code == 409:  # one check at a time, and it says which
+            assert "the server is checking ai1s on 3x3k3" in other.json()["error"]
+        deadline = time.monotonic() + 30
+        result = started
+        while result["status"] == "running":
+            assert time.monotonic() < deadline
+            assert result["asked"] >= 0
+            time.sleep(0.05)
+            result = client.get("/api/check", params={"ai": "ai1s", "limit": "5"}).json()
+    expected = run_checks(load_ai("ai1s"), db).to_document(0, 5)
+    assert result == expected | {"status": "done"}  # the same result as the command line's

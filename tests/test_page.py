@@ -53,7 +53,9 @@ def server_url(db: SolutionDatabase, second_game: SolutionDatabase) -> Iterator[
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(db, second_game), log_level="warning", access_log=False))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(db, second_game, check_in_request_cells=6), log_level="warning", access_log=False)
+    )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

@@ -24,7 +24,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from cli.web.service import ApiError, Service
+from cli.web.service import CHECK_IN_REQUEST_CELLS, ApiError, Service
 from ttt_db.errors import InputError, TttDbError
 from ttt_db.search.algorithms import algorithms_document
 from ttt_db.store.database import SolutionDatabase
@@ -114,8 +114,11 @@ def _inlined_page(boot: str) -> str:
 class Games:
     """The served games, each with its own service; the first is the default."""
 
-    def __init__(self, databases: Sequence[SolutionDatabase]) -> None:
-        self.services = {database.game.name: Service(database) for database in databases}
+    def __init__(self, databases: Sequence[SolutionDatabase], check_in_request_cells: int) -> None:
+        self.services = {
+            database.game.name: Service(database, check_in_request_cells=check_in_request_cells)
+            for database in databases
+        }
         self.default = databases[0].game.name
         self.names = list(self.services)
         self._pages: dict[str, str] = {}
@@ -147,9 +150,12 @@ class Games:
         return self._pages[key]
 
 
-def create_app(database: SolutionDatabase, *more: SolutionDatabase) -> Starlette:
-    """The app over open databases, one per game, the first the default (the caller closes them)."""
-    games = Games([database, *more])
+def create_app(
+    database: SolutionDatabase, *more: SolutionDatabase, check_in_request_cells: int = CHECK_IN_REQUEST_CELLS
+) -> Starlette:
+    """The app over open databases, one per game, the first the default (the caller closes them).
+    A check of a game with more than `check_in_request_cells` cells runs in the background."""
+    games = Games([database, *more], check_in_request_cells)
 
     def param(request: Request, name: str) -> str | None:
         return request.query_params.get(name)

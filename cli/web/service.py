@@ -11,6 +11,8 @@ import json
 import random
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
+from dataclasses import replace
 from math import perm
 from typing import Any, Final
 
@@ -34,8 +36,9 @@ TRACE_NODE_LIMIT: Final = 5_000
 AI_MOVE_NODE_LIMIT: Final = 1_000_000
 """An AI's move may search at most this many nodes (counted as the full tree below the board)."""
 IDDFS_MAX_SECONDS: Final = 2.0
-CHECK_MAX_CELLS: Final = 9
-"""Checks over the web run on games of up to 9 cells; larger games' checks take minutes (CLI)."""
+CHECK_IN_REQUEST_CELLS: Final = 9
+"""A check of a game of up to 9 cells answers within its request; a larger game's runs as the
+server's one background check, which the page polls for its progress."""
 FAILURES_PAGE_MAX: Final = 100
 CACHED_AIS: Final = 64
 _FULL_SEARCH_AIS: Final = frozenset({"minimax", "minimax-shortest", "alphabeta", "alphabeta-shortest"})
@@ -70,6 +73,37 @@ class _TraceCollector:
 
     def to_document(self) -> dict[str, Any]:
         return {"nodes": [self.nodes[node] for node in sorted(self.nodes)], "order": self.order}
+
+
+class _CheckJob:
+    """One AI's checks on a background thread, counting the boards the AI is asked at."""
+
+    def __init__(self, ai: str, named: NamedAI, service: Service) -> None:
+        self.ai = ai
+        self.asked = 0
+        self.running = True
+        self.error: str | None = None
+        play = named.play
+
+        def counted(board: str) -> Collection[int]:
+            self.asked += 1
+            return play(board)
+
+        self.named = replace(named, play=counted)
+        self.service = service
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name=f"check {self.ai}", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            report = run_checks(self.named, self.service.database)
+        except Exception as error:  # reported to the page that asks next, never lost in a thread
+            self.error = f"{type(error).__name__}: {error}"
+            self.running = False
+            return
+        self.running = False
+        self.service.finish_check(self.ai, report)
 
 
 def _text(value: str | None, name: str, default: str | None = None) -> str:
@@ -107,9 +141,11 @@ def _full_tree_nodes(empty: int, plies: int) -> int:
 class Service:
     """The API's answers over one open database (shared by every request; thread-safe)."""
 
-    def __init__(self, database: SolutionDatabase) -> None:
+    def __init__(self, database: SolutionDatabase, *, check_in_request_cells: int = CHECK_IN_REQUEST_CELLS) -> None:
         self.database = database
         self.game: Game = database.game
+        self._check_in_request = self.game.cells <= check_in_request_cells
+        self._job: _CheckJob | None = None
         self._positions: OrderedDict[tuple[str, str | None], bytes] = OrderedDict()
         self._ais: OrderedDict[str, NamedAI] = OrderedDict()
         self._checks: dict[str, CheckReport] = {}
@@ -237,12 +273,6 @@ class Service:
     def check(self, name: str | None, offset: str | None = None, limit: str | None = None) -> dict[str, Any]:
         """Weak and strong checks of a built-in AI, strong failures paged (shallowest first)."""
         ai_name = _text(name, "ai").strip().lower()
-        if self.game.cells > CHECK_MAX_CELLS:
-            raise ApiError(
-                400,
-                f"checks of {self.game.name} take minutes: run `ttt-db check {ai_name} "
-                f"--game {self.game.name}` instead",
-            )
         if ai_name.startswith("iddfs"):
             raise ApiError(
                 400,
@@ -251,14 +281,37 @@ class Service:
             )
         first = _int(offset, "offset", 0, 0, 10**9)
         count = _int(limit, "limit", 20, 1, FAILURES_PAGE_MAX)
-        return self._check_report(ai_name).to_document(first, count)
-
-    def _check_report(self, ai_name: str) -> CheckReport:
+        named = self._ai(ai_name)
         with self._check_lock:
-            cached = self._checks.get(ai_name)
-            if cached is None:
-                cached = self._checks[ai_name] = run_checks(self._ai(ai_name), self.database)
-        return cached
+            report = self._checks.get(ai_name)
+            if report is None and self._check_in_request:
+                report = self._checks[ai_name] = run_checks(named, self.database)
+            if report is None:
+                return self._background_check(ai_name, named)
+        return report.to_document(first, count) | {"status": "done"}
+
+    def _background_check(self, ai_name: str, named: NamedAI) -> dict[str, Any]:
+        """The state of the server's one background check (called holding the check lock):
+        started for `ai_name` when none runs; ApiError 409 while another AI's runs."""
+        job = self._job
+        if job is not None and job.running and job.ai != ai_name:
+            raise ApiError(
+                409,
+                f"the server is checking {job.ai} on {self.game.name} ({job.asked:,} boards asked so far); "
+                "one check runs at a time: ask again when it is done",
+            )
+        if job is None or job.ai != ai_name:
+            job = self._job = _CheckJob(ai_name, named, self)
+            job.start()
+        if job.error is not None:
+            self._job = None
+            raise ApiError(500, f"the check of {ai_name} failed: {job.error}")
+        return {"ai": ai_name, "game": self.game.name, "status": "running", "asked": job.asked}
+
+    def finish_check(self, ai_name: str, report: CheckReport) -> None:
+        with self._check_lock:
+            self._checks[ai_name] = report
+            self._job = None
 
     # --- searches -----------------------------------------------------------------------
 

@@ -490,6 +490,13 @@ async function runCheck(offset) {
   let result;
   try {
     result = await api("check", { ai: state.checkAi, offset, limit: PAGE });
+    while (result.status === "running") {  // a large game's check runs on the server: follow it
+      $("check-status").textContent = `Checking ${state.checkAi} on ${state.game.game}: ` +
+        `${result.asked.toLocaleString()} boards asked so far…`;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      if (state.checkAi !== $("check-ai").value) return;  // another check was asked for meanwhile
+      result = await api("check", { ai: state.checkAi, offset, limit: PAGE });
+    }
   } catch (error) {
     $("check-status").textContent = `Cannot check ${state.checkAi}: ${error.message}`;
     return;

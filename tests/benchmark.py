@@ -283,10 +283,11 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
         ]
         first_load = _first_load(url, runs)
         if first_load is not None:
-            in_page, whole = first_load
+            in_page, whole, step = first_load
             measurements += [
                 Measurement("serve: first load to a playable board (Chromium)", in_page, 300.0, "ms"),
                 Measurement("  seen from Playwright (new context, page, goto)", whole, None, "ms"),
+                Measurement("serve: a search replay's step in the browser (832 nodes)", step, 16.0, "ms"),
             ]
         return measurements
     finally:
@@ -294,9 +295,11 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
         server.wait(timeout=10)
 
 
-def _first_load(url: str, runs: int) -> tuple[float, float] | None:
+def _first_load(url: str, runs: int) -> tuple[float, float, float] | None:
     """Median milliseconds from navigation start to a playable board, as the page marks it
-    (`performance.mark("ttt-db-ready")`: hints drawn), and as Playwright sees it from `goto`."""
+    (`performance.mark("ttt-db-ready")`: hints drawn), and as Playwright sees it from `goto`; and
+    the milliseconds each step of the replay of alpha-beta's trace from the empty board takes
+    (the most of the runs' means)."""
     chromium = shutil.which("chromium")
     if chromium is None:
         print("no chromium: the first-load measurement is skipped (apt-get install chromium)")
@@ -312,7 +315,7 @@ def _first_load(url: str, runs: int) -> tuple[float, float] | None:
         "--disable-component-update",
         "--disable-sync",
     ]
-    in_page, whole = [], []
+    in_page, whole, step = [], [], []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=args)
         for _ in range(runs):
@@ -323,9 +326,20 @@ def _first_load(url: str, runs: int) -> tuple[float, float] | None:
             page.wait_for_selector("body[data-ready='1'] #board .cell.draw")
             whole.append((time.perf_counter() - started) * 1000)
             in_page.append(page.evaluate("performance.getEntriesByName('ttt-db-ready')[0].startTime"))
+            page.goto(url + "?view=search")
+            page.wait_for_selector("body[data-ready='1']")
+            page.select_option("#search-algorithm", "alphabeta")
+            page.locator("#search-run").click()
+            page.wait_for_selector("#player:not([hidden])")
+            step.append(
+                page.evaluate(
+                    "() => { const t = performance.now(); let n = 0; while (stepTrace()) n++; "
+                    "return (performance.now() - t) / n; }"
+                )
+            )
             context.close()
         browser.close()
-    return statistics.median(in_page), statistics.median(whole)
+    return statistics.median(in_page), statistics.median(whole), max(step)
 
 
 def in_process(db_path: Path, runs: int) -> list[Measurement]:

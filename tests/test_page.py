@@ -344,3 +344,31 @@ def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(page: Any, 
     assert first.locator(".mini-cell").count() == 9 and first.locator(".mini-cell.chosen").count() == 1
     assert page.locator("#check-summary .mini-board").count() == 2  # a decisive mistake per side
     assert "decisive mistake" in page.locator("#check-summary").inner_text()
+
+
+def test_a_search_tree_zooms_collapses_and_follows(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?view=search")
+    page.select_option("#search-algorithm", "alphabeta")
+    page.locator("#search-run").click()
+    page.wait_for_selector("#player:not([hidden])")
+    assert "searched: ........." in page.locator("#searched-board").inner_text()
+    full = page.locator("#tree").get_attribute("viewBox")
+    page.locator("#tree-zoom-in").click()
+    page.locator("#tree-zoom-in").click()
+    zoomed = [float(v) for v in page.locator("#tree").get_attribute("viewBox").split()]
+    assert zoomed[2] == float(full.split()[2]) / 4
+    per_step = page.evaluate(
+        "() => { const t = performance.now(); let n = 0; while (stepTrace()) n++; return [n, (performance.now() - t) / n]; }"
+    )
+    assert per_step[0] == 2 * page.locator("#tree circle").count()  # every node entered and left
+    shown = [float(v) for v in page.locator("#tree").get_attribute("viewBox").split()]
+    assert shown[2] == zoomed[2]  # still zoomed, moved to follow the search
+    root = page.locator("#tree circle").first
+    before = page.locator("#tree circle:not(.collapsed)").count()
+    root.dispatch_event("dblclick")
+    assert page.locator("#tree circle:not(.collapsed)").count() == 1 < before  # only the root left
+    assert "Expand this node" in page.locator("#tree-collapse").inner_text()
+    page.locator("#tree-collapse").click()
+    assert page.locator("#tree circle:not(.collapsed)").count() == before
+    page.locator("#tree-fit").click()
+    assert page.locator("#tree").get_attribute("viewBox") == full

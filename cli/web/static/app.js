@@ -566,7 +566,10 @@ function openFailure(failure) {
 
 // --- search view ---------------------------------------------------------------------
 
-const player = { trace: null, step: 0, timer: null, elements: new Map(), layout: null, level: 40, radius: 4 };
+const player = {
+  trace: null, step: 0, timer: null, elements: new Map(), edges: new Map(), layout: null, level: 40, radius: 4,
+  view: null, full: null, collapsed: new Set(), selected: null, counts: { entered: 0, cutoffs: 0, hits: 0 },
+};
 const SPACING = 10;  // between neighbouring leaves, in the tree's own units
 
 async function runSearch() {
@@ -599,8 +602,11 @@ async function runSearch() {
     stats.append(term, detail);
   }
   player.trace = result.trace;
+  $("searched-board").replaceChildren(miniBoard(result.trace.nodes[0].board),
+    span(` searched: ${result.trace.nodes[0].board}` + (result.first === "x" ? " (marks swapped: o first)" : "")));
   layoutTree(result.trace);
   $("player").hidden = false;
+  $("tree-controls").hidden = false;
   resetTrace();
 }
 
@@ -624,20 +630,95 @@ function layoutTree(trace) {
     x.set(id, (x.get(kids[0]) + x.get(kids[kids.length - 1])) / 2);
   };
   place(trace.nodes[0].id);
-  player.layout = { x, byId, leaves: Math.max(leaves, 1), deepest };
+  player.layout = { x, byId, children, leaves: Math.max(leaves, 1), deepest };
+}
+
+// --- zoom, pan, collapse: the tree's view is its SVG viewBox ------------------------------
+
+function setView(view) {
+  player.view = view;
+  $("tree").setAttribute("viewBox", `${view.x} ${view.y} ${view.w} ${view.h}`);
+}
+
+function zoom(factor, cx, cy) {
+  const v = player.view;
+  const w = Math.min(v.w * factor, player.full.w), h = Math.min(v.h * factor, player.full.h);
+  const x = cx === undefined ? v.x + (v.w - w) / 2 : cx - (cx - v.x) * w / v.w;
+  const y = cy === undefined ? v.y + (v.h - h) / 2 : cy - (cy - v.y) * h / v.h;
+  setView({ x, y, w, h });
+}
+
+function treePoint(event) {
+  const box = $("tree").getBoundingClientRect(), v = player.view;
+  return [v.x + (event.clientX - box.left) / box.width * v.w, v.y + (event.clientY - box.top) / box.height * v.h];
+}
+
+function follow(cx, cy) {
+  // keep the node being replayed in view when zoomed in
+  const v = player.view;
+  if (!$("trace-follow").checked || v.w >= player.full.w) return;
+  if (cx < v.x || cx > v.x + v.w || cy < v.y || cy > v.y + v.h) {
+    setView({ ...v, x: cx - v.w / 2, y: Math.max(player.full.y, cy - v.h / 2) });
+  }
+}
+
+function toggleSubtree(node) {
+  // hide or show every element below `node` that has been drawn
+  const collapsed = !player.collapsed.has(node.id);
+  if (collapsed) player.collapsed.add(node.id); else player.collapsed.delete(node.id);
+  const stack = [...(player.layout.children.get(node.id) || [])];
+  while (stack.length) {
+    const id = stack.pop();
+    for (const element of [player.elements.get(id), player.edges.get(id)]) {
+      if (element) element.classList.toggle("collapsed", collapsed);
+    }
+    stack.push(...(player.layout.children.get(id) || []));
+  }
+  player.elements.get(node.id)?.classList.toggle("folded", collapsed);
+  detail(node);
+}
+
+function wireTree() {
+  const svg = $("tree");
+  svg.addEventListener("wheel", (event) => {
+    if (!player.view) return;
+    event.preventDefault();
+    const [cx, cy] = treePoint(event);
+    zoom(event.deltaY > 0 ? 1.25 : 0.8, cx, cy);
+  }, { passive: false });
+  let drag = null;
+  svg.addEventListener("pointerdown", (event) => {
+    if (player.view && event.target === svg) drag = { at: treePoint(event), view: player.view };
+  });
+  svg.addEventListener("pointermove", (event) => {
+    if (!drag) return;
+    const box = svg.getBoundingClientRect();
+    const dx = (event.clientX - box.left) / box.width * drag.view.w + drag.view.x - drag.at[0];
+    const dy = (event.clientY - box.top) / box.height * drag.view.h + drag.view.y - drag.at[1];
+    setView({ ...drag.view, x: drag.view.x - dx, y: drag.view.y - dy });
+  });
+  for (const name of ["pointerup", "pointerleave"]) svg.addEventListener(name, () => { drag = null; });
+  $("tree-zoom-in").addEventListener("click", () => zoom(0.5));
+  $("tree-zoom-out").addEventListener("click", () => zoom(2));
+  $("tree-fit").addEventListener("click", () => setView({ ...player.full }));
+  $("tree-collapse").addEventListener("click", () => { if (player.selected) toggleSubtree(player.selected); });
 }
 
 function resetTrace() {
   stopTrace();
   player.step = 0;
   player.elements.clear();
+  player.edges = new Map();
+  player.collapsed = new Set();
+  player.counts = { entered: 0, cutoffs: 0, hits: 0 };
   const svg = $("tree");
   const { leaves, deepest } = player.layout;
   const width = leaves * SPACING + 20;
   const scale = (svg.clientWidth || 600) / width;  // screen pixels per unit
   player.level = Math.max(40, ((svg.clientHeight || 340) / scale - 30) / Math.max(deepest, 1));
   player.radius = Math.min(player.level / 3, Math.max(4, 4 / scale));
-  svg.setAttribute("viewBox", `-10 ${-player.radius - 4} ${width} ${deepest * player.level + 2 * player.radius + 8}`);
+  player.full = { x: -10, y: -player.radius - 4, w: width, h: deepest * player.level + 2 * player.radius + 8 };
+  setView({ ...player.full });
   svg.replaceChildren();
   progressText();
 }
@@ -659,7 +740,8 @@ function stepTrace() {
       edge.setAttribute("x2", cx);
       edge.setAttribute("y2", cy);
       edge.setAttribute("class", "edge");
-      svg.appendChild(edge);
+      svg.insertBefore(edge, svg.firstChild);  // edges under the nodes
+      player.edges.set(node.id, edge);
     }
     const circle = document.createElementNS(SVG, "circle");
     circle.setAttribute("cx", cx);
@@ -667,8 +749,15 @@ function stepTrace() {
     circle.setAttribute("r", player.radius);
     circle.setAttribute("class", "node open");
     circle.addEventListener("click", () => detail(node));
+    circle.addEventListener("dblclick", () => toggleSubtree(node));
+    circle.addEventListener("mouseenter", () => detail(node));
+    const title = document.createElementNS(SVG, "title");
+    title.textContent = node.board;
+    circle.appendChild(title);
     svg.appendChild(circle);
     player.elements.set(node.id, circle);
+    player.counts.entered++;
+    if ([...player.collapsed].some((id) => isBelow(node, id))) circle.classList.add("collapsed");
   } else {
     const circle = player.elements.get(node.id);
     const value = node.value > 0 ? "o-wins" : node.value < 0 ? "x-wins" : "drawn";
@@ -676,14 +765,25 @@ function stepTrace() {
     if (node.cutoff) kind += " cutoff";
     if (node.probe === "exact" || node.probe === "bound") kind += " hit";
     if (node.estimate) kind += " estimate";
+    if (circle.classList.contains("collapsed")) kind += " collapsed";
     circle.setAttribute("class", kind);
+    if (node.cutoff) player.counts.cutoffs++;
+    if (node.probe === "exact" || node.probe === "bound") player.counts.hits++;
   }
+  follow(cx, cy);
   detail(node);
   progressText();
   return true;
 }
 
+function isBelow(node, ancestor) {
+  for (let id = node.parent; id !== null; id = player.layout.byId.get(id).parent) if (id === ancestor) return true;
+  return false;
+}
+
 function detail(node) {
+  player.selected = node;
+  $("tree-collapse").textContent = player.collapsed.has(node.id) ? "Expand this node" : "Collapse this node";
   const window = node.alpha === null || node.alpha === undefined ? "no window" : `window (${node.alpha}, ${node.beta})`;
   let text = `node ${node.id}, ply ${node.ply}, ${node.board}` +
     (node.move === null ? " (the root)" : `, after ${cellName(node.move)}`) + `; ${window}`;
@@ -699,14 +799,7 @@ function detail(node) {
 function progressText() {
   const trace = player.trace;
   if (!trace) return;
-  let entered = 0, cutoffs = 0, hits = 0;
-  for (let i = 0; i < player.step; i++) {
-    const signed = trace.order[i];
-    if (signed > 0) { entered++; continue; }
-    const node = player.layout.byId.get(-signed);
-    if (node.cutoff) cutoffs++;
-    if (node.probe === "exact" || node.probe === "bound") hits++;
-  }
+  const { entered, cutoffs, hits } = player.counts;
   $("trace-progress").textContent = `step ${player.step} of ${trace.order.length}: ${entered} nodes, ` +
     `${cutoffs} cutoffs, ${hits} table hits`;
 }
@@ -803,6 +896,7 @@ async function start() {
   $("trace-play").addEventListener("click", playTrace);
   $("trace-step").addEventListener("click", () => { stopTrace(); stepTrace(); });
   $("trace-reset").addEventListener("click", resetTrace);
+  wireTree();
   showView(state.view);
   await render();
   document.body.dataset.ready = "1";

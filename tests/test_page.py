@@ -358,7 +358,8 @@ def test_a_search_tree_zooms_collapses_and_follows(page: Any, server_url: str) -
     zoomed = [float(v) for v in page.locator("#tree").get_attribute("viewBox").split()]
     assert zoomed[2] == float(full.split()[2]) / 4
     per_step = page.evaluate(
-        "() => { const t = performance.now(); let n = 0; while (stepTrace()) n++; return [n, (performance.now() - t) / n]; }"
+        "() => { const t = performance.now(); let n = 0; while (stepTrace()) n++; "
+        "return [n, (performance.now() - t) / n]; }"
     )
     assert per_step[0] == 2 * page.locator("#tree circle").count()  # every node entered and left
     shown = [float(v) for v in page.locator("#tree").get_attribute("viewBox").split()]

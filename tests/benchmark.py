@@ -287,7 +287,7 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
             measurements += [
                 Measurement("serve: first load to a playable board (Chromium)", in_page, 300.0, "ms"),
                 Measurement("  seen from Playwright (new context, page, goto)", whole, None, "ms"),
-                Measurement("serve: a search replay's step in the browser (832 nodes)", step, 16.0, "ms"),
+                Measurement("serve: a search replay's step in the browser (1,242 nodes)", step, 16.0, "ms"),
             ]
         return measurements
     finally:
@@ -298,7 +298,7 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
 def _first_load(url: str, runs: int) -> tuple[float, float, float] | None:
     """Median milliseconds from navigation start to a playable board, as the page marks it
     (`performance.mark("ttt-db-ready")`: hints drawn), and as Playwright sees it from `goto`; and
-    the milliseconds each step of the replay of alpha-beta's trace from the empty board takes
+    the milliseconds each step of the replay of alphabeta-shortest's trace from the empty board takes
     (the most of the runs' means)."""
     chromium = shutil.which("chromium")
     if chromium is None:
@@ -328,7 +328,7 @@ def _first_load(url: str, runs: int) -> tuple[float, float, float] | None:
             in_page.append(page.evaluate("performance.getEntriesByName('ttt-db-ready')[0].startTime"))
             page.goto(url + "?view=search")
             page.wait_for_selector("body[data-ready='1']")
-            page.select_option("#search-algorithm", "alphabeta")
+            page.select_option("#search-algorithm", "alphabeta-shortest")
             page.locator("#search-run").click()
             page.wait_for_selector("#player:not([hidden])")
             step.append(

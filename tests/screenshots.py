@@ -17,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-VIEWPORTS = {"desktop": (1280, 800), "phone": (390, 844)}
+VIEWPORTS = {"desktop": (1280, 800), "phone": (390, 844), "narrow": (360, 740)}
 VIEWS = {
     "play": "?moves=4,0,8&as=both",
     "won": "?moves=4,0,1,2,7&as=both",
@@ -71,6 +71,13 @@ def main() -> int:
                     for name, query in views.items():
                         page.goto(url + query)
                         page.wait_for_selector("body[data-ready='1']")
+                        if name == "search":
+                            page.locator("#search-run").click()
+                            page.wait_for_selector("#player:not([hidden])")
+                            page.locator("#trace-step").click()
+                            for _ in range(3):
+                                page.locator("#tree-zoom-in").click()
+                            page.evaluate("() => { for (let i = 0; i < 400; i++) stepTrace(); }")
                         page.wait_for_timeout(700)  # the AI's reply and the check's answer
                         prefix = f"{game.name}-" if game else ""
                         page.screenshot(path=str(out / f"{prefix}{name}-{viewport}.png"), full_page=True)

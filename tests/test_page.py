@@ -348,7 +348,7 @@ def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(page: Any, 
 
 def test_a_search_tree_zooms_collapses_and_follows(page: Any, server_url: str) -> None:
     open_page(page, f"{server_url}?view=search")
-    page.select_option("#search-algorithm", "alphabeta")
+    page.select_option("#search-algorithm", "alphabeta-shortest")  # 1,242 nodes from the empty board
     page.locator("#search-run").click()
     page.wait_for_selector("#player:not([hidden])")
     assert "searched: ........." in page.locator("#searched-board").inner_text()
@@ -373,3 +373,16 @@ def test_a_search_tree_zooms_collapses_and_follows(page: Any, server_url: str) -
     assert page.locator("#tree circle:not(.collapsed)").count() == before
     page.locator("#tree-fit").click()
     assert page.locator("#tree").get_attribute("viewBox") == full
+
+
+def test_the_value_history_draws_every_move_each_player_had(page: Any, server_url: str, db: SolutionDatabase) -> None:
+    open_page(page, f"{server_url}?moves=4,0,1,2,7&as=both")
+    page.wait_for_function("document.querySelectorAll('#remoteness-chart circle.played').length === 5")
+    boards = ["........."]
+    for move in (4, 0, 1, 2, 7):
+        board = boards[-1]
+        mark = "o" if board.count("o") == board.count("x") else "x"
+        boards.append(board[:move] + mark + board[move + 1 :])
+    legal = sum(len(db.lookup(board).moves) for board in boards) + 1  # the finished board: one dot
+    assert page.locator("#remoteness-chart circle").count() == legal
+    assert page.locator("#remoteness-chart rect.mistake").count() == 1  # x's c1 at move 4

@@ -462,6 +462,52 @@ function drawHistory(docs) {
     caption.textContent = "Value of the game after each move, with best play from there: no mistake so far.";
     svg.setAttribute("aria-label", "Value after each move; the outcome has not changed");
   }
+  drawRemoteness(docs, changed);
+}
+
+function drawRemoteness(docs, mistake) {
+  // the visual value history: a row per position of the game, the plies to its end across; every
+  // move the player had is a dot at the remoteness it leads to, coloured by what it gives the first
+  // player, the move played ringed, the row of the first mistake circled
+  const svg = $("remoteness-chart");
+  const first = docs[0].first;
+  const longest = Math.max(1, ...docs.flatMap((doc) => [doc.remoteness, ...doc.moves.map((m) => m.remoteness + 1)]));
+  const rowHeight = 22, left = 64, right = 12, top = 26, width = 320;
+  const height = top + rowHeight * docs.length + 6;
+  const x = (plies) => left + (width - left - right) * plies / longest;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.replaceChildren();
+  const add = (name, attributes, text) => {
+    const element = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+    if (text !== undefined) element.textContent = text;
+    svg.appendChild(element);
+    return element;
+  };
+  for (let plies = 0; plies <= longest; plies++) {
+    add("line", { x1: x(plies), x2: x(plies), y1: top - 6, y2: height - 4, class: "grid" });
+    add("text", { x: x(plies), y: top - 10, "text-anchor": "middle", class: "axis" }, String(plies));
+  }
+  add("text", { x: 4, y: 10, class: "axis" }, "plies to the end");
+  const forFirst = (value, mover) => (mover === first ? value : { win: "loss", loss: "win", draw: "draw" }[value]);
+  docs.forEach((doc, ply) => {
+    const y = top + rowHeight * ply + rowHeight / 2;
+    add("text", { x: left - 8, y: y + 4, "text-anchor": "end", class: "axis" }, ply === 0 ? "start" : `after ${ply}`);
+    const played = ply < state.moves.length ? state.moves[ply] : null;
+    for (const move of doc.moves) {
+      const dot = add("circle", {
+        cx: x(move.remoteness + 1), cy: y, r: move.move === played ? 6 : 4,
+        class: `vvh ${forFirst(move.value, doc.to_move)}` + (move.move === played ? " played" : ""),
+      });
+      const title = document.createElementNS(SVG, "title");
+      title.textContent = `${doc.to_move} ${cellName(move.move)}: ${move.value} for ${doc.to_move}, ` +
+        `${move.remoteness + 1} plies to the end` + (move.move === played ? " (played)" : "");
+      dot.appendChild(title);
+    }
+    if (!doc.moves.length) add("circle", { cx: x(0), cy: y, r: 5, class: `vvh ${forFirst(doc.value, doc.value_viewpoint)}` });
+    if (ply === mistake - 1) add("rect", { x: left - 4, y: y - rowHeight / 2 + 1, width: width - left - right + 8,
+      height: rowHeight - 2, rx: 8, class: "mistake" });
+  });
 }
 
 function describe(score, first) {
@@ -637,7 +683,10 @@ function layoutTree(trace) {
 
 function setView(view) {
   player.view = view;
-  $("tree").setAttribute("viewBox", `${view.x} ${view.y} ${view.w} ${view.h}`);
+  const svg = $("tree");
+  svg.setAttribute("viewBox", `${view.x} ${view.y} ${view.w} ${view.h}`);
+  // nodes keep their size on screen as the tree is zoomed: the spacing grows, not the circles
+  svg.style.setProperty("--node-r", `${Math.max(player.radius * view.w / player.full.w, 0.5)}px`);
 }
 
 function zoom(factor, cx, cy) {

@@ -38,9 +38,9 @@ def second_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SolutionDa
     from ttt_db.game.definition import Game
     from ttt_db.store.database import open_database
 
-    path = tmp_path_factory.mktemp("second") / "2x3k2.sqlite"
-    build_database(path, game=Game.parse("2x3k2"))
-    with open_database(path, game=Game.parse("2x3k2")) as database:
+    path = tmp_path_factory.mktemp("second") / "3x4k3.sqlite"  # 12 cells: its checks run in the background
+    build_database(path, game=Game.parse("3x4k3"))
+    with open_database(path, game=Game.parse("3x4k3")) as database:
         yield database
 
 
@@ -53,9 +53,7 @@ def server_url(db: SolutionDatabase, second_game: SolutionDatabase) -> Iterator[
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(db, second_game, check_in_request_cells=6), log_level="warning", access_log=False)
-    )
+    server = uvicorn.Server(uvicorn.Config(create_app(db, second_game), log_level="warning", access_log=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -308,22 +306,38 @@ def test_copy_link_copies_the_position(browser: Any, server_url: str) -> None:
 def test_every_served_game_is_chosen_on_the_page(page: Any, server_url: str, second_game: SolutionDatabase) -> None:
     open_page(page, server_url)
     choices = [o.get_attribute("value") for o in page.query_selector_all("#game-choice option")]
-    assert choices == ["3x3k3", "2x3k2"]
-    page.select_option("#game-choice", "2x3k2")
-    page.wait_for_url("**game=2x3k2**")
+    assert choices == ["3x3k3", "3x4k3"]
+    page.select_option("#game-choice", "3x4k3")
+    page.wait_for_url("**game=3x4k3**")
     page.wait_for_selector("body[data-ready='1']")
-    assert page.locator("#board .cell").count() == 6
-    assert page.locator("#row-names").inner_text().split() == ["1", "2"]
-    empty = second_game.lookup("......")
+    assert page.locator("#board .cell").count() == 12
+    assert page.locator("#row-names").inner_text().split() == ["1", "2", "3"]
+    assert page.locator("#column-names").inner_text().split() == ["a", "b", "c", "d"]
+    empty = second_game.lookup("............")
     assert f"{empty.value}s in {empty.remoteness}" in page.locator("#status").inner_text()
-    cell(page, 0).click()  # the AI answers on the chosen game
+    cell(page, 5).click()  # the AI answers on the chosen game
     page.wait_for_function("document.querySelectorAll('#board .cell.taken').length === 2")
-    assert "game=2x3k2" in page.url
+    assert "game=3x4k3" in page.url
+
+
+def test_a_check_of_a_12_cell_game_shows_its_progress_and_result(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?game=3x4k3&view=check")
+    page.select_option("#check-ai", "ai2s")
+    statuses: list[str] = []
+    page.expose_function("noteStatus", lambda text: statuses.append(text))
+    page.evaluate(
+        "new MutationObserver(() => noteStatus(document.querySelector('#check-status').textContent))"
+        ".observe(document.querySelector('#check-status'), {childList: true, characterData: true, subtree: true})"
+    )
+    page.locator("#check-run").click()
+    page.wait_for_function("document.querySelector('#check-status').textContent.startsWith('ai2s:')", timeout=60_000)
+    assert any("boards asked so far" in status for status in statuses), statuses
+    assert page.locator("#check-summary li").count() == 3
 
 
 def test_a_game_not_served_is_named_and_the_default_shown(page: Any, server_url: str) -> None:
     open_page(page, f"{server_url}?game=4x4k4")
-    assert "?game=4x4k4 is not served here (3x3k3, 2x3k2): showing 3x3k3" in page.locator("#notice").inner_text()
+    assert "?game=4x4k4 is not served here (3x3k3, 3x4k3): showing 3x3k3" in page.locator("#notice").inner_text()
     assert page.locator("#board .cell").count() == 9
 
 
@@ -342,7 +356,7 @@ def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(page: Any, 
     page.wait_for_function("document.querySelector('#check-status').textContent.startsWith('ai1s')")
     first = page.locator("#failures .failure").first
     assert first.locator(".mini-cell").count() == 9 and first.locator(".mini-cell.chosen").count() == 1
-    assert page.locator("#check-summary .mini-board").count() == 2  # a decisive mistake per side
+    assert page.locator("#check-summary .mini-board").count() == 4  # per side: the mistake, the lost game
     assert "decisive mistake" in page.locator("#check-summary").inner_text()
 
 

@@ -562,6 +562,7 @@ async function runCheck(offset) {
         `${m.value_after}; ${m.held.map(cellName).join(", ")} would have held`;
     }
     item.textContent = text;
+    if (one.counterexample) item.prepend(miniBoard(one.counterexample.board));  // how the lost game ended
     if (one.mistake) item.prepend(miniBoard(one.mistake.board, { chosen: [one.mistake.move], best: one.mistake.held }));
     summary.appendChild(item);
   }

@@ -385,3 +385,29 @@ def export_record(board: str, rules: Rules, paths_to: dict[str, int]) -> dict[st
         "depth": rules.cells - board.count("."),
         "orbit": len(images),
     }
+
+
+def first_broken_node(trace_lines: list[str], viewpoint: str = "first") -> int:
+    """The id of the first node of a trace (header first, tic-tac-toe, o first, win/draw/loss
+    scale) whose value breaks the rules of fail-soft alpha-beta against this solver's values, on
+    the trace's viewpoint: the first player's, or the mover's (a negamax)."""
+    import json
+
+    bounds = {"-inf": -float("inf"), "inf": float("inf")}
+    open_nodes: dict[int, dict[str, object]] = {}
+    for line in trace_lines[1:]:
+        event = json.loads(line)
+        if event["type"] == "enter":
+            open_nodes[event["id"]] = event
+            continue
+        node = open_nodes.pop(event["id"])
+        board = str(node["board"])
+        sign = -1 if viewpoint == "mover" and TICTACTOE.mover(board) == "x" else 1
+        exact = sign * solver()(board).score
+        alpha = bounds.get(node["alpha"], node["alpha"])  # type: ignore[call-overload]
+        beta = bounds.get(node["beta"], node["beta"])  # type: ignore[call-overload]
+        value = event["value"]
+        fine = exact <= value if value <= alpha else exact >= value if value >= beta else exact == value
+        if not fine:
+            return int(event["id"])
+    raise AssertionError("the search made no mistake")

@@ -66,26 +66,9 @@ def test_the_readme_search_passes(run, tmp_path: Path, monkeypatch) -> None:
     assert result.stdout.splitlines()[0] == "my-alphabeta from ......... (wdl scale): ok"
 
 
-def _first_wrong_node(trace: Path) -> int:
-    """The first exit whose value breaks a rule, found with the test's own minimax."""
-    open_nodes: dict[int, dict[str, object]] = {}
-    for line in trace.read_text().splitlines()[1:]:
-        event = json.loads(line)
-        if event["type"] == "enter":
-            open_nodes[event["id"]] = event
-            continue
-        node = open_nodes.pop(event["id"])
-        exact, value = solve(node["board"]).score, event["value"]  # type: ignore[arg-type]
-        alpha, beta = node["alpha"], node["beta"]
-        fine = exact <= value if value <= alpha else exact >= value if value >= beta else exact == value  # type: ignore[operator]
-        if not fine:
-            return int(event["id"])
-    raise AssertionError("the broken search made no mistake")
-
-
 def test_the_classic_table_bug_is_caught_at_the_right_node(run, tmp_path: Path, monkeypatch) -> None:
     trace = _run_user_search(tmp_path, _readme_search() + BROKEN_TABLE, monkeypatch)
-    wrong = _first_wrong_node(trace)
+    wrong = reference.first_broken_node(trace.read_text().splitlines(), "first")
     result = run("check-trace", str(trace), "--json")
     assert result.exit_code == 1
     report = json.loads(result.stdout)

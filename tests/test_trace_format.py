@@ -72,32 +72,14 @@ out.close()
 """
 
 
-def _first_wrong_node(trace: Path) -> int:
-    """The first exit that breaks a rule, in the mover's terms, by the tests' own solver."""
-    open_nodes: dict[int, dict[str, object]] = {}
-    for line in trace.read_text().splitlines()[1:]:
-        event = json.loads(line)
-        if event["type"] == "enter":
-            open_nodes[event["id"]] = event
-            continue
-        node = open_nodes.pop(event["id"])
-        board = str(node["board"])
-        exact = solve(board).score * (1 if reference.TICTACTOE.mover(board) == "o" else -1)
-        bounds = {"-inf": -float("inf"), "inf": float("inf")}
-        alpha, beta = bounds.get(node["alpha"], node["alpha"]), bounds.get(node["beta"], node["beta"])  # type: ignore[call-overload]
-        value = event["value"]
-        fine = exact <= value if value <= alpha else exact >= value if value >= beta else exact == value
-        if not fine:
-            return int(event["id"])
-    raise AssertionError("the broken search made no mistake")
-
-
 def test_a_broken_negamax_fails_at_the_right_node(run, tmp_path: Path, monkeypatch) -> None:
     source = _negamax_source().replace('negamax(".........", -math.inf, math.inf)\nout.close()\n', "") + BROKEN
     trace = _run(source, tmp_path, monkeypatch)
     result = run("check-trace", str(trace), "--json")
     assert result.exit_code == 1
-    assert _strict_json(result.stdout)["failures"][0]["id"] == _first_wrong_node(trace)
+    assert _strict_json(result.stdout)["failures"][0]["id"] == reference.first_broken_node(
+        trace.read_text().splitlines(), "mover"
+    )
 
 
 HEADER = (

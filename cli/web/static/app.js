@@ -418,6 +418,17 @@ function newGame() {
 
 // --- value history -------------------------------------------------------------------
 
+function svgAdder(svg) {
+  // add(name, attributes, text): a new SVG element appended to `svg`
+  return (name, attributes, text) => {
+    const element = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+    if (text !== undefined) element.textContent = text;
+    svg.appendChild(element);
+    return element;
+  };
+}
+
 function drawHistory(docs) {
   const first = docs[0].first, second = first === "o" ? "x" : "o";
   const scores = docs.map((doc) => doc.score);  // from the first player's side
@@ -428,13 +439,7 @@ function drawHistory(docs) {
   const y = (score) => top + (height - top - bottom) * (1 - score) / 2;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.replaceChildren();
-  const add = (name, attributes, text) => {
-    const element = document.createElementNS(SVG, name);
-    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
-    if (text !== undefined) element.textContent = text;
-    svg.appendChild(element);
-    return element;
-  };
+  const add = svgAdder(svg);
   for (const [score, label] of [[1, `${first} wins`], [0, "draw"], [-1, `${second} wins`]]) {
     add("line", { x1: left, x2: width - right, y1: y(score), y2: y(score), class: "grid" });
     add("text", { x: left - 6, y: y(score) + 4, "text-anchor": "end", class: "axis" }, label);
@@ -477,13 +482,7 @@ function drawRemoteness(docs, mistake) {
   const x = (plies) => left + (width - left - right) * plies / longest;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.replaceChildren();
-  const add = (name, attributes, text) => {
-    const element = document.createElementNS(SVG, name);
-    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
-    if (text !== undefined) element.textContent = text;
-    svg.appendChild(element);
-    return element;
-  };
+  const add = svgAdder(svg);
   for (let plies = 0; plies <= longest; plies++) {
     add("line", { x1: x(plies), x2: x(plies), y1: top - 6, y2: height - 4, class: "grid" });
     add("text", { x: x(plies), y: top - 10, "text-anchor": "middle", class: "axis" }, String(plies));

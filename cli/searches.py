@@ -211,6 +211,7 @@ def check_trace(
     import sys
 
     from ttt_db.search.trace_check import check_trace as check
+    from ttt_db.search.trace_check import trace_lines
 
     with open_db(db, game) as database:
         asked = 0
@@ -224,10 +225,10 @@ def check_trace(
             return position.score, position.sv_score, position.remoteness
 
         if str(file) == "-":
-            result = check(sys.stdin, exact, game)
+            result = check(trace_lines(sys.stdin.buffer), exact, game)
         else:
-            with file.open(encoding="utf-8") as stream:
-                result = check(stream, exact, game)
+            with file.open("rb") as stream:
+                result = check(trace_lines(stream), exact, game)
     if as_json:
         print_json(result.to_dict())
     else:

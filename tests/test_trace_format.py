@@ -144,3 +144,22 @@ def test_jsons_own_infinity_is_read_and_never_written(run, tmp_path: Path) -> No
     assert result.exit_code == 1  # o wins with c1: -1 is no exact value
     failure = _strict_json(result.stdout)["failures"][0]  # type: ignore[index]
     assert (failure["alpha"], failure["beta"], failure["exact"]) == ("-inf", "inf", 1)
+
+
+MALFORMED_BYTES = [
+    (b"\xff\xfe not text\n", "record 1: not UTF-8 text"),
+    (HEADER.encode() + b"\n" + b"[" * 60_000 + b"\n", "record 2: nested too deep to be a record"),
+    (b"[" * 100_000, "record 1: longer than 65,536 bytes"),
+    (b"\x00" * 200_000, "record 1: longer than 65,536 bytes"),
+    (HEADER.encode() + b'\n{"type": "exit", "id": ' + b"9" * 5_000 + b', "value": 0}\n', "record 2: not JSON this"),
+    (b"", "record 1: the trace is empty"),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), MALFORMED_BYTES)
+def test_any_bytes_are_a_trace_or_a_malformed_one(run, tmp_path: Path, content: bytes, message: str) -> None:
+    trace = tmp_path / "bytes.jsonl"
+    trace.write_bytes(content)
+    result = run("check-trace", str(trace))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"error: malformed trace, {message}") and result.stderr.count("\n") == 1

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Final
+from itertools import count
+from typing import Any, BinaryIO, Final
 
 from ttt_db.errors import InputError, TraceFormatError
 from ttt_db.game.definition import DEFAULT_GAME, Game
@@ -99,6 +100,10 @@ def _record(line: str, number: int) -> dict[str, Any]:
         record = json.loads(line)
     except json.JSONDecodeError as error:
         raise TraceFormatError(number, f"not JSON ({error.msg})") from None
+    except ValueError as error:  # an integer of more digits than Python converts
+        raise TraceFormatError(number, f"not JSON this checker reads ({error})") from None
+    except RecursionError:
+        raise TraceFormatError(number, "nested too deep to be a record") from None
     if not isinstance(record, dict):
         raise TraceFormatError(number, "not a JSON object")
     return record
@@ -170,6 +175,26 @@ def _check_step(
         )
 
 
+MAX_RECORD_BYTES: Final = 65_536
+"""The longest record check-trace reads (a record of a 16-cell game is about 200 bytes)."""
+
+
+def trace_lines(stream: BinaryIO) -> Iterator[str]:
+    """The records of a trace file, read as bytes one line at a time: TraceFormatError naming the
+    record for one that is not UTF-8 or is longer than MAX_RECORD_BYTES, so any file, /dev/zero
+    included, is a trace or a malformed one, in flat memory."""
+    for number in count(1):
+        line = stream.readline(MAX_RECORD_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_RECORD_BYTES:
+            raise TraceFormatError(number, f"longer than {MAX_RECORD_BYTES:,} bytes, which no record is")
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise TraceFormatError(number, f"not UTF-8 text (byte {error.start + 1})") from None
+
+
 Lookup = Callable[[str, Mark], tuple[int, int, int]]
 """board, first player -> (score, sv_score, remoteness) from the first player's side."""
 
@@ -212,7 +237,7 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
         try:
             record = loads(line)
             kind = record["type"]
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, RecursionError):
             if not line.strip():
                 continue
             record = _record(line, number)

@@ -1,12 +1,26 @@
 """The `ttt-db` command line. `main` is the console script's entry point: it imports the app
-inside a guard, so Ctrl-C while Python is still loading ends quietly with exit 130."""
+inside a guard, so Ctrl-C while Python is still loading ends quietly with exit 130, and it turns
+SIGTERM into the same unwinding as Ctrl-C (a build's temporary files are removed) with exit 143."""
 
 from __future__ import annotations
 
+import signal
 import sys
+from types import FrameType
+
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived: unwind every `finally` (temporary files, open databases), then exit 143."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(EXIT_TERMINATED)
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         from cli.app import app
     except KeyboardInterrupt:

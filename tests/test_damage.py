@@ -200,3 +200,32 @@ def test_a_database_of_an_older_schema_is_refused_with_one_line_that_says_to_reb
             f"error: {older} has schema version 3, this ttt-db reads version 4: "
             "rebuild it with `ttt-db build --force`\n"
         )
+
+
+def test_sigterm_while_writing_cleans_up_as_ctrl_c_does(tmp_path: Path) -> None:
+    target = tmp_path / "terminated.sqlite"
+    script = (
+        "import os, signal, sys, builder.write as w\n"
+        "real = w.write_url\n"
+        "def terminated(*a, **k):\n"
+        "    real(*a, **k)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # the temporary file is complete, not yet moved\n"
+        "w.write_url = terminated\n"
+        f"sys.argv = ['ttt-db', 'build', '--quiet', '--db', {str(target)!r}]\n"
+        "from cli import main; main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert result.returncode == 143, result.stderr
+    assert "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []  # no database, no temporary file
+
+
+def test_a_missing_row_under_a_check_is_damage_not_a_bug(run, altered_copy) -> None:
+    damaged = altered_copy(f"delete from ttt_positions where key = {CENTRE}")
+    for args in (["check", "perfect", "--strong"], ["check", "ai1s", "--strong"], ["check", "perfect", "--weak"]):
+        result = run(*args, "--db", str(damaged))
+        assert (result.exit_code, result.stdout) == (2, ""), args
+        assert (
+            result.stderr
+            == f"error: the database is damaged (no row for board '....o....', table ttt_positions): {REBUILD}\n"
+        )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import SupportsIndex
 
 from ttt_db.ais.registry import AI
-from ttt_db.errors import AIMisbehaved, InputError
+from ttt_db.errors import AIMisbehaved, DatabaseDamagedError, InputError
 from ttt_db.game.rules import EMPTY
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # ttt_db/
@@ -38,7 +38,7 @@ def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
     answer is read lazily and refused at its first bad move, however long it is."""
     try:
         answer: Collection[int] = ai(board)
-    except AIMisbehaved:
+    except (AIMisbehaved, DatabaseDamagedError):  # damage is the database's, never the AI's fault
         raise
     except (Exception, SystemExit) as error:  # the AI is foreign code: any exception is its failure
         raise _raised(board, error) from None

@@ -439,7 +439,10 @@ class BestMovesTable(Mapping[str, tuple[int, ...]]):
         if not isinstance(board, str) or len(board) != self.game.cells:
             raise KeyError(board)
         canonical, transform = canonical_transform(board, self.game)
-        moves = untransform_moves(self._canonical[canonical], transform, self.game)
+        stored = self._canonical.get(canonical)
+        if stored is None:  # every board in play has a row: a damaged or incomplete database (a KeyError too)
+            raise PositionNotFoundError(board)
+        moves = untransform_moves(stored, transform, self.game)
         if len(self._answers) < 2_000_000:
             self._answers[board] = moves
         return moves

@@ -53,11 +53,13 @@ def build_database(
     is there."""
     # imported here so that opening an existing database does not pay for the builder (numpy)
     from builder.solver import solve_game
-    from builder.write import prepare, write_solution
+    from builder.write import check_ownership, prepare, write_solution
 
     location = resolve_location(db, game)
     started = time.perf_counter()
     if not force and database_exists(location):
+        if location.path is None:  # a server's tables of our names: ours, or refused
+            check_ownership(location)
         return BuildSummary(location, False, 0.0, {}, _size(location))
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
     prepared = prepare(solve_game(game, progress), None if reproducible else started)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, delete, insert, inspect, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from builder.solver import DRAW, PLAYING, STATUS_NAMES, Keys, Progress, Solution, level_moves, node_lists
 from ttt_db import __version__
@@ -25,7 +26,7 @@ from ttt_db.store.digest import ContentDigest, content_digest
 from ttt_db.store.encoding import REMOTENESS_BITS, encode_keys
 from ttt_db.store.location import DatabaseLocation
 from ttt_db.store.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
-from ttt_db.store.tables import POSITION_COLUMNS
+from ttt_db.store.tables import LEGACY_OWNER_KEYS, OWNER_KEY, OWNER_VALUE, POSITION_COLUMNS
 
 _VALUE_NAMES = np.array(["loss", "draw", "win"], dtype=object)  # by signed value + 1
 _STATUS_NAMES = np.array(STATUS_NAMES, dtype=object)
@@ -146,6 +147,7 @@ def build_figures(solution: Solution, lists: dict[str, Keys]) -> dict[str, Any]:
 
 def _meta_rows(prepared: PreparedSolution, built_at: str, digest: str) -> list[dict[str, str]]:
     meta = {
+        OWNER_KEY: OWNER_VALUE,
         "schema_version": SCHEMA_VERSION,
         "rules": rules_of(prepared.solution.game),
         "package_version": __version__,
@@ -160,22 +162,43 @@ def _meta_rows(prepared: PreparedSolution, built_at: str, digest: str) -> list[d
 
 def _existing_schema_version(conn: Connection) -> int | None:
     """The schema version of the ttt-db tables already there, or None when there are none.
-    DatabaseError when one of our table names is taken by a table this project did not make
-    (no `schema_version` marker in `ttt_meta`): such a table is never dropped or overwritten."""
+    DatabaseError when a table of one of our names is there but ttt-db cannot prove it made it
+    (the owner entry in `ttt_meta`; the four entries every older build wrote): such tables are
+    never dropped, emptied or overwritten, with or without --force."""
     existing = set(inspect(conn).get_table_names())
     ours = [table.name for table in Base.metadata.sorted_tables if table.name in existing]
     if not ours:
         return None
-    marker = None
+    meta: dict[str, str] = {}
     if MetaEntry.__tablename__ in existing:
-        marker = conn.execute(select(MetaEntry.value).where(MetaEntry.key == "schema_version")).scalar_one_or_none()
-    if marker is None:
+        try:
+            meta = {row.key: row.value for row in conn.execute(select(MetaEntry.key, MetaEntry.value))}
+        except SQLAlchemyError:
+            meta = {}
+    proven = meta.get(OWNER_KEY) == json.dumps(OWNER_VALUE) or all(key in meta for key in LEGACY_OWNER_KEYS)
+    if not proven:
         raise DatabaseError(
-            f"table {ours[0]} already exists and was not made by ttt-db (no schema_version in "
-            f"{MetaEntry.__tablename__}); not replacing it: use another database or schema"
+            f"table {', '.join(ours)} already {'exist' if len(ours) > 1 else 'exists'} and ttt-db cannot prove "
+            f"it made {'them' if len(ours) > 1 else 'it'} (no owner entry in {MetaEntry.__tablename__}); "
+            "ttt-db never drops, empties or overwrites such tables, with or without --force: give another "
+            "database, or on PostgreSQL another schema (an URL ending in ?options=-csearch_path%3Dttt_db, "
+            "the schema made first)"
         )
-    version = json.loads(marker)
+    try:
+        version = json.loads(meta["schema_version"])
+    except (KeyError, ValueError):
+        return -1
     return version if isinstance(version, int) else -1
+
+
+def check_ownership(location: DatabaseLocation) -> None:
+    """DatabaseError when the location's `ttt_*` tables are there but not provably ttt-db's."""
+    engine = make_engine(location)
+    try:
+        with engine.connect() as conn:
+            _existing_schema_version(conn)
+    finally:
+        engine.dispose()
 
 
 def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:

@@ -59,10 +59,38 @@ def test_a_foreign_table_with_our_name_is_never_replaced(empty_schema) -> None:
     with engine.begin() as conn:
         conn.execute(text("create table ttt_positions (note text)"))
         conn.execute(text("insert into ttt_positions values ('keep me')"))
-    with pytest.raises(DatabaseError, match="table ttt_positions already exists and was not made by ttt-db"):
+    with pytest.raises(DatabaseError, match="table ttt_positions already exists and ttt-db cannot prove it made it"):
         build_database(url, force=True)
     with engine.connect() as conn:
         assert conn.execute(text("select note from ttt_positions")).scalar_one() == "keep me"
+
+
+def test_another_applications_meta_with_a_schema_version_survives_build_and_force(empty_schema, run) -> None:
+    """The tables' names and a `schema_version` row prove nothing: only ttt-db's owner entry does."""
+    url, engine = empty_schema
+    with engine.begin() as conn:
+        conn.execute(text("create table ttt_meta (key text primary key, value text)"))
+        conn.execute(text("insert into ttt_meta values ('schema_version', '4'), ('owner', 'billing')"))
+        conn.execute(text("create table ttt_positions (id int primary key, ticker text)"))
+        conn.execute(text("insert into ttt_positions values (1, 'ACME')"))
+    for args in (["build", "-q"], ["build", "-q", "--force"]):
+        refused = run(*args, "--db", url)
+        assert refused.exit_code == 2 and refused.stdout == "", args
+        assert "table ttt_meta, ttt_positions already exist and ttt-db cannot prove it made them" in refused.stderr
+        assert "another schema" in refused.stderr
+    with engine.connect() as conn:
+        assert conn.execute(text("select value from ttt_meta where key = 'owner'")).scalar_one() == "billing"
+        assert conn.execute(text("select ticker from ttt_positions")).scalar_one() == "ACME"
+
+
+def test_a_database_ttt_db_made_is_rebuilt_in_place(empty_schema) -> None:
+    url, engine = empty_schema
+    build_database(url)
+    assert build_database(url).built is False  # its own: already there
+    assert build_database(url, force=True).built is True
+    with engine.connect() as conn:
+        owner = conn.execute(text("select value from ttt_meta where key = 'made_by'")).scalar_one()
+    assert json.loads(owner).startswith("ttt-db")
 
 
 def test_readers_see_the_old_or_the_new_database_during_a_rebuild(empty_schema) -> None:

@@ -3,8 +3,8 @@ byte per cell, node lists compressed key differences (`ttt_db.store.encoding`).
 
 Bump SCHEMA_VERSION whenever a table or the meaning of a column changes; a database of another
 version is refused with a request to rebuild. Every table name starts with `ttt_`, so the
-database can share a server schema with other applications' tables; `ttt_meta` holding a
-`schema_version` row is the marker that the tables are ttt-db's own.
+database can share a server schema with other applications' tables; `ttt_meta` holding the
+owner entry (`ttt_db.store.tables.OWNER_KEY`) is the proof that the tables are ttt-db's own.
 """
 
 from __future__ import annotations

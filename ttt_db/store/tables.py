@@ -6,6 +6,11 @@ from __future__ import annotations
 from typing import Final
 
 SCHEMA_VERSION: Final = 4
+OWNER_KEY: Final = "made_by"
+OWNER_VALUE: Final = "ttt-db, a solution database of m,n,k games"
+"""The `ttt_meta` entry only ttt-db writes: the proof that tables named `ttt_*` are its own."""
+LEGACY_OWNER_KEYS: Final = ("schema_version", "rules", "package_version", "content_sha256")
+"""What a database of schema version 3 or older, written before the marker, holds instead."""
 TABLE_PREFIX: Final = "ttt_"
 META: Final = TABLE_PREFIX + "meta"
 POSITIONS: Final = TABLE_PREFIX + "positions"

@@ -235,3 +235,15 @@ def test_a_check_of_a_large_game_runs_in_the_background_with_its_progress(db: So
             result = client.get("/api/check", params={"ai": "ai1s", "limit": "5"}).json()
     expected = run_checks(load_ai("ai1s"), db).to_document(0, 5)
     assert result == expected | {"status": "done"}  # the same result as the command line's
+
+
+def test_check_reports_are_kept_once_per_ai_and_bounded(db: SolutionDatabase, monkeypatch) -> None:
+    from cli.web import service as web_service
+
+    service = web_service.Service(db)
+    answers = [service.check(name, "0", "1") for name in ["dls@1", "dls@01", "DLS@001", "dls@1 "]]
+    assert {answer["ai"] for answer in answers} == {"dls@1"} and list(service._checks) == ["dls@1"]
+    monkeypatch.setattr(web_service, "CACHED_CHECKS", 3)
+    for name in ["dls@0", "dls@2", "ai1s", "dls@1", "abdls@1"]:
+        service.check(name, "0", "1")
+    assert list(service._checks) == ["ai1s", "dls@1", "abdls@1"]  # the least recently asked forgotten

@@ -41,6 +41,8 @@ CHECK_IN_REQUEST_CELLS: Final = 9
 server's one background check, which the page polls for its progress."""
 FAILURES_PAGE_MAX: Final = 100
 CACHED_AIS: Final = 64
+CACHED_CHECKS: Final = 32
+"""Check reports kept, the least recently asked forgotten first (a 4x4 report holds its failures)."""
 _FULL_SEARCH_AIS: Final = frozenset({"minimax", "minimax-shortest", "alphabeta", "alphabeta-shortest"})
 
 
@@ -148,7 +150,7 @@ class Service:
         self._job: _CheckJob | None = None
         self._positions: OrderedDict[tuple[str, str | None], bytes] = OrderedDict()
         self._ais: OrderedDict[str, NamedAI] = OrderedDict()
-        self._checks: dict[str, CheckReport] = {}
+        self._checks: OrderedDict[str, CheckReport] = OrderedDict()
         self._lock = threading.Lock()
         self._check_lock = threading.Lock()
 
@@ -282,13 +284,23 @@ class Service:
         first = _int(offset, "offset", 0, 0, 10**9)
         count = _int(limit, "limit", 20, 1, FAILURES_PAGE_MAX)
         named = self._ai(ai_name)
+        ai_name = named.name  # one report per AI, however its name is spelt (dls@01, dls@1)
         with self._check_lock:
             report = self._checks.get(ai_name)
             if report is None and self._check_in_request:
-                report = self._checks[ai_name] = run_checks(named, self.database)
+                report = run_checks(named, self.database)
+                self._remember_check(ai_name, report)
             if report is None:
                 return self._background_check(ai_name, named)
+            self._checks.move_to_end(ai_name)
         return report.to_document(first, count) | {"status": "done"}
+
+    def _remember_check(self, ai_name: str, report: CheckReport) -> None:
+        """Keep the report (called holding the check lock), forgetting the least recently asked
+        beyond CACHED_CHECKS."""
+        self._checks[ai_name] = report
+        while len(self._checks) > CACHED_CHECKS:
+            self._checks.popitem(last=False)
 
     def _background_check(self, ai_name: str, named: NamedAI) -> dict[str, Any]:
         """The state of the server's one background check (called holding the check lock):
@@ -310,7 +322,7 @@ class Service:
 
     def finish_check(self, ai_name: str, report: CheckReport) -> None:
         with self._check_lock:
-            self._checks[ai_name] = report
+            self._remember_check(ai_name, report)
             self._job = None
 
     # --- searches -----------------------------------------------------------------------

@@ -201,8 +201,10 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
     refusal = entry.refusal(game)
     if refusal is not None:
         raise UnknownAIError(spec, refusal)
-    play = entry.make(_parameter(entry, spec, text, game), database, game)
-    return NamedAI(spec, play, entry.symmetric, entry.summary, entry.deterministic)
+    parameter = _parameter(entry, spec, text, game)
+    play = entry.make(parameter, database, game)
+    name = base if parameter is None else f"{base}@{parameter:g}"  # one spelling: dls@01 is dls@1
+    return NamedAI(name, play, entry.symmetric, entry.summary, entry.deterministic)
 
 
 def ais_document(game: Game = TICTACTOE) -> list[dict[str, Any]]:

@@ -34,6 +34,7 @@ def serve(
     database is in the default folder, chosen on the page. Prints the URL; Ctrl-C stops it."""
     import contextlib
     import socket
+    import sys
     import webbrowser
 
     import uvicorn
@@ -56,6 +57,7 @@ def serve(
         typer.echo(f"ttt-db serves {served} at {url} (Ctrl-C stops it)")
         if open_browser:
             webbrowser.open(url)
+        sys.setswitchinterval(0.0002)  # searches run in threads: the event loop gets the GIL back often
         config = uvicorn.Config(
             create_app(database, *more), log_level="warning", access_log=False, loop="auto", http="auto"
         )

@@ -281,6 +281,14 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
             Measurement("serve: position requests, 8 clients, 10 s", rate, 2000, "per s", higher_is_better=True),
             Measurement("  their p99 latency", p99, 10.0, "ms"),
         ]
+        measurements.append(
+            Measurement(
+                "serve: position p99 while 8 minimax searches run",
+                _p99_under_searches(url, host, int(port)),
+                10.0,
+                "ms",
+            )
+        )
         first_load = _first_load(url, runs)
         if first_load is not None:
             in_page, whole, step = first_load
@@ -293,6 +301,46 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def _p99_under_searches(url: str, host: str, port: int, seconds: float = 8.0) -> float:
+    """p99 milliseconds of /api/position, asked every 10 ms on one connection, while eight clients
+    keep asking for a full minimax search from the empty board (549,946 nodes each)."""
+    import threading
+    import urllib.request
+
+    stop = time.monotonic() + seconds
+
+    def searcher() -> None:
+        while time.monotonic() < stop:
+            urllib.request.urlopen(f"{url}api/search?algorithm=minimax&board=.........", timeout=60).read()
+
+    threads = [threading.Thread(target=searcher) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.5)
+    latencies: list[float] = []
+
+    async def client() -> None:
+        reader, writer = await asyncio.open_connection(host, port)
+        request = b"GET /api/position?board=ox..x.... HTTP/1.1\r\nHost: bench\r\n\r\n"
+        while time.monotonic() < stop - 0.5:
+            started = time.perf_counter()
+            writer.write(request)
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+            )
+            await reader.readexactly(length)
+            latencies.append(time.perf_counter() - started)
+            await asyncio.sleep(0.01)
+        writer.close()
+
+    asyncio.run(client())
+    for thread in threads:
+        thread.join()
+    return statistics.quantiles(latencies, n=100)[98] * 1000
 
 
 def _first_load(url: str, runs: int) -> tuple[float, float, float] | None:

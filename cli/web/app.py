@@ -10,13 +10,13 @@ than generated OpenAPI; docs/api.md documents the API instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
+import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -30,6 +30,7 @@ from ttt_db.search.algorithms import algorithms_document
 from ttt_db.store.database import SolutionDatabase
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
+HEAVY_REQUESTS_AT_ONCE: Final = 2
 MAX_QUERY_BYTES: Final = 1024
 """No request needs more: a board, a name and a few numbers."""
 
@@ -156,6 +157,12 @@ def create_app(
     """The app over open databases, one per game, the first the default (the caller closes them).
     A check of a game with more than `check_in_request_cells` cells runs in the background."""
     games = Games([database, *more], check_in_request_cells)
+    limiter = anyio.CapacityLimiter(HEAVY_REQUESTS_AT_ONCE)
+
+    async def heavy(work: Callable[..., Any], *args: Any) -> Any:
+        """A search, an AI's move or a check: off the event loop, at most HEAVY_REQUESTS_AT_ONCE at a
+        time (the others wait their turn), so that positions keep answering fast whatever runs."""
+        return await anyio.to_thread.run_sync(work, *args, limiter=limiter)
 
     def param(request: Request, name: str) -> str | None:
         return request.query_params.get(name)
@@ -172,7 +179,7 @@ def create_app(
     async def ai_move(request: Request) -> Response:
         chosen = service(request)
         return JSONResponse(
-            await run_in_threadpool(
+            await heavy(
                 chosen.ai_move,
                 param(request, "ai"),
                 param(request, "board"),
@@ -184,15 +191,13 @@ def create_app(
     async def check(request: Request) -> Response:
         chosen = service(request)
         return JSONResponse(
-            await run_in_threadpool(
-                chosen.check, param(request, "ai"), param(request, "offset"), param(request, "limit")
-            )
+            await heavy(chosen.check, param(request, "ai"), param(request, "offset"), param(request, "limit"))
         )
 
     async def search(request: Request) -> Response:
         chosen = service(request)
         return JSONResponse(
-            await run_in_threadpool(
+            await heavy(
                 chosen.search,
                 param(request, "algorithm"),
                 param(request, "board"),

@@ -12,6 +12,7 @@ Timing lives here, never in the unit tests.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import shutil
 import statistics
 import subprocess
@@ -228,7 +229,6 @@ def search_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
 
 async def _load(host: str, port: int, paths: list[str], clients: int, seconds: float) -> list[float]:
     """`clients` keep-alive connections asking `paths` in turn for `seconds`; every latency."""
-    import asyncio
 
     latencies: list[float] = []
 
@@ -259,7 +259,6 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
     """`ttt-db serve` under 8 concurrent keep-alive clients for 10 s asking positions (every
     position of the game, in turn), and the page's first load to a playable board in headless
     Chromium (median of `runs`)."""
-    import asyncio
     import random
     import statistics as stats
 

@@ -87,6 +87,15 @@ GameOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else there.")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        metavar="SECONDS",
+        help="Fail an AI at any board it takes longer than this to answer (default: no limit).",
+    ),
+]
 FirstOption = Annotated[
     Side | None,
     typer.Option(

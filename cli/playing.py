@@ -14,6 +14,7 @@ from cli.common import (
     JsonOption,
     QuietOption,
     Side,
+    TimeoutOption,
     ai_output_to_stderr,
     fail,
     open_db,
@@ -64,6 +65,7 @@ def match(
     ai2: Annotated[str, typer.Argument(metavar="AI2", help="Its opponent.", show_default=False)],
     games: Annotated[int, typer.Option("-n", "--games", min=0, metavar="N", help="Games on each side.")] = 1000,
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for a reproducible match.")] = None,
+    timeout: TimeoutOption = None,
     quiet: QuietOption = False,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -71,6 +73,7 @@ def match(
 ) -> None:
     """N games with AI1 as o and N with AI1 as x; every move a uniform random choice among the
     AI's candidates. Counts and ratios from AI1's side."""
+    from ttt_db.ais.calling import answer_within
     from ttt_db.ais.registry import load_ai
     from ttt_db.errors import AIMisbehaved
     from ttt_db.play.match import run_match
@@ -87,8 +90,8 @@ def match(
         with ai_output_to_stderr(), progress_bar(2 * games, "games", "game", quiet=quiet) as bar:
             first, second = load_ai(ai1, provide_database, game), load_ai(ai2, provide_database, game)
             result = run_match(
-                first.play,
-                second.play,
+                first.play if timeout is None else answer_within(first.play, timeout),
+                second.play if timeout is None else answer_within(second.play, timeout),
                 games,
                 seed=seed,
                 game=game,

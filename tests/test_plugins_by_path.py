@@ -83,3 +83,11 @@ def test_moves_over_seeds_gathers_what_a_sampling_bot_plays(db: SolutionDatabase
     assert answer[0] == 0 and set(answer) <= {0, 1, 2, 3, 5, 6, 7, 8} and len(answer) > 1
     assert ai("....o....") == answer  # the same seeds give the same answer: a check is repeatable
     assert load_ai("ai2s").play("....o....") == tuple(m for m in range(9) if m != 4)
+
+
+def test_match_has_a_timeout_for_a_sleeping_ai(run, tmp_path: Path) -> None:
+    bot = tmp_path / "sleepy.py"
+    bot.write_text("import time\n\ndef play(board):\n    time.sleep(5)\n    return [board.index('.')]\n")
+    result = run("match", f"{bot}:play", "ai2s", "-n", "2", "--timeout", "0.2")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "error: an AI misbehaved at '.........': the AI did not answer within 0.2 s\n"

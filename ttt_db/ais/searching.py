@@ -10,17 +10,11 @@ from collections.abc import Callable
 
 from ttt_db.errors import SearchTimeout
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, legal_moves, side_to_move
+from ttt_db.game.rules import EMPTY, legal_moves
 from ttt_db.search.algorithms import FULL_SEARCHES, depth_limited_spec
-from ttt_db.search.engine import Engine
+from ttt_db.search.engine import Engine, best_of
 
 _SPECS = {spec.name: spec for spec in FULL_SEARCHES}
-
-
-def _best_for_mover(board: str, scored: list[tuple[int, int]]) -> tuple[int, ...]:
-    sign = 1 if side_to_move(board) == "o" else -1
-    top = max(sign * value for _, value in scored)
-    return tuple(move for move, value in scored if sign * value == top)
 
 
 class FullSearchAI:
@@ -33,7 +27,7 @@ class FullSearchAI:
 
     def __call__(self, board: str) -> tuple[int, ...]:
         engine = self.engine
-        return _best_for_mover(board, engine.move_values(board, (engine.low, engine.high)))
+        return best_of(board, engine.move_values(board, (engine.low, engine.high)))[1]
 
 
 class DepthLimited:
@@ -55,7 +49,7 @@ class DepthLimited:
         self.engine = Engine(spec, game, deadline=deadline, clock=clock)
 
     def __call__(self, board: str) -> tuple[int, ...]:
-        return _best_for_mover(board, self.engine.move_values(board, narrow=True))
+        return best_of(board, self.engine.move_values(board, narrow=True))[1]
 
 
 class IterativeDeepening:

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ttt_db.errors import SearchTimeout, UnknownAlgorithmError, WorkLimitError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, legal_moves, side_to_move
-from ttt_db.search.engine import ESTIMATE_LIMIT, Engine, Scale, SearchCounts, SearchSpec, Tracer
+from ttt_db.game.rules import EMPTY, legal_moves
+from ttt_db.search.engine import ESTIMATE_LIMIT, Engine, Scale, SearchCounts, SearchSpec, Tracer, best_of
 from ttt_db.search.trace import Enter, Exit
 
 if TYPE_CHECKING:
@@ -162,9 +162,7 @@ def _chosen(engine: Engine, board: str) -> tuple[int, tuple[int, ...]]:
     finished = engine.finished_value(board, 0)
     if finished is not None:
         return finished, ()
-    sign = 1 if side_to_move(board) == "o" else -1
-    top = max(sign * value for _, value in scored)
-    return sign * top, tuple(move for move, value in scored if sign * value == top)
+    return best_of(board, scored)
 
 
 class _IterationBuffer:

@@ -107,6 +107,14 @@ def line_estimate(board: str, just_moved: str, game: Game = TICTACTOE) -> int:
     return max(-ESTIMATE_LIMIT, min(ESTIMATE_LIMIT, score))
 
 
+def best_of(board: str, scored: list[tuple[int, int]]) -> tuple[int, tuple[int, ...]]:
+    """(the mover's top value from o's side, every move with it) among `scored`, (move, value from
+    o's side) pairs of an unfinished board's moves."""
+    sign = 1 if side_to_move(board) == "o" else -1
+    top = max(sign * value for _, value in scored)
+    return sign * top, tuple(move for move, value in scored if sign * value == top)
+
+
 class Engine:
     """A search of one spec over one game. The table and the counts live as long as the engine:
     an AI keeps one engine between moves, `ttt-db search` makes one per search."""

@@ -61,7 +61,14 @@ def test_best_moves_json(run) -> None:
         "first": "x",
         "score": 0,
     }
-    assert document["moves"][0] == {"move": 2, "name": "c1", "value": "loss", "remoteness": 1, "board": "oxo.x...."}
+    assert document["moves"][0] == {  # a loss for o, who moves second here: +1 for x, the first player
+        "move": 2,
+        "name": "c1",
+        "value": "loss",
+        "remoteness": 1,
+        "board": "oxo.x....",
+        "score": 1,
+    }
     assert {m["move"]: m["value"] for m in document["moves"]}[7] == "draw"
     assert set(document) >= {"remoteness", "sv_score", "best_moves_shortest", "playout", "paths", "canonical"}
 

@@ -189,10 +189,16 @@ class Position:
     def to_document(self) -> dict[str, Any]:
         """The `best-moves --json` document (docs/json.md): the record, plus `moves`, every legal
         move's value for the player making it, the remoteness after it and the board it makes (in
-        the user's marks: a client follows a game by these boards instead of applying rules)."""
+        the user's marks: a client follows a game by these boards instead of applying rules), and
+        its `score` from the first player's side, as the position's own `score` is."""
         mover = self.to_move
+        sign = 1 if mover == self.first else -1
         moves = [
-            analysis.to_dict() | {"board": play(self.board, analysis.move, mover) if mover else None}
+            analysis.to_dict()
+            | {
+                "board": play(self.board, analysis.move, mover) if mover else None,
+                "score": sign * (value_rank(analysis.value) - 1),  # a loss -1, a draw 0, a win 1
+            }
             for analysis in self.moves
         ]
         won = self.status if self.status in ("o", "x") else None

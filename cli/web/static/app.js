@@ -488,7 +488,7 @@ function drawRemoteness(docs, mistake) {
     add("text", { x: x(plies), y: top - 10, "text-anchor": "middle", class: "axis" }, String(plies));
   }
   add("text", { x: 4, y: 10, class: "axis" }, "plies to the end");
-  const forFirst = (value, mover) => (mover === first ? value : { win: "loss", loss: "win", draw: "draw" }[value]);
+  const forFirst = (score) => (score > 0 ? "win" : score < 0 ? "loss" : "draw");  // scores are the first player's
   docs.forEach((doc, ply) => {
     const y = top + rowHeight * ply + rowHeight / 2;
     add("text", { x: left - 8, y: y + 4, "text-anchor": "end", class: "axis" }, ply === 0 ? "start" : `after ${ply}`);
@@ -496,14 +496,14 @@ function drawRemoteness(docs, mistake) {
     for (const move of doc.moves) {
       const dot = add("circle", {
         cx: x(move.remoteness + 1), cy: y, r: move.move === played ? 6 : 4,
-        class: `vvh ${forFirst(move.value, doc.to_move)}` + (move.move === played ? " played" : ""),
+        class: `vvh ${forFirst(move.score)}` + (move.move === played ? " played" : ""),
       });
       const title = document.createElementNS(SVG, "title");
       title.textContent = `${doc.to_move} ${cellName(move.move)}: ${move.value} for ${doc.to_move}, ` +
         `${move.remoteness + 1} plies to the end` + (move.move === played ? " (played)" : "");
       dot.appendChild(title);
     }
-    if (!doc.moves.length) add("circle", { cx: x(0), cy: y, r: 5, class: `vvh ${forFirst(doc.value, doc.value_viewpoint)}` });
+    if (!doc.moves.length) add("circle", { cx: x(0), cy: y, r: 5, class: `vvh ${forFirst(doc.score)}` });
     if (ply === mistake - 1) add("rect", { x: left - 4, y: y - rowHeight / 2 + 1, width: width - left - right + 8,
       height: rowHeight - 2, rx: 8, class: "mistake" });
   });

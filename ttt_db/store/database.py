@@ -34,7 +34,7 @@ from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
 from ttt_db.store import decode as stored
-from ttt_db.store.digest import content_digest, levels_of_rows
+from ttt_db.store.digest import Level, content_digest, levels_of_rows
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 from ttt_db.store.position import MoveAnalysis, Position
@@ -243,10 +243,13 @@ class SolutionDatabase:
         lines = [str(row[0]) for row in self.reader.rows("PRAGMA integrity_check")]
         return [] if lines == ["ok"] else lines
 
-    def content_digest(self) -> str:
+    def content_digest(self, levels: Iterable[Level] | None = None) -> str:
         """The content digest recomputed from the stored rows, lists and counts, exactly as the
-        build computed the `content_sha256` meta entry."""
-        rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
+        build computed the `content_sha256` meta entry. `levels`: the stored rows as levels of
+        columns when the caller has read them already (`verify`), so they are not read twice."""
+        if levels is None:
+            rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
+            levels = levels_of_rows((tuple(row) for row in rows), POSITION_COLUMNS.index("depth"))
         lists = self.reader.rows(f"SELECT name, size, boards FROM {NODE_LISTS}")
         depths = self.reader.rows(
             f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth"
@@ -257,7 +260,6 @@ class SolutionDatabase:
             [r.positions for r in depths],
             [r.canonical_positions for r in depths],
         ]
-        levels = levels_of_rows((tuple(row) for row in rows), POSITION_COLUMNS.index("depth"))
         return content_digest(levels, node_lists, columns)
 
     # --- positions -----------------------------------------------------------------------

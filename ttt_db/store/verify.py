@@ -5,7 +5,7 @@ children, column by column, and calls these."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +13,7 @@ from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.digest import Level
 
 MAX_ROWS_SHOWN = 20
 
@@ -52,14 +53,15 @@ class VerifyReport:
         }
 
 
-def check_file(report: VerifyReport, db: SolutionDatabase) -> None:
-    """The engine's integrity check and the content digest against the one the build stored."""
+def check_file(report: VerifyReport, db: SolutionDatabase, levels: Iterable[Level] | None = None) -> None:
+    """The engine's integrity check and the content digest against the one the build stored
+    (`levels`: the stored rows, when already read, as `SolutionDatabase.content_digest` takes them)."""
     report.checks.append("file integrity")
     report.problems += [f"file integrity: {line}" for line in db.integrity_problems()[:MAX_ROWS_SHOWN]]
     report.checks.append("content digest")
     try:
         stored_digest = db.meta()["content_sha256"]
-        digest = db.content_digest()
+        digest = db.content_digest(levels)
     except DatabaseDamagedError as error:
         report.problems.append(f"content digest: {error}")
         return

@@ -331,13 +331,18 @@ async function aiMove(board) {
   play(answer.move);
 }
 
+function changed() {
+  // the game changed: a late AI answer for the old board is dropped, the URL and the page follow
+  turn++;
+  writeUrl();
+  render();
+}
+
 function play(cell, keepRedo = false) {
   state.moves.push(cell);
   if (!keepRedo) state.redo = [];
   state.marks = null;
-  turn++;
-  writeUrl();
-  render();
+  changed();
 }
 
 function humanMove(cell) {
@@ -360,9 +365,7 @@ function undo() {
     if (count > state.moves.length) count = state.moves.length;
   }
   state.redo.push(...state.moves.splice(state.moves.length - count, count).reverse());
-  turn++;
-  writeUrl();
-  render();
+  changed();
 }
 
 function redo() {
@@ -371,27 +374,21 @@ function redo() {
   const count = state.human === "both" ? 1 : Math.min(2, state.redo.length);
   for (let i = 0; i < count; i++) state.moves.push(state.redo.pop());
   state.marks = null;
-  turn++;
-  writeUrl();
-  render();
+  changed();
 }
 
 function restart() {
   state.moves = [];
   state.redo = [];
   state.marks = null;
-  turn++;
-  writeUrl();
-  render();
+  changed();
 }
 
 function swapSides() {
   if (state.human === "both") return;
   state.human = state.human === "o" ? "x" : "o";
   $("human").value = state.human;
-  turn++;
-  writeUrl();
-  render();
+  changed();
 }
 
 async function copyLink() {
@@ -411,9 +408,7 @@ function newGame() {
   state.moves = [];
   state.redo = [];
   state.marks = null;
-  turn++;
-  writeUrl();
-  render();
+  changed();
 }
 
 // --- value history -------------------------------------------------------------------
@@ -921,8 +916,8 @@ async function start() {
   $("human").value = state.human;
   $("hints").checked = state.hints;
   $("legend").hidden = !state.hints;
-  $("ai").addEventListener("change", () => { state.ai = $("ai").value; turn++; writeUrl(); render(); });
-  $("human").addEventListener("change", () => { state.human = $("human").value; turn++; writeUrl(); render(); });
+  $("ai").addEventListener("change", () => { state.ai = $("ai").value; changed(); });
+  $("human").addEventListener("change", () => { state.human = $("human").value; changed(); });
   $("hints").addEventListener("change", () => {
     state.hints = $("hints").checked; $("legend").hidden = !state.hints; writeUrl(); render();
   });

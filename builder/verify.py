@@ -23,6 +23,7 @@ from builder.solver import Ints, Level, Solution, _count_paths, _solve_finished,
 from builder.write import PreparedSolution, level_columns, prepare
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
+from ttt_db.game.rules import VALUES
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.digest import levels_of_rows
 from ttt_db.store.encoding import REMOTENESS_BITS, REMOTENESS_MASK
@@ -71,7 +72,7 @@ def _shown(column: str, value: Any, cells: int) -> Any:
         for cell, byte in enumerate(bytes(value)):
             if byte:
                 rank = (byte >> REMOTENESS_BITS) - 1
-                name = ("loss", "draw", "win")[rank] if 0 <= rank < 3 else f"?{byte}"
+                name = VALUES[rank] if 0 <= rank < len(VALUES) else f"?{byte}"
                 decoded.append((cell, name, byte & REMOTENESS_MASK))
         return decoded
     return value

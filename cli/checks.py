@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
@@ -154,16 +154,11 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: G
 def _counting_calls(named: NamedAI, quiet: bool, timeout: float | None) -> Iterator[NamedAI]:
     """The AI with each call counted on a progress bar (seen only when a slow AI makes the
     checks take longer than a second) and, with `timeout`, each answer limited in time."""
-    from ttt_db.ais.calling import answer_within
+    from ttt_db.ais.calling import answer_within, counting
 
     with progress_bar(None, f"asking {named.name}", "board", quiet=quiet) as bar:
-        play, update = named.play if timeout is None else answer_within(named.play, timeout), bar.update
-
-        def counted(board: str) -> Collection[int]:
-            update()
-            return play(board)
-
-        yield replace(named, play=counted)
+        play = named.play if timeout is None else answer_within(named.play, timeout)
+        yield replace(named, play=counting(play, bar.update))
 
 
 def _check_all(

@@ -11,12 +11,11 @@ import json
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Collection
 from dataclasses import replace
 from math import perm
 from typing import Any, Final
 
-from ttt_db.ais.calling import candidate_moves
+from ttt_db.ais.calling import candidate_moves, counting
 from ttt_db.ais.registry import NamedAI, ais_document, load_ai
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, InputError, UnknownAIError, WorkLimitError
@@ -85,14 +84,11 @@ class _CheckJob:
         self.asked = 0
         self.running = True
         self.error: str | None = None
-        play = named.play
-
-        def counted(board: str) -> Collection[int]:
-            self.asked += 1
-            return play(board)
-
-        self.named = replace(named, play=counted)
+        self.named = replace(named, play=counting(named.play, self._asked))
         self.service = service
+
+    def _asked(self) -> None:
+        self.asked += 1
 
     def start(self) -> None:
         threading.Thread(target=self._run, name=f"check {self.ai}", daemon=True).start()

@@ -8,7 +8,7 @@ import operator
 import signal
 import threading
 import traceback
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import SupportsIndex
 
@@ -83,6 +83,16 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
     if not moves:
         raise AIMisbehaved(board, "the AI answered no move")
     return tuple(sorted(moves))
+
+
+def counting(ai: AI, asked: Callable[[], object]) -> AI:
+    """The AI, calling `asked()` each time it is asked (a progress bar, a check's progress)."""
+
+    def counted(board: str) -> Collection[int]:
+        asked()
+        return ai(board)
+
+    return counted
 
 
 class _NoAnswerInTime(BaseException):

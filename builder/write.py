@@ -21,6 +21,17 @@ from ttt_db import __version__
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import mover_at, value_for_mover
+from ttt_db.store.checksum import (
+    DEPTH_FIELDS,
+    MARK_CODES,
+    META_CHECK_KEY,
+    blob_checksum,
+    checksum,
+    checksums,
+    meta_checksum,
+    seed,
+    value_words,
+)
 from ttt_db.store.database import make_engine
 from ttt_db.store.digest import ContentDigest, content_digest
 from ttt_db.store.encoding import REMOTENESS_BITS, encode_keys
@@ -59,6 +70,29 @@ def level_columns(solution: Solution, depth: int) -> list[list[Any]]:
         # (rank + 1) << 5 | remoteness, the rank 0 loss, 1 draw, 2 win (ttt_db.store.encoding)
         values[level.edge_parent, level.edge_move] = (moves.value_codes + 2) << REMOTENESS_BITS | moves.child_remoteness
     packed_values = values.tobytes()
+    to_move = np.where(playing, MARK_CODES[mover], MARK_CODES[None])
+    moves_check = checksums(seed(game.name, "moves"), [level.keys, level.status, best, best_shortest])
+    row_check = checksums(
+        seed(game.name, "row"),
+        [
+            level.keys,
+            np.full(count, depth),
+            level.status,  # the codes of ttt_db.store.checksum.STATUS_CODES
+            to_move,
+            level.score,
+            signed + 1,  # VALUE_CODES
+            level.remoteness,
+            level.sv_score,
+            best,
+            best_shortest,
+            *value_words(values),
+            level.playout[:, 0],
+            level.playout[:, 1],
+            level.playout[:, 2],
+            level.paths,
+            level.orbit,
+        ],
+    )
     return [
         level.keys.tolist(),
         [depth] * count,
@@ -76,6 +110,8 @@ def level_columns(solution: Solution, depth: int) -> list[list[Any]]:
         level.playout[:, 2].tolist(),
         level.paths.tolist(),
         level.orbit.tolist(),
+        moves_check.tolist(),
+        row_check.tolist(),
     ]
 
 
@@ -157,7 +193,9 @@ def _meta_rows(prepared: PreparedSolution, built_at: str, digest: str) -> list[d
     }
     if prepared.started is not None:  # the whole build but the final commit: solve, prepare, rows
         meta["build_seconds"] = round(time.perf_counter() - prepared.started, 2)
-    return [{"key": key, "value": json.dumps(value, sort_keys=True)} for key, value in meta.items()]
+    entries = {key: json.dumps(value, sort_keys=True) for key, value in meta.items()}
+    entries[META_CHECK_KEY] = json.dumps(meta_checksum(entries))
+    return [{"key": key, "value": value} for key, value in entries.items()]
 
 
 def _existing_schema_version(conn: Connection) -> int | None:
@@ -226,15 +264,20 @@ def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, p
             written += len(chunk)
             progress("write", written, total)
     progress("write", total, total)
+    game = solution.game.name
     conn.execute(
         insert(NodeList),
-        [{"name": name, "size": size, "boards": blob} for name, (size, blob) in prepared.encoded_lists.items()],
+        [
+            {"name": name, "size": size, "boards": blob, "checksum": blob_checksum(game, "list", name, size, blob)}
+            for name, (size, blob) in prepared.encoded_lists.items()
+        ],
     )
+    depth_seed = seed(game, "depth")
     conn.execute(
         insert(DepthCount),
         [
-            {"depth": depth, "tree_nodes": nodes, "positions": count, "canonical_positions": canon}
-            for depth, (nodes, count, canon) in enumerate(zip(*prepared.depth_columns, strict=True))
+            dict(zip(DEPTH_FIELDS, counts, strict=True)) | {"checksum": checksum(depth_seed, counts)}
+            for counts in ((depth, *row) for depth, row in enumerate(zip(*prepared.depth_columns, strict=True)))
         ],
     )
     conn.execute(

@@ -17,7 +17,7 @@ def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
     with sqlite3.connect(path) as conn:
         tables = {table: conn.execute(f"select * from {table} order by 1").fetchall() for table in DATA_TABLES}
         tables["ttt_meta"] = conn.execute(
-            "select * from ttt_meta where key not in ('built_at', 'build_seconds') order by 1"
+            "select * from ttt_meta where key not in ('built_at', 'build_seconds', 'checksum') order by 1"
         ).fetchall()
     return tables
 

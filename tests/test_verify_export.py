@@ -32,11 +32,11 @@ TAMPERING = [
 OTHER_TAMPERING = [
     (
         "update ttt_node_lists set boards = x'90', size = 0 where name = 'decision'",
-        "node list decision: node list 'decision' does not decompress",
+        "node list decision: node list 'decision' does not match its checksum",
     ),
     (
         "update ttt_depth_counts set tree_nodes = 5 where depth = 2",
-        "tree nodes by depth (depth table): found [1, 9, 5,",
+        "the counts at depth 2 do not match their checksum (table ttt_depth_counts)",
     ),
 ]
 

@@ -34,6 +34,17 @@ from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
 from ttt_db.store import decode as stored
+from ttt_db.store.checksum import (
+    DEPTH_FIELDS,
+    META_CHECK_KEY,
+    MOVES_FIELDS,
+    ROW_FIELDS,
+    blob_checksum,
+    checksum,
+    meta_checksum,
+    rows_failing,
+    seed,
+)
 from ttt_db.store.digest import Level, content_digest, levels_of_rows
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
@@ -45,7 +56,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 T = TypeVar("T")
-REQUIRED_META = ("schema_version", "rules", "package_version", "built_at", "figures", "content_sha256")
+REQUIRED_META = ("schema_version", "rules", "package_version", "built_at", "figures", "content_sha256", META_CHECK_KEY)
 _CHUNK = 500  # boards per `IN (...)` query, well under every engine's parameter limit
 
 _ROW = ", ".join(POSITION_COLUMNS)
@@ -150,25 +161,36 @@ class SolutionDatabase:
     # --- facts of the build -------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
-        """Every meta entry, JSON-decoded (a fresh copy each call)."""
+        """Every meta entry, JSON-decoded (a fresh copy each call), checked against the meta's checksum."""
+        return copy.deepcopy(self._checked_meta())
+
+    def _checked_meta(self) -> dict[str, Any]:
+        """The meta entries, read and checked once per handle: every read of stored content
+        (positions, best moves, node lists) begins here."""
         if self._meta is None:
             rows = self.reader.rows(f"SELECT key, value FROM {META}")
             where = f"table {META}"
+            entries = {row.key: row.value for row in rows}
             decoded = {}
-            for key, value in rows:
+            for key, value in entries.items():
                 try:
                     decoded[key] = json.loads(value)
                 except (TypeError, ValueError):
                     raise DatabaseDamagedError(f"meta entry {key!r} is not JSON", where) from None
             stored.require_keys(decoded, REQUIRED_META, where)
+            if decoded[META_CHECK_KEY] != meta_checksum(entries):
+                raise DatabaseDamagedError("the meta entries do not match their checksum", where)
             if not isinstance(decoded["figures"], dict) or not isinstance(decoded["rules"], dict):
                 raise DatabaseDamagedError("meta entries figures and rules are not objects", where)
             self._meta = decoded
-        return copy.deepcopy(self._meta)
+        return self._meta
 
     @property
     def game(self) -> Game:
-        """The game this database solves, from its meta `rules`."""
+        """The game this database solves, from its meta `rules` alone, so that `verify` can name
+        the damage of a database whose other meta entries are damaged. Every row's checksum is
+        seeded with this game (`ttt_db.store.checksum`): rules rewritten to name another game are
+        refused at the first row read, and every meta entry at the first `meta()`."""
         if self._game is None:
             found = self.reader.rows(f"SELECT value FROM {META} WHERE key = :key", {"key": "rules"})
             text = found[0].value if found else None
@@ -185,24 +207,21 @@ class SolutionDatabase:
         return self._game
 
     def depth_figures(self) -> list[DepthFigures]:
-        rows = self.reader.rows(
-            f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth"
-        )
+        rows = self.reader.rows(f"SELECT {', '.join(DEPTH_FIELDS)}, checksum FROM {DEPTH_COUNTS} ORDER BY depth")
         where = f"table {DEPTH_COUNTS}"
-        return [
-            DepthFigures(
-                *(
-                    stored.whole_number(value, name, where, 0, 10**15)
-                    for name, value in (
-                        ("depth", r.depth),
-                        ("tree nodes", r.tree_nodes),
-                        ("positions", r.positions),
-                        ("canonical positions", r.canonical_positions),
-                    )
-                )
-            )
-            for r in rows
+        names = ("depth", "tree nodes", "positions", "canonical positions")
+        figures = [
+            [
+                stored.whole_number(getattr(row, field), name, where, 0, 10**15)
+                for field, name in zip(DEPTH_FIELDS, names, strict=True)
+            ]
+            for row in rows
         ]
+        start = seed(self.game.name, "depth")
+        for row, counts in zip(rows, figures, strict=True):
+            if row.checksum != checksum(start, counts):
+                raise DatabaseDamagedError(f"the counts at depth {counts[0]} do not match their checksum", where)
+        return [DepthFigures(*counts) for counts in figures]
 
     def info_document(self) -> dict[str, Any]:
         """What `ttt-db info --json` prints: where the database is, its size, every meta entry, and
@@ -226,11 +245,19 @@ class SolutionDatabase:
 
     def node_list_keys(self, name: str) -> list[int]:
         """A stored list as board keys, in (depth, key) order."""
-        found = self.reader.rows(f"SELECT size, boards FROM {NODE_LISTS} WHERE name = :name", {"name": name})
+        found = self.reader.rows(f"SELECT size, boards, checksum FROM {NODE_LISTS} WHERE name = :name", {"name": name})
         where = f"table {NODE_LISTS}"
         if not found:
             raise DatabaseDamagedError(f"node list {name!r} is missing", where)
-        return stored.node_list_keys(found[0].boards, found[0].size, f"node list {name!r}", where, self.game)
+        size, boards, check = found[0]
+        what = f"node list {name!r}"
+        game = self.game
+        if not isinstance(boards, bytes) or check != blob_checksum(game.name, "list", name, size, boards):
+            raise DatabaseDamagedError(f"{what} does not match its checksum", where)
+        expected = self._checked_meta()["figures"].get(name)
+        if expected is not None and size != expected:
+            raise DatabaseDamagedError(f"{what} holds {size!r} boards, the build counted {expected!r}", where)
+        return stored.node_list_keys(boards, size, what, where, game)
 
     def node_list_names(self) -> list[str]:
         return [row.name for row in self.reader.rows(f"SELECT name FROM {NODE_LISTS} ORDER BY name")]
@@ -317,7 +344,7 @@ class SolutionDatabase:
         return self.best_moves(board, shortest=shortest)
 
     def _small_game(self) -> bool:
-        return int(self.meta()["figures"].get("playing_canonical", 0)) <= _SMALL_TABLE_ROWS
+        return int(self._checked_meta()["figures"].get("playing_canonical", 0)) <= _SMALL_TABLE_ROWS
 
     def analyse(self, board: str | Board) -> tuple[MoveAnalysis, ...]:
         """Every legal move with its value for the mover and the remoteness after it."""
@@ -343,8 +370,11 @@ class SolutionDatabase:
         }
         missing = sorted({game.key(canonical) for canonical, _ in images.values()} - self._canonical.keys())
         if missing and not self._all_loaded:
-            for key, row in self._rows_by_key(missing).items():
-                self._canonical.setdefault(key, Position.from_row(row, game))
+            positions, damage = self._decoded(list(self._rows_by_key(missing).values()))
+            if damage:
+                raise damage[0]
+            for position in positions:
+                self._canonical.setdefault(game.key(position.board), position)
         for board, (canonical, transform) in images.items():
             found = self._canonical.get(game.key(canonical))
             if found is None or found.board != canonical:
@@ -385,19 +415,38 @@ class SolutionDatabase:
             return list(self._scanned[0]), list(self._scanned[1])
         game = self.game
         rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
-        positions: list[Position] = []
-        damage: list[DatabaseDamagedError] = []
-        for row in rows:
-            try:
-                positions.append(Position.from_row(row, game))
-            except DatabaseDamagedError as error:
-                damage.append(error)
+        positions, damage = self._decoded(rows)
+        counted = self._checked_meta()["figures"].get("canonical_positions")
+        if len(rows) != counted:
+            damage.append(
+                DatabaseDamagedError(f"{len(rows):,} rows, the build counted {counted!r}", f"table {POSITIONS}")
+            )
         if not damage:
             for position in positions:
                 self._canonical.setdefault(game.key(position.board), position)
             self._all_loaded = True
         self._scanned = (positions, damage)
         return list(positions), list(damage)
+
+    def _decoded(self, rows: Sequence[Any]) -> tuple[list[Position], list[DatabaseDamagedError]]:
+        """The positions of the rows that decode and match their checksum, and the damage in the others."""
+        self._checked_meta()
+        game = self.game
+        positions: list[Position] = []
+        decoded: list[Any] = []
+        damage: list[DatabaseDamagedError] = []
+        for row in rows:
+            try:
+                positions.append(Position.from_row(row, game))
+                decoded.append(row)
+            except DatabaseDamagedError as error:
+                damage.append(error)
+        failing = set(rows_failing(decoded, ROW_FIELDS, "row_check", seed(game.name, "row"), game.cells))
+        for index in sorted(failing):
+            damage.append(
+                DatabaseDamagedError("the row does not match its checksum", f"row for {positions[index].board!r}")
+            )
+        return [p for i, p in enumerate(positions) if i not in failing], damage
 
     def best_moves_table(self, *, shortest: bool = False) -> BestMovesTable:
         """Board (o first, any orientation) -> best moves, for every position still in play:
@@ -406,21 +455,33 @@ class SolutionDatabase:
         cached = self._best_moves_tables.get(shortest)
         if cached is not None:
             return cached
-        column = "best_moves_shortest" if shortest else "best_moves"
-        rows = self.reader.rows(f"SELECT key, {column} FROM {POSITIONS} WHERE status = :status", {"status": "playing"})
+        rows = self.reader.rows(
+            f"SELECT {', '.join(MOVES_FIELDS)}, moves_check FROM {POSITIONS} WHERE status = :status",
+            {"status": "playing"},
+        )
         what = "shortest best moves" if shortest else "best moves"
+        figures = self._checked_meta()["figures"]
         game = self.game
         table: dict[str, tuple[int, ...]] = {}
-        keys = [key for key, _ in rows]
+        if len(rows) != figures.get("playing_canonical"):
+            raise DatabaseDamagedError(
+                f"{len(rows):,} positions in play, the build counted {figures.get('playing_canonical')!r}",
+                f"table {POSITIONS}",
+            )
+        keys = [row.key for row in rows]
         if not all(type(key) is int and 0 <= key < 3**game.cells for key in keys):
             raise DatabaseDamagedError(f"a key that is no {game} board's", f"table {POSITIONS}")
-        for board, (_, mask) in zip(boards_of_keys(keys, game), rows, strict=True):
+        for board, row in zip(boards_of_keys(keys, game), rows, strict=True):
             where = f"row for {board!r}"
-            moves = stored.moves_of_mask(board, mask, what, where)
+            moves = stored.moves_of_mask(board, row.best_moves_shortest if shortest else row.best_moves, what, where)
             if not moves:
                 raise DatabaseDamagedError(f"no {what} for a position in play", where)
-            table[board] = moves
-        view = self._best_moves_tables[shortest] = BestMovesTable(game, table, self.meta()["figures"].get("playing"))
+            table[board] = moves  # the other mask is proven by the checksum alone
+        failing = rows_failing(rows, MOVES_FIELDS, "moves_check", seed(game.name, "moves"), game.cells)
+        if failing:
+            where = f"row for {game.board_of(rows[failing[0]].key)!r}"
+            raise DatabaseDamagedError("the key, status and best moves do not match their checksum", where)
+        view = self._best_moves_tables[shortest] = BestMovesTable(game, table, figures.get("playing"))
         return view
 
 

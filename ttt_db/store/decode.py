@@ -14,7 +14,17 @@ from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, VALUES, Value, side_to_move, status
+from ttt_db.game.rules import (
+    EMPTY,
+    VALUES,
+    Value,
+    final_score,
+    mover_at,
+    other,
+    side_to_move,
+    status,
+    value_for_mover,
+)
 from ttt_db.game.symmetry import canonical_board, orbit_size
 from ttt_db.store.encoding import REMOTENESS_BITS, REMOTENESS_MASK
 
@@ -100,6 +110,50 @@ def check_row_rules(board: str, row: Any, where: str, game: Game = TICTACTOE) ->
     whole_number(row.remoteness, "remoteness", where, 0, n - depth)
     whole_number(row.paths, "paths", where, 1, factorial(n))
     one_of(row.value, frozenset(VALUES), "value", where)
+
+
+def check_row_agrees(
+    board: str,
+    row: Any,
+    analyses: Sequence[tuple[int, Value, int]],
+    best: tuple[int, ...],
+    shortest: tuple[int, ...],
+    game: Game,
+    where: str,
+) -> None:
+    """The row's answers against each other: value, score, remoteness, shortest-victory score and
+    best moves all follow from the status of a finished board, or from the values of the moves."""
+    depth = row.depth
+    mover = mover_at(depth)
+    if row.value != value_for_mover(row.score, mover):
+        raise DatabaseDamagedError(f"value {row.value!r} beside score {row.score} ({mover} to move)", where)
+    if row.status != "playing":
+        expected = (final_score(row.status, depth), 0, final_score(row.status, depth, shortest=True, cells=game.cells))
+        found = (row.score, row.remoteness, row.sv_score)
+        if found != expected:
+            raise DatabaseDamagedError(f"score, remoteness, shortest-victory score {found} on a finished board", where)
+        return
+    top = max(VALUES.index(value) for _, value, _ in analyses)
+    if VALUES[top] != row.value:
+        raise DatabaseDamagedError(f"value {row.value!r}, but the best move is a {VALUES[top]}", where)
+    keeping = {move: after for move, value, after in analyses if VALUES.index(value) == top}
+    if set(best) != keeping.keys():
+        raise DatabaseDamagedError(
+            f"best moves {list(best)}, but the moves that keep the value are {sorted(keeping)}", where
+        )
+    chosen = min(keeping.values()) if row.value == "win" else max(keeping.values())
+    if row.remoteness != chosen + 1:
+        raise DatabaseDamagedError(f"remoteness {row.remoteness}, but the best moves leave {chosen} plies", where)
+    if row.value == "draw":
+        expected_sv, fastest = 0, best
+    else:
+        winner = mover if row.value == "win" else other(mover)
+        expected_sv = final_score(winner, depth + row.remoteness, shortest=True, cells=game.cells)
+        fastest = tuple(move for move in best if keeping[move] == chosen)
+    if row.sv_score != expected_sv:
+        raise DatabaseDamagedError(f"shortest-victory score {row.sv_score}, but the value says {expected_sv}", where)
+    if shortest != fastest:
+        raise DatabaseDamagedError(f"shortest best moves {list(shortest)}, but the values say {list(fastest)}", where)
 
 
 def node_list_keys(blob: object, size: object, what: str, where: str, game: Game) -> list[int]:

@@ -117,6 +117,7 @@ class Position:
             raise DatabaseDamagedError("a position in play without its moves", where)
         if row.status != "playing" and (best or shortest or analyses):
             raise DatabaseDamagedError("a finished game with moves", where)
+        stored.check_row_agrees(board, row, analyses, best, shortest, game, where)
         return cls(
             board=board,
             canonical=board,

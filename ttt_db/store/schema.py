@@ -52,6 +52,8 @@ class PositionRow(Base):
     draws: Mapped[int] = mapped_column(BigInteger)
     paths: Mapped[int] = mapped_column(BigInteger)  # move sequences reaching any one image
     orbit: Mapped[int]  # how many distinct boards the symmetries make of it
+    moves_check: Mapped[int]  # checksums (ttt_db.store.checksum): of key, status and best moves,
+    row_check: Mapped[int]  # and of every column
 
 
 class NodeList(Base):
@@ -62,6 +64,7 @@ class NodeList(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     size: Mapped[int]
     boards: Mapped[bytes] = mapped_column(LargeBinary)
+    checksum: Mapped[int]  # of name, size and boards (ttt_db.store.checksum)
 
 
 class DepthCount(Base):
@@ -73,3 +76,4 @@ class DepthCount(Base):
     tree_nodes: Mapped[int] = mapped_column(BigInteger)
     positions: Mapped[int]
     canonical_positions: Mapped[int]
+    checksum: Mapped[int]  # of the four counts (ttt_db.store.checksum)

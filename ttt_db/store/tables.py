@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 OWNER_KEY: Final = "made_by"
 OWNER_VALUE: Final = "ttt-db, a solution database of m,n,k games"
 """The `ttt_meta` entry only ttt-db writes: the proof that tables named `ttt_*` are its own."""
@@ -33,5 +33,7 @@ POSITION_COLUMNS: Final = (
     "draws",
     "paths",
     "orbit",
+    "moves_check",
+    "row_check",
 )
 """The columns of `ttt_positions` in table order (the order the content digest reads them in)."""

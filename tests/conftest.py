@@ -24,6 +24,16 @@ def db_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def db_3x4k3_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 12-cell game's database: enough rows that reads take their bulk paths (numpy)."""
+    from ttt_db.game.definition import Game
+
+    path = tmp_path_factory.mktemp("3x4k3") / "3x4k3.sqlite"
+    build_database(path, game=Game.parse("3x4k3"))
+    return path
+
+
+@pytest.fixture(scope="session")
 def db(db_path: Path) -> Iterator[SolutionDatabase]:
     with open_database(db_path) as database:
         yield database

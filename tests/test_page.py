@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,14 +34,11 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="module")
-def second_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SolutionDatabase]:
-    from builder import build_database
-    from ttt_db.game.definition import Game
+def second_game(db_3x4k3_path: Path) -> Iterator[SolutionDatabase]:
+    """A second game, of 12 cells: its checks run in the background."""
     from ttt_db.store.database import open_database
 
-    path = tmp_path_factory.mktemp("second") / "3x4k3.sqlite"  # 12 cells: its checks run in the background
-    build_database(path, game=Game.parse("3x4k3"))
-    with open_database(path, game=Game.parse("3x4k3")) as database:
+    with open_database(db_3x4k3_path) as database:
         yield database
 
 

@@ -14,6 +14,7 @@ from cli.common import (
     DbOption,
     GameOption,
     JsonOption,
+    MemoryOption,
     QuietOption,
     TimeoutOption,
     ai_output_to_stderr,
@@ -23,6 +24,7 @@ from cli.common import (
     progress_bar,
 )
 from cli.render import describe_analyses, describe_move, describe_moves, indented_diagram, plural
+from ttt_db.ais.limits import DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import side_to_move
 
@@ -151,14 +153,13 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: G
 
 
 @contextmanager
-def _counting_calls(named: NamedAI, quiet: bool, timeout: float | None) -> Iterator[NamedAI]:
+def _counting_calls(named: NamedAI, quiet: bool) -> Iterator[NamedAI]:
     """The AI with each call counted on a progress bar (seen only when a slow AI makes the
-    checks take longer than a second) and, with `timeout`, each answer limited in time."""
-    from ttt_db.ais.calling import answer_within, counting
+    checks take longer than a second)."""
+    from ttt_db.ais.calling import counting
 
     with progress_bar(None, f"asking {named.name}", "board", quiet=quiet) as bar:
-        play = named.play if timeout is None else answer_within(named.play, timeout)
-        yield replace(named, play=counting(play, bar.update))
+        yield replace(named, play=counting(named.play, bar.update))
 
 
 def _check_all(
@@ -226,6 +227,7 @@ def check(
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing boards to draw.")] = 10,
     all_ais: Annotated[bool, typer.Option("--all", help="Every built-in AI in one table (exit 0).")] = False,
     timeout: TimeoutOption = None,
+    memory: MemoryOption = DEFAULT_MEMORY_MB,
     quiet: QuietOption = False,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -235,10 +237,13 @@ def check(
     only best moves at every decision position: 3,191 on 3x3). Both checks unless one is asked
     for. An AI that treats symmetric boards alike is asked once per symmetry class.
 
-    A user AI (package.module:function) is imported and run: only check code you trust. What it
-    prints goes to stderr, so --json output stays one document.
+    A user AI (package.module:function or path/to/file.py:function) runs in a process of its
+    own, held to --timeout and --memory: whatever it raises, loops on or allocates fails it at
+    that board, and what it prints goes to stderr, so --json output stays one document. It is
+    still run as you: only check code you trust.
     Exit 0 when every requested check passes, 1 when one fails, 2 for an unknown AI."""
-    from ttt_db.ais.registry import load_ai
+    from ttt_db.ais.isolation import contained_ai
+    from ttt_db.ais.limits import Limits
     from ttt_db.checks.report import run_checks
 
     _refuse_conflicts(ai, all_ais, weak, strong, canonical, shortest)
@@ -248,12 +253,15 @@ def check(
             _check_all(database, weak or both, strong or both, canonical, shortest, as_json, quiet)
             return
         assert ai is not None
-        with ai_output_to_stderr():
-            named = load_ai(ai, lambda: database, game)
-            with _counting_calls(named, quiet, timeout) as counted:
-                report = run_checks(
-                    counted, database, weak=weak or both, strong=strong or both, canonical=canonical, shortest=shortest
-                )
+        limits = Limits(timeout, memory)
+        with (
+            ai_output_to_stderr(),
+            contained_ai(ai, lambda: database, game, limits) as named,
+            _counting_calls(named, quiet) as counted,
+        ):
+            report = run_checks(
+                counted, database, weak=weak or both, strong=strong or both, canonical=canonical, shortest=shortest
+            )
     if as_json:
         print_json(report.to_document())
     else:

@@ -96,6 +96,15 @@ TimeoutOption = Annotated[
         help="Fail an AI at any board it takes longer than this to answer (default: no limit).",
     ),
 ]
+MemoryOption = Annotated[
+    int,
+    typer.Option(
+        "--memory",
+        min=16,
+        metavar="MB",
+        help="A user AI (module:function) runs in a process of its own with at most this much memory.",
+    ),
+]
 FirstOption = Annotated[
     Side | None,
     typer.Option(

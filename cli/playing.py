@@ -12,6 +12,7 @@ from cli.common import (
     DbOption,
     GameOption,
     JsonOption,
+    MemoryOption,
     QuietOption,
     Side,
     TimeoutOption,
@@ -22,6 +23,7 @@ from cli.common import (
     progress_bar,
 )
 from cli.render import describe_move, describe_moves, diagram, move_outcome, plural
+from ttt_db.ais.limits import DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
@@ -66,6 +68,7 @@ def match(
     games: Annotated[int, typer.Option("-n", "--games", min=0, metavar="N", help="Games on each side.")] = 1000,
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for a reproducible match.")] = None,
     timeout: TimeoutOption = None,
+    memory: MemoryOption = DEFAULT_MEMORY_MB,
     quiet: QuietOption = False,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -73,8 +76,8 @@ def match(
 ) -> None:
     """N games with AI1 as o and N with AI1 as x; every move a uniform random choice among the
     AI's candidates. Counts and ratios from AI1's side."""
-    from ttt_db.ais.calling import answer_within
-    from ttt_db.ais.registry import load_ai
+    from ttt_db.ais.isolation import contained_ai
+    from ttt_db.ais.limits import Limits
     from ttt_db.errors import AIMisbehaved
     from ttt_db.play.match import run_match
 
@@ -86,12 +89,17 @@ def match(
             database = open_db(db, game)
         return database
 
+    limits = Limits(timeout, memory)
     try:
-        with ai_output_to_stderr(), progress_bar(2 * games, "games", "game", quiet=quiet) as bar:
-            first, second = load_ai(ai1, provide_database, game), load_ai(ai2, provide_database, game)
+        with (
+            ai_output_to_stderr(),
+            progress_bar(2 * games, "games", "game", quiet=quiet) as bar,
+            contained_ai(ai1, provide_database, game, limits) as first,
+            contained_ai(ai2, provide_database, game, limits) as second,
+        ):
             result = run_match(
-                first.play if timeout is None else answer_within(first.play, timeout),
-                second.play if timeout is None else answer_within(second.play, timeout),
+                first.play,
+                second.play,
                 games,
                 seed=seed,
                 game=game,
@@ -231,19 +239,24 @@ def play(
     ] = "perfect",
     side: Annotated[Side, typer.Option("--as", case_sensitive=False, help="Your side; o moves first.")] = Side.o,
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for the AI's choices.")] = None,
+    timeout: TimeoutOption = None,
+    memory: MemoryOption = DEFAULT_MEMORY_MB,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Play against an AI (the database by default) in the terminal. Moves are typed as an
     index, a name like b3, or x,y; `hint` shows every move's value, `undo` takes back your last
     move and the reply, `quit` leaves. After a loss, or a draw that could have been a win, it
-    shows your first mistake and offers a rematch. Works with piped input."""
-    from ttt_db.ais.registry import load_ai
+    shows your first mistake and offers a rematch. Works with piped input. A user AI runs in a
+    process of its own, held to --timeout and --memory."""
+    from ttt_db.ais.isolation import contained_ai
+    from ttt_db.ais.limits import Limits
 
     human = side.mark
     rng = random.Random(seed)
-    with open_db(db, game) as database:
-        opponent = load_ai(ai, lambda: database, game)  # an unknown AI fails before anything is said
+    limits = Limits(timeout, memory)
+    # an unknown AI fails before anything is said
+    with open_db(db, game) as database, contained_ai(ai, lambda: database, game, limits) as opponent:
         of_game = "" if game == DEFAULT_GAME else f" on {game.name}"
         typer.echo(f"you play {human} against {ai}{of_game}\n{play_help(game)}")
         while True:

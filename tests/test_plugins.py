@@ -50,6 +50,34 @@ def blank_doc(board):
 def odd_doc(board):
     return [board.index(".")]
 odd_doc.__doc__ = 42
+
+def generator_exit(board):
+    raise GeneratorExit("stop")
+
+def interrupts(board):
+    raise KeyboardInterrupt
+
+def catches_the_timeout(board):
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+
+def allocates(board):
+    hoard = []
+    while True:
+        hoard.append(bytearray(50_000_000))
+
+def writes_to_fd_1(board):
+    import os
+    os.write(1, b"not json\\n")
+    return [board.index(".")]
+
+def dies(board):
+    import os
+    os._exit(0)
 '''
 
 
@@ -64,6 +92,11 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     sys.modules.pop("hostile_bots", None)
 
 
+def _line(start: str) -> int:
+    """The line of the hostile module that starts with `start`."""
+    return next(number for number, line in enumerate(HOSTILE.splitlines(), 1) if line.startswith(start))
+
+
 def _weak_o(run, spec: str, *options: str) -> dict[str, object]:
     result = run("check", spec, "--weak", "--json", *options)
     assert result.exit_code == 1, result.output
@@ -76,11 +109,17 @@ def _weak_o(run, spec: str, *options: str) -> dict[str, object]:
         ("exits", "the AI called sys.exit(3)", 5),
         ("generator_fails", "the AI raised while its answer was read: ValueError: half way", 9),
         ("iteration_fails", "the AI raised while its answer was read: LookupError: cannot iterate", 13),
+        ("generator_exit", "the AI raised GeneratorExit: stop", "    raise GeneratorExit"),
+        ("interrupts", "the AI raised KeyboardInterrupt", "    raise KeyboardInterrupt"),  # not the user's Ctrl-C
+        ("dies", "the AI's process exited with code 0", None),
     ],
 )
-def test_a_failing_ai_is_reported_at_the_empty_board(run, hostile: Path, function: str, error: str, line: int) -> None:
+def test_a_failing_ai_is_reported_at_the_empty_board(
+    run, hostile: Path, function: str, error: str, line: int | str | None
+) -> None:
     example = _weak_o(run, f"hostile_bots:{function}")
-    assert example == {"side": "o", "moves": [], "board": ".........", "error": error, "where": f"{hostile}:{line}"}
+    where = f"{hostile}:{_line(line) if isinstance(line, str) else line}" if line else None
+    assert example == {"side": "o", "moves": [], "board": ".........", "error": error, "where": where}
 
 
 def test_an_answer_of_millions_of_moves_stops_at_the_first_bad_one(run, hostile: Path) -> None:
@@ -103,6 +142,63 @@ def test_what_an_ai_prints_goes_to_stderr(run, hostile: Path) -> None:
     result = run("check", "hostile_bots:chatty", "--weak", "--json")
     assert json.loads(result.stdout)["ai"] == "hostile_bots:chatty"  # stdout is one JSON document
     assert "thinking about ........." in result.stderr
+
+
+def test_an_ai_that_catches_its_timeout_is_stopped_all_the_same(run, hostile: Path) -> None:
+    """It caught the alarm of an in-process limit and looped on for 20 s; its process is killed."""
+    example = _weak_o(run, "hostile_bots:catches_the_timeout", "--timeout", "0.3")
+    assert example["error"] == "the AI did not answer within 0.3 s"
+
+
+def test_an_ai_that_allocates_without_end_fails_at_its_memory_limit(run, hostile: Path) -> None:
+    """It reached 6 GB despite --timeout 1; now its process has --memory megabytes."""
+    example = _weak_o(run, "hostile_bots:allocates", "--memory", "300")
+    assert example["error"] == "the AI raised MemoryError"
+    assert example["where"] == f"{hostile}:{_line('        hoard.append(bytearray(50_000_000))')}"
+
+
+def test_what_an_ai_writes_to_file_descriptor_1_goes_to_stderr(run, hostile: Path) -> None:
+    result = run("check", "hostile_bots:writes_to_fd_1", "--weak", "--json")
+    assert json.loads(result.stdout)["ai"] == "hostile_bots:writes_to_fd_1"
+    assert "not json" in result.stderr
+
+
+def test_the_users_ctrl_c_stops_a_check_of_an_ai_that_ignores_it(hostile: Path, db_path: Path) -> None:
+    """Ctrl-C reaches every process of the terminal's group: ttt-db stops (exit 130) and stops
+    the AI's process, which ignores the signal, looping in its `except BaseException`."""
+    import signal
+    import time
+
+    script = shutil.which("ttt-db") or pytest.skip("the ttt-db console script is not installed")
+    command = [script, "check", "hostile_bots:catches_the_timeout", "--weak", "--db", str(db_path)]
+    process = subprocess.Popen(command, cwd=hostile.parent, stderr=subprocess.PIPE, start_new_session=True)
+    worker = None
+    for _ in range(200):  # until the AI's process runs
+        worker = next(_processes_running("catches_the_timeout"), None)
+        if worker is not None:
+            break
+        time.sleep(0.05)
+    assert worker is not None
+    os.killpg(process.pid, signal.SIGINT)
+    assert process.wait(timeout=20) == 130
+    for _ in range(100):
+        if not any(pid == worker for pid in _processes_running("catches_the_timeout")):
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the AI's process outlived the command")
+
+
+def _processes_running(text: str) -> Iterator[int]:
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+                state = (entry / "stat").read_text().split()[2]
+            except OSError:
+                continue
+            if text.encode() in command and b"ttt_db.ais.isolation" in command and state != "Z":
+                yield int(entry.name)
 
 
 @pytest.mark.parametrize("function", ["blank_doc", "odd_doc"])

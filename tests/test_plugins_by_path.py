@@ -91,3 +91,11 @@ def test_match_has_a_timeout_for_a_sleeping_ai(run, tmp_path: Path) -> None:
     result = run("match", f"{bot}:play", "ai2s", "-n", "2", "--timeout", "0.2")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "error: an AI misbehaved at '.........': the AI did not answer within 0.2 s\n"
+
+
+def test_play_has_a_timeout_for_a_sleeping_ai(run, tmp_path: Path) -> None:
+    bot = tmp_path / "sleepy.py"
+    bot.write_text("import time\n\ndef play(board):\n    time.sleep(5)\n    return [board.index('.')]\n")
+    result = run("play", "--ai", f"{bot}:play", "--as", "x", "--timeout", "0.2", input="quit\n")
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {bot}:play misbehaved at '.........': the AI did not answer within 0.2 s\n"

@@ -27,10 +27,13 @@ def raised_where(error: BaseException) -> str | None:
     return f"{outside[-1].filename}:{outside[-1].lineno}" if outside else None
 
 
-def _raised(board: str, error: BaseException, doing: str = "raised") -> AIMisbehaved:
+def misbehaviour(board: str, error: BaseException, doing: str = "raised") -> AIMisbehaved:
+    """What the AI did wrong at `board` when it raised `error` (any exception, its own
+    KeyboardInterrupt included where that is known to be its own), and where."""
     if isinstance(error, SystemExit):
         return AIMisbehaved(board, f"the AI called sys.exit({error.code!r})", raised_where(error))
-    return AIMisbehaved(board, f"the AI {doing} {type(error).__name__}: {error}", raised_where(error))
+    said = f": {error}" if str(error) else ""
+    return AIMisbehaved(board, f"the AI {doing} {type(error).__name__}{said}", raised_where(error))
 
 
 def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
@@ -41,7 +44,7 @@ def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
     except (AIMisbehaved, DatabaseDamagedError):  # damage is the database's, never the AI's fault
         raise
     except (Exception, SystemExit) as error:  # the AI is foreign code: any exception is its failure
-        raise _raised(board, error) from None
+        raise misbehaviour(board, error) from None
     if type(answer) is tuple or type(answer) is list:
         size = len(board)
         for move in answer:
@@ -60,10 +63,10 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
         items = iter(answer)  # type: ignore[call-overload]
     except TypeError as error:
         if raised_where(error) is not None:  # raised by the answer's own __iter__
-            raise _raised(board, error, "raised while its answer was read:") from None
+            raise misbehaviour(board, error, "raised while its answer was read:") from None
         raise AIMisbehaved(board, f"the AI answered {answer!r:.80}, not a collection of moves") from None
     except (Exception, SystemExit) as error:
-        raise _raised(board, error, "raised while its answer was read:") from None
+        raise misbehaviour(board, error, "raised while its answer was read:") from None
     moves: set[int] = set()
     while True:
         try:
@@ -71,7 +74,7 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
         except StopIteration:
             break
         except (Exception, SystemExit) as error:  # an answer generator that fails part-way
-            raise _raised(board, error, "raised while its answer was read:") from None
+            raise misbehaviour(board, error, "raised while its answer was read:") from None
         if isinstance(item, bool) or not isinstance(item, SupportsIndex):
             raise AIMisbehaved(board, f"the AI answered {item!r:.80}, not a cell index")
         move = operator.index(item)

@@ -9,16 +9,11 @@ Built-in AIs are made for one game (`load_ai(..., game=...)`); ai14s exists for 
 from __future__ import annotations
 
 import difflib
-import importlib
-import importlib.util
-import os
-import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from ttt_db.ais.plugins import load_user_ai
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import DepthLimited, FullSearchAI, IterativeDeepening
 from ttt_db.errors import UnknownAIError
@@ -228,82 +223,6 @@ def ais_document(game: Game = TICTACTOE) -> list[dict[str, Any]]:
     return documents
 
 
-def _is_path(module: str) -> bool:
-    return module.endswith(".py") or "/" in module or os.sep in module
-
-
-def _import_module(spec: str, module_name: str) -> ModuleType:
-    """The user's module by name (looked up among the installed packages, then in the current
-    folder) or by the path of its file; UnknownAIError saying where it was looked for."""
-    if _is_path(module_name):
-        return _import_file(spec, Path(module_name))
-    folder = os.getcwd()
-    if folder not in sys.path and "" not in sys.path:
-        sys.path.append(folder)  # last: a file in the folder cannot shadow an installed package
-    try:
-        module: ModuleType = _run_import(spec, module_name, lambda: importlib.import_module(module_name))
-    except ModuleNotFoundError as error:
-        raise UnknownAIError(
-            spec,
-            f"cannot import module {module_name!r} ({error}): it was looked for among the installed packages "
-            f"and in the current folder {folder}; give a file's path instead, as in bots/my_bot.py:play",
-        ) from None
-    return module
-
-
-def _import_file(spec: str, path: Path) -> ModuleType:
-    resolved = path.resolve()
-    if not resolved.is_file():
-        raise UnknownAIError(spec, f"no file {str(path)!r} (looked for {resolved})")
-    name = f"ttt_db_user_ai_{abs(hash(str(resolved)))}"
-    loaded = sys.modules.get(name)
-    if loaded is not None:
-        return loaded
-    module_spec = importlib.util.spec_from_file_location(name, resolved)
-    if module_spec is None or module_spec.loader is None:
-        raise UnknownAIError(spec, f"{str(path)!r} is not a Python file")
-    module = importlib.util.module_from_spec(module_spec)
-    if str(resolved.parent) not in sys.path:
-        sys.path.append(str(resolved.parent))  # its own helpers beside it, after every installed package
-    sys.modules[name] = module
-    loader = module_spec.loader
-    try:
-        _run_import(spec, str(path), lambda: loader.exec_module(module))
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return module
-
-
-def _run_import(spec: str, what: str, load: Callable[[], Any]) -> Any:
-    """`load()`, the user's code: its failures as UnknownAIError (ModuleNotFoundError passes)."""
-    try:
-        return load()
-    except ModuleNotFoundError:
-        raise
-    except SystemExit as error:
-        raise UnknownAIError(spec, f"importing {what!r} called sys.exit({error.code!r})") from None
-    except Exception as error:  # the user's module failed while importing
-        raise UnknownAIError(spec, f"importing {what!r} raised {type(error).__name__}: {error}") from None
-
-
-def _user_ai(spec: str) -> NamedAI:
-    module_name, _, attribute = spec.rpartition(":")
-    if not module_name or not attribute:
-        raise UnknownAIError(spec, "a user AI is written package.module:function or path/to/file.py:function")
-    module = _import_module(spec, module_name)
-    target: object = module
-    for part in attribute.split("."):
-        if not hasattr(target, part):
-            raise UnknownAIError(spec, f"module {module_name!r} has no attribute {attribute!r}")
-        target = getattr(target, part)
-    if not callable(target):
-        raise UnknownAIError(spec, f"{attribute!r} in {module_name!r} is not callable")
-    doc = getattr(target, "__doc__", None)
-    doc_lines = doc.strip().splitlines() if isinstance(doc, str) else []
-    return NamedAI(spec, target, None, doc_lines[0] if doc_lines else "user AI")
-
-
 def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TICTACTOE) -> NamedAI:
     """A built-in AI by name (`ai14s`, `dls@3`, ...) for `game`, or a user's
     `package.module:function` or `path/to/file.py:function` (it receives that game's boards).
@@ -311,7 +230,7 @@ def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TI
     `database` is called only by AIs that read the database. Raises UnknownAIError."""
     spec = spec.strip()
     if ":" in spec:
-        return _user_ai(spec)
+        return load_user_ai(spec)
     base = spec.partition("@")[0].lower()
     if base not in _BY_BASE and "." in spec and "@" not in spec:
         module_name, _, function = spec.rpartition(".")

@@ -1,0 +1,234 @@
+"""A user's AI in a process of its own, so that whatever it raises, catches, allocates or writes,
+it cannot crash, hang or exhaust ttt-db, or write into its output.
+
+    with contained_ai("bots/my_bot.py:play", game=game, limits=Limits(seconds=1)) as named:
+        run_checks(named, db)
+
+The parent (`IsolatedAI`) sends each board on a pipe and waits for the answer at most `seconds`;
+an AI that is late is killed and fails at that board, and a fresh process answers the next one.
+The worker (`python -m ttt_db.ais.isolation`, `main` below) limits its own address space to
+`memory_mb`, ignores Ctrl-C (the user's Ctrl-C is the parent's to handle; a KeyboardInterrupt
+the AI raises itself is its own fault), writes whatever the AI prints to ttt-db's stderr, dies
+with its parent, and validates each answer with `candidate_moves` so that a failure keeps its
+board, its reason and the `path:line` of the user's code. Built-in AIs are ttt-db's own code and
+run in the calling process (`answer_within` limits their time).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+import weakref
+from collections.abc import Collection, Iterator
+from dataclasses import replace
+from typing import Any, Final
+
+from ttt_db.ais.calling import answer_within, candidate_moves, misbehaviour
+from ttt_db.ais.limits import Limits
+from ttt_db.ais.registry import DatabaseProvider, NamedAI, load_ai
+from ttt_db.errors import AIMisbehaved, UnknownAIError
+from ttt_db.game.definition import TICTACTOE, Game
+
+_REASON_CHARS: Final = 500
+_READY_SECONDS: Final = 60.0
+"""How long a user's module may take to import when no time limit is given (imports run once)."""
+
+
+def is_user_ai(spec: str) -> bool:
+    return ":" in spec
+
+
+@contextlib.contextmanager
+def contained_ai(
+    spec: str, database: DatabaseProvider | None = None, game: Game = TICTACTOE, limits: Limits | None = None
+) -> Iterator[NamedAI]:
+    """The AI of `spec` held to `limits`: a user's AI in a worker process (stopped on exit), a
+    built-in one in this process with its answers timed. UnknownAIError as `load_ai` raises it."""
+    limits = limits or Limits()
+    if not is_user_ai(spec):
+        named = load_ai(spec, database, game)
+        yield named if limits.seconds is None else replace(named, play=answer_within(named.play, limits.seconds))
+        return
+    isolated = IsolatedAI(spec.strip(), limits)
+    try:
+        yield NamedAI(spec.strip(), isolated, None, isolated.summary)
+    finally:
+        isolated.close()
+
+
+class IsolatedAI:
+    """The calling side: an AI (a callable of a board) answered by a worker process."""
+
+    def __init__(self, spec: str, limits: Limits) -> None:
+        self.spec = spec
+        self.limits = limits
+        self.summary = "user AI"
+        self._process: subprocess.Popen[bytes] | None = None
+        self._start(first=True)
+
+    def _start(self, *, first: bool = False) -> None:
+        to_child_read, self._to_child = os.pipe()
+        self._from_child, from_child_write = os.pipe()
+        command = [sys.executable, "-P", "-m", __name__, self.spec, str(self.limits.memory_mb), str(to_child_read)]
+        command.append(str(from_child_write))
+        try:
+            self._process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,  # what the AI prints, on either stream: relayed to our stderr
+                stderr=subprocess.STDOUT,
+                pass_fds=(to_child_read, from_child_write),
+            )
+        finally:
+            os.close(to_child_read)
+            os.close(from_child_write)
+        assert self._process.stdout is not None
+        self._printed = self._process.stdout.fileno()
+        os.set_blocking(self._printed, False)
+        self._printing = True
+        self._buffer = b""
+        self._finalizer = weakref.finalize(self, _stop, self._process, self._to_child, self._from_child)
+        reply = self._reply(self.spec, self.limits.seconds or _READY_SECONDS, loading=True)
+        if "refused" in reply:
+            self.close()
+            raise UnknownAIError(self.spec, str(reply["refused"]))
+        if first:
+            self.summary = str(reply.get("ready") or "user AI")
+
+    def __call__(self, board: str) -> Collection[int]:
+        if self._process is None:
+            self._start()
+        try:
+            os.write(self._to_child, board.encode("ascii") + b"\n")
+        except BrokenPipeError:
+            raise self._ended(board) from None
+        reply = self._reply(board, self.limits.seconds)
+        if "moves" in reply:
+            return tuple(reply["moves"])
+        raise AIMisbehaved(board, str(reply.get("reason")), reply.get("where"))
+
+    def _reply(self, board: str, seconds: float | None, *, loading: bool = False) -> dict[str, Any]:
+        """The worker's next line, decoded; AIMisbehaved when it is late or ends (and it is stopped)."""
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while b"\n" not in self._buffer:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            watched = [self._from_child, self._printed] if self._printing else [self._from_child]
+            ready, _, _ = select.select(watched, [], [], wait)
+            if self._printed in ready:
+                self._relay_printed()
+            if self._from_child in ready:
+                chunk = os.read(self._from_child, 65536)
+                if not chunk:
+                    error = self._ended(board)
+                    if loading:
+                        raise UnknownAIError(self.spec, error.reason)
+                    raise error
+                self._buffer += chunk
+            elif not ready:
+                self.close()
+                if loading:
+                    raise UnknownAIError(self.spec, f"importing it took longer than {seconds:g} s")
+                raise AIMisbehaved(board, f"the AI did not answer within {seconds:g} s")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def _relay_printed(self) -> None:
+        """Copy what the AI printed so far to this process's stderr (never its stdout)."""
+        try:
+            while chunk := os.read(self._printed, 65536):
+                sys.stderr.write(chunk.decode("utf-8", "replace"))
+            self._printing = False  # the end of its output: the process has ended
+        except (BlockingIOError, OSError):
+            pass
+
+    def _ended(self, board: str) -> AIMisbehaved:
+        process = self._process
+        self.close()
+        code = process.wait() if process is not None else None
+        if code is not None and code < 0:
+            how = f"was killed by {signal.Signals(-code).name} (its memory limit is {self.limits.memory_mb} MB)"
+        else:
+            how = f"exited with code {code}"
+        return AIMisbehaved(board, f"the AI's process {how}")
+
+    def close(self) -> None:
+        """Stop the worker (a fresh one starts if the AI is asked again)."""
+        if self._process is not None:
+            self._finalizer()
+            self._relay_printed()
+            if self._process.stdout is not None:
+                self._process.stdout.close()
+            self._process = None
+
+
+def _stop(process: subprocess.Popen[bytes], *fds: int) -> None:
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+# --- the worker process -------------------------------------------------------------------
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent ends (a parent killed by SIGKILL too)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _answer(ai: Any, board: str) -> dict[str, Any]:
+    try:
+        return {"moves": list(candidate_moves(ai, board))}
+    except AIMisbehaved as error:
+        return {"reason": error.reason[:_REASON_CHARS], "where": error.where}
+    except BaseException as error:  # KeyboardInterrupt, GeneratorExit, MemoryError...: all the AI's
+        failure = misbehaviour(board, error)
+        return {"reason": failure.reason[:_REASON_CHARS], "where": failure.where}
+
+
+def main(arguments: list[str]) -> int:
+    spec, memory_mb, board_fd, answer_fd = arguments[0], int(arguments[1]), int(arguments[2]), int(arguments[3])
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    import resource
+
+    limit = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    answers = os.fdopen(answer_fd, "w", buffering=1)
+    boards = os.fdopen(board_fd, "r")
+
+    def send(document: dict[str, Any]) -> None:
+        answers.write(json.dumps(document) + "\n")
+
+    try:
+        from ttt_db.ais.plugins import load_user_ai
+
+        named = load_user_ai(spec)
+    except UnknownAIError as error:
+        send({"refused": error.reason})
+        return 0
+    except BaseException as error:  # the user's module, while importing: anything at all
+        send({"refused": f"importing it raised {type(error).__name__}: {error}"[:_REASON_CHARS]})
+        return 0
+    send({"ready": named.summary})
+    for line in boards:
+        send(_answer(named.play, line.rstrip("\n")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

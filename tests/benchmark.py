@@ -75,11 +75,17 @@ def whole_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
     best = median_seconds(lambda: run_command(command("best-moves", "ox..x....", "--db", str(db))), runs)
     strong = median_seconds(lambda: run_command(command("check", "ai14s", "--strong", "--db", str(db)), (1,)), runs)
     weak = median_seconds(lambda: run_command(command("check", "ai14s", "--weak", "--db", str(db))), runs)
+    bot = workdir / "first_free_cell.py"  # a user's AI: asked at all 3,191 boards, each in its own process
+    bot.write_text("def play(board):\n    return [board.index('.')]\n")
+    plug_in = median_seconds(
+        lambda: run_command(command("check", f"{bot}:play", "--strong", "--db", str(db)), (1,)), runs
+    )
     return [
         Measurement("ttt-db build (new file), whole command", build, 1.0, "s"),
         Measurement("ttt-db best-moves BOARD, whole command", best, 0.35, "s"),
         Measurement("ttt-db check ai14s --strong, whole command", strong, 0.5, "s"),
         Measurement("ttt-db check ai14s --weak, whole command", weak, 0.45, "s"),
+        Measurement("ttt-db check PLUG-IN --strong (3,191 boards), whole command", plug_in, 0.5, "s"),
     ]
 
 

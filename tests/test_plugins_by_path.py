@@ -99,3 +99,41 @@ def test_play_has_a_timeout_for_a_sleeping_ai(run, tmp_path: Path) -> None:
     result = run("play", "--ai", f"{bot}:play", "--as", "x", "--timeout", "0.2", input="quit\n")
     assert result.exit_code == 2
     assert result.stderr == f"error: {bot}:play misbehaved at '.........': the AI did not answer within 0.2 s\n"
+
+
+def test_a_contained_ai_failing_mid_check_fails_at_that_board_only(db: SolutionDatabase, tmp_path: Path) -> None:
+    """Boards are sent ahead of their answers: an AI that hangs at one board and kills its own
+    process at another fails at exactly those two, and every other board gets the answer it gets
+    in process."""
+    from ttt_db.ais.isolation import contained_ai
+    from ttt_db.ais.limits import Limits
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
+
+    decision = db.node_list("decision")
+    hangs, dies = decision[1500], decision[2500]
+    bot = tmp_path / "flaky.py"
+    bot.write_text(
+        "import os\n\n"
+        "def play(board):\n"
+        f"    if board == {hangs!r}:\n"
+        "        while True:\n"
+        "            try:\n"
+        "                pass\n"
+        "            except BaseException:\n"
+        "                pass\n"
+        f"    if board == {dies!r}:\n"
+        "        os._exit(1)\n"
+        "    return [board.index('.')]\n"
+    )
+    in_process = run_checks(load_ai("ai1s"), db, weak=False).strong
+    with contained_ai(f"{bot}:play", limits=Limits(seconds=0.5)) as named:
+        contained = run_checks(named, db, weak=False).strong
+    assert in_process is not None and contained is not None
+    reasons = {failure.board: (failure.chosen, failure.error) for failure in contained.failures}
+    assert reasons.pop(hangs) == ((), "the AI did not answer within 0.5 s")
+    assert reasons.pop(dies) == ((), "the AI's process exited with code 1")
+    expected = {failure.board: (failure.chosen, failure.error) for failure in in_process.failures}
+    expected.pop(hangs, None)
+    expected.pop(dies, None)
+    assert reasons == expected

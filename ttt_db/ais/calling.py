@@ -8,7 +8,7 @@ import operator
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import SupportsIndex
 
@@ -95,7 +95,19 @@ def counting(ai: AI, asked: Callable[[], object]) -> AI:
         asked()
         return ai(board)
 
+    ahead = getattr(ai, "ask_ahead", None)
+    if ahead is not None:
+        counted.ask_ahead = ahead  # type: ignore[attr-defined]
     return counted
+
+
+def ask_ahead(ai: AI, boards: Sequence[str]) -> None:
+    """Tell an AI that answers from another process (`ttt_db.ais.isolation`) which boards it
+    will be asked next, in order, so that it can work through them without waiting for each
+    question; other AIs have nothing to prepare."""
+    prepare = getattr(ai, "ask_ahead", None)
+    if prepare is not None:
+        prepare(boards)
 
 
 class _NoAnswerInTime(BaseException):

@@ -25,7 +25,8 @@ import subprocess
 import sys
 import time
 import weakref
-from collections.abc import Collection, Iterator
+from collections import deque
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
@@ -35,6 +36,8 @@ from ttt_db.ais.registry import DatabaseProvider, NamedAI, load_ai
 from ttt_db.errors import AIMisbehaved, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 
+WINDOW: Final = 64
+"""Boards sent to a worker before their answers are read (`IsolatedAI.ask_ahead`)."""
 _REASON_CHARS: Final = 500
 _READY_SECONDS: Final = 60.0
 """How long a user's module may take to import when no time limit is given (imports run once)."""
@@ -70,6 +73,9 @@ class IsolatedAI:
         self.limits = limits
         self.summary = "user AI"
         self._process: subprocess.Popen[bytes] | None = None
+        self._ahead: deque[str] = deque()  # boards the caller will ask next, not yet sent
+        self._in_flight: deque[str] = deque()  # boards sent, in order, their answers not yet read
+        self._since = 0.0  # when the worker began the first board in flight
         self._start(first=True)
 
     def _start(self, *, first: bool = False) -> None:
@@ -94,28 +100,49 @@ class IsolatedAI:
         self._printing = True
         self._buffer = b""
         self._finalizer = weakref.finalize(self, _stop, self._process, self._to_child, self._from_child)
-        reply = self._reply(self.spec, self.limits.seconds or _READY_SECONDS, loading=True)
+        reply = self._reply(self.spec, time.monotonic() + (self.limits.seconds or _READY_SECONDS), loading=True)
         if "refused" in reply:
             self.close()
             raise UnknownAIError(self.spec, str(reply["refused"]))
         if first:
             self.summary = str(reply.get("ready") or "user AI")
 
+    def ask_ahead(self, boards: Sequence[str]) -> None:
+        """Say which boards come next, in order: up to `WINDOW` of them are sent before their
+        answers are read, so the worker is never idle waiting for the next board (a round trip
+        between processes costs more than most AIs' answers)."""
+        self._ahead = deque(boards)
+
     def __call__(self, board: str) -> Collection[int]:
+        if self._in_flight and self._in_flight[0] != board:  # not the boards announced: start afresh
+            self.close()
         if self._process is None:
             self._start()
-        try:
-            os.write(self._to_child, board.encode("ascii") + b"\n")
-        except BrokenPipeError:
-            raise self._ended(board) from None
-        reply = self._reply(board, self.limits.seconds)
+        if not self._in_flight and (not self._ahead or self._ahead[0] != board):
+            self._ahead = deque([board])
+        self._send_ahead()
+        deadline = None if self.limits.seconds is None else self._since + self.limits.seconds
+        reply = self._reply(board, deadline)
+        self._in_flight.popleft()
+        self._since = time.monotonic()
         if "moves" in reply:
             return tuple(reply["moves"])
         raise AIMisbehaved(board, str(reply.get("reason")), reply.get("where"))
 
-    def _reply(self, board: str, seconds: float | None, *, loading: bool = False) -> dict[str, Any]:
+    def _send_ahead(self) -> None:
+        batch = []
+        while self._ahead and len(self._in_flight) < WINDOW:
+            board = self._ahead.popleft()
+            if not self._in_flight:
+                self._since = time.monotonic()
+            self._in_flight.append(board)
+            batch.append(board.encode("ascii") + b"\n")
+        if batch:
+            with contextlib.suppress(BrokenPipeError):  # the worker has ended: reading its answer says how
+                os.write(self._to_child, b"".join(batch))
+
+    def _reply(self, board: str, deadline: float | None, *, loading: bool = False) -> dict[str, Any]:
         """The worker's next line, decoded; AIMisbehaved when it is late or ends (and it is stopped)."""
-        deadline = None if seconds is None else time.monotonic() + seconds
         while b"\n" not in self._buffer:
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             watched = [self._from_child, self._printed] if self._printing else [self._from_child]
@@ -131,6 +158,7 @@ class IsolatedAI:
                     raise error
                 self._buffer += chunk
             elif not ready:
+                seconds = self.limits.seconds or _READY_SECONDS
                 self.close()
                 if loading:
                     raise UnknownAIError(self.spec, f"importing it took longer than {seconds:g} s")
@@ -159,7 +187,12 @@ class IsolatedAI:
         return AIMisbehaved(board, f"the AI's process {how}")
 
     def close(self) -> None:
-        """Stop the worker (a fresh one starts if the AI is asked again)."""
+        """Stop the worker (a fresh one starts if the AI is asked again, and answers the boards
+        sent to this one after the one being answered)."""
+        if self._in_flight:
+            self._in_flight.popleft()  # the board that failed, or that no one asks for now
+            self._ahead.extendleft(reversed(self._in_flight))
+            self._in_flight.clear()
         if self._process is not None:
             self._finalizer()
             self._relay_printed()

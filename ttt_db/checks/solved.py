@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.ais.calling import candidate_moves
+from ttt_db.ais.calling import ask_ahead, candidate_moves
 from ttt_db.ais.registry import AI
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import TICTACTOE, Game
@@ -121,6 +121,7 @@ def check_strong(
     """Hold the AI to `best_moves` at each of `boards` (a stored node list named `positions`)."""
     failures: list[StrongFailure] = []
     total = len(boards)
+    ask_ahead(ai, boards)
     for board in boards:
         best = best_moves[board]
         try:

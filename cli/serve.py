@@ -37,9 +37,8 @@ def serve(
     import sys
     import webbrowser
 
-    import uvicorn
-
     from cli.web.app import create_app
+    from cli.web.server import Server, server_config
 
     with open_db(db, game) as database, contextlib.ExitStack() as others:
         more = [] if db is not None else [others.enter_context(other) for other in _other_games(database.game)]
@@ -58,11 +57,9 @@ def serve(
         if open_browser:
             webbrowser.open(url)
         sys.setswitchinterval(0.0002)  # searches run in threads: the event loop gets the GIL back often
-        config = uvicorn.Config(
-            create_app(database, *more), log_level="warning", access_log=False, loop="auto", http="auto"
-        )
+        config = server_config(create_app(database, *more))
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again after shutting down
-            uvicorn.Server(config).run(sockets=[listener])
+            Server(config).run(sockets=[listener])
     typer.echo("stopped")
 
 

@@ -33,11 +33,12 @@ def serve(database_path: Path) -> tuple[str, object]:
     import uvicorn
 
     from cli.web.app import create_app
+    from cli.web.server import server_config
     from ttt_db.store.database import open_database
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_app(open_database(database_path)), log_level="warning"))
+    server = uvicorn.Server(server_config(create_app(open_database(database_path))))
     threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True).start()
     while not server.started:
         time.sleep(0.02)

@@ -47,11 +47,12 @@ def server_url(db: SolutionDatabase, second_game: SolutionDatabase) -> Iterator[
     import uvicorn
 
     from cli.web.app import create_app
+    from cli.web.server import server_config
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(db, second_game), log_level="warning", access_log=False))
+    server = uvicorn.Server(server_config(create_app(db, second_game)))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

@@ -9,13 +9,16 @@ than generated OpenAPI; docs/api.md documents the API instead.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
-import anyio.to_thread
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -33,6 +36,32 @@ STATIC: Final = Path(__file__).resolve().parent / "static"
 HEAVY_REQUESTS_AT_ONCE: Final = 2
 MAX_QUERY_BYTES: Final = 1024
 """No request needs more: a board, a name and a few numbers."""
+
+
+STOPPING: Final = "the server is stopping"
+
+
+def _in_daemon_thread(work: Callable[..., Any], args: Sequence[Any], done: asyncio.Future[Any]) -> None:
+    """Run `work(*args)` on a thread of its own and settle `done` with its result or exception."""
+    loop = done.get_loop()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if done.done():  # abandoned: the server is stopping
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = work(*args), None
+        except BaseException as raised:  # delivered to the request, which answers for it
+            result, error = None, raised
+        with contextlib.suppress(RuntimeError):  # the loop has closed: no one waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="ttt-db request", daemon=True).start()
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -158,11 +187,26 @@ def create_app(
     A check of a game with more than `check_in_request_cells` cells runs in the background."""
     games = Games([database, *more], check_in_request_cells)
     limiter = anyio.CapacityLimiter(HEAVY_REQUESTS_AT_ONCE)
+    stopping = asyncio.Event()  # set by `cli.web.server.Server` the moment Ctrl-C or SIGTERM arrives
 
     async def heavy(work: Callable[..., Any], *args: Any) -> Any:
         """A search, an AI's move or a check: off the event loop, at most HEAVY_REQUESTS_AT_ONCE at a
-        time (the others wait their turn), so that positions keep answering fast whatever runs."""
-        return await anyio.to_thread.run_sync(work, *args, limiter=limiter)
+        time (the others wait their turn), so that positions keep answering fast whatever runs. When
+        the server stops, each answers 503 at once; its thread is a daemon, so it never holds the
+        process open."""
+        async with limiter:
+            if stopping.is_set():
+                raise ApiError(503, STOPPING)
+            done = asyncio.get_running_loop().create_future()
+            _in_daemon_thread(work, args, done)
+            stop = asyncio.ensure_future(stopping.wait())
+            try:
+                await asyncio.wait({done, stop}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+            if not done.done():
+                raise ApiError(503, STOPPING)
+            return done.result()
 
     def param(request: Request, name: str) -> str | None:
         return request.query_params.get(name)
@@ -237,6 +281,7 @@ def create_app(
     app = Starlette(
         routes=routes, exception_handlers={ApiError: api_error, TttDbError: library_error, HTTPException: http_error}
     )
+    app.state.stopping = stopping
     app.add_middleware(PositionAnswers, games=games)
     app.add_middleware(RequestLimits)  # added last, so it runs first
     return app

@@ -18,7 +18,7 @@ from typing import Any, Final
 from ttt_db.ais.calling import candidate_moves, counting
 from ttt_db.ais.registry import NamedAI, ais_document, load_ai
 from ttt_db.checks.report import CheckReport, run_checks
-from ttt_db.errors import AIMisbehaved, InputError, UnknownAIError, WorkLimitError
+from ttt_db.errors import AIMisbehaved, InputError, SearchTimeout, UnknownAIError, WorkLimitError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
@@ -30,6 +30,8 @@ MAX_TEXT: Final = 64
 """The longest board, AI or algorithm name a request may carry (a 4x4 board with `/` is 19)."""
 SEARCH_NODE_LIMIT: Final = 1_000_000
 """A search over the web stops past this many nodes (plain minimax from the empty 3x3 board: 549,946)."""
+SEARCH_SECONDS: Final = 10.0
+"""A search over the web also stops past this many seconds, whatever else the server runs."""
 TRACE_NODE_LIMIT: Final = 5_000
 """A traced search sends every node to the page: alpha-beta from the empty 3x3 board has 832."""
 AI_MOVE_NODE_LIMIT: Final = 1_000_000
@@ -139,8 +141,15 @@ def _full_tree_nodes(empty: int, plies: int) -> int:
 class Service:
     """The API's answers over one open database (shared by every request; thread-safe)."""
 
-    def __init__(self, database: SolutionDatabase, *, check_in_request_cells: int = CHECK_IN_REQUEST_CELLS) -> None:
+    def __init__(
+        self,
+        database: SolutionDatabase,
+        *,
+        check_in_request_cells: int = CHECK_IN_REQUEST_CELLS,
+        search_seconds: float = SEARCH_SECONDS,
+    ) -> None:
         self.database = database
+        self.search_seconds = search_seconds
         self.game: Game = database.game
         self._check_in_request = self.game.cells <= check_in_request_cells
         self._job: _CheckJob | None = None
@@ -334,9 +343,17 @@ class Service:
         collector = _TraceCollector() if traced else None
         limit = TRACE_NODE_LIMIT if traced else SEARCH_NODE_LIMIT
         try:
-            answer = search_board(self.database, name, board, tracer=collector, node_limit=limit)
+            answer = search_board(
+                self.database, name, board, tracer=collector, node_limit=limit, time_limit=self.search_seconds
+            )
         except InputError as error:
             raise ApiError(400, str(error)) from None
+        except SearchTimeout:
+            raise ApiError(
+                503,
+                f"a search over the web runs at most {self.search_seconds:g} s; {name} from {board.cells!r} "
+                "ran longer (the server is busy, or the search is too large): try again, or a fuller board",
+            ) from None
         except WorkLimitError:
             what = "a traced search" if traced else "a search"
             raise ApiError(

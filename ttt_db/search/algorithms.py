@@ -136,17 +136,20 @@ def run_search(
     clock: Callable[[], float] = time.perf_counter,
     tracer: Tracer | None = None,
     node_limit: int | None = None,
+    time_limit: float | None = None,
 ) -> SearchReport:
     """Run one search from `board` of `game` (o first, game still on or over), telling `tracer`
     every node. UnknownAlgorithmError for an unknown algorithm; WorkLimitError when a full or
-    depth-limited search would visit more than `node_limit` nodes (iterative deepening stops
-    deepening there instead, as at its time limit)."""
+    depth-limited search would visit more than `node_limit` nodes, SearchTimeout when it runs
+    past `time_limit` seconds of `clock` (iterative deepening stops deepening at either instead,
+    as at its own time limit)."""
     spec, seconds = parse_algorithm(algorithm, game)
     started = time.perf_counter()
     if spec is None:
         assert seconds is not None
         return _iterative_deepening(algorithm.strip().lower(), board, game, seconds, clock, tracer, node_limit)
-    engine = Engine(spec, game, tracer=tracer, node_limit=node_limit)
+    deadline = None if time_limit is None else clock() + time_limit
+    engine = Engine(spec, game, tracer=tracer, node_limit=node_limit, deadline=deadline, clock=clock)
     if spec.depth is None:
         window = (engine.low, engine.high) if spec.table == "bounds" else engine.open_window
         score = engine.search(board, *window)
@@ -285,11 +288,18 @@ def search_board(
     *,
     tracer: Tracer | None = None,
     node_limit: int | None = None,
+    time_limit: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> SearchAnswer:
     """Run `algorithm` from the user's `board` (searched with o first) and hold it to the database."""
     report = run_search(
-        algorithm, board.stored_cells, game=database.game, tracer=tracer, node_limit=node_limit, clock=clock
+        algorithm,
+        board.stored_cells,
+        game=database.game,
+        tracer=tracer,
+        node_limit=node_limit,
+        time_limit=time_limit,
+        clock=clock,
     )
     return SearchAnswer(board, report, agreement(report, database.lookup(board.stored_cells)))
 

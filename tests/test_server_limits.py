@@ -1,0 +1,185 @@
+"""No client can wear the server down (issue 21): half-sent requests and silent connections are
+answered 408 and closed, an oversized head 431, hostile parameters 400 (never 500), a search
+stops at its deadline, and Ctrl-C or SIGTERM stops the server while searches run, answering
+them 503 instead of waiting. Every server here listens on 127.0.0.1, on a free port."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from cli.web.app import create_app
+from cli.web.server import Server, server_config
+from cli.web.service import Service
+from ttt_db.game.definition import TICTACTOE
+from ttt_db.store.database import SolutionDatabase
+
+REQUEST_SECONDS = 0.5
+HEAD_BYTES = 2048
+
+
+@pytest.fixture(scope="module")
+def address(db: SolutionDatabase) -> Iterator[tuple[str, int]]:
+    """A server with short limits, in this process."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    server = Server(server_config(create_app(db), request_seconds=REQUEST_SECONDS, head_bytes=HEAD_BYTES))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the test server did not start"
+        time.sleep(0.02)
+    yield listener.getsockname()
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _answer(connection: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    connection.settimeout(30)
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
+    return received
+
+
+def _position(address: tuple[str, int]) -> int:
+    url = f"http://{address[0]}:{address[1]}/api/position?board=ox..x...."
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return int(response.status)
+
+
+def test_half_sent_requests_are_closed_while_positions_keep_answering(address: tuple[str, int]) -> None:
+    """200 clients each send half a request and wait (one was held 75 s before): each is answered
+    408 and closed, and a whole request meanwhile answers at once."""
+    held = [socket.create_connection(address) for _ in range(200)]
+    for connection in held:
+        connection.sendall(b"GET /api/position?board=ox")
+    assert _position(address) == 200
+    answers = [_answer(connection) for connection in held]
+    assert all(answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n") for answer in answers)
+    for connection in held:
+        connection.close()
+
+
+def test_a_connection_that_says_nothing_is_closed(address: tuple[str, int]) -> None:
+    with socket.create_connection(address) as silent:
+        assert _answer(silent).startswith(b"HTTP/1.1 408 ")
+
+
+def test_a_slow_second_request_on_a_kept_alive_connection_is_closed(address: tuple[str, int]) -> None:
+    with socket.create_connection(address) as connection:
+        connection.sendall(b"GET /api/position?board=ox..x.... HTTP/1.1\r\nHost: t\r\n\r\n")
+        connection.settimeout(10)
+        assert connection.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
+        connection.sendall(b"GET /api/posi")
+        assert _answer(connection).startswith(b"HTTP/1.1 408 ")
+
+
+@pytest.mark.parametrize("size", [HEAD_BYTES + 1, 16 * 1024 * 1024])
+def test_an_oversized_head_is_refused_without_being_read(address: tuple[str, int], size: int) -> None:
+    """A 16 MB header was accepted; the head is refused as soon as it passes its limit."""
+    with socket.create_connection(address) as connection:
+        head = b"GET /api/position HTTP/1.1\r\nHost: t\r\nX-Padding: "
+        head += b"a" * (size - len(head))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # refused before it was all sent
+            connection.sendall(head)
+        answer = _answer(connection)
+    assert answer.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
+    assert answer.endswith(f"the request's head is over {HEAD_BYTES:,} bytes".encode())
+
+
+HOSTILE = [
+    ("/api/ai-move", {"ai": "iddfs@nan", "board": "........."}),
+    ("/api/ai-move", {"ai": "iddfs@inf", "board": "........."}),
+    ("/api/ai-move", {"ai": "iddfs@-1", "board": "........."}),
+    ("/api/ai-move", {"ai": "dls@1e9", "board": "........."}),
+    ("/api/ai-move", {"ai": "dls@1", "board": ".........", "seed": "abc"}),
+    ("/api/ai-move", {"ai": "dls@1", "board": ".........", "seed": "nan"}),
+    ("/api/check", {"ai": "dls@1", "offset": "-1"}),
+    ("/api/check", {"ai": "dls@1", "limit": "1e9"}),
+    ("/api/check", {"ai": "dls@\u0661"}),
+    ("/api/search", {"algorithm": "iddfs@nan"}),
+    ("/api/search", {"algorithm": "iddfs@inf"}),
+    ("/api/search", {"algorithm": "dls@99"}),
+    ("/api/position", {"board": "ox..x....", "first": "nan"}),
+    ("/api/position", {"board": "\x00" * 9}),
+    ("/api/position", {"game": "4x4k4"}),
+]
+
+
+@pytest.mark.parametrize(("path", "params"), HOSTILE)
+def test_hostile_parameters_are_refused_with_400(db: SolutionDatabase, path: str, params: dict[str, str]) -> None:
+    with TestClient(create_app(db)) as client:
+        answer = client.get(path, params=params)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["status"] == 400 and answer.json()["error"]
+
+
+def test_unknown_parameters_are_ignored(db: SolutionDatabase) -> None:
+    """`?timeout=abc` was an internal error; no endpoint takes it, so it is ignored."""
+    with TestClient(create_app(db)) as client:
+        answer = client.get("/api/search", params={"algorithm": "alphabeta", "board": "ox..x....", "timeout": "abc"})
+    assert answer.status_code == 200 and answer.json()["agrees"]
+
+
+def test_a_search_stops_at_its_deadline(db: SolutionDatabase) -> None:
+    """Within the node limit, plain minimax from the empty board visits 549,946 nodes: far more
+    than 1 ms of them."""
+    from cli.web.service import ApiError
+
+    with pytest.raises(ApiError) as refused:
+        Service(db, search_seconds=0.001).search("minimax", TICTACTOE.empty_board)
+    assert refused.value.status == 503
+    assert refused.value.message.startswith("a search over the web runs at most 0.001 s; minimax from '.........'")
+
+
+@pytest.mark.parametrize(("stop", "code", "said"), [(signal.SIGINT, 0, "stopped"), (signal.SIGTERM, 143, "")])
+def test_the_server_stops_while_searches_run_answering_them_503(
+    db_path: Path, stop: signal.Signals, code: int, said: str
+) -> None:
+    """Ctrl-C ends it with exit 0; SIGTERM as every command ends on it, with exit 143."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli", "serve", "--port", "0", "--db", str(db_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split(" at ")[1].split()[0]
+        answers: list[tuple[int, str]] = []
+
+        def search() -> None:
+            try:
+                with urllib.request.urlopen(url + "api/search?algorithm=minimax", timeout=30) as response:
+                    answers.append((response.status, ""))
+            except urllib.error.HTTPError as error:
+                answers.append((error.code, json.loads(error.read())["error"]))
+
+        searches = [threading.Thread(target=search) for _ in range(4)]
+        for thread in searches:
+            thread.start()
+        time.sleep(0.3)  # the searches have started (each runs for a second or more)
+        server.send_signal(stop)
+        out, err = server.communicate(timeout=20)
+        for thread in searches:
+            thread.join(timeout=20)
+    finally:
+        server.kill()
+    assert (server.returncode, out.strip(), err) == (code, said, "")
+    assert answers == [(503, "the server is stopping")] * 4

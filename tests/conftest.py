@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,6 +75,24 @@ def run(db_path: Path):
         return runner.invoke(app, list(args), input=input, env={"TTT_DB": str(db_path), **(env or {})})
 
     return invoke
+
+
+@pytest.fixture
+def served(db_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`ttt-db serve --port 0` on the session database, on 127.0.0.1: the process and the line
+    it printed (with the URL); killed at the end if the test has not stopped it."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli", "serve", "--port", "0", "--db", str(db_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield server, server.stdout.readline()
+    finally:
+        server.kill()
+        server.wait()
 
 
 @pytest.fixture

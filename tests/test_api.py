@@ -177,31 +177,19 @@ def test_several_games_from_one_server(db: SolutionDatabase, tmp_path: Path) -> 
         assert '"game": "2x3k2"' in client.get("/", params={"game": "2x3k2"}).text
 
 
-def test_serve_prints_its_url_answers_and_stops_on_ctrl_c(db_path: Path) -> None:
+def test_serve_prints_its_url_answers_and_stops_on_ctrl_c(served) -> None:
     import signal
-    import subprocess
-    import sys
     import urllib.request
 
-    server = subprocess.Popen(
-        [sys.executable, "-m", "cli", "serve", "--port", "0", "--db", str(db_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        assert line.startswith("ttt-db serves 3x3k3 at http://127.0.0.1:")
-        assert line.rstrip().endswith("(Ctrl-C stops it)")
-        url = line.split(" at ")[1].split()[0]
-        with urllib.request.urlopen(url + "api/position?board=ox..x....", timeout=10) as response:
-            assert json.loads(response.read())["best_moves"] == [7]
-        server.send_signal(signal.SIGINT)
-        out, err = server.communicate(timeout=10)
-        assert server.returncode == 0 and out.strip() == "stopped", err
-    finally:
-        server.kill()
+    server, line = served
+    assert line.startswith("ttt-db serves 3x3k3 at http://127.0.0.1:")
+    assert line.rstrip().endswith("(Ctrl-C stops it)")
+    url = line.split(" at ")[1].split()[0]
+    with urllib.request.urlopen(url + "api/position?board=ox..x....", timeout=10) as response:
+        assert json.loads(response.read())["best_moves"] == [7]
+    server.send_signal(signal.SIGINT)
+    out, err = server.communicate(timeout=10)
+    assert server.returncode == 0 and out.strip() == "stopped", err
 
 
 def test_serve_refuses_a_port_in_use(run) -> None:

@@ -10,13 +10,11 @@ import json
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
@@ -150,36 +148,27 @@ def test_a_search_stops_at_its_deadline(db: SolutionDatabase) -> None:
 
 @pytest.mark.parametrize(("stop", "code", "said"), [(signal.SIGINT, 0, "stopped"), (signal.SIGTERM, 143, "")])
 def test_the_server_stops_while_searches_run_answering_them_503(
-    db_path: Path, stop: signal.Signals, code: int, said: str
+    served: tuple[subprocess.Popen[str], str], stop: signal.Signals, code: int, said: str
 ) -> None:
     """Ctrl-C ends it with exit 0; SIGTERM as every command ends on it, with exit 143."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "cli", "serve", "--port", "0", "--db", str(db_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().split(" at ")[1].split()[0]
-        answers: list[tuple[int, str]] = []
+    server, line = served
+    url = line.split(" at ")[1].split()[0]
+    answers: list[tuple[int, str]] = []
 
-        def search() -> None:
-            try:
-                with urllib.request.urlopen(url + "api/search?algorithm=minimax", timeout=30) as response:
-                    answers.append((response.status, ""))
-            except urllib.error.HTTPError as error:
-                answers.append((error.code, json.loads(error.read())["error"]))
+    def search() -> None:
+        try:
+            with urllib.request.urlopen(url + "api/search?algorithm=minimax", timeout=30) as response:
+                answers.append((response.status, ""))
+        except urllib.error.HTTPError as error:
+            answers.append((error.code, json.loads(error.read())["error"]))
 
-        searches = [threading.Thread(target=search) for _ in range(4)]
-        for thread in searches:
-            thread.start()
-        time.sleep(0.3)  # the searches have started (each runs for a second or more)
-        server.send_signal(stop)
-        out, err = server.communicate(timeout=20)
-        for thread in searches:
-            thread.join(timeout=20)
-    finally:
-        server.kill()
+    searches = [threading.Thread(target=search) for _ in range(4)]
+    for thread in searches:
+        thread.start()
+    time.sleep(0.5)  # the searches have reached the server (each runs for a second or more)
+    server.send_signal(stop)
+    out, err = server.communicate(timeout=20)
+    for thread in searches:
+        thread.join(timeout=20)
     assert (server.returncode, out.strip(), err) == (code, said, "")
     assert answers == [(503, "the server is stopping")] * 4

@@ -24,7 +24,7 @@ from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any, Final
 
 from ttt_db.game.rules import VALUES
-from ttt_db.store.tables import SCHEMA_VERSION
+from ttt_db.store.tables import POSITION_COLUMNS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,24 +43,8 @@ VALUE_CODES: Final = {value: rank for rank, value in enumerate(VALUES)}
 _CODES: Final[dict[str, Mapping[Any, int]]] = {"status": STATUS_CODES, "to_move": MARK_CODES, "value": VALUE_CODES}
 
 MOVES_FIELDS: Final = ("key", "status", "best_moves", "best_moves_shortest")
-ROW_FIELDS: Final = (
-    "key",
-    "depth",
-    "status",
-    "to_move",
-    "score",
-    "value",
-    "remoteness",
-    "sv_score",
-    "best_moves",
-    "best_moves_shortest",
-    "move_values",
-    "o_wins",
-    "x_wins",
-    "draws",
-    "paths",
-    "orbit",
-)
+CHECK_COLUMNS: Final = ("moves_check", "row_check")
+ROW_FIELDS: Final = tuple(column for column in POSITION_COLUMNS if column not in CHECK_COLUMNS)
 """The columns each check folds, in this order; text columns by their code, `move_values` as words."""
 DEPTH_FIELDS: Final = ("depth", "tree_nodes", "positions", "canonical_positions")
 

@@ -39,8 +39,9 @@ from ttt_db.game.definition import TICTACTOE, Game
 WINDOW: Final = 64
 """Boards sent to a worker before their answers are read (`IsolatedAI.ask_ahead`)."""
 _REASON_CHARS: Final = 500
-_READY_SECONDS: Final = 60.0
-"""How long a user's module may take to import when no time limit is given (imports run once)."""
+IMPORT_SECONDS: Final = 30.0
+"""How long a worker may take to start and import the user's module, whatever the per-answer
+limit: starting Python is no answer of the AI's, and takes longer on a loaded machine."""
 
 
 def is_user_ai(spec: str) -> bool:
@@ -100,7 +101,7 @@ class IsolatedAI:
         self._printing = True
         self._buffer = b""
         self._finalizer = weakref.finalize(self, _stop, self._process, self._to_child, self._from_child)
-        reply = self._reply(self.spec, time.monotonic() + (self.limits.seconds or _READY_SECONDS), loading=True)
+        reply = self._reply(self.spec, time.monotonic() + IMPORT_SECONDS, loading=True)
         if "refused" in reply:
             self.close()
             raise UnknownAIError(self.spec, str(reply["refused"]))
@@ -158,7 +159,7 @@ class IsolatedAI:
                     raise error
                 self._buffer += chunk
             elif not ready:
-                seconds = self.limits.seconds or _READY_SECONDS
+                seconds = IMPORT_SECONDS if loading else self.limits.seconds
                 self.close()
                 if loading:
                     raise UnknownAIError(self.spec, f"importing it took longer than {seconds:g} s")

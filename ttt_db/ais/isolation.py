@@ -82,8 +82,8 @@ class IsolatedAI:
     def _start(self, *, first: bool = False) -> None:
         to_child_read, self._to_child = os.pipe()
         self._from_child, from_child_write = os.pipe()
-        command = [sys.executable, "-P", "-m", __name__, self.spec, str(self.limits.memory_mb), str(to_child_read)]
-        command.append(str(from_child_write))
+        command = [sys.executable, "-P", "-m", __name__, self.spec, str(self.limits.memory_mb)]
+        command += [str(to_child_read), str(from_child_write)]
         try:
             self._process = subprocess.Popen(
                 command,
@@ -101,7 +101,11 @@ class IsolatedAI:
         self._printing = True
         self._buffer = b""
         self._finalizer = weakref.finalize(self, _stop, self._process, self._to_child, self._from_child)
-        reply = self._reply(self.spec, time.monotonic() + IMPORT_SECONDS, loading=True)
+        late = f"importing it took longer than {IMPORT_SECONDS:g} s"
+        try:
+            reply = self._reply(self.spec, time.monotonic() + IMPORT_SECONDS, late)
+        except AIMisbehaved as error:  # it never got as far as a board
+            raise UnknownAIError(self.spec, error.reason) from None
         if "refused" in reply:
             self.close()
             raise UnknownAIError(self.spec, str(reply["refused"]))
@@ -122,8 +126,11 @@ class IsolatedAI:
         if not self._in_flight and (not self._ahead or self._ahead[0] != board):
             self._ahead = deque([board])
         self._send_ahead()
-        deadline = None if self.limits.seconds is None else self._since + self.limits.seconds
-        reply = self._reply(board, deadline)
+        seconds = self.limits.seconds
+        if seconds is None:
+            reply = self._reply(board, None, "")
+        else:
+            reply = self._reply(board, self._since + seconds, f"the AI did not answer within {seconds:g} s")
         self._in_flight.popleft()
         self._since = time.monotonic()
         if "moves" in reply:
@@ -142,8 +149,9 @@ class IsolatedAI:
             with contextlib.suppress(BrokenPipeError):  # the worker has ended: reading its answer says how
                 os.write(self._to_child, b"".join(batch))
 
-    def _reply(self, board: str, deadline: float | None, *, loading: bool = False) -> dict[str, Any]:
-        """The worker's next line, decoded; AIMisbehaved when it is late or ends (and it is stopped)."""
+    def _reply(self, board: str, deadline: float | None, late: str) -> dict[str, Any]:
+        """The worker's next line, decoded; AIMisbehaved when it ends, or says `late` when it
+        passes `deadline` (and it is stopped)."""
         while b"\n" not in self._buffer:
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             watched = [self._from_child, self._printed] if self._printing else [self._from_child]
@@ -153,17 +161,11 @@ class IsolatedAI:
             if self._from_child in ready:
                 chunk = os.read(self._from_child, 65536)
                 if not chunk:
-                    error = self._ended(board)
-                    if loading:
-                        raise UnknownAIError(self.spec, error.reason)
-                    raise error
+                    raise self._ended(board)
                 self._buffer += chunk
             elif not ready:
-                seconds = IMPORT_SECONDS if loading else self.limits.seconds
                 self.close()
-                if loading:
-                    raise UnknownAIError(self.spec, f"importing it took longer than {seconds:g} s")
-                raise AIMisbehaved(board, f"the AI did not answer within {seconds:g} s")
+                raise AIMisbehaved(board, late)
         line, _, self._buffer = self._buffer.partition(b"\n")
         reply: dict[str, Any] = json.loads(line)
         return reply

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import final_score
+from ttt_db.game.rules import STATUSES, final_score
 
 Progress = Callable[[str, int, int], None]
 """Called as progress(stage, done, total) while a stage runs."""
@@ -31,8 +31,7 @@ Progress = Callable[[str, int, int], None]
 Ints = npt.NDArray[np.int64]
 Keys = Ints
 """Board keys in (depth, key) order: a node list."""
-PLAYING, O_WON, X_WON, DRAW = 0, 1, 2, 3
-STATUS_NAMES = ("playing", "o", "x", "draw")
+PLAYING, O_WON, X_WON, DRAW = range(len(STATUSES))  # codes: indices in ttt_db.game.rules.STATUSES
 
 
 @dataclass

@@ -16,21 +16,23 @@ import numpy as np
 from sqlalchemy import Connection, delete, insert, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from builder.solver import DRAW, PLAYING, STATUS_NAMES, Keys, Progress, Solution, level_moves, node_lists
+from builder.solver import DRAW, PLAYING, Keys, Progress, Solution, level_moves, node_lists
 from ttt_db import __version__
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import mover_at, value_for_mover
+from ttt_db.game.rules import STATUSES, VALUES, mover_at, value_for_mover
 from ttt_db.store.checksum import (
     DEPTH_FIELDS,
     MARK_CODES,
     META_CHECK_KEY,
+    MOVES_FIELDS,
+    ROW_FIELDS,
     blob_checksum,
     checksum,
     checksums,
+    folded_columns,
     meta_checksum,
     seed,
-    value_words,
 )
 from ttt_db.store.database import make_engine
 from ttt_db.store.digest import ContentDigest, content_digest
@@ -39,8 +41,8 @@ from ttt_db.store.location import DatabaseLocation
 from ttt_db.store.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
 from ttt_db.store.tables import LEGACY_OWNER_KEYS, OWNER_KEY, OWNER_VALUE, POSITION_COLUMNS
 
-_VALUE_NAMES = np.array(["loss", "draw", "win"], dtype=object)  # by signed value + 1
-_STATUS_NAMES = np.array(STATUS_NAMES, dtype=object)
+_VALUE_NAMES = np.array(VALUES, dtype=object)  # by signed value + 1
+_STATUS_NAMES = np.array(STATUSES, dtype=object)
 _CHUNK_ROWS = 50_000  # rows per executemany
 
 
@@ -70,29 +72,26 @@ def level_columns(solution: Solution, depth: int) -> list[list[Any]]:
         # (rank + 1) << 5 | remoteness, the rank 0 loss, 1 draw, 2 win (ttt_db.store.encoding)
         values[level.edge_parent, level.edge_move] = (moves.value_codes + 2) << REMOTENESS_BITS | moves.child_remoteness
     packed_values = values.tobytes()
-    to_move = np.where(playing, MARK_CODES[mover], MARK_CODES[None])
-    moves_check = checksums(seed(game.name, "moves"), [level.keys, level.status, best, best_shortest])
-    row_check = checksums(
-        seed(game.name, "row"),
-        [
-            level.keys,
-            np.full(count, depth),
-            level.status,  # the codes of ttt_db.store.checksum.STATUS_CODES
-            to_move,
-            level.score,
-            signed + 1,  # VALUE_CODES
-            level.remoteness,
-            level.sv_score,
-            best,
-            best_shortest,
-            *value_words(values),
-            level.playout[:, 0],
-            level.playout[:, 1],
-            level.playout[:, 2],
-            level.paths,
-            level.orbit,
-        ],
-    )
+    by_name = {  # the row's integers as ttt_db.store.checksum folds them (status: its codes already)
+        "key": level.keys,
+        "depth": np.full(count, depth),
+        "status": level.status,
+        "to_move": np.where(playing, MARK_CODES[mover], MARK_CODES[None]),
+        "score": level.score,
+        "value": signed + 1,  # VALUE_CODES
+        "remoteness": level.remoteness,
+        "sv_score": level.sv_score,
+        "best_moves": best,
+        "best_moves_shortest": best_shortest,
+        "move_values": values,
+        "o_wins": level.playout[:, 0],
+        "x_wins": level.playout[:, 1],
+        "draws": level.playout[:, 2],
+        "paths": level.paths,
+        "orbit": level.orbit,
+    }
+    moves_check = checksums(seed(game.name, "moves"), folded_columns(by_name, MOVES_FIELDS))
+    row_check = checksums(seed(game.name, "row"), folded_columns(by_name, ROW_FIELDS))
     return [
         level.keys.tolist(),
         [depth] * count,

@@ -92,6 +92,8 @@ def final_score(board_status: Status, moves_made: int, *, shortest: bool = False
     return 0
 
 
+STATUSES: Final[tuple[Status, ...]] = ("playing", "o", "x", "draw")
+"""Every status a board can have, in the order of the builder's and the checksums' status codes."""
 VALUES: Final[tuple[Value, ...]] = ("loss", "draw", "win")
 """The values a player can have, worst first: `value_rank` orders them."""
 _OPPOSITE: Final[dict[Value, Value]] = {"win": "loss", "draw": "draw", "loss": "win"}

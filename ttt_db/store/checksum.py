@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any, Final
 
-from ttt_db.game.rules import VALUES
+from ttt_db.game.rules import STATUSES, VALUES
 from ttt_db.store.tables import POSITION_COLUMNS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ _C2: Final = 0x94D049BB133111EB
 _VALUE_WORDS: Final = 2
 """`move_values` (a byte per cell, at most 16) is folded as two little-endian 64-bit words."""
 
-STATUS_CODES: Final = {"playing": 0, "o": 1, "x": 2, "draw": 3}
+STATUS_CODES: Final = {status: code for code, status in enumerate(STATUSES)}
 MARK_CODES: Final = {None: 0, "o": 1, "x": 2}
 VALUE_CODES: Final = {value: rank for rank, value in enumerate(VALUES)}
 
@@ -70,16 +70,11 @@ def field_numbers(row: Any, fields: Sequence[str]) -> list[int]:
     numbers: list[int] = []
     for name in fields:
         value = getattr(row, name)
-        if name == "status":
-            numbers.append(STATUS_CODES[value])
-        elif name == "to_move":
-            numbers.append(MARK_CODES[value])
-        elif name == "value":
-            numbers.append(VALUE_CODES[value])
-        elif name == "move_values":
+        if name == "move_values":
             numbers.extend(_words(value))
         else:
-            numbers.append(value)
+            codes = _CODES.get(name)
+            numbers.append(value if codes is None else codes[value])
     return numbers
 
 
@@ -125,22 +120,33 @@ def value_words(values: npt.NDArray[np.uint8]) -> list[npt.NDArray[Any]]:
     return [words[:, i] for i in range(_VALUE_WORDS)]
 
 
+def folded_columns(columns: Mapping[str, npt.NDArray[Any]], fields: Sequence[str]) -> list[npt.NDArray[Any]]:
+    """What `checksums` folds for `fields`, in order, from integer columns by name: text columns
+    as their codes (`STATUS_CODES`, ...), `move_values` a rows x cells byte matrix."""
+    folded: list[npt.NDArray[Any]] = []
+    for name in fields:
+        if name == "move_values":
+            folded.extend(value_words(columns[name]))
+        else:
+            folded.append(columns[name])
+    return folded
+
+
 def row_columns(rows: Sequence[Any], fields: Sequence[str], cells: int) -> list[npt.NDArray[Any]]:
     """The folded integers of many decoded rows (named tuples), as the columns `checksums` takes."""
     import numpy as np
 
     count = len(rows)
     position = {name: index for index, name in enumerate(rows[0]._fields)} if rows else {}
-    columns: list[npt.NDArray[Any]] = []
+    columns: dict[str, npt.NDArray[Any]] = {}
     for name in fields:
         values = map(itemgetter(position.get(name, 0)), rows)
         if name == "move_values":
-            joined = b"".join(map(bytes, values))
-            columns.extend(value_words(np.frombuffer(joined, np.uint8).reshape(count, cells)))
-            continue
-        codes = _CODES.get(name)
-        columns.append(np.fromiter(values if codes is None else map(codes.__getitem__, values), np.int64, count))
-    return columns
+            columns[name] = np.frombuffer(b"".join(map(bytes, values)), np.uint8).reshape(count, cells)
+        else:
+            codes = _CODES.get(name)
+            columns[name] = np.fromiter(values if codes is None else map(codes.__getitem__, values), np.int64, count)
+    return folded_columns(columns, fields)
 
 
 _MANY: Final = 2_000

@@ -16,6 +16,7 @@ from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import (
     EMPTY,
+    STATUSES,
     VALUES,
     Value,
     final_score,
@@ -27,8 +28,6 @@ from ttt_db.game.rules import (
 )
 from ttt_db.game.symmetry import canonical_board, orbit_size
 from ttt_db.store.encoding import REMOTENESS_BITS, REMOTENESS_MASK
-
-STATUSES = frozenset({"playing", "o", "x", "draw"})
 
 
 def board_of_key(key: object, where: str, game: Game) -> str:
@@ -99,7 +98,7 @@ def check_row_rules(board: str, row: Any, where: str, game: Game = TICTACTOE) ->
     depth = whole_number(row.depth, "depth", where, 0, n)
     if depth != n - board.count(EMPTY):
         raise DatabaseDamagedError(f"depth {depth} for {n - board.count(EMPTY)} marks", where)
-    board_status = one_of(row.status, STATUSES, "status", where)
+    board_status = one_of(row.status, frozenset(STATUSES), "status", where)
     if board_status != status(board, game):
         raise DatabaseDamagedError(f"status {board_status!r} but the board says {status(board, game)!r}", where)
     expected_mover = side_to_move(board) if board_status == "playing" else None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.game.definition import DEFAULT_GAME, ROWS_MAX_CELLS, Game
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
@@ -29,6 +29,7 @@ class BuildSummary:
     figures: dict[str, Any]
     size_bytes: int | None
     depths: list[DepthFigures] = field(default_factory=list)
+    resumed_at: int | None = None  # the shallowest level solved by an earlier build that was stopped
 
 
 def _build_time() -> str:
@@ -48,12 +49,15 @@ def build_database(
     game: Game = DEFAULT_GAME,
     force: bool = False,
     progress: Progress = _ignore,
+    notice: Callable[[str], None] = logger.info,
 ) -> BuildSummary:
     """Build `game`'s database at `db` (path, URL, `$TTT_DB` or the game's default) unless one
-    is there."""
+    is there. A build that was stopped part-way is resumed above its last finished level, which
+    `notice` is told."""
     # imported here so that opening an existing database does not pay for the builder (numpy)
+    from builder.levels import build_core, work_folder
     from builder.solver import solve_game
-    from builder.write import check_ownership, prepare, write_solution
+    from builder.write import BuildContent, check_ownership, prepare, write_solution
 
     location = resolve_location(db, game)
     started = time.perf_counter()
@@ -62,15 +66,26 @@ def build_database(
             check_ownership(location)
         return BuildSummary(location, False, 0.0, {}, _size(location))
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
-    prepared = prepare(solve_game(game, progress), None if reproducible else started)
-    write_solution(location, prepared, _build_time(), progress)
+    folder = work_folder(location, game)
+    finished = folder.finished()
+    if finished:
+        notice(
+            f"resuming the build of {game} stopped earlier: levels {game.cells} to {finished[-1].depth} are "
+            f"solved already (kept in {folder.path})"
+        )
+    core = build_core(game, folder, progress)
+    rich = prepare(solve_game(game, progress)) if game.cells <= ROWS_MAX_CELLS else None
+    content = BuildContent(game, core, rich, None if reproducible else started)
+    write_solution(location, content, _build_time(), progress)
+    folder.remove()
     return BuildSummary(
         location,
         True,
         time.perf_counter() - started,
-        prepared.figures,
+        content.figures,
         _size(location),
-        depth_figures(*prepared.depth_columns),
+        depth_figures(*content.depth_columns),
+        core.resumed_at,
     )
 
 

@@ -12,26 +12,90 @@ node lists, the file's integrity and the content digest (`ttt_db.store.verify`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cache
 from typing import Any
 
 import numpy as np
 
+from builder.core import Codes, Tables, expand_level, solve_level
 from builder.solver import Ints, Level, Solution, _count_paths, _solve_finished, _solve_playing, solve_game
 from builder.write import PreparedSolution, level_columns, prepare
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES
+from ttt_db.game.slots import board_of_slot
+from ttt_db.store.codes import value_of_code
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.digest import levels_of_rows
 from ttt_db.store.encoding import REMOTENESS_BITS, REMOTENESS_MASK
-from ttt_db.store.tables import POSITION_COLUMNS, POSITIONS
-from ttt_db.store.verify import VerifyReport, check_figures, check_file
+from ttt_db.store.tables import CORE, POSITION_COLUMNS, POSITIONS
+from ttt_db.store.verify import MAX_ROWS_SHOWN, VerifyReport, check_figures, check_file
 
 _COLUMN = {name: index for index, name in enumerate(POSITION_COLUMNS)}
 _VALUE_COLUMNS = ("score", "sv_score", "remoteness", "o_wins", "x_wins", "draws")
+
+
+def verify_core(
+    report: VerifyReport, db: SolutionDatabase, progress: Callable[[str, int, int], None] | None = None
+) -> None:
+    """Every level of the core held to the level below it, deepest first, by the retrograde rule
+    and the rules of finished boards (`builder.core.solve_level` over the stored children, each
+    slot taking its representative's code): a stored code that its children do not give, a
+    representative left empty or a non-representative filled is named by its board. The
+    positions and classes counted per depth are held to the depth table."""
+    game = db.game
+    tables = Tables(game)
+    core = db.core
+    below: Codes | None = None
+    counted: dict[int, tuple[int, int]] = {}
+    report.checks.append("every level of the core follows from the level below it")
+    chunk_rows = {
+        row.depth: row.chunks for row in db.reader.rows(f"SELECT depth, COUNT(*) AS chunks FROM {CORE} GROUP BY depth")
+    }
+    for depth in range(game.cells, -1, -1):
+        data, damage = core.level(depth)
+        for error in damage:
+            report.damaged(f"{error.where}: {error.what}")
+        if chunk_rows.get(depth, 0) != core.chunk_count(depth):
+            report.damaged(
+                f"table {CORE}, level {depth}: {chunk_rows.get(depth, 0)} chunks, expected {core.chunk_count(depth)}"
+            )
+        stored: Codes = np.frombuffer(data, np.uint8)
+
+        def level_progress(done: int, total: int, depth: int = depth) -> None:
+            if progress is not None:
+                progress(f"verify level {depth}", done, total)
+
+        expected = solve_level(tables, depth, below, level_progress)
+        wrong = np.flatnonzero(stored != expected.stored)
+        for slot in wrong[:MAX_ROWS_SHOWN].tolist():
+            board = board_of_slot(game, depth, slot)
+            report.damaged(
+                f"{board}: core code {_code_text(int(stored[slot]))}, its children give "
+                f"{_code_text(int(expected.stored[slot]))} (level {depth} slot {slot})"
+            )
+        for _ in wrong[MAX_ROWS_SHOWN:]:
+            report.damaged_row_count += 1
+        counted[depth] = (expected.positions, expected.canonical)
+        below = expand_level(tables, depth, stored)
+    try:
+        depth_rows = db.depth_figures()
+    except DatabaseDamagedError as error:
+        report.problems.append(f"{error.what} ({error.where})")
+        return
+    found = [(row.positions, row.canonical_positions) for row in depth_rows]
+    # the rows' depth table ends at the deepest level a game reaches; the core's levels go on, empty
+    by_depth = [counted[depth] for depth in range(game.cells + 1)]
+    while len(by_depth) > len(found) and by_depth[-1] == (0, 0):
+        by_depth.pop()
+    report.expect("positions and classes by depth (core)", found, by_depth)
+
+
+def _code_text(code: int) -> str:
+    decoded = value_of_code(code)
+    return "empty" if decoded is None else f"{decoded[0]} in {decoded[1]}"
 
 
 @cache
@@ -40,11 +104,15 @@ def _fresh(game: Game) -> PreparedSolution:
     return prepare(solve_game(game))
 
 
-def verify_database(db: SolutionDatabase) -> VerifyReport:
+def verify_database(db: SolutionDatabase, progress: Callable[[str, int, int], None] | None = None) -> VerifyReport:
     """Every check of the stored database; `report.ok` when nothing disagrees. Damage is reported,
     never raised."""
     report = VerifyReport()
     game = db.game
+    verify_core(report, db, progress)
+    if not db.has_rows:
+        check_file(report, db, [])
+        return report
     prepared = _fresh(game)
     stored = _stored_levels(db)
     damaged: set[tuple[int, str]] = set()

@@ -16,6 +16,7 @@ import numpy as np
 from sqlalchemy import Connection, delete, insert, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from builder.levels import CoreBuild, CoreLevel
 from builder.solver import DRAW, PLAYING, Keys, Progress, Solution, level_moves, node_lists
 from ttt_db import __version__
 from ttt_db.errors import DatabaseError
@@ -30,16 +31,18 @@ from ttt_db.store.checksum import (
     blob_checksum,
     checksum,
     checksums,
+    depth_numbers,
     folded_columns,
     meta_checksum,
     seed,
 )
+from ttt_db.store.codes import CHUNK_SLOTS, value_of_code
 from ttt_db.store.database import make_engine
 from ttt_db.store.digest import ContentDigest, content_digest
 from ttt_db.store.encoding import REMOTENESS_BITS, encode_keys
 from ttt_db.store.location import DatabaseLocation
-from ttt_db.store.schema import SCHEMA_VERSION, Base, DepthCount, MetaEntry, NodeList, PositionRow
-from ttt_db.store.tables import LEGACY_OWNER_KEYS, OWNER_KEY, OWNER_VALUE, POSITION_COLUMNS
+from ttt_db.store.schema import SCHEMA_VERSION, Base, CoreChunkRow, DepthCount, MetaEntry, NodeList, PositionRow
+from ttt_db.store.tables import CORE_COLUMNS, LEGACY_OWNER_KEYS, OWNER_KEY, OWNER_VALUE, POSITION_COLUMNS
 
 _VALUE_NAMES = np.array(VALUES, dtype=object)  # by signed value + 1
 _STATUS_NAMES = np.array(STATUSES, dtype=object)
@@ -144,6 +147,60 @@ def prepare(solution: Solution, started: float | None = None) -> PreparedSolutio
     return PreparedSolution(solution, lists, build_figures(solution, lists), started)
 
 
+@dataclass
+class BuildContent:
+    """Everything a build writes: the ranked core of every game, and the rows, node lists and
+    random-play odds of a game of at most `ttt_db.game.definition.ROWS_MAX_CELLS` cells (`rich`)."""
+
+    game: Game
+    core: CoreBuild
+    rich: PreparedSolution | None
+    started: float | None = None
+
+    @cached_property
+    def figures(self) -> dict[str, Any]:
+        figures = core_figures(self.game, self.core.levels)
+        if self.rich is None:
+            return figures
+        rich = self.rich.figures
+        for key in ("positions", "canonical_positions", "values", "values_canonical", "empty_board"):
+            if rich[key] != figures[key]:  # two solves of one game: a bug, never a user's error
+                raise AssertionError(f"the core and the rows disagree on {key}: {figures[key]} and {rich[key]}")
+        return rich
+
+    @property
+    def depth_columns(self) -> tuple[list[int | None], list[int], list[int]]:
+        """Tree nodes (not counted without rows), positions and classes, by depth."""
+        if self.rich is not None:
+            tree_nodes, positions, canonical = self.rich.depth_columns
+            return list(tree_nodes), positions, canonical
+        levels = self.core.levels
+        return [None] * len(levels), [level.positions for level in levels], [level.canonical for level in levels]
+
+    @property
+    def encoded_lists(self) -> dict[str, tuple[int, bytes]]:
+        return self.rich.encoded_lists if self.rich is not None else {}
+
+
+def core_figures(game: Game, levels: list[CoreLevel]) -> dict[str, Any]:
+    """The figures the core alone gives: positions and classes, their values, the empty board's."""
+    import zstandard
+
+    empty = value_of_code(zstandard.ZstdDecompressor().decompress(levels[0].chunks[0].blob)[0])
+    if empty is None:
+        raise AssertionError("the empty board has no code")
+    return {
+        "game": game.name,
+        "positions": sum(level.positions for level in levels),
+        "canonical_positions": sum(level.canonical for level in levels),
+        "values": {value: sum(level.values[value] for level in levels) for value in ("win", "loss", "draw")},
+        "values_canonical": {
+            value: sum(level.values_canonical[value] for level in levels) for value in ("win", "loss", "draw")
+        },
+        "empty_board": {"value": empty[0], "remoteness": empty[1]},
+    }
+
+
 def solution_digest(prepared: PreparedSolution) -> str:
     """SHA-256 of everything the build derives (`ttt_db.store.digest`), as `verify` recomputes it."""
     return content_digest(levels_of_columns(prepared.solution), prepared.encoded_lists, prepared.depth_columns)
@@ -180,14 +237,15 @@ def build_figures(solution: Solution, lists: dict[str, Keys]) -> dict[str, Any]:
     }
 
 
-def _meta_rows(prepared: PreparedSolution, built_at: str, digest: str) -> list[dict[str, str]]:
+def _meta_rows(prepared: BuildContent, built_at: str, digest: str) -> list[dict[str, str]]:
     meta = {
         OWNER_KEY: OWNER_VALUE,
         "schema_version": SCHEMA_VERSION,
-        "rules": rules_of(prepared.solution.game),
+        "rules": rules_of(prepared.game),
         "package_version": __version__,
         "built_at": built_at,
         "figures": prepared.figures,
+        "format": {"core_chunk_slots": CHUNK_SLOTS, "core_codec": "zstd", "rows": prepared.rich is not None},
         "content_sha256": digest,
     }
     if prepared.started is not None:  # the whole build but the final commit: solve, prepare, rows
@@ -238,11 +296,10 @@ def check_ownership(location: DatabaseLocation) -> None:
         engine.dispose()
 
 
-def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
+def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progress: Progress) -> None:
     """Replace the project's tables in the caller's transaction. Tables of this schema version
     are emptied and refilled rather than dropped, so on a server a reader sees the old content
     or the new, never half of it, and is never left waiting on a table that is gone."""
-    solution = prepared.solution
     version = _existing_schema_version(conn)
     if version == SCHEMA_VERSION:
         for table in reversed(Base.metadata.sorted_tables):
@@ -250,9 +307,48 @@ def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, p
     else:
         Base.metadata.drop_all(conn)
         Base.metadata.create_all(conn)
+    digest = ContentDigest()
+    _write_core(conn, prepared.core, digest, progress)
+    if prepared.rich is not None:
+        _write_rows(conn, prepared.rich.solution, digest, progress)
+    game = prepared.game.name
+    if prepared.encoded_lists:
+        conn.execute(
+            insert(NodeList),
+            [
+                {"name": name, "size": size, "boards": blob, "checksum": blob_checksum(game, "list", name, size, blob)}
+                for name, (size, blob) in prepared.encoded_lists.items()
+            ],
+        )
+    depth_seed = seed(game, "depth")
+    conn.execute(
+        insert(DepthCount),
+        [
+            dict(zip(DEPTH_FIELDS, counts, strict=True)) | {"checksum": checksum(depth_seed, depth_numbers(counts))}
+            for counts in ((depth, *row) for depth, row in enumerate(zip(*prepared.depth_columns, strict=True)))
+        ],
+    )
+    conn.execute(
+        insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(prepared.encoded_lists, prepared.depth_columns))
+    )
+
+
+def _write_core(conn: Connection, core: CoreBuild, digest: ContentDigest, progress: Progress) -> None:
+    total = sum(len(level.chunks) for level in core.levels)
+    written = 0
+    statement = _insert_statement(conn, CoreChunkRow.__tablename__, CORE_COLUMNS)
+    for level in core.levels:
+        rows = [(level.depth, c.chunk, c.slots, c.blob, c.checksum) for c in level.chunks]
+        digest.add_core(level.depth, rows)
+        for start in range(0, len(rows), 1_000):
+            conn.exec_driver_sql(statement, rows[start : start + 1_000])
+        written += len(rows)
+        progress("write levels", written, total)
+
+
+def _write_rows(conn: Connection, solution: Solution, digest: ContentDigest, progress: Progress) -> None:
     total = sum(solution.canonical_by_depth)
     written = 0
-    digest = ContentDigest()
     statement = _insert_statement(conn, PositionRow.__tablename__, POSITION_COLUMNS)
     for depth, columns in levels_of_columns(solution):
         digest.add_level(depth, columns)
@@ -261,27 +357,8 @@ def _write_tables(conn: Connection, prepared: PreparedSolution, built_at: str, p
             chunk = rows[start : start + _CHUNK_ROWS]
             conn.exec_driver_sql(statement, chunk)
             written += len(chunk)
-            progress("write", written, total)
-    progress("write", total, total)
-    game = solution.game.name
-    conn.execute(
-        insert(NodeList),
-        [
-            {"name": name, "size": size, "boards": blob, "checksum": blob_checksum(game, "list", name, size, blob)}
-            for name, (size, blob) in prepared.encoded_lists.items()
-        ],
-    )
-    depth_seed = seed(game, "depth")
-    conn.execute(
-        insert(DepthCount),
-        [
-            dict(zip(DEPTH_FIELDS, counts, strict=True)) | {"checksum": checksum(depth_seed, counts)}
-            for counts in ((depth, *row) for depth, row in enumerate(zip(*prepared.depth_columns, strict=True)))
-        ],
-    )
-    conn.execute(
-        insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(prepared.encoded_lists, prepared.depth_columns))
-    )
+            progress("write rows", written, total)
+    progress("write rows", total, total)
 
 
 def _insert_statement(conn: Connection, table: str, columns: tuple[str, ...]) -> str:
@@ -299,7 +376,7 @@ def _insert_statement(conn: Connection, table: str, columns: tuple[str, ...]) ->
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(marks)})"
 
 
-def write_url(location: DatabaseLocation, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
+def write_url(location: DatabaseLocation, prepared: BuildContent, built_at: str, progress: Progress) -> None:
     engine = make_engine(location)
     try:
         with engine.begin() as conn:
@@ -340,7 +417,7 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     return removed
 
 
-def write_file(path: Path, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
+def write_file(path: Path, prepared: BuildContent, built_at: str, progress: Progress) -> None:
     """Write beside `path`, then move into place: an interrupted build leaves nothing behind,
     and a killed one leaves files that the next build removes."""
     _writable_folder(path)
@@ -356,7 +433,7 @@ def write_file(path: Path, prepared: PreparedSolution, built_at: str, progress: 
         temporary.unlink(missing_ok=True)
 
 
-def write_solution(location: DatabaseLocation, prepared: PreparedSolution, built_at: str, progress: Progress) -> None:
+def write_solution(location: DatabaseLocation, prepared: BuildContent, built_at: str, progress: Progress) -> None:
     if location.path is not None:
         write_file(location.path, prepared, built_at, progress)
     else:

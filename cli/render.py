@@ -124,13 +124,19 @@ def show_text(position: Position) -> str:
 
 
 def figures_text(figures: dict[str, Any]) -> list[str]:
+    """The build's figures; a game stored as its ranked core alone has no tree, play or decision counts."""
     values = figures.get("values", {})
     canonical_values = figures.get("values_canonical", {})
+    counted = [f"positions:           {figures['positions']:,} ({figures['canonical_positions']:,} up to symmetry)"]
+    if "tree_nodes" in figures:
+        counted = [
+            f"tree nodes:          {figures['tree_nodes']:,}",
+            *counted,
+            f"still in play:       {figures['playing']:,} ({figures['playing_canonical']:,} up to symmetry)",
+            f"decision positions:  {figures['decision']:,} ({figures['decision_canonical']:,} up to symmetry)",
+        ]
     return [
-        f"tree nodes:          {figures['tree_nodes']:,}",
-        f"positions:           {figures['positions']:,} ({figures['canonical_positions']:,} up to symmetry)",
-        f"still in play:       {figures['playing']:,} ({figures['playing_canonical']:,} up to symmetry)",
-        f"decision positions:  {figures['decision']:,} ({figures['decision_canonical']:,} up to symmetry)",
+        *counted,
         "value for the mover: "
         f"{values.get('win', 0):,} win / {values.get('loss', 0):,} loss / {values.get('draw', 0):,} draw "
         f"({canonical_values.get('win', 0):,} / {canonical_values.get('loss', 0):,} / "
@@ -148,8 +154,10 @@ def _empty_board_line(empty: dict[str, Any] | None) -> list[str]:
 
 def depth_table(depths: Sequence[DepthFigures]) -> list[str]:
     """Per depth: tree nodes, positions, canonical positions, in columns as wide as the numbers."""
-    width = max(len("tree nodes"), *(len(f"{row.tree_nodes:,}") for row in depths))
-    lines = [f"depth  {'tree nodes':>{width}}  positions  canonical"]
-    for row in depths:
-        lines.append(f"{row.depth:>5}  {row.tree_nodes:>{width},}  {row.positions:>9,}  {row.canonical_positions:>9,}")
+    trees = [f"{row.tree_nodes:,}" if row.tree_nodes is not None else "-" for row in depths]
+    width = max(len("tree nodes"), *(len(tree) for tree in trees))
+    wide = max(len("positions"), *(len(f"{row.positions:,}") for row in depths))
+    lines = [f"depth  {'tree nodes':>{width}}  {'positions':>{wide}}  {'canonical':>{wide}}"]
+    for row, tree in zip(depths, trees, strict=True):
+        lines.append(f"{row.depth:>5}  {tree:>{width}}  {row.positions:>{wide},}  {row.canonical_positions:>{wide},}")
     return lines

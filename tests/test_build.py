@@ -55,10 +55,19 @@ def test_a_failed_build_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytes
     with pytest.raises(KeyboardInterrupt):
         build_database(path, force=True)
     assert path.read_bytes() == before  # the old database is untouched
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite"]  # no temporary left
+    # no temporary database left; the solved levels are kept for the next build to resume from
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".db.sqlite.levels", "db.sqlite"]
     with pytest.raises(KeyboardInterrupt):
         build_database(tmp_path / "fresh.sqlite")
     assert not (tmp_path / "fresh.sqlite").exists()
+    monkeypatch.undo()
+    notices: list[str] = []
+    assert build_database(path, force=True, notice=notices.append).resumed_at == 0
+    assert notices == [
+        f"resuming the build of 3x3k3 stopped earlier: levels 9 to 0 are solved already "
+        f"(kept in {tmp_path / '.db.sqlite.levels'})"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".fresh.sqlite.levels", "db.sqlite"]
 
 
 def test_database_file_within_budget(db_path: Path) -> None:

@@ -17,7 +17,11 @@ def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
     report = verify_database(db)
     assert report.ok, (report.damaged_rows, report.problems)
     assert len(report.checks) == len(set(report.checks))
-    assert report.checks[:2] == ["every row equals a fresh solve", "every row follows from its stored children"]
+    assert report.checks[:3] == [
+        "every level of the core follows from the level below it",
+        "positions and classes by depth (core)",
+        "every row equals a fresh solve",
+    ]
     lists = {f"node list {name}" for name in db.node_list_names()}
     published = {f"node list {name} size (published)" for name in ("all", "canonical", "playing", "decision")}
     assert {"file integrity", "content digest", *lists, *published} <= set(report.checks)

@@ -86,6 +86,11 @@ class DatabaseDamagedError(DatabaseError):
         super().__init__(f"the database is damaged ({what}, {where}): rebuild it with `ttt-db build --force`")
 
 
+class NotStoredError(DatabaseError):
+    """What a game's database does not keep: over 16 cells it holds the ranked core alone (no
+    rows, node lists or random-play odds), so what reads them is refused, saying so."""
+
+
 class PositionNotFoundError(DatabaseDamagedError, KeyError):
     """A valid board that the database does not hold: every reachable board has a row, so the
     database is damaged or incomplete."""

@@ -13,8 +13,12 @@ from typing import Any, Final
 
 from ttt_db.errors import UnknownGameError
 
-MAX_CELLS: Final = 16
-"""The largest board this machine builds (4x4: 9.7 million positions; docs/games.md)."""
+MAX_CELLS: Final = 20
+"""The largest board one machine builds: its ranked core holds a byte per slot, two levels at a
+time (docs/games.md)."""
+ROWS_MAX_CELLS: Final = 16
+"""The largest board whose database also stores a row per symmetry class (best moves, per-move
+values, random-play odds, paths) and the node lists; larger ones keep the ranked core alone."""
 _COLUMN_LETTERS: Final = "abcdefghijklmnop"
 _GAME_PATTERN: Final = re.compile(r"\s*(\d+)\s*x\s*(\d+)\s*k\s*(\d+)\s*", re.IGNORECASE)
 
@@ -184,10 +188,15 @@ def game_from_name(text: str) -> Game:
     """`Game.parse`, refusing games with more than MAX_CELLS cells with what they would take."""
     game = Game.parse(text)
     if game.cells > MAX_CELLS:
+        from ttt_db.game.slots import level_sizes
+
+        sizes = level_sizes(game.cells)
+        memory = 2 * sorted(sizes)[-1] + sorted(sizes)[-2] + 16 * 2**game.cells
         raise UnknownGameError(
             text,
-            f"{game.cells} cells is more than the {MAX_CELLS} this machine builds; "
-            "docs/games.md says what a larger board would take",
+            f"{game.cells} cells is more than the {MAX_CELLS} one machine builds: its {sum(sizes):,} slots would "
+            f"take {sum(sizes) / 1e9:,.0f} GB at a byte each before compression, and its widest levels "
+            f"{memory / 1e9:,.1f} GB of memory; docs/games.md says what a larger board would take",
         )
     return game
 

@@ -49,6 +49,11 @@ ROW_FIELDS: Final = tuple(column for column in POSITION_COLUMNS if column not in
 DEPTH_FIELDS: Final = ("depth", "tree_nodes", "positions", "canonical_positions")
 
 
+def depth_numbers(counts: Sequence[int | None]) -> list[int]:
+    """A depth row's counts as its checksum folds them: tree nodes, null where not counted, as -1."""
+    return [-1 if count is None else count for count in counts]
+
+
 def seed(game_name: str, part: str) -> int:
     """The starting value of the checksums of one part (`moves`, `row`, `depth`) of a game's database."""
     text = f"ttt-db schema {SCHEMA_VERSION} {game_name} {part}".encode()

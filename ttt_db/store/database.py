@@ -26,11 +26,12 @@ from ttt_db.errors import (
     ImpossibleBoardError,
     InputError,
     InvalidBoardError,
+    NotStoredError,
     PositionNotFoundError,
     ReadFailedError,
 )
 from ttt_db.game.board import Board
-from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
+from ttt_db.game.definition import DEFAULT_GAME, ROWS_MAX_CELLS, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
 from ttt_db.store import decode as stored
@@ -41,22 +42,33 @@ from ttt_db.store.checksum import (
     ROW_FIELDS,
     blob_checksum,
     checksum,
+    depth_numbers,
     meta_checksum,
     rows_failing,
     seed,
 )
+from ttt_db.store.core import CoreReader
 from ttt_db.store.digest import Level, content_digest, levels_of_rows
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 from ttt_db.store.position import MoveAnalysis, Position
 from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader, in_list
-from ttt_db.store.tables import DEPTH_COUNTS, META, NODE_LISTS, POSITION_COLUMNS, POSITIONS, SCHEMA_VERSION
+from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, NODE_LISTS, POSITION_COLUMNS, POSITIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 T = TypeVar("T")
-REQUIRED_META = ("schema_version", "rules", "package_version", "built_at", "figures", "content_sha256", META_CHECK_KEY)
+REQUIRED_META = (
+    "schema_version",
+    "rules",
+    "package_version",
+    "built_at",
+    "figures",
+    "format",
+    "content_sha256",
+    META_CHECK_KEY,
+)
 _CHUNK = 500  # boards per `IN (...)` query, well under every engine's parameter limit
 
 _ROW = ", ".join(POSITION_COLUMNS)
@@ -137,6 +149,7 @@ class SolutionDatabase:
         self._scanned: tuple[list[Position], list[DatabaseDamagedError]] | None = None
         self._best_moves_tables: dict[bool, BestMovesTable] = {}
         self._engine: Engine | None = None
+        self._core: CoreReader | None = None
 
     def __enter__(self) -> SolutionDatabase:
         return self
@@ -206,22 +219,46 @@ class SolutionDatabase:
                 raise DatabaseDamagedError(f"meta rules {rules!r} name no game", f"table {META}") from None
         return self._game
 
+    @property
+    def core(self) -> CoreReader:
+        """The ranked core: every game's one source of value and remoteness. Its chunks carry
+        checksums seeded with the game, so it needs no other meta entry than the rules."""
+        if self._core is None:
+            self._core = CoreReader(self.reader, self.game)
+        return self._core
+
+    @property
+    def has_rows(self) -> bool:
+        """Whether rows, node lists and random-play odds are stored beside the core (games of at
+        most `ROWS_MAX_CELLS` cells), or the core alone: decided by the game."""
+        return self.game.cells <= ROWS_MAX_CELLS
+
+    def _require_rows(self, what: str) -> None:
+        if not self.has_rows:
+            raise NotStoredError(
+                f"the {self.game} database keeps the ranked core alone (over {ROWS_MAX_CELLS} cells): "
+                f"it stores no {what}"
+            )
+
     def depth_figures(self) -> list[DepthFigures]:
         rows = self.reader.rows(f"SELECT {', '.join(DEPTH_FIELDS)}, checksum FROM {DEPTH_COUNTS} ORDER BY depth")
         where = f"table {DEPTH_COUNTS}"
         names = ("depth", "tree nodes", "positions", "canonical positions")
+        rows_stored = self.has_rows
         figures = [
             [
-                stored.whole_number(getattr(row, field), name, where, 0, 10**15)
+                None
+                if field == "tree_nodes" and not rows_stored and getattr(row, field) is None
+                else stored.whole_number(getattr(row, field), name, where, 0, 10**19)
                 for field, name in zip(DEPTH_FIELDS, names, strict=True)
             ]
             for row in rows
         ]
         start = seed(self.game.name, "depth")
         for row, counts in zip(rows, figures, strict=True):
-            if row.checksum != checksum(start, counts):
+            if row.checksum != checksum(start, depth_numbers(counts)):
                 raise DatabaseDamagedError(f"the counts at depth {counts[0]} do not match their checksum", where)
-        return [DepthFigures(*counts) for counts in figures]
+        return [DepthFigures(*counts) for counts in figures]  # type: ignore[arg-type]
 
     def info_document(self) -> dict[str, Any]:
         """What `ttt-db info --json` prints: where the database is, its size, every meta entry, and
@@ -245,6 +282,7 @@ class SolutionDatabase:
 
     def node_list_keys(self, name: str) -> list[int]:
         """A stored list as board keys, in (depth, key) order."""
+        self._require_rows(f"node list {name!r}")
         found = self.reader.rows(f"SELECT size, boards, checksum FROM {NODE_LISTS} WHERE name = :name", {"name": name})
         where = f"table {NODE_LISTS}"
         if not found:
@@ -287,7 +325,9 @@ class SolutionDatabase:
             [r.positions for r in depths],
             [r.canonical_positions for r in depths],
         ]
-        return content_digest(levels, node_lists, columns)
+        chunks = self.reader.rows(f"SELECT depth, chunk, slots, codes, checksum FROM {CORE} ORDER BY depth, chunk")
+        core = levels_of_rows((tuple(row) for row in chunks), 0)
+        return content_digest(levels, node_lists, columns, core)
 
     # --- positions -----------------------------------------------------------------------
 
@@ -336,6 +376,8 @@ class SolutionDatabase:
         """Best moves of a board in play (o first), for an AI that reads the database: from the
         whole best-moves table on a small game or once it has been read (a check reads it), else
         from the board's own row, so a few moves on 4x4 do not read 1.1 million rows first."""
+        if not self.has_rows:
+            return self.best_moves(board, shortest=shortest)
         table = self._best_moves_tables.get(shortest)
         if table is None and self._small_game():
             table = self.best_moves_table(shortest=shortest)
@@ -374,6 +416,7 @@ class SolutionDatabase:
             if damage:
                 raise damage[0]
             for position in positions:
+                self._hold_to_core(position)
                 self._canonical.setdefault(game.key(position.board), position)
         for board, (canonical, transform) in images.items():
             found = self._canonical.get(game.key(canonical))
@@ -383,11 +426,24 @@ class SolutionDatabase:
         return [self._stored[board] for board in wanted]
 
     def _position(self, board: Board) -> Position:
+        if not self.has_rows:
+            position = Position.from_core(board.stored_cells, self.game, self.core.value_of)
+            return position.with_marks_swapped() if board.swapped else position
         try:
             position = self.stored_positions([board.stored_cells])[0]
         except PositionNotFoundError:
             raise PositionNotFoundError(board.cells) from None
         return position.with_marks_swapped() if board.swapped else position
+
+    def _hold_to_core(self, position: Position) -> None:
+        """A row's value and remoteness against the core's; DatabaseDamagedError when they differ."""
+        core = self.core.value_of(position.board)
+        if (position.value, position.remoteness) != core:
+            raise DatabaseDamagedError(
+                f"value and remoteness {position.value} in {position.remoteness} disagree with the core's "
+                f"{core[0]} in {core[1]}",
+                f"row for {position.board!r}",
+            )
 
     def load_all(self) -> list[Position]:
         """Every stored (canonical) position, o first, in (depth, key) order; warms the cache.
@@ -413,6 +469,7 @@ class SolutionDatabase:
         per handle, as the database does not change under an open handle."""
         if self._scanned is not None:
             return list(self._scanned[0]), list(self._scanned[1])
+        self._require_rows("rows")
         game = self.game
         rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
         positions, damage = self._decoded(rows)
@@ -455,6 +512,7 @@ class SolutionDatabase:
         cached = self._best_moves_tables.get(shortest)
         if cached is not None:
             return cached
+        self._require_rows("table of best moves for every position")
         rows = self.reader.rows(
             f"SELECT {', '.join(MOVES_FIELDS)}, moves_check FROM {POSITIONS} WHERE status = :status",
             {"status": "playing"},

@@ -26,10 +26,14 @@ class ContentDigest:
     def __init__(self) -> None:
         self._sha = hashlib.sha256()
 
+    def add_core(self, depth: int, chunks: Sequence[Sequence[Any]]) -> None:
+        """One level of the core: its (depth, chunk, slots, codes, checksum) rows in chunk order."""
+        self._sha.update(msgpack.packb(["core", depth, [_plain(row) for row in chunks]]))
+
     def add_level(self, depth: int, columns: Sequence[Sequence[Any]]) -> None:
         self._sha.update(msgpack.packb([depth, [_plain(column) for column in columns]]))
 
-    def finish(self, node_lists: Mapping[str, tuple[int, bytes]], depth_columns: Sequence[Sequence[int]]) -> str:
+    def finish(self, node_lists: Mapping[str, tuple[int, bytes]], depth_columns: Sequence[Sequence[int | None]]) -> str:
         """`node_lists`: name -> (size, encoded keys); `depth_columns`: tree nodes, positions and
         canonical positions by depth."""
         for name in sorted(node_lists):
@@ -40,9 +44,15 @@ class ContentDigest:
 
 
 def content_digest(
-    levels: Iterable[Level], node_lists: Mapping[str, tuple[int, bytes]], depth_columns: Sequence[Sequence[int]]
+    levels: Iterable[Level],
+    node_lists: Mapping[str, tuple[int, bytes]],
+    depth_columns: Sequence[Sequence[int | None]],
+    core: Iterable[Level] = (),
 ) -> str:
+    """`core`: the core's chunk rows grouped by level, as (depth, rows)."""
     digest = ContentDigest()
+    for depth, chunks in core:
+        digest.add_core(depth, list(zip(*chunks, strict=True)))
     for depth, columns in levels:
         digest.add_level(depth, columns)
     return digest.finish(node_lists, depth_columns)

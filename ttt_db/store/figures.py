@@ -11,7 +11,7 @@ class DepthFigures:
     """At one depth (moves made): tree nodes (move sequences), positions, positions up to symmetry."""
 
     depth: int
-    tree_nodes: int
+    tree_nodes: int | None  # None where the database keeps no rows (over 16 cells)
     positions: int
     canonical_positions: int
 
@@ -19,6 +19,11 @@ class DepthFigures:
         return asdict(self)
 
 
-def depth_figures(tree_nodes: Sequence[int], positions: Sequence[int], canonical: Sequence[int]) -> list[DepthFigures]:
+def depth_figures(
+    tree_nodes: Sequence[int | None], positions: Sequence[int], canonical: Sequence[int]
+) -> list[DepthFigures]:
     """Per-depth figures from three columns indexed by depth."""
-    return [DepthFigures(depth, *row) for depth, row in enumerate(zip(tree_nodes, positions, canonical, strict=True))]
+    return [
+        DepthFigures(depth, *row)
+        for depth, row in enumerate(zip(tree_nodes, positions, canonical, strict=True))
+    ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -14,15 +14,19 @@ from ttt_db.game.rules import (
     Mark,
     Status,
     Value,
+    empty_cells,
+    final_score,
     move_name,
     mover_at,
+    opposite_value,
     other,
     play,
+    status,
     swap_marks,
     value_rank,
     winning_lines,
 )
-from ttt_db.game.symmetry import canonical_board, untransform_move, untransform_moves
+from ttt_db.game.symmetry import canonical_board, orbit_size, untransform_move, untransform_moves
 from ttt_db.store import decode as stored
 
 
@@ -97,8 +101,8 @@ class Position:
     best_moves: tuple[int, ...]
     best_moves_shortest: tuple[int, ...]
     moves: tuple[MoveAnalysis, ...]
-    playout: Playout
-    paths: int
+    playout: Playout | None  # None where the database keeps the ranked core alone (over 16 cells)
+    paths: int | None
     orbit: int = 1
     game: Game = TICTACTOE
 
@@ -138,6 +142,59 @@ class Position:
             game=game,
         )
 
+    @classmethod
+    def from_core(cls, board: str, game: Game, probe: Callable[[str], tuple[Value, int]]) -> Position:
+        """The position of `board` (o first) from the ranked core alone: `probe(board)` gives a
+        board's value for its side to move and its remoteness; every move's value is its child's,
+        seen by the mover, and the best moves, fastest moves, score and shortest-victory score
+        follow from them (the rules `decode.check_row_agrees` holds stored rows to)."""
+        depth = game.cells - board.count(EMPTY)
+        board_status = status(board, game)
+        mover = mover_at(depth)
+        value, remoteness = probe(board)
+        analyses: list[MoveAnalysis] = []
+        if board_status == "playing":
+            for move in empty_cells(board):
+                child_value, child_remoteness = probe(play(board, move, mover))
+                analyses.append(MoveAnalysis(move, opposite_value(child_value), child_remoteness, game))
+        top = max((value_rank(a.value) for a in analyses), default=0)
+        keeping = [a for a in analyses if value_rank(a.value) == top]
+        if value == "draw" or not keeping:
+            fastest = keeping
+        else:
+            chosen = (min if value == "win" else max)(a.remoteness for a in keeping)
+            fastest = [a for a in keeping if a.remoteness == chosen]
+        if board_status != "playing":
+            score, sv_score = (
+                final_score(board_status, depth),
+                final_score(board_status, depth, shortest=True, cells=game.cells),
+            )
+        else:
+            score = (value_rank(value) - 1) * (1 if mover == "o" else -1)
+            winner = mover if value == "win" else other(mover)
+            sv_score = (
+                0 if value == "draw" else final_score(winner, depth + remoteness, shortest=True, cells=game.cells)
+            )
+        return cls(
+            board=board,
+            canonical=canonical_board(board, game),
+            depth=depth,
+            status=board_status,
+            to_move=mover if board_status == "playing" else None,
+            first="o",
+            score=score,
+            value=value,
+            remoteness=remoteness,
+            sv_score=sv_score,
+            best_moves=tuple(a.move for a in keeping),
+            best_moves_shortest=tuple(a.move for a in fastest),
+            moves=tuple(analyses),
+            playout=None,
+            paths=None,
+            orbit=orbit_size(board, game),
+            game=game,
+        )
+
     def seen_as(self, board: str, transform: int) -> Position:
         """This canonical position told for `board`, whose image under `transform` it is:
         every move is carried back to `board`'s cells."""
@@ -174,7 +231,7 @@ class Position:
             status=other(self.status) if self.status in ("o", "x") else self.status,
             to_move=other(self.to_move) if self.to_move else None,
             first=other(self.first),
-            playout=self.playout.swapped(),
+            playout=None if self.playout is None else self.playout.swapped(),
         )
 
     def moves_best_first(self) -> list[MoveAnalysis]:
@@ -219,14 +276,16 @@ class Position:
             "sv_score": self.sv_score,
             "best_moves": list(self.best_moves),
             "best_moves_shortest": list(self.best_moves_shortest),
-            "playout": self.playout.as_floats(),
+            "playout": None if self.playout is None else self.playout.as_floats(),
             "paths": self.paths,
             "canonical": self.canonical,
             "depth": self.depth,
             "first": self.first,
             "score_viewpoint": self.first,
             "value_viewpoint": self.next_player,
-            "playout_odds": dict(zip(("o", "x", "draw"), self.playout.as_floats(), strict=True)),
+            "playout_odds": None
+            if self.playout is None
+            else dict(zip(("o", "x", "draw"), self.playout.as_floats(), strict=True)),
             "orbit": self.orbit,
             "game": self.game.name,
         }

@@ -12,9 +12,9 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from ttt_db.store.tables import DEPTH_COUNTS, META, NODE_LISTS, POSITIONS, SCHEMA_VERSION
+from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, NODE_LISTS, POSITIONS, SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION", "Base", "DepthCount", "MetaEntry", "NodeList", "PositionRow"]
+__all__ = ["SCHEMA_VERSION", "Base", "CoreChunkRow", "DepthCount", "MetaEntry", "NodeList", "PositionRow"]
 
 
 class Base(DeclarativeBase):
@@ -73,7 +73,20 @@ class DepthCount(Base):
     __tablename__ = DEPTH_COUNTS
 
     depth: Mapped[int] = mapped_column(primary_key=True)
-    tree_nodes: Mapped[int] = mapped_column(BigInteger)
+    tree_nodes: Mapped[int | None] = mapped_column(BigInteger)  # null where no rows are stored (over 16 cells)
     positions: Mapped[int]
     canonical_positions: Mapped[int]
     checksum: Mapped[int]  # of the four counts (ttt_db.store.checksum)
+
+
+class CoreChunkRow(Base):
+    """One compressed chunk of a level of the ranked core (`ttt_db.store.codes`): a code byte per
+    slot (`ttt_db.game.slots`), `slots` of them from slot `chunk * CHUNK_SLOTS`."""
+
+    __tablename__ = CORE
+
+    depth: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    chunk: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    slots: Mapped[int]
+    codes: Mapped[bytes] = mapped_column(LargeBinary)  # zstandard-compressed
+    checksum: Mapped[int]  # of the compressed bytes, seeded with the game, depth and chunk

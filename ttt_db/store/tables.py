@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 OWNER_KEY: Final = "made_by"
 OWNER_VALUE: Final = "ttt-db, a solution database of m,n,k games"
 """The `ttt_meta` entry only ttt-db writes: the proof that tables named `ttt_*` are its own."""
@@ -16,6 +16,7 @@ META: Final = TABLE_PREFIX + "meta"
 POSITIONS: Final = TABLE_PREFIX + "positions"
 NODE_LISTS: Final = TABLE_PREFIX + "node_lists"
 DEPTH_COUNTS: Final = TABLE_PREFIX + "depth_counts"
+CORE: Final = TABLE_PREFIX + "core"
 POSITION_COLUMNS: Final = (
     "key",
     "depth",
@@ -37,3 +38,5 @@ POSITION_COLUMNS: Final = (
     "row_check",
 )
 """The columns of `ttt_positions` in table order (the order the content digest reads them in)."""
+CORE_COLUMNS: Final = ("depth", "chunk", "slots", "codes", "checksum")
+"""The columns of `ttt_core` in table order."""

@@ -1,0 +1,188 @@
+"""The core of a build, level by level, out of core and resumable.
+
+Each solved level is compressed into its chunks (`ttt_db.store.codes`) and saved in a work
+folder beside the database (`.NAME.levels/`) with its counts, and the codes of every reachable slot
+of the newest level are kept there too (the next level up reads them). A build that is killed
+part-way finds the work folder and resumes above its last finished level; the folder is removed
+once the database is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import msgpack
+import numpy as np
+
+from builder.core import Codes, SolvedLevel, solve_core
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import VALUES
+from ttt_db.store.codes import CHUNK_SLOTS, ZSTD_LEVEL, chunk_checksum
+from ttt_db.store.location import DatabaseLocation
+
+Progress = Callable[[str, int, int], None]
+_FORMAT = 1  # of the work folder's files: a folder of another format is started afresh
+
+
+@dataclass(frozen=True, slots=True)
+class CoreChunk:
+    chunk: int
+    slots: int
+    blob: bytes
+    checksum: int
+
+
+@dataclass(frozen=True, slots=True)
+class CoreLevel:
+    """A solved level as the database stores it: its chunks and its counts."""
+
+    depth: int
+    positions: int  # reachable slots
+    canonical: int  # representatives (nonzero stored codes)
+    values: dict[str, int]  # loss / draw / win for the side to move, over the positions
+    values_canonical: dict[str, int]
+    chunks: list[CoreChunk]
+
+    def to_plain(self) -> dict[str, object]:
+        return {
+            "depth": self.depth,
+            "positions": self.positions,
+            "canonical": self.canonical,
+            "values": self.values,
+            "values_canonical": self.values_canonical,
+            "chunks": [[c.chunk, c.slots, c.blob, c.checksum] for c in self.chunks],
+        }
+
+    @classmethod
+    def from_plain(cls, plain: dict[str, object]) -> CoreLevel:
+        chunks = [CoreChunk(*entry) for entry in plain["chunks"]]  # type: ignore[attr-defined]
+        return cls(
+            plain["depth"],  # type: ignore[arg-type]
+            plain["positions"],  # type: ignore[arg-type]
+            plain["canonical"],  # type: ignore[arg-type]
+            plain["values"],  # type: ignore[arg-type]
+            plain["values_canonical"],  # type: ignore[arg-type]
+            chunks,
+        )
+
+
+def value_counts(codes: Codes) -> dict[str, int]:
+    """How many nonzero codes are losses, draws and wins for the side to move."""
+    counts = np.bincount(codes, minlength=256)
+    return {value: int(counts[1 + 64 * rank : 65 + 64 * rank].sum()) for rank, value in enumerate(VALUES)}
+
+
+def compress_level(game: Game, level: SolvedLevel) -> CoreLevel:
+    import zstandard
+
+    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    data = level.stored.tobytes()
+    chunks = []
+    for number, start in enumerate(range(0, len(data), CHUNK_SLOTS)):
+        part = data[start : start + CHUNK_SLOTS]
+        blob = compressor.compress(part)
+        chunks.append(CoreChunk(number, len(part), blob, chunk_checksum(game.name, level.depth, number, blob)))
+    return CoreLevel(
+        level.depth, level.positions, level.canonical, value_counts(level.codes), value_counts(level.stored), chunks
+    )
+
+
+class WorkFolder:
+    """Where a build keeps its finished levels until the database is written."""
+
+    def __init__(self, path: Path, game: Game) -> None:
+        self.path = path
+        self.game = game
+
+    def _level_file(self, depth: int) -> Path:
+        return self.path / f"level-{depth:02d}.msgpack"
+
+    def _codes_file(self, depth: int) -> Path:
+        return self.path / f"codes-{depth:02d}.npy"
+
+    def _stamp(self) -> dict[str, object]:
+        return {"format": _FORMAT, "game": self.game.name, "chunk_slots": CHUNK_SLOTS}
+
+    def finished(self) -> list[CoreLevel]:
+        """The levels a killed build finished, deepest first, down to the first one missing; empty
+        when the folder is of another game or format."""
+        stamp = self.path / "build.json"
+        try:
+            if json.loads(stamp.read_text()) != self._stamp():
+                return []
+        except (OSError, ValueError):
+            return []
+        levels = []
+        for depth in range(self.game.cells, -1, -1):
+            try:
+                levels.append(CoreLevel.from_plain(msgpack.unpackb(self._level_file(depth).read_bytes())))
+            except (OSError, ValueError, KeyError, TypeError, msgpack.UnpackException):
+                break
+        while levels and not self._codes_file(levels[-1].depth).is_file():
+            levels.pop()  # the next level up needs the reachable codes of the shallowest one
+        return levels
+
+    def start(self, levels: list[CoreLevel]) -> tuple[int, Codes] | None:
+        if not levels:
+            return None
+        depth = levels[-1].depth
+        codes: Codes = np.load(self._codes_file(depth))
+        return depth, codes
+
+    def reset(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+        self.path.mkdir(parents=True)
+        (self.path / "build.json").write_text(json.dumps(self._stamp()))
+
+    def save(self, level: SolvedLevel, core: CoreLevel) -> None:
+        """The level's chunks, then its codes, each written whole before it is named."""
+        _write_whole(self._codes_file(level.depth), lambda f: np.save(f, level.codes))
+        _write_whole(self._level_file(level.depth), lambda f: f.write(msgpack.packb(core.to_plain())))
+        self._codes_file(level.depth + 1).unlink(missing_ok=True)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _write_whole(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    partial = path.with_name(path.name + ".part")
+    with open(partial, "wb") as stream:
+        write(stream)
+    os.replace(partial, path)
+
+
+def work_folder(location: DatabaseLocation, game: Game) -> WorkFolder:
+    """`.NAME.levels/` beside a database file; for a server URL, a folder in the temporary
+    directory named by the URL and game."""
+    if location.path is not None:
+        return WorkFolder(location.path.with_name(f".{location.path.name}.levels"), game)
+    digest = hashlib.sha256(f"{location.url} {game.name}".encode()).hexdigest()[:16]
+    return WorkFolder(Path(tempfile.gettempdir()) / f"ttt-db-levels-{digest}", game)
+
+
+@dataclass(frozen=True, slots=True)
+class CoreBuild:
+    levels: list[CoreLevel]  # by depth, 0 first
+    resumed_at: int | None  # the shallowest level an earlier, killed build had finished
+
+
+def build_core(game: Game, folder: WorkFolder, progress: Progress) -> CoreBuild:
+    """Solve every level not finished by an earlier build into `folder`; every level, by depth."""
+    done = folder.finished()
+    if not done:
+        folder.reset()
+    start = folder.start(done)
+    levels = {level.depth: level for level in done}
+    for solved in solve_core(game, lambda depth, d, t: progress(f"level {depth}", d, t), start):
+        level = compress_level(game, solved)
+        folder.save(solved, level)
+        levels[solved.depth] = level
+    return CoreBuild([levels[depth] for depth in range(game.cells + 1)], start[0] if start else None)

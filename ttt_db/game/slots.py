@@ -1,0 +1,130 @@
+"""How a board becomes a slot: the dense rank of a position inside its level.
+
+A level is every board with `d` marks (`d` moves made, `o` first): `o` holds `(d + 1) // 2` of
+them. Its boards are numbered without gaps by two colex ranks (the GamesmanOne / Syzygy way, the
+numbering of ../shared/limit/mnk_dense.c):
+
+    slot = rank(occupied cells) * C(d, o) + rank(o's cells among the occupied ones)
+
+where a set of cells is a bit mask (bit i is cell i), and `rank` of a mask with bits
+c_0 < c_1 < ... is sum C(c_j, j + 1): its index among the masks of its size in increasing
+order. `o's cells among the occupied ones` is the mask of o's cells compacted onto the occupied
+cells' order (bit j set when o holds the j-th occupied cell). A level has
+`C(cells, d) * C(d, o)` slots; the unreachable ones (both sides with a line, ...) stay empty.
+
+The representative of a symmetry class is its image with the smallest slot, and its slot is the
+one the database stores. This module is the scalar form, for one board at a time and with no
+numpy; `builder.core` holds the array form of the same arithmetic, which the tests hold equal.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from math import comb
+from typing import Final
+
+from ttt_db.game.definition import Game
+
+O_MARK: Final = "o"
+X_MARK: Final = "x"
+
+
+def o_count(depth: int) -> int:
+    """How many of a level's marks are o's (o moves first)."""
+    return (depth + 1) // 2
+
+
+def level_slots(cells: int, depth: int) -> int:
+    """The number of slots of level `depth` on a board of `cells` cells."""
+    return comb(cells, depth) * comb(depth, o_count(depth))
+
+
+def total_slots(cells: int) -> int:
+    return sum(level_slots(cells, depth) for depth in range(cells + 1))
+
+
+def colex_rank(mask: int) -> int:
+    """The index of `mask` among the masks with as many bits, in increasing order."""
+    rank = 0
+    j = 0
+    while mask:
+        low = mask & -mask
+        rank += comb(low.bit_length() - 1, j + 1)
+        mask ^= low
+        j += 1
+    return rank
+
+
+def colex_unrank(rank: int, bits: int) -> int:
+    """The mask with `bits` bits whose `colex_rank` is `rank`."""
+    mask = 0
+    for j in range(bits, 0, -1):
+        cell = j - 1
+        while comb(cell + 1, j) <= rank:
+            cell += 1
+        rank -= comb(cell, j)
+        mask |= 1 << cell
+    return mask
+
+
+def masks_of(board: str) -> tuple[int, int]:
+    """(occupied cells, o's cells) of a board, as bit masks."""
+    occupied = o_cells = 0
+    for cell, char in enumerate(board):
+        if char != ".":
+            occupied |= 1 << cell
+            if char == O_MARK:
+                o_cells |= 1 << cell
+    return occupied, o_cells
+
+
+def compact(o_cells: int, occupied: int) -> int:
+    """o's cells onto the occupied cells' order: bit j set when o holds the j-th occupied cell."""
+    pattern = j = 0
+    while occupied:
+        low = occupied & -occupied
+        if o_cells & low:
+            pattern |= 1 << j
+        occupied ^= low
+        j += 1
+    return pattern
+
+
+def slot_of(board: str) -> tuple[int, int]:
+    """(depth, slot) of a board in the stored convention (o moved first)."""
+    occupied, o_cells = masks_of(board)
+    depth = occupied.bit_count()
+    return depth, colex_rank(occupied) * comb(depth, o_count(depth)) + colex_rank(compact(o_cells, occupied))
+
+
+def board_of_slot(game: Game, depth: int, slot: int) -> str:
+    """The board of a slot (the inverse of `slot_of`)."""
+    per_occupied = comb(depth, o_count(depth))
+    occupied = colex_unrank(slot // per_occupied, depth)
+    pattern = colex_unrank(slot % per_occupied, o_count(depth))
+    chars = ["."] * game.cells
+    j = 0
+    for cell in range(game.cells):
+        if occupied >> cell & 1:
+            chars[cell] = O_MARK if pattern >> j & 1 else X_MARK
+            j += 1
+    return "".join(chars)
+
+
+def representative(board: str, game: Game) -> tuple[int, int, int]:
+    """(depth, slot, transform) of the board's class representative: the image under
+    `game.transforms[transform]` with the smallest slot."""
+    best: tuple[int, int] | None = None
+    found = (0, 0, 0)
+    for transform, perm in enumerate(game.transforms):
+        depth, slot = slot_of("".join([board[i] for i in perm]))
+        if best is None or slot < best[1]:
+            best = (depth, slot)
+            found = (depth, slot, transform)
+    return found
+
+
+@cache
+def level_sizes(cells: int) -> tuple[int, ...]:
+    """Slots per level, depth 0 to `cells`."""
+    return tuple(level_slots(cells, depth) for depth in range(cells + 1))

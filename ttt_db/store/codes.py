@@ -1,0 +1,49 @@
+"""The ranked core's code byte and its chunks: how one slot's value and remoteness are stored.
+
+Every level of a game is an array with one byte per slot (`ttt_db.game.slots`), compressed in
+independent chunks of `CHUNK_SLOTS` slots (zstandard), each with a checksum seeded with the game:
+
+    0                                   an unreachable slot, or not its class's representative
+    1 + (value + 1) * 64 + remoteness   value -1 loss, 0 draw, 1 win for the side to move;
+                                        remoteness the plies to the end under best play
+
+The same byte as ../shared/limit/mnk_dense.c writes, so a level can be compared with its output
+byte for byte. A finished board is a loss in 0 for the side that would move next (the other side
+has a line) or a draw in 0 (a full board).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Final
+
+from ttt_db.game.rules import VALUES, Value
+
+CHUNK_SLOTS: Final = 1 << 16
+"""Slots per compressed chunk: a lookup decompresses one chunk of at most this many bytes."""
+ZSTD_LEVEL: Final = 6
+_REMOTENESS_LIMIT: Final = 64
+
+
+def code_of(value: Value, remoteness: int) -> int:
+    """The byte of a reachable representative slot."""
+    return 1 + VALUES.index(value) * _REMOTENESS_LIMIT + remoteness
+
+
+def value_of_code(code: int) -> tuple[Value, int] | None:
+    """(value for the side to move, remoteness), or None for an empty slot (0) or a byte no build
+    writes (a value rank past `win`)."""
+    if code == 0:
+        return None
+    rank, remoteness = divmod(code - 1, _REMOTENESS_LIMIT)
+    if rank >= len(VALUES):
+        return None
+    return VALUES[rank], remoteness
+
+
+def chunk_checksum(game_name: str, depth: int, chunk: int, blob: bytes) -> int:
+    """The checksum of one stored chunk (its compressed bytes), seeded with the game and its place:
+    a chunk moved to another level, chunk number or game fails it. 32 bits, signed."""
+    digest = hashlib.blake2b(f"ttt-db core {game_name} {depth} {chunk}".encode(), digest_size=4)
+    digest.update(blob)
+    return int.from_bytes(digest.digest(), "little", signed=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.game.definition import DEFAULT_GAME, ROWS_MAX_CELLS, Game
+from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
@@ -74,7 +74,7 @@ def build_database(
             f"solved already (kept in {folder.path})"
         )
     core = build_core(game, folder, progress)
-    rich = prepare(solve_game(game, progress)) if game.cells <= ROWS_MAX_CELLS else None
+    rich = prepare(solve_game(game, progress)) if game.keeps_rows else None
     content = BuildContent(game, core, rich, None if reproducible else started)
     write_solution(location, content, _build_time(), progress)
     folder.remove()

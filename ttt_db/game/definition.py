@@ -96,6 +96,12 @@ class Game:
         return "." * self.cells
 
     @property
+    def keeps_rows(self) -> bool:
+        """Whether its database stores rows, node lists and random-play odds beside the ranked
+        core (at most ROWS_MAX_CELLS cells), or the core alone."""
+        return self.cells <= ROWS_MAX_CELLS
+
+    @property
     def square(self) -> bool:
         return self.rows == self.columns
 

@@ -31,7 +31,8 @@ from ttt_db.errors import (
     ReadFailedError,
 )
 from ttt_db.game.board import Board
-from ttt_db.game.definition import DEFAULT_GAME, ROWS_MAX_CELLS, Game, boards_of_keys
+from ttt_db.game import definition
+from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
 from ttt_db.store import decode as stored
@@ -231,12 +232,12 @@ class SolutionDatabase:
     def has_rows(self) -> bool:
         """Whether rows, node lists and random-play odds are stored beside the core (games of at
         most `ROWS_MAX_CELLS` cells), or the core alone: decided by the game."""
-        return self.game.cells <= ROWS_MAX_CELLS
+        return self.game.keeps_rows
 
     def _require_rows(self, what: str) -> None:
         if not self.has_rows:
             raise NotStoredError(
-                f"the {self.game} database keeps the ranked core alone (over {ROWS_MAX_CELLS} cells): "
+                f"the {self.game} database keeps the ranked core alone (over {definition.ROWS_MAX_CELLS} cells): "
                 f"it stores no {what}"
             )
 

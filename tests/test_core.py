@@ -1,0 +1,209 @@
+"""The ranked core (issue 25): dense slots, the level solve in arrays, the stored chunks, a game
+stored as its core alone, damage to a chunk, and a build stopped part-way and resumed.
+
+The values are held to the tests' own solver (tests/reference.py), the slots to the scalar
+arithmetic of ttt_db.game.slots; the benchmark holds the levels of the larger games to
+../shared/limit/mnk_dense.c byte for byte."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import reference
+import zstandard
+
+import builder.levels
+from builder import build_database
+from builder.core import Tables, expand_level, solve_core
+from ttt_db.errors import NotStoredError, UnknownGameError
+from ttt_db.game import definition
+from ttt_db.game.definition import Game, game_from_name
+from ttt_db.game.slots import board_of_slot, level_slots, representative, slot_of
+from ttt_db.store.codes import chunk_checksum, value_of_code
+from ttt_db.store.database import SolutionDatabase, open_database
+
+REBUILD = "rebuild it with `ttt-db build --force`"
+SMALL_GAMES = ["3x3k3", "2x2k2", "3x3k2", "2x4k3", "1x5k3", "2x5k3"]
+
+
+def _reference_value(board: str, rules: reference.Rules) -> tuple[str, int]:
+    """The side to move's value and the remoteness, from the reference solver."""
+    solved = reference.solver(rules)(board)
+    sign = 1 if rules.mover(board) == "o" else -1
+    finished = rules.finished(board)
+    value = sign * solved.score if not finished else (-1 if rules.winner(board) else 0)
+    return ("loss", "draw", "win")[value + 1], solved.remoteness
+
+
+@pytest.mark.parametrize("name", SMALL_GAMES)
+def test_every_reachable_board_has_the_reference_value_at_its_representative_slot(name: str) -> None:
+    game = Game.parse(name)
+    rules = reference.Rules(game.rows, game.columns, game.k)
+    levels = {level.depth: level for level in solve_core(game)}
+    boards = reference.reachable(rules)
+    classes: dict[int, set[int]] = {}
+    for board in boards:
+        depth, slot, _ = representative(board, game)
+        classes.setdefault(depth, set()).add(slot)
+        assert value_of_code(int(levels[depth].stored[slot])) == _reference_value(board, rules), board
+    for depth, level in levels.items():
+        reached = [board for board in boards if game.cells - board.count(".") == depth]
+        assert level.positions == len(reached) == np.count_nonzero(level.codes), depth
+        assert set(np.flatnonzero(level.stored).tolist()) == classes.get(depth, set()), depth
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "2x4k3", "3x4k3"])
+def test_slots_number_each_level_without_gaps_and_round_trip(name: str) -> None:
+    game = Game.parse(name)
+    for depth in range(game.cells + 1):
+        boards = [board_of_slot(game, depth, slot) for slot in range(level_slots(game.cells, depth))]
+        assert [slot_of(board) for board in boards] == [(depth, slot) for slot in range(len(boards))]
+        assert len(set(boards)) == len(boards)
+        assert all(board.count("o") == (depth + 1) // 2 and board.count("x") == depth // 2 for board in boards)
+
+
+def test_a_level_expanded_from_its_representatives_is_every_reachable_code() -> None:
+    game = Game.parse("3x4k3")
+    tables = Tables(game)
+    for level in solve_core(game):
+        assert np.array_equal(expand_level(tables, level.depth, level.stored), level.codes), level.depth
+
+
+@pytest.fixture(scope="module")
+def core_only_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Tic-tac-toe stored as a game over ROWS_MAX_CELLS cells is: the ranked core alone."""
+    path = tmp_path_factory.mktemp("core-only") / "core.sqlite"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(definition, "ROWS_MAX_CELLS", 8)
+        build_database(path)
+    return path
+
+
+def test_a_game_stored_as_its_core_alone_answers_every_board_as_the_rows_do(
+    core_only_path: Path, db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    boards = [p.board for p in db.all_positions()]
+    swapped = [board.translate(str.maketrans("ox", "xo")) for board in boards if board.count("o") > board.count("x")]
+    told = [db.lookup(board) for board in boards + swapped]  # x-first boards too
+    monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+    with open_database(core_only_path) as core:
+        assert not core.has_rows
+        for position in told:
+            assert core.lookup(position.board, first=position.first) == replace(position, playout=None, paths=None)
+        with pytest.raises(NotStoredError, match="keeps the ranked core alone"):
+            core.node_list("decision")
+
+
+def test_the_commands_on_a_core_only_database(run, core_only_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+    where = ["--db", str(core_only_path)]
+    assert run("best-moves", "ox..x....", *where).stdout.splitlines()[-1] == "best moves: 7 (b3)"
+    verified = run("verify", *where)
+    assert (verified.exit_code, verified.stdout.splitlines()[-1]) == (0, "ok: 4 checks"), verified.stdout
+    info = run("info", *where).stdout
+    assert "positions:           5,478 (765 up to symmetry)" in info and "tree nodes" in info  # the depth table's head
+    refused = run("check", "ai14s", "--strong", *where)
+    assert refused.exit_code == 2
+    assert "keeps the ranked core alone (over 8 cells): it stores no table of best moves" in refused.stderr
+
+
+def _core_chunk(path: Path, depth: int) -> bytes:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("select codes from ttt_core where depth = ? and chunk = 0", (depth,)).fetchone()[0]
+
+
+def _rewrite_chunk(path: Path, depth: int, codes: bytes, *, reseal: bool, game: str = "3x3k3") -> None:
+    blob = zstandard.ZstdCompressor().compress(codes)
+    with sqlite3.connect(path) as conn:
+        check = chunk_checksum(game, depth, 0, blob) if reseal else 1
+        conn.execute("update ttt_core set codes = ?, checksum = ? where depth = ? and chunk = 0", (blob, check, depth))
+
+
+def test_a_damaged_chunk_is_refused_by_lookups_and_named_by_verify(run, db_path: Path, tmp_path: Path) -> None:
+    damaged = tmp_path / "chunk.sqlite"
+    damaged.write_bytes(db_path.read_bytes())
+    blob = bytearray(_core_chunk(damaged, 1))
+    blob[-1] ^= 1
+    with sqlite3.connect(damaged) as conn:
+        conn.execute("update ttt_core set codes = ? where depth = 1 and chunk = 0", (bytes(blob),))
+    answered = run("best-moves", "o........", "--db", str(damaged))
+    assert (answered.exit_code, answered.stdout) == (2, "")
+    assert answered.stderr == (
+        "error: the database is damaged (a chunk of the core does not match its checksum, "
+        f"table ttt_core, level 1 chunk 0): {REBUILD}\n"
+    )
+    verified = run("verify", "--db", str(damaged))
+    assert verified.exit_code == 1
+    assert "damaged row: table ttt_core, level 1 chunk 0: a chunk of the core does not match its checksum" in (
+        verified.stdout
+    )
+
+
+def test_a_resealed_code_is_refused_against_the_rows_and_named_by_verify_from_its_children(
+    run, db_path: Path, tmp_path: Path
+) -> None:
+    """The empty board's code changed from a draw in 9 to a win in 9, with the chunk's checksum
+    recomputed: the row disagrees with the core, and the core's children disagree with it."""
+    forged = tmp_path / "forged.sqlite"
+    forged.write_bytes(db_path.read_bytes())
+    codes = zstandard.ZstdDecompressor().decompress(_core_chunk(forged, 0))
+    assert value_of_code(codes[0]) == ("draw", 9)
+    _rewrite_chunk(forged, 0, bytes([1 + 2 * 64 + 9]), reseal=True)
+    answered = run("best-moves", ".........", "--db", str(forged))
+    assert answered.exit_code == 2
+    assert answered.stderr == (
+        "error: the database is damaged (value and remoteness draw in 9 disagree with the core's win in 9, "
+        f"row for '.........'): {REBUILD}\n"
+    )
+    verified = run("verify", "--db", str(forged))
+    assert verified.exit_code == 1
+    assert "damaged row: .........: core code win in 9, its children give draw in 9 (level 0 slot 0)" in (
+        verified.stdout
+    )
+
+
+def _dump(path: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("select * from ttt_core order by depth, chunk").fetchall()
+
+
+def test_a_build_stopped_between_levels_resumes_above_the_last_finished_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = Game.parse("3x4k3")
+    whole = tmp_path / "whole.sqlite"
+    build_database(whole, game=game)
+    real = builder.levels.compress_level
+    solved: list[int] = []
+
+    def stopped_after_five(game: Game, level: object) -> object:
+        if len(solved) == 5:
+            raise KeyboardInterrupt
+        solved.append(level.depth)  # type: ignore[attr-defined]
+        return real(game, level)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builder.levels, "compress_level", stopped_after_five)
+    path = tmp_path / "resumed.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        build_database(path, game=game)
+    assert solved == [12, 11, 10, 9, 8] and not path.exists()
+    monkeypatch.setattr(builder.levels, "compress_level", real)
+    notices: list[str] = []
+    summary = build_database(path, game=game, notice=notices.append)
+    assert summary.resumed_at == 8
+    assert notices[0].startswith("resuming the build of 3x4k3 stopped earlier: levels 12 to 8 are solved already")
+    assert _dump(path) == _dump(whole)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_games_up_to_20_cells_are_accepted_and_larger_ones_refused_with_what_they_would_take() -> None:
+    assert game_from_name("4x5k4").cells == 20
+    with pytest.raises(UnknownGameError) as refused:
+        game_from_name("5x5k4")
+    assert str(refused.value).startswith(
+        "invalid game '5x5k4': 25 cells is more than the 20 one machine builds: its 161,995,031,226 slots"
+    )

@@ -465,9 +465,98 @@ def in_process(db_path: Path, runs: int) -> list[Measurement]:
     return measurements
 
 
+FLOOR_SOURCE = Path(__file__).resolve().parents[2] / "shared" / "limit" / "mnk_dense.c"
+CORE_GAMES = ("3x6k3", "2x9k3", "3x6k4", "4x5k3", "4x5k4")
+"""Issue 25: games over 16 cells (and two below), built by ttt-db and by the C floor; each game's
+positions and classes per depth and empty-board value must equal the floor's."""
+
+
+def compile_floor(workdir: Path) -> Path | None:
+    """../shared/limit/mnk_dense.c compiled, or None (no compiler, no source): the ratios are skipped."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None or not FLOOR_SOURCE.is_file():
+        print("no C compiler or no ../shared/limit/mnk_dense.c: the ratios to the C floor are skipped")
+        return None
+    binary = workdir / "mnk_dense"
+    subprocess.run([compiler, "-O3", "-march=native", "-o", str(binary), str(FLOOR_SOURCE)], check=True)
+    return binary
+
+
+def run_floor(binary: Path, game: str) -> tuple[float, dict[str, object]]:
+    """(wall seconds, the floor's JSON) of one solve of the game by the C program."""
+    import json
+    import re
+
+    rows, columns, k = re.fullmatch(r"(\d+)x(\d+)k(\d+)", game).groups()  # type: ignore[union-attr]
+    started = time.perf_counter()
+    completed = subprocess.run([str(binary), rows, columns, k], capture_output=True, text=True, check=True)
+    return time.perf_counter() - started, json.loads(completed.stdout)
+
+
+def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurement]:
+    """One game built by ttt-db and solved by the C floor, alternately (floor, build, floor): the
+    build's ratio to the floor's mean, its peak memory and size; its counts against the floor's;
+    for 4x5k4 a whole best-moves command and verify against the floor's time."""
+    import json
+
+    db = workdir / f"{game}.sqlite"
+    where = ["--game", game, "--db", str(db)]
+    floor_runs: list[float] = []
+    floor_result: dict[str, object] = {}
+    if floor is not None:
+        seconds, floor_result = run_floor(floor, game)
+        floor_runs.append(seconds)
+    built, peak = timed_with_peak_memory(command("build", "--quiet", *where))
+    if floor is not None:
+        floor_runs.append(run_floor(floor, game)[0])
+    info = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
+    results = [
+        Measurement(f"ttt-db build --game {game}, whole command", built, None, "s"),
+        Measurement("  its peak memory", peak, 4096.0, "MB"),
+        Measurement("  its file size", db.stat().st_size / 1e6, 64.0, "MB"),
+    ]
+    if floor is not None:
+        floor_seconds = statistics.mean(floor_runs)
+        depths = info["depths"]
+        counts = ([d["positions"] for d in depths], [d["canonical_positions"] for d in depths])
+        empty = info["figures"]["empty_board"]
+        floor_empty = {"value": floor_result["empty_value"], "remoteness": floor_result["remoteness"]}
+        differing = (counts[0] != floor_result["per_depth"]) + (counts[1] != floor_result["canonical_per_depth"])
+        results += [
+            Measurement(f"  the C floor's time ({game})", floor_seconds, None, "s"),
+            Measurement("  build / C floor", built / floor_seconds, 5.0, "x"),
+            Measurement(
+                "  counts per depth and empty-board value unlike the floor's", differing + (empty != floor_empty), 0, ""
+            ),
+        ]
+        if game == "4x5k4":
+            best = median_seconds(lambda: run_command(command("best-moves", "o.x../...../...../.....", *where)), 5)
+            start_up = median_seconds(lambda: run_command([sys.executable, "-c", "pass"]), 5)
+            verified, _ = timed_with_peak_memory(command("verify", *where))
+            results += [
+                Measurement(f"ttt-db best-moves --game {game} BOARD", best, 0.35, "s"),
+                Measurement("  / a bare Python start-up", best / start_up, None, "x"),
+                Measurement(f"ttt-db verify --game {game} / C floor", verified / floor_seconds, 10.0, "x"),
+            ]
+    return results
+
+
+def core_size(db: Path) -> float:
+    """Megabytes of the stored core's chunks."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return float(conn.execute("select sum(length(codes)) from ttt_core").fetchone()[0]) / 1e6
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (the median is reported)")
+    parser.add_argument(
+        "--core-games",
+        default=",".join(CORE_GAMES),
+        help="games to build and hold to the C floor (../shared/limit/mnk_dense.c), comma-separated, or 'none'",
+    )
     parser.add_argument(
         "--games",
         default=",".join((*LARGE_GAMES, "3x4k3", "4x3k3")),
@@ -487,9 +576,20 @@ def main() -> int:
             *serve_commands(db, options.runs),
             Measurement("database file size", db.stat().st_size / 1e6, 2.0, "MB"),
         ]
+        floor = compile_floor(workdir)
         for game in games:
             measurements += game_commands(game, workdir, options.runs)
+            if game == "4x4k4":
+                measurements.append(Measurement("  its core levels", core_size(workdir / f"{game}.sqlite"), 1.0, "MB"))
+                if floor is not None:
+                    build = next(m for m in measurements if m.name == f"ttt-db build --game {game}, whole command")
+                    floor_seconds = run_floor(floor, game)[0]
+                    measurements.append(Measurement("  build / C floor", build.value / floor_seconds, 4.0, "x"))
             (workdir / f"{game}.sqlite").unlink()
+        core_games = [] if options.core_games == "none" else options.core_games.split(",")
+        for game in core_games:
+            measurements += core_commands(game.strip(), workdir, floor)
+            (workdir / f"{game.strip()}.sqlite").unlink()
     print(f"median of {options.runs} runs")
     for measurement in measurements:
         print(measurement.line())

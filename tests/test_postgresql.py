@@ -38,6 +38,23 @@ def test_build_and_answer_on_a_server(empty_schema, run) -> None:
     assert "3,139/3,191 decision positions" in checked.stdout
 
 
+def test_a_game_stored_as_its_core_alone_on_a_server(empty_schema, run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ranked core's chunks written and read through SQLAlchemy: tic-tac-toe stored as a game
+    over ROWS_MAX_CELLS cells is, answered from the core alone, verified level by level."""
+    from ttt_db.game import definition
+
+    url, engine = empty_schema
+    monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+    assert run("build", "-q", "--db", url).exit_code == 0
+    with engine.connect() as conn:
+        assert conn.execute(text("select count(*) from ttt_positions")).scalar_one() == 0
+        assert conn.execute(text("select count(*) from ttt_core")).scalar_one() == 10  # a chunk per level
+    answered = run("best-moves", "ox..x....", "--json", "--db", url)
+    assert json.loads(answered.stdout)["best_moves"] == [7]
+    verified = run("verify", "--db", url)
+    assert (verified.exit_code, verified.stdout.splitlines()[-1]) == (0, "ok: 4 checks"), verified.stdout
+
+
 def test_other_applications_tables_survive(empty_schema) -> None:
     url, engine = empty_schema
     with engine.begin() as conn:

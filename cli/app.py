@@ -83,13 +83,17 @@ def build(
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the database exists.")] = False,
     quiet: QuietOption = False,
 ) -> None:
-    """Enumerate the game level by level, solve every position up to symmetry, and write the
-    database (atomically). 3x3k3 takes under a second; 4x4k4 about 10 s, 1 GB of memory and 100 MB."""
+    """Solve the game level by level, deepest first, and write the database (atomically): the
+    ranked core of every game (a byte per position), and up to 16 cells a row per symmetry class
+    and the node lists. A build that was stopped resumes above its last finished level; docs/games.md
+    gives each game's time, memory and size."""
     from builder.pipeline import build_database
     from cli.render import depth_table, figures_text
 
     with stage_progress(quiet=quiet) as progress:
-        summary = build_database(db, game=game, force=force, progress=progress)
+        summary = build_database(
+            db, game=game, force=force, progress=progress, notice=lambda line: typer.echo(line, err=True)
+        )
     if not summary.built:
         typer.echo(f"database already at {summary.location}; use --force to rebuild it")
         return

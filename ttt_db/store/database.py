@@ -30,8 +30,8 @@ from ttt_db.errors import (
     PositionNotFoundError,
     ReadFailedError,
 )
-from ttt_db.game.board import Board
 from ttt_db.game import definition
+from ttt_db.game.board import Board
 from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves

@@ -23,7 +23,4 @@ def depth_figures(
     tree_nodes: Sequence[int | None], positions: Sequence[int], canonical: Sequence[int]
 ) -> list[DepthFigures]:
     """Per-depth figures from three columns indexed by depth."""
-    return [
-        DepthFigures(depth, *row)
-        for depth, row in enumerate(zip(tree_nodes, positions, canonical, strict=True))
-    ]
+    return [DepthFigures(depth, *row) for depth, row in enumerate(zip(tree_nodes, positions, canonical, strict=True))]

@@ -22,14 +22,15 @@ from typing import BinaryIO
 import msgpack
 import numpy as np
 
-from builder.core import Codes, SolvedLevel, solve_core
+from builder.core import SolvedLevel, solve_core
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES
+from ttt_db.game.slot_tables import Codes
 from ttt_db.store.codes import CHUNK_SLOTS, ZSTD_LEVEL, chunk_checksum
 from ttt_db.store.location import DatabaseLocation
 
 Progress = Callable[[str, int, int], None]
-_FORMAT = 1  # of the work folder's files: a folder of another format is started afresh
+_FORMAT = 2  # of the work folder's files: a folder of another format is started afresh
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,7 @@ class CoreLevel:
     canonical: int  # representatives (nonzero stored codes)
     values: dict[str, int]  # loss / draw / win for the side to move, over the positions
     values_canonical: dict[str, int]
+    counts: dict[str, int]  # playing, decision and their canonical counts (`SolvedLevel`)
     chunks: list[CoreChunk]
 
     def to_plain(self) -> dict[str, object]:
@@ -58,6 +60,7 @@ class CoreLevel:
             "canonical": self.canonical,
             "values": self.values,
             "values_canonical": self.values_canonical,
+            "counts": self.counts,
             "chunks": [[c.chunk, c.slots, c.blob, c.checksum] for c in self.chunks],
         }
 
@@ -70,6 +73,7 @@ class CoreLevel:
             plain["canonical"],  # type: ignore[arg-type]
             plain["values"],  # type: ignore[arg-type]
             plain["values_canonical"],  # type: ignore[arg-type]
+            plain["counts"],  # type: ignore[arg-type]
             chunks,
         )
 
@@ -90,8 +94,15 @@ def compress_level(game: Game, level: SolvedLevel) -> CoreLevel:
         part = data[start : start + CHUNK_SLOTS]
         blob = compressor.compress(part)
         chunks.append(CoreChunk(number, len(part), blob, chunk_checksum(game.name, level.depth, number, blob)))
+    counts = {name: getattr(level, name) for name in ("playing", "playing_canonical", "decision", "decision_canonical")}
     return CoreLevel(
-        level.depth, level.positions, level.canonical, value_counts(level.codes), value_counts(level.stored), chunks
+        level.depth,
+        level.positions,
+        level.canonical,
+        value_counts(level.codes),
+        value_counts(level.stored),
+        counts,
+        chunks,
     )
 
 

@@ -19,12 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from builder.core import Codes, Tables, expand_level, solve_level
+from builder.core import solve_level
 from builder.solver import Ints, Level, Solution, _count_paths, _solve_finished, _solve_playing, solve_game
 from builder.write import PreparedSolution, level_columns, prepare
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES
+from ttt_db.game.slot_tables import Codes, Tables, expand_level
 from ttt_db.game.slots import board_of_slot
 from ttt_db.store.codes import value_of_code
 from ttt_db.store.database import SolutionDatabase

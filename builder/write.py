@@ -163,7 +163,7 @@ class BuildContent:
         if self.rich is None:
             return figures
         rich = self.rich.figures
-        for key in ("positions", "canonical_positions", "values", "values_canonical", "empty_board"):
+        for key in figures:
             if rich[key] != figures[key]:  # two solves of one game: a bug, never a user's error
                 raise AssertionError(f"the core and the rows disagree on {key}: {figures[key]} and {rich[key]}")
         return rich
@@ -198,6 +198,7 @@ def core_figures(game: Game, levels: list[CoreLevel]) -> dict[str, Any]:
             value: sum(level.values_canonical[value] for level in levels) for value in ("win", "loss", "draw")
         },
         "empty_board": {"value": empty[0], "remoteness": empty[1]},
+        **{name: sum(level.counts[name] for level in levels) for name in levels[0].counts},
     }
 
 

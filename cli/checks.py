@@ -258,9 +258,22 @@ def check(
             ai_output_to_stderr(),
             contained_ai(ai, lambda: database, game, limits) as named,
             _counting_calls(named, quiet) as counted,
+            progress_bar(None, "decision positions", "board", quiet=quiet) as checked,
         ):
+
+            def progress(done: int, total: int) -> None:
+                checked.total = total
+                checked.update(done - checked.n)
+
             report = run_checks(
-                counted, database, weak=weak or both, strong=strong or both, canonical=canonical, shortest=shortest
+                counted,
+                database,
+                weak=weak or both,
+                strong=strong or both,
+                canonical=canonical,
+                shortest=shortest,
+                progress=progress,
+                notice=lambda line: typer.echo(line, err=True),
             )
     if as_json:
         print_json(report.to_document())

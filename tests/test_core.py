@@ -7,6 +7,7 @@ arithmetic of ttt_db.game.slots; the benchmark holds the levels of the larger ga
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -18,10 +19,11 @@ import zstandard
 
 import builder.levels
 from builder import build_database
-from builder.core import Tables, expand_level, solve_core
+from builder.core import solve_core
 from ttt_db.errors import NotStoredError, UnknownGameError
 from ttt_db.game import definition
 from ttt_db.game.definition import Game, game_from_name
+from ttt_db.game.slot_tables import Tables, expand_level
 from ttt_db.game.slots import board_of_slot, level_slots, representative, slot_of
 from ttt_db.store.codes import chunk_checksum, value_of_code
 from ttt_db.store.database import SolutionDatabase, open_database
@@ -106,9 +108,15 @@ def test_the_commands_on_a_core_only_database(run, core_only_path: Path, monkeyp
     assert (verified.exit_code, verified.stdout.splitlines()[-1]) == (0, "ok: 4 checks"), verified.stdout
     info = run("info", *where).stdout
     assert "positions:           5,478 (765 up to symmetry)" in info and "tree nodes" in info  # the depth table's head
-    refused = run("check", "ai14s", "--strong", *where)
-    assert refused.exit_code == 2
-    assert "keeps the ranked core alone (over 8 cells): it stores no table of best moves" in refused.stderr
+    checked = run("check", "ai14s", "--strong", *where)
+    assert checked.exit_code == 1 and "3,139/3,191 decision positions" in checked.stdout
+    exported = run("export", *where)
+    assert exported.stderr == "exporting 5,478 positions of 3x3k3, streamed from its core by depth\n"
+    records = [json.loads(line) for line in exported.stdout.splitlines()]
+    assert len(records) == 5478 and records[0]["board"] == "........." and records[-1]["depth"] == 9
+    assert {record["playout"] for record in records} == {None}
+    refused = run("info", "--json", *where)
+    assert json.loads(refused.stdout)["figures"]["decision"] == 3191
 
 
 def _core_chunk(path: Path, depth: int) -> bytes:
@@ -207,3 +215,59 @@ def test_games_up_to_20_cells_are_accepted_and_larger_ones_refused_with_what_the
     assert str(refused.value).startswith(
         "invalid game '5x5k4': 25 cells is more than the 20 one machine builds: its 161,995,031,226 slots"
     )
+
+
+CHECKED = [
+    ("ai1s", False, False),
+    ("ai1s", True, True),
+    ("ai14s", False, False),
+    ("ai14s", True, False),
+    ("perfect", False, True),
+    ("perfect-shortest", True, True),
+    ("dls@3", False, False),
+]
+
+
+@pytest.mark.parametrize(("name", "canonical", "shortest"), CHECKED)
+def test_the_strong_check_over_the_core_alone_reports_what_the_rows_report(
+    core_only_path: Path,
+    db: SolutionDatabase,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    canonical: bool,
+    shortest: bool,
+) -> None:
+    """Level by level in arrays (the database's AIs answering in arrays, the others board by
+    board), the check of a game without rows gives the document the node lists and best-moves
+    table give: the same counts, failing boards, moves and move values."""
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
+
+    expected = run_checks(load_ai(name, lambda: db), db, weak=False, canonical=canonical, shortest=shortest)
+    monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+    with open_database(core_only_path) as core:
+        done: list[tuple[int, int]] = []
+        found = run_checks(
+            load_ai(name, lambda: core),
+            core,
+            weak=False,
+            canonical=canonical,
+            shortest=shortest,
+            progress=lambda d, t: done.append((d, t)),
+        )
+    assert found.to_document() == expected.to_document()
+    assert done[-1] == (expected.strong.asked or expected.strong.total,) * 2  # type: ignore[union-attr]
+
+
+def test_every_position_streamed_from_the_core_alone_is_the_rows_position(
+    core_only_path: Path, db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`all_positions` of a game without rows: every reachable board, with every move's value,
+    from the codes of its level and the next, as the rows tell it (without odds and paths)."""
+    expected = {position.board: replace(position, playout=None, paths=None) for position in db.all_positions()}
+    monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+    with open_database(core_only_path) as core:
+        streamed = list(core.all_positions())
+    assert len(streamed) == len(expected) == 5478
+    assert all(position == expected[position.board] for position in streamed)
+    assert [position.depth for position in streamed] == sorted(position.depth for position in streamed)

@@ -35,6 +35,7 @@ class NamedAI:
     symmetric: bool | None  # treats symmetric boards alike; None when unknown (user AIs)
     summary: str
     deterministic: bool = True  # the same board always gets the same answer
+    core_answer: str | None = None  # "best" or "fastest": answers the database's own moves (the perfect AIs)
 
     @property
     def one_answer_per_orbit(self) -> bool:
@@ -199,7 +200,8 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
     parameter = _parameter(entry, spec, text, game)
     play = entry.make(parameter, database, game)
     name = base if parameter is None else f"{base}@{parameter:g}"  # one spelling: dls@01 is dls@1
-    return NamedAI(name, play, entry.symmetric, entry.summary, entry.deterministic)
+    core_answer = {"perfect": "best", "perfect-shortest": "fastest"}.get(base)
+    return NamedAI(name, play, entry.symmetric, entry.summary, entry.deterministic, core_answer)
 
 
 def ais_document(game: Game = TICTACTOE) -> list[dict[str, Any]]:

@@ -3,7 +3,7 @@ moves fed to the pure checks of `ttt_db.checks.solved`, and the decisive mistake
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -112,15 +112,25 @@ def run_checks(
     strong: bool = True,
     canonical: bool = False,
     shortest: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> CheckReport:
     """The requested checks on the database's game; the strong one holds the AI to the stored
     best moves at every board of the stored `decision` (or `decision_canonical`) list. An AI that
     treats symmetric boards alike is asked once per symmetry class, its answer speaking for the
-    images (`check_strong_by_orbit`: the same result, up to 8 times fewer questions)."""
+    images (`check_strong_by_orbit`: the same result, up to 8 times fewer questions). A game stored
+    as its core alone is checked level by level over the core (`check_strong_over_core`, which
+    reports `progress(done, total)` and tells `notice` what asking a board-by-board AI will take)."""
     game = db.game
-    best_moves = db.best_moves_table(shortest=shortest)
     strong_result = None
-    if strong and (canonical or not ai.one_answer_per_orbit):
+    if strong and not db.has_rows:
+        from ttt_db.checks.over_core import check_strong_over_core
+
+        strong_result = check_strong_over_core(
+            ai, db, canonical=canonical, shortest=shortest, progress=progress, notice=notice
+        )
+    elif strong and (canonical or not ai.one_answer_per_orbit):
+        best_moves = db.best_moves_table(shortest=shortest)
         list_name = "decision_canonical" if canonical else "decision"
         strong_result = check_strong(
             ai.play,
@@ -130,6 +140,7 @@ def run_checks(
             shortest=shortest,
         )
     elif strong:
+        best_moves = db.best_moves_table(shortest=shortest)
         strong_result = check_strong_by_orbit(
             ai.play,
             db.node_list("decision_canonical"),
@@ -139,7 +150,8 @@ def run_checks(
             shortest=shortest,
         )
     if strong_result is not None:
-        failing = db.stored_positions(failure.board for failure in strong_result.failures)
+        boards = [failure.board for failure in strong_result.failures]
+        failing = db.stored_positions(boards) if db.has_rows else [db.lookup(board) for board in boards]
         strong_result.failures = [
             replace(failure, moves=position.moves)
             for failure, position in zip(strong_result.failures, failing, strict=True)

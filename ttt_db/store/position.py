@@ -145,18 +145,29 @@ class Position:
     @classmethod
     def from_core(cls, board: str, game: Game, probe: Callable[[str], tuple[Value, int]]) -> Position:
         """The position of `board` (o first) from the ranked core alone: `probe(board)` gives a
-        board's value for its side to move and its remoteness; every move's value is its child's,
-        seen by the mover, and the best moves, fastest moves, score and shortest-victory score
-        follow from them (the rules `decode.check_row_agrees` holds stored rows to)."""
+        board's value for its side to move and its remoteness, and every move's value is its
+        child's, seen by the mover."""
+        mover = mover_at(game.cells - board.count(EMPTY))
+        moves = []
+        if status(board, game) == "playing":
+            for move in empty_cells(board):
+                child_value, child_remoteness = probe(play(board, move, mover))
+                moves.append((move, opposite_value(child_value), child_remoteness))
+        return cls.from_values(board, game, probe(board), moves)
+
+    @classmethod
+    def from_values(
+        cls, board: str, game: Game, own: tuple[Value, int], moves: Sequence[tuple[int, Value, int]]
+    ) -> Position:
+        """The position of `board` (o first) from its value and remoteness for the side to move
+        (`own`) and each move's value for the mover and the plies left after it: the best moves,
+        the fastest ones, the score and the shortest-victory score follow (the rules
+        `decode.check_row_agrees` holds stored rows to)."""
         depth = game.cells - board.count(EMPTY)
         board_status = status(board, game)
         mover = mover_at(depth)
-        value, remoteness = probe(board)
-        analyses: list[MoveAnalysis] = []
-        if board_status == "playing":
-            for move in empty_cells(board):
-                child_value, child_remoteness = probe(play(board, move, mover))
-                analyses.append(MoveAnalysis(move, opposite_value(child_value), child_remoteness, game))
+        value, remoteness = own
+        analyses = [MoveAnalysis(move, move_value, after, game) for move, move_value, after in moves]
         top = max((value_rank(a.value) for a in analyses), default=0)
         keeping = [a for a in analyses if value_rank(a.value) == top]
         if value == "draw" or not keeping:
@@ -164,17 +175,16 @@ class Position:
         else:
             chosen = (min if value == "win" else max)(a.remoteness for a in keeping)
             fastest = [a for a in keeping if a.remoteness == chosen]
+        cells = game.cells
         if board_status != "playing":
             score, sv_score = (
                 final_score(board_status, depth),
-                final_score(board_status, depth, shortest=True, cells=game.cells),
+                final_score(board_status, depth, shortest=True, cells=cells),
             )
         else:
             score = (value_rank(value) - 1) * (1 if mover == "o" else -1)
             winner = mover if value == "win" else other(mover)
-            sv_score = (
-                0 if value == "draw" else final_score(winner, depth + remoteness, shortest=True, cells=game.cells)
-            )
+            sv_score = 0 if value == "draw" else final_score(winner, depth + remoteness, shortest=True, cells=cells)
         return cls(
             board=board,
             canonical=canonical_board(board, game),

@@ -1,0 +1,176 @@
+"""The strong check of a game stored as its ranked core alone (over 16 cells: no node lists, no
+best-moves table), level by level in arrays.
+
+Each level's decision positions and their best moves come from the stored codes of the level and
+of its children (`ttt_db.game.slot_tables.block_moves`, the derivation the builder counts them
+with), a block of slots at a time; nothing proportional to the game is held but two levels of
+codes. The database's own AIs answer in arrays (`NamedAI.core_answer`); any other AI is asked
+board by board, its boards sent ahead in batches. Failures are kept up to `FAILURES_KEPT`,
+shallowest first; the counts are exact.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+
+from ttt_db.ais.calling import ask_ahead, candidate_moves
+from ttt_db.checks.solved import StrongFailure, StrongResult
+from ttt_db.errors import AIMisbehaved
+from ttt_db.game.definition import Game
+from ttt_db.game.slot_tables import (
+    Block,
+    BlockMoves,
+    Codes,
+    Ints,
+    Tables,
+    block_moves,
+    block_state,
+    boards_of_block,
+    expand_level,
+    representatives,
+)
+from ttt_db.game.symmetry import canonical_transform, transform_move
+
+if TYPE_CHECKING:
+    from ttt_db.ais.registry import NamedAI
+    from ttt_db.store.database import SolutionDatabase
+
+FAILURES_KEPT: Final = 10_000
+Progress = Callable[[int, int], None]
+"""Called as progress(decision positions done, decision positions to check)."""
+
+
+def _no_progress(done: int, total: int) -> None:
+    return None
+
+
+def check_strong_over_core(
+    ai: NamedAI,
+    db: SolutionDatabase,
+    *,
+    canonical: bool = False,
+    shortest: bool = False,
+    progress: Progress | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> StrongResult:
+    """Hold the AI to the best moves (`shortest`: the fastest) at every decision position of the
+    database's game (`canonical`: the canonical ones only); an AI that treats symmetric boards
+    alike is asked at one board of each class, its answer speaking for the board's images. An AI
+    asked board by board is timed on its first block of boards, and `notice` told how many boards
+    it will be asked and about how long that takes at its rate."""
+    game = db.game
+    figures = db.meta()["figures"]
+    by_orbit = not canonical and ai.one_answer_per_orbit
+    at_representatives = canonical or by_orbit
+    total = figures["decision_canonical" if canonical else "decision"]
+    to_ask = figures["decision_canonical" if at_representatives else "decision"]
+    tables = Tables(game)
+    failures: list[StrongFailure] = []
+    failing = asked = 0
+    started = time.perf_counter()
+    below = expand_level(tables, game.cells, _stored_level(db, game.cells))
+    for depth in range(game.cells - 1, -1, -1):
+        stored = _stored_level(db, depth)
+        insert = tables.insert(depth)
+        for block in tables.blocks(depth):
+            state = block_state(tables, block)
+            moves = block_moves(tables, block, below, insert)
+            deciding = state.reachable & ~state.finished & (np.bitwise_count(moves.best) < moves.legal)
+            if at_representatives:
+                deciding &= representatives(tables, block)
+            where = np.flatnonzero(deciding)
+            if len(where) == 0:
+                continue
+            target = (moves.fastest if shortest else moves.best).ravel()[where]
+            for failure in _failures(ai, block, moves, where, target, game, at_representatives):
+                shown = failure.images(game) if by_orbit else [failure]
+                failing += len(shown)
+                failures += shown[: max(0, FAILURES_KEPT - len(failures))]
+            if notice is not None and ai.core_answer is None and asked == 0:
+                rate = len(where) / max(time.perf_counter() - started, 1e-9)
+                notice(
+                    f"asking {ai.name} at {to_ask:,} decision positions of {game}: about "
+                    f"{_duration(to_ask / rate)} at its rate of {rate:,.0f} boards a second"
+                )
+            asked += len(where)
+            (progress or _no_progress)(asked, to_ask)
+        below = expand_level(tables, depth, stored)
+    failures.sort(key=lambda failure: (failure.depth, failure.board))
+    return StrongResult(
+        "decision_canonical" if canonical else "decision",
+        shortest,
+        total,
+        total - failing,
+        failures,
+        asked=to_ask if by_orbit else None,
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
+def _stored_level(db: SolutionDatabase, depth: int) -> Codes:
+    """A level's stored codes; DatabaseDamagedError at its first damaged chunk."""
+    data, damage = db.core.level(depth)
+    if damage:
+        raise damage[0]
+    return np.frombuffer(data, np.uint8)
+
+
+def _cells_of(mask: int, cells: int) -> tuple[int, ...]:
+    return tuple(cell for cell in range(cells) if mask >> cell & 1)
+
+
+def _failures(
+    ai: NamedAI, block: Block, moves: BlockMoves, where: Ints, target: Ints, game: Game, canonical: bool
+) -> list[StrongFailure]:
+    """The AI's failures at the block's slots `where`, held to the masks `target`. `canonical`:
+    the slots are their classes' representatives, and each is asked, and a failure told, at the
+    class's canonical board (the smallest image as text, as the stored node lists hold it)."""
+    cells = game.cells
+    if ai.core_answer is not None:  # symmetric: any image of a class answers for it
+        answers = (moves.best if ai.core_answer == "best" else moves.fastest).ravel()[where]
+        wrong = np.flatnonzero(answers & ~target)
+        failing = [
+            StrongFailure(board, _cells_of(int(answers[i]), cells), _cells_of(int(target[i]), cells))
+            for board, i in zip(boards_of_block(block, cells, where[wrong]), wrong.tolist(), strict=True)
+        ]
+        return [_at_canonical(failure, game) for failure in failing] if canonical else failing
+    asked = [
+        _at_canonical(StrongFailure(board, (), _cells_of(mask, cells)), game)
+        if canonical
+        else StrongFailure(board, (), _cells_of(mask, cells))
+        for board, mask in zip(boards_of_block(block, cells, where), target.tolist(), strict=True)
+    ]
+    ask_ahead(ai.play, [question.board for question in asked])
+    found = []
+    for question in asked:
+        try:
+            chosen = candidate_moves(ai.play, question.board)
+        except AIMisbehaved as error:
+            found.append(replace(question, error=error.reason, where=error.where))
+            continue
+        if not set(chosen) <= set(question.best):
+            found.append(replace(question, chosen=chosen))
+    return found
+
+
+def _at_canonical(failure: StrongFailure, game: Game) -> StrongFailure:
+    """The same question told at the board's canonical image (its moves carried there)."""
+    board, transform = canonical_transform(failure.board, game)
+    return replace(
+        failure,
+        board=board,
+        chosen=tuple(sorted(transform_move(move, transform, game) for move in failure.chosen)),
+        best=tuple(sorted(transform_move(move, transform, game) for move in failure.best)),
+    )

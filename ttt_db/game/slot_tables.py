@@ -1,0 +1,338 @@
+"""The array form of `ttt_db.game.slots`: ranks, boards and moves of whole blocks of slots at
+once, in numpy (imported only by the work that touches many boards: the builder, verify, the
+checks over the ranked core). tests/test_core.py holds it to the scalar form.
+
+A level's slots are taken a few thousand occupied sets at a time (a `Block`); all slots of one
+occupied set share it, so a child's slot is `rank(occupied + cell) * C(d + 1, o') +
+INSERT[m][pattern]`, where m counts the occupied cells below the new one and INSERT is the rank of
+the pattern with the mover's bit put in at m. A line test is one lookup in a table over every
+mask of the board's cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from math import comb
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from ttt_db.game.definition import Game
+from ttt_db.game.slots import level_slots, o_count
+
+Codes = npt.NDArray[np.uint8]
+Ints = npt.NDArray[np.int64]
+Flags = npt.NDArray[np.bool_]
+
+BLOCK_SLOTS: Final = 1 << 19
+"""Slots per block of work: its temporaries stay within a few tens of MB."""
+LOSS_NOW: Final = 1
+"""The code of a finished board whose last mover won: a loss in 0 for the side to move."""
+DRAW_NOW: Final = 1 + 64
+"""The code of a full board without a line: a draw in 0."""
+
+
+def _worth_tables() -> tuple[Codes, Codes]:
+    """WORTH[child code]: the move's worth to the mover, larger is better (a win sooner, a draw
+    or a loss later; its value class is worth >> 6); CODE[worth]: the parent's code when that move
+    is its best."""
+    worth = np.zeros(256, np.uint8)
+    code = np.zeros(256, np.uint8)
+    for child in range(1, 193):
+        value = -((child - 1) // 64 - 1)
+        remoteness = (child - 1) % 64 + 1
+        if remoteness > 63:
+            continue
+        key = (value + 1) * 64 + (63 - remoteness if value == 1 else remoteness)
+        worth[child] = key
+        code[key] = 1 + (value + 1) * 64 + remoteness
+    return worth, code
+
+
+WORTH, CODE = _worth_tables()
+
+
+class Tables:
+    """The game's lookup tables over every mask of its cells (2^cells entries each)."""
+
+    def __init__(self, game: Game) -> None:
+        n = game.cells
+        self.game = game
+        self.cells = n
+        masks = np.arange(1 << n, dtype=np.int64)
+        counts = np.bitwise_count(masks)
+        order = np.argsort(counts, kind="stable")
+        starts = np.zeros(n + 2, np.int64)
+        np.cumsum(np.bincount(counts, minlength=n + 1), out=starts[1:])
+        self.rank = np.empty(1 << n, np.int64)
+        self.rank[order] = np.arange(1 << n) - starts[counts[order]]
+        self.combos = [order[starts[p] : starts[p + 1]] for p in range(n + 1)]  # masks of p bits, ascending
+        self.lines = _line_status(game, masks)
+        self.low_bits = n // 2
+        self.high_bits = n - self.low_bits
+        self.deposit_low = _deposit_table(self.low_bits)
+        self.deposit_high = _deposit_table(self.high_bits)
+        self.extract_low = _extract_table(self.low_bits)
+        self.extract_high = _extract_table(self.high_bits)
+        self.permutations = [_permutation_tables(inverse, self.low_bits, n) for inverse in game.inverses[1:]]
+
+    def deposit(self, occupied: Ints, patterns: Ints) -> Ints:
+        """o's cells from patterns (rows: occupied sets, columns: patterns)."""
+        low_mask = (1 << self.low_bits) - 1
+        low = occupied & low_mask
+        below = np.bitwise_count(low).astype(np.int64)
+        low_index = (low << self.low_bits)[:, None] | (patterns[None, :] & ((1 << below) - 1)[:, None])
+        high_index = ((occupied >> self.low_bits) << self.high_bits)[:, None] | (patterns[None, :] >> below[:, None])
+        result: Ints = self.deposit_low[low_index] | (self.deposit_high[high_index] << self.low_bits)
+        return result
+
+    def extract(self, occupied: Ints, o_cells: Ints) -> Ints:
+        """Patterns of o's cells (rows: occupied sets, columns: o's cell masks)."""
+        low_mask = (1 << self.low_bits) - 1
+        low = occupied & low_mask
+        below = np.bitwise_count(low).astype(np.int64)
+        low_index = (low << self.low_bits)[:, None] | (o_cells & low_mask)
+        high_index = ((occupied >> self.low_bits) << self.high_bits)[:, None] | (o_cells >> self.low_bits)
+        result: Ints = self.extract_low[low_index] | (self.extract_high[high_index] << below[:, None])
+        return result
+
+    def permute(self, masks: Ints, transform: int) -> Ints:
+        """Masks under symmetry `transform` (1 and up: the identity has no table)."""
+        low, high = self.permutations[transform - 1]
+        result: Ints = low[masks & ((1 << self.low_bits) - 1)] | high[masks >> self.low_bits]
+        return result
+
+    def insert(self, depth: int) -> Ints:
+        """[m, pattern index]: the rank of the pattern with the mover's bit put in at position m."""
+        o = o_count(depth)
+        patterns = self.combos[o][: comb(depth, o)]
+        bit = 1 if depth % 2 == 0 else 0  # o moves on even depths
+        rows = []
+        for m in range(depth + 1):
+            low = patterns & ((1 << m) - 1)
+            inserted = low | (bit << m) | ((patterns >> m) << (m + 1))
+            rows.append(self.rank[inserted])
+        return np.stack(rows)
+
+    def blocks(self, depth: int) -> Iterator[Block]:
+        """A level's slots in blocks of whole occupied sets, in slot order."""
+        o = o_count(depth)
+        per_set = comb(depth, o)
+        patterns = self.combos[o][:per_set]
+        occupied_sets = self.combos[depth]
+        sets_per_block = max(1, BLOCK_SLOTS // per_set)
+        for first in range(0, len(occupied_sets), sets_per_block):
+            last = min(first + sets_per_block, len(occupied_sets))
+            occupied = occupied_sets[first:last]
+            yield Block(
+                depth, first, slice(first * per_set, last * per_set), occupied, self.deposit(occupied, patterns)
+            )
+
+
+def _line_status(game: Game, masks: Ints) -> Codes:
+    """Per mask of one side's cells: 0 no line, 1 lines through a common cell, 2 lines with none."""
+    common = np.full(len(masks), -1, np.int64)
+    any_line = np.zeros(len(masks), bool)
+    for line in game.lines:
+        bits = sum(1 << cell for cell in line)
+        holds = (masks & bits) == bits
+        any_line |= holds
+        common = np.where(holds, common & bits, common)
+    status: Codes = np.where(any_line, np.where(common != 0, 1, 2), 0).astype(np.uint8)
+    return status
+
+
+def _deposit_table(bits: int) -> Ints:
+    """[mask * 2^bits + pattern]: the pattern's bits put on the mask's set bits, in order."""
+    size = 1 << bits
+    table = np.zeros((size, size), np.int64)
+    patterns = np.arange(size, dtype=np.int64)
+    for mask in range(size):
+        cells = [cell for cell in range(bits) if mask >> cell & 1]
+        for j, cell in enumerate(cells):
+            table[mask] |= ((patterns >> j) & 1) << cell
+    flat: Ints = table.ravel()
+    return flat
+
+
+def _extract_table(bits: int) -> Ints:
+    """[mask * 2^bits + cells]: the cells' bits at the mask's set bits, compacted."""
+    size = 1 << bits
+    table = np.zeros((size, size), np.int64)
+    cells_of = np.arange(size, dtype=np.int64)
+    for mask in range(size):
+        for j, cell in enumerate(cell for cell in range(bits) if mask >> cell & 1):
+            table[mask] |= ((cells_of >> cell) & 1) << j
+    flat: Ints = table.ravel()
+    return flat
+
+
+def _permutation_tables(inverse: tuple[int, ...], low_bits: int, cells: int) -> tuple[Ints, Ints]:
+    """Tables moving the low and the high cells of a mask to their images' cells."""
+
+    def table(first: int, count: int) -> Ints:
+        values = np.arange(1 << count, dtype=np.int64)
+        result = np.zeros(1 << count, np.int64)
+        for offset in range(count):
+            result |= ((values >> offset) & 1) << inverse[first + offset]
+        return result
+
+    return table(0, low_bits), table(low_bits, cells - low_bits)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Whole occupied sets of one level: `occupied` (rows) and o's cells of every slot (rows x
+    patterns); `slots` is the block's range of the level."""
+
+    depth: int
+    first: int  # the rank of its first occupied set
+    slots: slice
+    occupied: Ints
+    o_cells: Ints
+
+
+@dataclass(frozen=True, slots=True)
+class BlockState:
+    """Each slot of a block by the rules alone: reachable, and finished (a line, or a full board)."""
+
+    reachable: Flags
+    won: Flags  # the side that moved last has a line: a loss in 0 for the side to move
+    finished: Flags
+
+
+def block_state(tables: Tables, block: Block) -> BlockState:
+    """A slot is reachable when the side that did not move last has no line and the side that did
+    has none, or only lines through one common mark (its last move made them): a local test, so no
+    pass from the empty board is needed."""
+    depth = block.depth
+    o_lines = tables.lines[block.o_cells]
+    x_lines = tables.lines[block.occupied[:, None] ^ block.o_cells]
+    if depth == 0:
+        last_mover, other = np.zeros_like(o_lines), np.zeros_like(o_lines)
+    elif depth % 2 == 1:
+        last_mover, other = o_lines, x_lines
+    else:
+        last_mover, other = x_lines, o_lines
+    reachable = (other == 0) & (last_mover != 2)
+    won = last_mover == 1
+    finished = won | (depth == tables.cells)
+    return BlockState(reachable, won, finished)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockMoves:
+    """Every move of every slot of a block, from the codes of the children: the best worth
+    (`WORTH`), the moves that keep the best value (`best`, a mask of cells), those that also win
+    fastest or lose slowest (`fastest`), and how many moves there are."""
+
+    best_worth: Codes
+    best: Ints
+    fastest: Ints
+    legal: int  # every empty cell is a move in play
+    by_cell: Codes | None = None  # with `keep`: each move's worth (slots x cells, 0 at a taken cell)
+
+
+def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, keep: bool = False) -> BlockMoves:
+    """The moves of a block's slots from `below`, every reachable slot's code one level deeper
+    (`insert`: `Tables.insert(block.depth)`). Meaningful at the slots in play. `keep`: each move's
+    worth too (`move_of_worth` reads it)."""
+    n = tables.cells
+    depth = block.depth
+    child_per_set = comb(depth + 1, o_count(depth + 1))
+    occupied = block.occupied
+    shape = block.o_cells.shape
+    worths: list[tuple[int, Ints | None, Codes]] = []
+    best = np.zeros(shape, np.uint8)
+    for cell in range(n):
+        free = np.flatnonzero(((occupied >> cell) & 1) == 0)
+        if len(free) == 0:
+            continue
+        sets = occupied[free]
+        m = np.bitwise_count(sets & ((1 << cell) - 1)).astype(np.int64)
+        base = tables.rank[sets | (1 << cell)] * child_per_set
+        worth = WORTH[below[insert[m] + base[:, None]]]
+        rows = None if len(free) == len(occupied) else free
+        if rows is None:
+            np.maximum(best, worth, out=best)
+        else:
+            best[rows] = np.maximum(best[rows], worth)
+        worths.append((cell, rows, worth))
+    best_class = best >> 6
+    drawn = best_class == 1
+    keeping = np.zeros(shape, np.int64)
+    fastest = np.zeros(shape, np.int64)
+    for cell, rows, worth in worths:
+        bit = np.int64(1 << cell)
+        if rows is None:
+            keeping |= np.where((worth >> 6) == best_class, bit, 0)
+            fastest |= np.where((worth == best) | (drawn & ((worth >> 6) == 1)), bit, 0)
+        else:
+            keeping[rows] |= np.where((worth >> 6) == best_class[rows], bit, 0)
+            fastest[rows] |= np.where((worth == best[rows]) | (drawn[rows] & ((worth >> 6) == 1)), bit, 0)
+    by_cell = None
+    if keep:
+        by_cell = np.zeros((*shape, n), np.uint8)
+        for cell, rows, worth in worths:
+            if rows is None:
+                by_cell[:, :, cell] = worth
+            else:
+                by_cell[rows, :, cell] = worth
+    return BlockMoves(best, keeping, fastest, n - depth, by_cell)
+
+
+def move_of_worth(worth: int) -> tuple[int, int]:
+    """(the move's value rank for the mover: 0 loss, 1 draw, 2 win; the plies left after it)."""
+    rank, low = divmod(worth, 64)
+    return rank, (63 - low if rank == 2 else low) - 1
+
+
+def representatives(tables: Tables, block: Block) -> Flags:
+    """Whether each slot is the smallest of its images' slots. An occupied set with a smaller
+    image makes every slot of it a non-representative; only occupied sets that a symmetry maps
+    onto themselves need o's cells compared."""
+    occupied, o_cells = block.occupied, block.o_cells
+    ranks = np.arange(block.first, block.first + len(occupied))
+    keep = np.ones(o_cells.shape, bool)
+    pattern_ranks = np.arange(o_cells.shape[1])
+    for transform in range(1, len(tables.game.transforms)):
+        image_ranks = tables.rank[tables.permute(occupied, transform)]
+        keep[image_ranks < ranks] = False
+        fixed = np.flatnonzero(image_ranks == ranks)
+        if len(fixed) == 0:
+            continue
+        image = tables.permute(o_cells[fixed], transform)
+        image_patterns = tables.rank[tables.extract(occupied[fixed], image)]
+        keep[fixed] &= image_patterns >= pattern_ranks[None, :]
+    return keep
+
+
+def expand_level(tables: Tables, depth: int, stored: Codes) -> Codes:
+    """Every reachable slot's code from a stored level, which keeps only each class's
+    representative: a slot takes the code of its smallest image."""
+    per_set = comb(depth, o_count(depth))
+    codes = np.zeros(level_slots(tables.cells, depth), np.uint8)
+    for block in tables.blocks(depth):
+        smallest = np.arange(block.slots.start, block.slots.stop, dtype=np.int64).reshape(block.o_cells.shape)
+        for transform in range(1, len(tables.game.transforms)):
+            image_sets = tables.permute(block.occupied, transform)
+            image_cells = tables.permute(block.o_cells, transform)
+            image = tables.rank[image_sets][:, None] * per_set + tables.rank[tables.extract(image_sets, image_cells)]
+            np.minimum(smallest, image, out=smallest)
+        codes[block.slots] = stored[smallest.ravel()]
+    return codes
+
+
+def boards_of_block(block: Block, cells: int, where: Ints | None = None) -> list[str]:
+    """The board text of the block's slots (`where`: their offsets in the block; all by default),
+    in slot order."""
+    occupied = np.broadcast_to(block.occupied[:, None], block.o_cells.shape).ravel()
+    o_cells = block.o_cells.ravel()
+    if where is not None:
+        occupied, o_cells = occupied[where], o_cells[where]
+    shifts = np.arange(cells, dtype=np.int64)
+    marks = ((occupied[:, None] >> shifts) & 1) + ((o_cells[:, None] >> shifts) & 1)  # 0 empty, 2 o, 1 x
+    text = np.frombuffer(b".xo", np.uint8)[marks].tobytes().decode("ascii")
+    return [text[i : i + cells] for i in range(0, len(text), cells)]

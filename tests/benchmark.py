@@ -533,12 +533,66 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
             best = median_seconds(lambda: run_command(command("best-moves", "o.x../...../...../.....", *where)), 5)
             start_up = median_seconds(lambda: run_command([sys.executable, "-c", "pass"]), 5)
             verified, _ = timed_with_peak_memory(command("verify", *where))
+            checked, check_peak = timed_with_peak_memory(command("check", "perfect", "--strong", *where))
             results += [
                 Measurement(f"ttt-db best-moves --game {game} BOARD", best, 0.35, "s"),
                 Measurement("  / a bare Python start-up", best / start_up, None, "x"),
                 Measurement(f"ttt-db verify --game {game} / C floor", verified / floor_seconds, 10.0, "x"),
+                Measurement(f"ttt-db check perfect --game {game} --strong", checked, None, "s"),
+                Measurement("  its peak memory", check_peak, None, "MB"),
+                Measurement(
+                    f"serve --game {game}: /api/position p99, 2,000 boards", _position_p99(db, game), 10.0, "ms"
+                ),
             ]
     return results
+
+
+def _position_p99(db: Path, game_name: str, count: int = 2_000) -> float:
+    """p99 milliseconds of /api/position over `count` distinct boards reached by random play, each
+    asked once on one keep-alive connection (no answer comes from the server's cache)."""
+    import random
+
+    from ttt_db.game.definition import Game
+    from ttt_db.game.rules import empty_cells, mover_at, play, status
+
+    game = Game.parse(game_name)
+    rng = random.Random(25)
+    boards: set[str] = set()
+    while len(boards) < count:
+        board = game.empty_board
+        for ply in range(rng.randrange(game.cells)):
+            if status(board, game) != "playing":
+                break
+            board = play(board, rng.choice(empty_cells(board)), mover_at(ply))
+        boards.add(board)
+    server = subprocess.Popen(
+        command("serve", "--port", "0", "--game", game_name, "--db", str(db)), stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        host, port = server.stdout.readline().split(" at ")[1].split()[0].removeprefix("http://").rstrip("/").split(":")
+        paths = [f"/api/position?board={board}" for board in sorted(boards)]
+        latencies = asyncio.run(_load_each_once(host, int(port), paths))
+        return statistics.quantiles(latencies, n=100)[98] * 1000
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+async def _load_each_once(host: str, port: int, paths: list[str]) -> list[float]:
+    reader, writer = await asyncio.open_connection(host, port)
+    latencies = []
+    for path in paths:
+        started = time.perf_counter()
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+        )
+        await reader.readexactly(length)
+        latencies.append(time.perf_counter() - started)
+    writer.close()
+    return latencies
 
 
 def core_size(db: Path) -> float:

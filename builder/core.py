@@ -61,7 +61,7 @@ def solve_level(tables: Tables, depth: int, below: Codes | None, progress: Level
         if insert is not None and below is not None:
             moves = block_moves(tables, block, below, insert)
             block_codes = np.where(state.finished, finished, CODE[moves.best_worth])
-            decision[block.slots] = (in_play & (np.bitwise_count(moves.best) < moves.legal)).ravel()
+            decision[block.slots] = (in_play & moves.deciding).ravel()
         else:
             block_codes = finished
         codes[block.slots] = np.where(state.reachable, block_codes, 0).ravel()

@@ -79,13 +79,14 @@ def check_strong_over_core(
         insert = tables.insert(depth)
         for block in tables.blocks(depth):
             state = block_state(tables, block)
-            moves = block_moves(tables, block, below, insert)
-            deciding = state.reachable & ~state.finished & (np.bitwise_count(moves.best) < moves.legal)
+            moves = block_moves(tables, block, below, insert, masks=True)
+            deciding = state.reachable & ~state.finished & moves.deciding
             if at_representatives:
                 deciding &= representatives(tables, block)
             where = np.flatnonzero(deciding)
             if len(where) == 0:
                 continue
+            assert moves.best is not None and moves.fastest is not None
             target = (moves.fastest if shortest else moves.best).ravel()[where]
             for failure in _failures(ai, block, moves, where, target, game, at_representatives):
                 shown = failure.images(game) if by_orbit else [failure]
@@ -139,7 +140,9 @@ def _failures(
     class's canonical board (the smallest image as text, as the stored node lists hold it)."""
     cells = game.cells
     if ai.core_answer is not None:  # symmetric: any image of a class answers for it
-        answers = (moves.best if ai.core_answer == "best" else moves.fastest).ravel()[where]
+        answered = moves.best if ai.core_answer == "best" else moves.fastest
+        assert answered is not None
+        answers = answered.ravel()[where]
         wrong = np.flatnonzero(answers & ~target)
         failing = [
             StrongFailure(board, _cells_of(int(answers[i]), cells), _cells_of(int(target[i]), cells))

@@ -224,21 +224,27 @@ def block_state(tables: Tables, block: Block) -> BlockState:
 
 @dataclass(frozen=True, slots=True)
 class BlockMoves:
-    """Every move of every slot of a block, from the codes of the children: the best worth
-    (`WORTH`), the moves that keep the best value (`best`, a mask of cells), those that also win
-    fastest or lose slowest (`fastest`), and how many moves there are."""
+    """Every move of every slot of a block, from the codes of the children: the best and the
+    worst worth (`WORTH`); with masks, the moves that keep the best value (`best`, a mask of
+    cells), those that also win fastest or lose slowest (`fastest`), and each move's worth."""
 
     best_worth: Codes
-    best: Ints
-    fastest: Ints
-    legal: int  # every empty cell is a move in play
-    by_cell: Codes | None = None  # with `keep`: each move's worth (slots x cells, 0 at a taken cell)
+    worst_worth: Codes
+    best: Ints | None = None
+    fastest: Ints | None = None
+    by_cell: Codes | None = None  # each move's worth (slots x cells, 0 at a taken cell)
+
+    @property
+    def deciding(self) -> Flags:
+        """Where some move loses value (a decision position, where the slot is in play)."""
+        deciding: Flags = (self.worst_worth >> 6) < (self.best_worth >> 6)
+        return deciding
 
 
-def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, keep: bool = False) -> BlockMoves:
+def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, masks: bool = False) -> BlockMoves:
     """The moves of a block's slots from `below`, every reachable slot's code one level deeper
-    (`insert`: `Tables.insert(block.depth)`). Meaningful at the slots in play. `keep`: each move's
-    worth too (`move_of_worth` reads it)."""
+    (`insert`: `Tables.insert(block.depth)`). Meaningful at the slots in play. `masks`: the best
+    and fastest moves' masks and each move's worth too (`move_of_worth` reads it)."""
     n = tables.cells
     depth = block.depth
     child_per_set = comb(depth + 1, o_count(depth + 1))
@@ -246,6 +252,7 @@ def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, kee
     shape = block.o_cells.shape
     worths: list[tuple[int, Ints | None, Codes]] = []
     best = np.zeros(shape, np.uint8)
+    worst = np.full(shape, 255, np.uint8)
     for cell in range(n):
         free = np.flatnonzero(((occupied >> cell) & 1) == 0)
         if len(free) == 0:
@@ -257,30 +264,30 @@ def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, kee
         rows = None if len(free) == len(occupied) else free
         if rows is None:
             np.maximum(best, worth, out=best)
+            np.minimum(worst, worth, out=worst)
         else:
             best[rows] = np.maximum(best[rows], worth)
-        worths.append((cell, rows, worth))
+            worst[rows] = np.minimum(worst[rows], worth)
+        if masks:
+            worths.append((cell, rows, worth))
+    if not masks:
+        return BlockMoves(best, worst)
     best_class = best >> 6
     drawn = best_class == 1
     keeping = np.zeros(shape, np.int64)
     fastest = np.zeros(shape, np.int64)
+    by_cell = np.zeros((*shape, n), np.uint8)
     for cell, rows, worth in worths:
         bit = np.int64(1 << cell)
         if rows is None:
             keeping |= np.where((worth >> 6) == best_class, bit, 0)
             fastest |= np.where((worth == best) | (drawn & ((worth >> 6) == 1)), bit, 0)
+            by_cell[:, :, cell] = worth
         else:
             keeping[rows] |= np.where((worth >> 6) == best_class[rows], bit, 0)
             fastest[rows] |= np.where((worth == best[rows]) | (drawn[rows] & ((worth >> 6) == 1)), bit, 0)
-    by_cell = None
-    if keep:
-        by_cell = np.zeros((*shape, n), np.uint8)
-        for cell, rows, worth in worths:
-            if rows is None:
-                by_cell[:, :, cell] = worth
-            else:
-                by_cell[rows, :, cell] = worth
-    return BlockMoves(best, keeping, fastest, n - depth, by_cell)
+            by_cell[rows, :, cell] = worth
+    return BlockMoves(best, worst, keeping, fastest, by_cell)
 
 
 def move_of_worth(worth: int) -> tuple[int, int]:

@@ -497,7 +497,7 @@ class SolutionDatabase:
                     continue
                 moves = None
                 if below is not None and insert is not None:
-                    moves = block_moves(tables, block, below, insert, keep=True).by_cell
+                    moves = block_moves(tables, block, below, insert, masks=True).by_cell
                     moves = moves.reshape(-1, game.cells) if moves is not None else None
                 for slot, board in zip(reached.tolist(), boards_of_block(block, game.cells, reached), strict=True):
                     own = value_of_code(int(codes[slot]))

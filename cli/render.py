@@ -124,19 +124,17 @@ def show_text(position: Position) -> str:
 
 
 def figures_text(figures: dict[str, Any]) -> list[str]:
-    """The build's figures; a game stored as its ranked core alone has no tree, play or decision counts."""
+    """The build's figures; a game stored as its ranked core alone counts no tree nodes (no paths)."""
     values = figures.get("values", {})
     canonical_values = figures.get("values_canonical", {})
-    counted = [f"positions:           {figures['positions']:,} ({figures['canonical_positions']:,} up to symmetry)"]
-    if "tree_nodes" in figures:
-        counted = [
-            f"tree nodes:          {figures['tree_nodes']:,}",
-            *counted,
-            f"still in play:       {figures['playing']:,} ({figures['playing_canonical']:,} up to symmetry)",
-            f"decision positions:  {figures['decision']:,} ({figures['decision_canonical']:,} up to symmetry)",
-        ]
+    counted = [
+        f"tree nodes:          {figures['tree_nodes']:,}" if "tree_nodes" in figures else "",
+        f"positions:           {figures['positions']:,} ({figures['canonical_positions']:,} up to symmetry)",
+        f"still in play:       {figures['playing']:,} ({figures['playing_canonical']:,} up to symmetry)",
+        f"decision positions:  {figures['decision']:,} ({figures['decision_canonical']:,} up to symmetry)",
+    ]
     return [
-        *counted,
+        *(line for line in counted if line),
         "value for the mover: "
         f"{values.get('win', 0):,} win / {values.get('loss', 0):,} loss / {values.get('draw', 0):,} draw "
         f"({canonical_values.get('win', 0):,} / {canonical_values.get('loss', 0):,} / "

@@ -259,6 +259,22 @@ def test_the_strong_check_over_the_core_alone_reports_what_the_rows_report(
     assert done[-1] == (expected.strong.asked or expected.strong.total,) * 2  # type: ignore[union-attr]
 
 
+def test_an_ai_asked_board_by_board_over_the_core_is_told_what_it_will_take(
+    core_only_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
+
+    monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+    notices: list[str] = []
+    with open_database(core_only_path) as core:
+        run_checks(load_ai("ai1s"), core, weak=False, notice=notices.append)
+        run_checks(load_ai("perfect", lambda: core), core, weak=False, notice=notices.append)
+    assert len(notices) == 1  # the database's AIs answer in arrays: nothing to announce
+    assert notices[0].startswith("asking ai1s at 3,191 decision positions of 3x3k3: about ")
+    assert notices[0].endswith(" boards a second")
+
+
 def test_every_position_streamed_from_the_core_alone_is_the_rows_position(
     core_only_path: Path, db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
 ) -> None:

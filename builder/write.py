@@ -38,7 +38,7 @@ from ttt_db.store.checksum import (
 )
 from ttt_db.store.codes import CHUNK_SLOTS, value_of_code
 from ttt_db.store.database import make_engine
-from ttt_db.store.digest import ContentDigest, content_digest
+from ttt_db.store.digest import ContentDigest
 from ttt_db.store.encoding import REMOTENESS_BITS, encode_keys
 from ttt_db.store.location import DatabaseLocation
 from ttt_db.store.schema import SCHEMA_VERSION, Base, CoreChunkRow, DepthCount, MetaEntry, NodeList, PositionRow
@@ -129,7 +129,6 @@ class PreparedSolution:
     solution: Solution
     node_lists: dict[str, Keys]
     figures: dict[str, Any]
-    started: float | None = None  # time.perf_counter() when the build began, for its duration
 
     @property
     def depth_columns(self) -> list[list[int]]:
@@ -142,9 +141,9 @@ class PreparedSolution:
         return {name: (len(keys), encode_keys(keys)) for name, keys in self.node_lists.items()}
 
 
-def prepare(solution: Solution, started: float | None = None) -> PreparedSolution:
+def prepare(solution: Solution) -> PreparedSolution:
     lists = node_lists(solution)
-    return PreparedSolution(solution, lists, build_figures(solution, lists), started)
+    return PreparedSolution(solution, lists, build_figures(solution, lists))
 
 
 @dataclass
@@ -202,11 +201,6 @@ def core_figures(game: Game, levels: list[CoreLevel]) -> dict[str, Any]:
     }
 
 
-def solution_digest(prepared: PreparedSolution) -> str:
-    """SHA-256 of everything the build derives (`ttt_db.store.digest`), as `verify` recomputes it."""
-    return content_digest(levels_of_columns(prepared.solution), prepared.encoded_lists, prepared.depth_columns)
-
-
 def build_figures(solution: Solution, lists: dict[str, Keys]) -> dict[str, Any]:
     """The figures of the build, as stored in the meta table and checked by `verify`."""
     values = {"win": 0, "loss": 0, "draw": 0}
@@ -249,7 +243,7 @@ def _meta_rows(prepared: BuildContent, built_at: str, digest: str) -> list[dict[
         "format": {"core_chunk_slots": CHUNK_SLOTS, "core_codec": "zstd", "rows": prepared.rich is not None},
         "content_sha256": digest,
     }
-    if prepared.started is not None:  # the whole build but the final commit: solve, prepare, rows
+    if prepared.started is not None:  # the whole build but the final commit: solve, prepare, write
         meta["build_seconds"] = round(time.perf_counter() - prepared.started, 2)
     entries = {key: json.dumps(value, sort_keys=True) for key, value in meta.items()}
     entries[META_CHECK_KEY] = json.dumps(meta_checksum(entries))

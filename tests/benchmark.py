@@ -1,8 +1,8 @@
 """Measure every budget the issues name: median of several runs, whole commands in fresh processes.
 
-    python tests/benchmark.py            # 5 runs each, then the 4x4 games (about 6 minutes in all)
+    python tests/benchmark.py            # 5 runs each, the 4x4 games, the games over 16 cells (about 15 minutes)
     python tests/benchmark.py --runs 9
-    python tests/benchmark.py --games none          # 3x3 only (about a minute)
+    python tests/benchmark.py --games none --core-games none   # 3x3 only (about a minute)
     python tests/benchmark.py --games 4x4k3,3x4k3   # the 3x3 budgets and these games
 
 Whole commands run the installed `ttt-db` console script. Their budgets are ratios to a

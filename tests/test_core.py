@@ -124,10 +124,11 @@ def _core_chunk(path: Path, depth: int) -> bytes:
         return conn.execute("select codes from ttt_core where depth = ? and chunk = 0", (depth,)).fetchone()[0]
 
 
-def _rewrite_chunk(path: Path, depth: int, codes: bytes, *, reseal: bool, game: str = "3x3k3") -> None:
+def _reseal_chunk(path: Path, depth: int, codes: bytes) -> None:
+    """A level's first chunk replaced by `codes`, its checksum recomputed, as a careful forger would."""
     blob = zstandard.ZstdCompressor().compress(codes)
     with sqlite3.connect(path) as conn:
-        check = chunk_checksum(game, depth, 0, blob) if reseal else 1
+        check = chunk_checksum("3x3k3", depth, 0, blob)
         conn.execute("update ttt_core set codes = ?, checksum = ? where depth = ? and chunk = 0", (blob, check, depth))
 
 
@@ -160,7 +161,7 @@ def test_a_resealed_code_is_refused_against_the_rows_and_named_by_verify_from_it
     forged.write_bytes(db_path.read_bytes())
     codes = zstandard.ZstdDecompressor().decompress(_core_chunk(forged, 0))
     assert value_of_code(codes[0]) == ("draw", 9)
-    _rewrite_chunk(forged, 0, bytes([1 + 2 * 64 + 9]), reseal=True)
+    _reseal_chunk(forged, 0, bytes([1 + 2 * 64 + 9]))
     answered = run("best-moves", ".........", "--db", str(forged))
     assert answered.exit_code == 2
     assert answered.stderr == (

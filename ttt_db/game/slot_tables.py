@@ -72,10 +72,8 @@ class Tables:
         self.lines = _line_status(game, masks)
         self.low_bits = n // 2
         self.high_bits = n - self.low_bits
-        self.deposit_low = _deposit_table(self.low_bits)
-        self.deposit_high = _deposit_table(self.high_bits)
-        self.extract_low = _extract_table(self.low_bits)
-        self.extract_high = _extract_table(self.high_bits)
+        self.deposit_low, self.extract_low = _bit_tables(self.low_bits)
+        self.deposit_high, self.extract_high = _bit_tables(self.high_bits)
         self.permutations = [_permutation_tables(inverse, self.low_bits, n) for inverse in game.inverses[1:]]
 
     def deposit(self, occupied: Ints, patterns: Ints) -> Ints:
@@ -144,29 +142,18 @@ def _line_status(game: Game, masks: Ints) -> Codes:
     return status
 
 
-def _deposit_table(bits: int) -> Ints:
-    """[mask * 2^bits + pattern]: the pattern's bits put on the mask's set bits, in order."""
+def _bit_tables(bits: int) -> tuple[Ints, Ints]:
+    """Two tables indexed by [mask * 2^bits + value]: `deposit` puts the value's bits on the mask's
+    set bits, in order; `extract` compacts the value's bits at the mask's set bits (its inverse)."""
     size = 1 << bits
-    table = np.zeros((size, size), np.int64)
-    patterns = np.arange(size, dtype=np.int64)
-    for mask in range(size):
-        cells = [cell for cell in range(bits) if mask >> cell & 1]
-        for j, cell in enumerate(cells):
-            table[mask] |= ((patterns >> j) & 1) << cell
-    flat: Ints = table.ravel()
-    return flat
-
-
-def _extract_table(bits: int) -> Ints:
-    """[mask * 2^bits + cells]: the cells' bits at the mask's set bits, compacted."""
-    size = 1 << bits
-    table = np.zeros((size, size), np.int64)
-    cells_of = np.arange(size, dtype=np.int64)
+    deposit = np.zeros((size, size), np.int64)
+    extract = np.zeros((size, size), np.int64)
+    values = np.arange(size, dtype=np.int64)
     for mask in range(size):
         for j, cell in enumerate(cell for cell in range(bits) if mask >> cell & 1):
-            table[mask] |= ((cells_of >> cell) & 1) << j
-    flat: Ints = table.ravel()
-    return flat
+            deposit[mask] |= ((values >> j) & 1) << cell
+            extract[mask] |= ((values >> cell) & 1) << j
+    return deposit.ravel(), extract.ravel()
 
 
 def _permutation_tables(inverse: tuple[int, ...], low_bits: int, cells: int) -> tuple[Ints, Ints]:

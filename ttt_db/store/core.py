@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Final
+from collections.abc import Iterator
+from typing import Any, Final
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Value
 from ttt_db.game.slots import level_slots, representative
 from ttt_db.store.codes import CHUNK_SLOTS, chunk_checksum, value_of_code
+from ttt_db.store.position import Position
 from ttt_db.store.reader import Reader
 from ttt_db.store.tables import CORE
 
@@ -102,3 +104,48 @@ class CoreReader:
                 damage.append(error)
                 parts.append(bytes(min(CHUNK_SLOTS, level_slots(self.game.cells, depth) - number * CHUNK_SLOTS)))
         return b"".join(parts), damage
+
+    def positions(self) -> Iterator[Position]:
+        """Every reachable board's position (o first, without odds or paths), in (depth, slot)
+        order, a level and a block of slots at a time: each move's value from the codes of the
+        next level, expanded from its representatives."""
+        import numpy as np
+
+        from ttt_db.game.rules import VALUES
+        from ttt_db.game.slot_tables import Tables, block_moves, boards_of_block, expand_level, move_of_worth
+
+        game = self.game
+        tables = Tables(game)
+
+        def expanded(depth: int) -> Any:
+            data, damage = self.level(depth)
+            if damage:
+                raise damage[0]
+            return expand_level(tables, depth, np.frombuffer(data, np.uint8))
+
+        here = expanded(0)
+        for depth in range(game.cells + 1):
+            below = expanded(depth + 1) if depth < game.cells else None
+            insert = tables.insert(depth) if below is not None else None
+            for block in tables.blocks(depth):
+                codes = here[block.slots]
+                reached = np.flatnonzero(codes)
+                if len(reached) == 0:
+                    continue
+                moves = None
+                if below is not None and insert is not None:
+                    moves = block_moves(tables, block, below, insert, masks=True).by_cell
+                    moves = moves.reshape(-1, game.cells) if moves is not None else None
+                for slot, board in zip(reached.tolist(), boards_of_block(block, game.cells, reached), strict=True):
+                    own = value_of_code(int(codes[slot]))
+                    if own is None:
+                        raise DatabaseDamagedError("a code no build writes", f"table {CORE}, level {depth}")
+                    analyses = []
+                    if moves is not None and own[1] > 0:
+                        for cell, worth in enumerate(moves[slot].tolist()):
+                            if worth:
+                                rank, after = move_of_worth(worth)
+                                analyses.append((cell, VALUES[rank], after))
+                    yield Position.from_values(board, game, own, analyses)
+            if below is not None:
+                here = below

@@ -459,7 +459,7 @@ class SolutionDatabase:
         in all their orientations (the `all` list). A game stored as its core alone streams its
         positions in (depth, slot) order from the core, without odds or paths."""
         if not self.has_rows:
-            yield from self._core_positions()
+            yield from self.core.positions()
             return
         boards = self.node_list("all")
         self.load_all()
@@ -468,50 +468,6 @@ class SolutionDatabase:
             yield from self.stored_positions(chunk)
             for board in chunk:  # the cache of orientations would otherwise hold them all
                 self._stored.pop(board, None)
-
-    def _core_positions(self) -> Iterator[Position]:
-        """Every reachable board of the core, a level and a block of slots at a time."""
-        import numpy as np
-
-        from ttt_db.game.rules import VALUES
-        from ttt_db.game.slot_tables import Tables, block_moves, boards_of_block, expand_level, move_of_worth
-        from ttt_db.store.codes import value_of_code
-
-        game = self.game
-        tables = Tables(game)
-
-        def expanded(depth: int) -> Any:
-            data, damage = self.core.level(depth)
-            if damage:
-                raise damage[0]
-            return expand_level(tables, depth, np.frombuffer(data, np.uint8))
-
-        here = expanded(0)
-        for depth in range(game.cells + 1):
-            below = expanded(depth + 1) if depth < game.cells else None
-            insert = tables.insert(depth) if below is not None else None
-            for block in tables.blocks(depth):
-                codes = here[block.slots]
-                reached = np.flatnonzero(codes)
-                if len(reached) == 0:
-                    continue
-                moves = None
-                if below is not None and insert is not None:
-                    moves = block_moves(tables, block, below, insert, masks=True).by_cell
-                    moves = moves.reshape(-1, game.cells) if moves is not None else None
-                for slot, board in zip(reached.tolist(), boards_of_block(block, game.cells, reached), strict=True):
-                    own = value_of_code(int(codes[slot]))
-                    if own is None:
-                        raise DatabaseDamagedError("a code no build writes", f"table {CORE}, level {depth}")
-                    analyses = []
-                    if moves is not None and own[1] > 0:
-                        for cell, worth in enumerate(moves[slot].tolist()):
-                            if worth:
-                                rank, after = move_of_worth(worth)
-                                analyses.append((cell, VALUES[rank], after))
-                    yield Position.from_values(board, game, own, analyses)
-            if below is not None:
-                here = below
 
     def scan(self) -> tuple[list[Position], list[DatabaseDamagedError]]:
         """Every row that decodes, and the damage found in the others (for `verify`); read once

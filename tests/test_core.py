@@ -288,3 +288,28 @@ def test_every_position_streamed_from_the_core_alone_is_the_rows_position(
     assert len(streamed) == len(expected) == 5478
     assert all(position == expected[position.board] for position in streamed)
     assert [position.depth for position in streamed] == sorted(position.depth for position in streamed)
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x4k3", "3x3k2"])
+def test_the_weak_check_of_the_database_ais_over_the_core_visits_what_the_search_visits(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forward in arrays from the empty board, the weak check of perfect and perfect-shortest on a
+    game without rows reaches exactly the boards the depth-first search examines (o wins 3x4k3:
+    as x there is nothing to prove)."""
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
+
+    game = Game.parse(name)
+    build_database(tmp_path / "rows.sqlite", game=game)
+    monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+    build_database(tmp_path / "core.sqlite", game=game)
+    for ai in ("perfect", "perfect-shortest"):
+        monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 16)
+        with open_database(tmp_path / "rows.sqlite") as rows:
+            searched = run_checks(load_ai(ai, lambda: rows, game), rows, strong=False).to_document()
+        monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+        with open_database(tmp_path / "core.sqlite") as core:
+            assert not core.has_rows
+            found = run_checks(load_ai(ai, lambda: core, game), core, strong=False).to_document()
+        assert found == searched and found["weak"]["o"]["visited"] > 0

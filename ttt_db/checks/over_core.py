@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from ttt_db.ais.calling import ask_ahead, candidate_moves
-from ttt_db.checks.solved import StrongFailure, StrongResult
+from ttt_db.checks.solved import StrongFailure, StrongResult, WeakResult, WeakSideResult
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
+from ttt_db.game.rules import Value, mover_at, opposite_value
 from ttt_db.game.slot_tables import (
     Block,
     BlockMoves,
@@ -31,9 +32,11 @@ from ttt_db.game.slot_tables import (
     block_moves,
     block_state,
     boards_of_block,
+    child_slots,
     expand_level,
     representatives,
 )
+from ttt_db.game.slots import level_slots
 from ttt_db.game.symmetry import canonical_transform, transform_move
 
 if TYPE_CHECKING:
@@ -177,3 +180,56 @@ def _at_canonical(failure: StrongFailure, game: Game) -> StrongFailure:
         chosen=tuple(sorted(transform_move(move, transform, game) for move in failure.chosen)),
         best=tuple(sorted(transform_move(move, transform, game) for move in failure.best)),
     )
+
+
+def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, value: Value) -> WeakResult | None:
+    """The weak check of one of the database's own AIs (`NamedAI.core_answer`) on a game stored as
+    its core alone, forward from the empty board in arrays: every board the AI's moves and every
+    reply reach, level by level, as o and as x at once (the depth-first search's boards, all of
+    them, as it examines every one of a solved AI's). None when some reached board ends worse
+    than the side's value: the depth-first search then finds the game that leads there."""
+    game = db.game
+    n = game.cells
+    tables = Tables(game)
+    targets = {"o": value, "x": opposite_value(value)}
+    sides = [side for side in ("o", "x") if targets[side] != "loss"]
+    reached = {side: np.ones(1, bool) for side in sides}
+    visited = dict.fromkeys(("o", "x"), 0)
+    for depth in range(n + 1):
+        for side in sides:
+            visited[side] += int(np.count_nonzero(reached[side]))
+        below = expand_level(tables, depth + 1, _stored_level(db, depth + 1)) if depth < n else None
+        insert = tables.insert(depth) if depth < n else None
+        following = {side: np.zeros(level_slots(n, depth + 1) if depth < n else 0, bool) for side in sides}
+        for block in tables.blocks(depth):
+            state = block_state(tables, block)
+            answers = None
+            for side in sides:
+                here = reached[side][block.slots].reshape(block.o_cells.shape)
+                if not here.any():
+                    continue
+                ai_moves = mover_at(depth) == side
+                worse = state.won if ai_moves else np.zeros_like(here)
+                if targets[side] == "win":
+                    worse = worse | (state.finished & ~state.won)
+                if (here & worse).any():
+                    return None
+                live = here & ~state.finished
+                if below is None or insert is None or not live.any():
+                    continue
+                allowed = None
+                if ai_moves:
+                    if answers is None:
+                        moves = block_moves(tables, block, below, insert, masks=True)
+                        answers = moves.best if ai.core_answer == "best" else moves.fastest
+                    allowed = answers
+                for cell, rows, children in child_slots(tables, block, insert):
+                    keep = live if rows is None else live[rows]
+                    if allowed is not None:
+                        keep = keep & ((allowed if rows is None else allowed[rows]) >> cell & 1).astype(bool)
+                    following[side][children[keep]] = True
+        reached = following
+    results = {
+        side: WeakSideResult(side, visited[side] if side in sides else 0, None, targets[side]) for side in ("o", "x")
+    }
+    return WeakResult(results["o"], results["x"])

@@ -156,7 +156,13 @@ def run_checks(
             replace(failure, moves=position.moves)
             for failure, position in zip(strong_result.failures, failing, strict=True)
         ]
-    weak_result = check_weak(ai.play, game, db.empty_board_value) if weak else None
+    weak_result = None
+    if weak and not db.has_rows and ai.core_answer is not None:
+        from ttt_db.checks.over_core import check_weak_over_core
+
+        weak_result = check_weak_over_core(ai, db, db.empty_board_value)
+    if weak and weak_result is None:
+        weak_result = check_weak(ai.play, game, db.empty_board_value)
     mistakes: dict[str, Mistake] = {}
     if weak_result is not None and not weak_result.solved:
         for side in (weak_result.o, weak_result.x):

@@ -228,27 +228,33 @@ class BlockMoves:
         return deciding
 
 
-def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, masks: bool = False) -> BlockMoves:
-    """The moves of a block's slots from `below`, every reachable slot's code one level deeper
-    (`insert`: `Tables.insert(block.depth)`). Meaningful at the slots in play. `masks`: the best
-    and fastest moves' masks and each move's worth too (`move_of_worth` reads it)."""
-    n = tables.cells
+def child_slots(tables: Tables, block: Block, insert: Ints) -> Iterator[tuple[int, Ints | None, Ints]]:
+    """For each cell: the rows (occupied sets) of the block where it is empty (None: all of
+    them) and the slot in the next level of every move there (those rows x patterns)."""
     depth = block.depth
     child_per_set = comb(depth + 1, o_count(depth + 1))
     occupied = block.occupied
-    shape = block.o_cells.shape
-    worths: list[tuple[int, Ints | None, Codes]] = []
-    best = np.zeros(shape, np.uint8)
-    worst = np.full(shape, 255, np.uint8)
-    for cell in range(n):
+    for cell in range(tables.cells):
         free = np.flatnonzero(((occupied >> cell) & 1) == 0)
         if len(free) == 0:
             continue
         sets = occupied[free]
         m = np.bitwise_count(sets & ((1 << cell) - 1)).astype(np.int64)
         base = tables.rank[sets | (1 << cell)] * child_per_set
-        worth = WORTH[below[insert[m] + base[:, None]]]
-        rows = None if len(free) == len(occupied) else free
+        yield cell, None if len(free) == len(occupied) else free, insert[m] + base[:, None]
+
+
+def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, masks: bool = False) -> BlockMoves:
+    """The moves of a block's slots from `below`, every reachable slot's code one level deeper
+    (`insert`: `Tables.insert(block.depth)`). Meaningful at the slots in play. `masks`: the best
+    and fastest moves' masks and each move's worth too (`move_of_worth` reads it)."""
+    n = tables.cells
+    shape = block.o_cells.shape
+    worths: list[tuple[int, Ints | None, Codes]] = []
+    best = np.zeros(shape, np.uint8)
+    worst = np.full(shape, 255, np.uint8)
+    for cell, rows, children in child_slots(tables, block, insert):
+        worth = WORTH[below[children]]
         if rows is None:
             np.maximum(best, worth, out=best)
             np.minimum(worst, worth, out=worst)

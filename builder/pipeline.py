@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.errors import DatabaseError
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
@@ -64,6 +65,12 @@ def build_database(
     if not force and database_exists(location):
         if location.path is None:  # a server's tables of our names: ours, or refused
             check_ownership(location)
+        with open_database(location) as existing:  # another schema version is refused here
+            if existing.game != game:
+                raise DatabaseError(
+                    f"{location} holds the {existing.game} database, not {game}'s: give --force to replace it, "
+                    "or another --db"
+                )
         return BuildSummary(location, False, 0.0, {}, _size(location))
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
     folder = work_folder(location, game)

@@ -119,9 +119,11 @@ def best_moves(
     A board where x has one more mark than o is answered with x as the first player. The value
     and remoteness are the mover's; score and sv_score are from the first player's side."""
     from cli.render import best_moves_text
+    from ttt_db.game.board import Board
 
+    parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
     with open_db(db, game) as database:
-        position = database.lookup(board, first=first_mark(first))
+        position = database.lookup(parsed)
     if as_json:
         print_json(position.to_document())
     else:
@@ -139,9 +141,11 @@ def show(
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
     from cli.render import show_text
+    from ttt_db.game.board import Board
 
+    parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
     with open_db(db, game) as database:
-        position = database.lookup(board, first=first_mark(first))
+        position = database.lookup(parsed)
     if as_json:
         print_json(position.to_document())
     else:

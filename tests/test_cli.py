@@ -273,3 +273,33 @@ def test_an_error_quotes_a_board_as_typed(run) -> None:
 def test_check_all_honours_canonical(run) -> None:
     table = run("check", "--all", "--strong", "--canonical").stdout
     assert "/431" in table and "/3,191" not in table
+
+
+def test_a_board_of_the_wrong_size_is_refused_before_any_build(run, tmp_path: Path) -> None:
+    missing = tmp_path / "4x4k3.sqlite"
+    for command in ("best-moves", "show"):
+        result = run(command, "ox..x....", "--game", "4x4k3", "--db", str(missing))
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert "building" not in result.stderr and "16 cells" in result.stderr, result.stderr
+    assert not missing.exists()
+
+
+def test_build_refuses_a_database_of_another_game_instead_of_calling_it_built(run, db_path: Path) -> None:
+    result = run("build", "--game", "3x4k3", "--db", str(db_path))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: {db_path} holds the 3x3k3 database, not 3x4k3's: give --force to replace it, or another --db\n"
+    )
+
+
+def test_an_unreachable_server_is_said_so_without_setting_out_to_build(run) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"postgresql+psycopg://ttt@127.0.0.1:{port}/ttt"
+    result = run("best-moves", "ox..x....", "--db", url)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert "building" not in result.stderr
+    assert result.stderr.startswith(f"error: cannot reach {url}: ") or "driver" in result.stderr, result.stderr

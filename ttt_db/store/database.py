@@ -94,7 +94,8 @@ def make_engine(location: DatabaseLocation) -> Engine:
 
 
 def database_exists(location: DatabaseLocation) -> bool:
-    """True when the location holds a database with the meta table (a file must exist first)."""
+    """True when the location holds a database with the meta table (a file must exist first);
+    DatabaseError when a server cannot be reached, so that nothing sets out to build into it."""
     if location.path is not None and not location.path.is_dir():
         if location.path.is_file() and not os.access(location.path, os.R_OK):
             raise DatabaseError(f"cannot read {location}: permission denied")
@@ -105,8 +106,8 @@ def database_exists(location: DatabaseLocation) -> bool:
     engine = make_engine(location)
     try:
         return inspect(engine).has_table(META)
-    except SQLAlchemyError:
-        return False
+    except SQLAlchemyError as error:  # refused, unreachable, bad credentials: nothing to build into
+        raise DatabaseError(f"cannot reach {location}: {str(error).splitlines()[0]}") from None
     finally:
         engine.dispose()
 

@@ -1,5 +1,5 @@
 """The ranked core in arrays: every level of a game solved by dense slots (`ttt_db.game.slots`,
-in arrays `ttt_db.game.slot_tables`), deepest first, holding two levels in memory, with no keys,
+in arrays `ttt_db.store.core_arrays`), deepest first, holding two levels in memory, with no keys,
 no edges and no forward pass (a slot's reachability is a local test: `block_state`)."""
 
 from __future__ import annotations
@@ -10,17 +10,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ttt_db.game.definition import Game
-from ttt_db.game.slot_tables import (
+from ttt_db.game.slots import level_slots
+from ttt_db.store.codes import DRAW_NOW, LOSS_NOW
+from ttt_db.store.core_arrays import (
     CODE,
-    DRAW_NOW,
-    LOSS_NOW,
     Codes,
     Tables,
     block_moves,
     block_state,
     representatives,
 )
-from ttt_db.game.slots import level_slots
 
 LevelProgress = Callable[[int, int], None]
 """Called as progress(slots done, slots of the level) while a level is solved."""

@@ -25,8 +25,8 @@ import numpy as np
 from builder.core import SolvedLevel, solve_core
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES
-from ttt_db.game.slot_tables import Codes
-from ttt_db.store.codes import CHUNK_SLOTS, ZSTD_LEVEL, chunk_checksum
+from ttt_db.store.codes import CHUNK_SLOTS, REMOTENESS_LIMIT, ZSTD_LEVEL, chunk_checksum, code_of
+from ttt_db.store.core_arrays import Codes
 from ttt_db.store.location import DatabaseLocation
 
 Progress = Callable[[str, int, int], None]
@@ -81,7 +81,7 @@ class CoreLevel:
 def value_counts(codes: Codes) -> dict[str, int]:
     """How many nonzero codes are losses, draws and wins for the side to move."""
     counts = np.bincount(codes, minlength=256)
-    return {value: int(counts[1 + 64 * rank : 65 + 64 * rank].sum()) for rank, value in enumerate(VALUES)}
+    return {value: int(counts[code_of(value, 0) : code_of(value, REMOTENESS_LIMIT - 1) + 1].sum()) for value in VALUES}
 
 
 def compress_level(game: Game, level: SolvedLevel) -> CoreLevel:

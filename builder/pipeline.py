@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.errors import DatabaseError
+from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location

@@ -25,9 +25,9 @@ from builder.write import PreparedSolution, level_columns, prepare
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES
-from ttt_db.game.slot_tables import Codes, Tables, expand_level
 from ttt_db.game.slots import board_of_slot
 from ttt_db.store.codes import value_of_code
+from ttt_db.store.core_arrays import Codes, Tables, expand_level
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.digest import levels_of_rows
 from ttt_db.store.encoding import REMOTENESS_BITS, REMOTENESS_MASK

@@ -2,7 +2,7 @@
 best-moves table), level by level in arrays.
 
 Each level's decision positions and their best moves come from the stored codes of the level and
-of its children (`ttt_db.game.slot_tables.block_moves`, the derivation the builder counts them
+of its children (`ttt_db.store.core_arrays.block_moves`, the derivation the builder counts them
 with), a block of slots at a time; nothing proportional to the game is held but two levels of
 codes. The database's own AIs answer in arrays (`NamedAI.core_answer`); any other AI is asked
 board by board, its boards sent ahead in batches. Failures are kept up to `FAILURES_KEPT`,
@@ -23,7 +23,9 @@ from ttt_db.checks.solved import StrongFailure, StrongResult, WeakResult, WeakSi
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Value, mover_at, opposite_value
-from ttt_db.game.slot_tables import (
+from ttt_db.game.slots import level_slots
+from ttt_db.game.symmetry import canonical_transform, transform_move
+from ttt_db.store.core_arrays import (
     Block,
     BlockMoves,
     Codes,
@@ -36,8 +38,6 @@ from ttt_db.game.slot_tables import (
     expand_level,
     representatives,
 )
-from ttt_db.game.slots import level_slots
-from ttt_db.game.symmetry import canonical_transform, transform_move
 
 if TYPE_CHECKING:
     from ttt_db.ais.registry import NamedAI

@@ -22,12 +22,19 @@ from ttt_db.game.rules import VALUES, Value
 CHUNK_SLOTS: Final = 1 << 16
 """Slots per compressed chunk: a lookup decompresses one chunk of at most this many bytes."""
 ZSTD_LEVEL: Final = 6
-_REMOTENESS_LIMIT: Final = 64
+REMOTENESS_LIMIT: Final = 64
+"""Remoteness runs below this (a board of at most 63 cells); each value's codes are this many."""
 
 
 def code_of(value: Value, remoteness: int) -> int:
     """The byte of a reachable representative slot."""
-    return 1 + VALUES.index(value) * _REMOTENESS_LIMIT + remoteness
+    return 1 + VALUES.index(value) * REMOTENESS_LIMIT + remoteness
+
+
+LOSS_NOW: Final = code_of("loss", 0)
+"""A finished board whose last mover has a line: a loss in 0 for the side to move."""
+DRAW_NOW: Final = code_of("draw", 0)
+"""A full board without a line: a draw in 0."""
 
 
 def value_of_code(code: int) -> tuple[Value, int] | None:
@@ -35,7 +42,7 @@ def value_of_code(code: int) -> tuple[Value, int] | None:
     writes (a value rank past `win`)."""
     if code == 0:
         return None
-    rank, remoteness = divmod(code - 1, _REMOTENESS_LIMIT)
+    rank, remoteness = divmod(code - 1, REMOTENESS_LIMIT)
     if rank >= len(VALUES):
         return None
     return VALUES[rank], remoteness

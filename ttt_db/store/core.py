@@ -112,7 +112,7 @@ class CoreReader:
         import numpy as np
 
         from ttt_db.game.rules import VALUES
-        from ttt_db.game.slot_tables import Tables, block_moves, boards_of_block, expand_level, move_of_worth
+        from ttt_db.store.core_arrays import Tables, block_moves, boards_of_block, expand_level, move_of_worth
 
         game = self.game
         tables = Tables(game)

@@ -1,6 +1,7 @@
-"""The array form of `ttt_db.game.slots`: ranks, boards and moves of whole blocks of slots at
-once, in numpy (imported only by the work that touches many boards: the builder, verify, the
-checks over the ranked core). tests/test_core.py holds it to the scalar form.
+"""The ranked core in arrays: the array form of `ttt_db.game.slots` (ranks and boards of whole
+blocks of slots at once) and of the core's codes (`ttt_db.store.codes`: every move's worth from
+its child's code), in numpy, imported only by the work that touches many boards: the builder,
+verify, the checks and the export over the core. tests/test_core.py holds it to the scalar form.
 
 A level's slots are taken a few thousand occupied sets at a time (a `Block`); all slots of one
 occupied set share it, so a child's slot is `rank(occupied + cell) * C(d + 1, o') +
@@ -20,7 +21,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ttt_db.game.definition import Game
+from ttt_db.game.rules import opposite_value, value_rank
 from ttt_db.game.slots import level_slots, o_count
+from ttt_db.store.codes import REMOTENESS_LIMIT, code_of, value_of_code
 
 Codes = npt.NDArray[np.uint8]
 Ints = npt.NDArray[np.int64]
@@ -28,26 +31,23 @@ Flags = npt.NDArray[np.bool_]
 
 BLOCK_SLOTS: Final = 1 << 19
 """Slots per block of work: its temporaries stay within a few tens of MB."""
-LOSS_NOW: Final = 1
-"""The code of a finished board whose last mover won: a loss in 0 for the side to move."""
-DRAW_NOW: Final = 1 + 64
-"""The code of a full board without a line: a draw in 0."""
 
 
 def _worth_tables() -> tuple[Codes, Codes]:
     """WORTH[child code]: the move's worth to the mover, larger is better (a win sooner, a draw
-    or a loss later; its value class is worth >> 6); CODE[worth]: the parent's code when that move
-    is its best."""
+    or a loss later; its value rank is worth >> 6, `move_of_worth` reads it); CODE[worth]: the
+    parent's code (`ttt_db.store.codes`) when that move is its best."""
     worth = np.zeros(256, np.uint8)
     code = np.zeros(256, np.uint8)
-    for child in range(1, 193):
-        value = -((child - 1) // 64 - 1)
-        remoteness = (child - 1) % 64 + 1
-        if remoteness > 63:
+    for child in range(256):
+        decoded = value_of_code(child)
+        if decoded is None or decoded[1] + 1 >= REMOTENESS_LIMIT:
             continue
-        key = (value + 1) * 64 + (63 - remoteness if value == 1 else remoteness)
+        value, remoteness = opposite_value(decoded[0]), decoded[1] + 1
+        rank = value_rank(value)
+        key = rank * REMOTENESS_LIMIT + (REMOTENESS_LIMIT - 1 - remoteness if value == "win" else remoteness)
         worth[child] = key
-        code[key] = 1 + (value + 1) * 64 + remoteness
+        code[key] = code_of(value, remoteness)
     return worth, code
 
 
@@ -285,8 +285,8 @@ def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, mas
 
 def move_of_worth(worth: int) -> tuple[int, int]:
     """(the move's value rank for the mover: 0 loss, 1 draw, 2 win; the plies left after it)."""
-    rank, low = divmod(worth, 64)
-    return rank, (63 - low if rank == 2 else low) - 1
+    rank, low = divmod(worth, REMOTENESS_LIMIT)
+    return rank, (REMOTENESS_LIMIT - 1 - low if rank == value_rank("win") else low) - 1
 
 
 def representatives(tables: Tables, block: Block) -> Flags:

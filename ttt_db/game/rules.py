@@ -6,6 +6,7 @@ These functions assume a well-formed board of `game` (tic-tac-toe unless given);
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, Literal
 
 from ttt_db.game.definition import TICTACTOE, Game
@@ -113,6 +114,27 @@ def value_for_mover(score: int, mover: Mark) -> Value:
     """`win`, `draw` or `loss` for `mover`, from a score on o's side."""
     signed = score if mover == "o" else -score
     return "win" if signed > 0 else "loss" if signed < 0 else "draw"
+
+
+def keeping_and_fastest(
+    moves: Sequence[tuple[int, Value, int]],
+) -> tuple[Value, tuple[int, ...], tuple[int, ...], int]:
+    """From each legal move's (move, value for the mover, plies left after it), at least one: the
+    best value, the moves that keep it, those of them that also win fastest or lose slowest (all
+    of them on a draw), and the plies the kept moves leave (the fewest on a win, else the most)."""
+    best = max(moves, key=lambda move: value_rank(move[1]))[1]
+    keeping = [(move, after) for move, value, after in moves if value == best]
+    plies = (min if best == "win" else max)(after for _, after in keeping)
+    fastest = [move for move, after in keeping if best == "draw" or after == plies]
+    return best, tuple(move for move, _ in keeping), tuple(fastest), plies
+
+
+def shortest_victory(value: Value, mover: Mark, plies: int, cells: int) -> int:
+    """The shortest-victory score, from o's side, of a game in which `mover`, to move, gets
+    `value` and the game ends after `plies` moves in all."""
+    if value == "draw":
+        return 0
+    return final_score(mover if value == "win" else other(mover), plies, shortest=True, cells=cells)
 
 
 def move_name(move: int, game: Game = TICTACTOE) -> str:

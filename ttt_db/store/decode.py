@@ -20,8 +20,9 @@ from ttt_db.game.rules import (
     VALUES,
     Value,
     final_score,
+    keeping_and_fastest,
     mover_at,
-    other,
+    shortest_victory,
     side_to_move,
     status,
     value_for_mover,
@@ -132,23 +133,16 @@ def check_row_agrees(
         if found != expected:
             raise DatabaseDamagedError(f"score, remoteness, shortest-victory score {found} on a finished board", where)
         return
-    top = max(VALUES.index(value) for _, value, _ in analyses)
-    if VALUES[top] != row.value:
-        raise DatabaseDamagedError(f"value {row.value!r}, but the best move is a {VALUES[top]}", where)
-    keeping = {move: after for move, value, after in analyses if VALUES.index(value) == top}
-    if set(best) != keeping.keys():
+    best_value, keeping, fastest, plies = keeping_and_fastest(analyses)
+    if best_value != row.value:
+        raise DatabaseDamagedError(f"value {row.value!r}, but the best move is a {best_value}", where)
+    if set(best) != set(keeping):
         raise DatabaseDamagedError(
             f"best moves {list(best)}, but the moves that keep the value are {sorted(keeping)}", where
         )
-    chosen = min(keeping.values()) if row.value == "win" else max(keeping.values())
-    if row.remoteness != chosen + 1:
-        raise DatabaseDamagedError(f"remoteness {row.remoteness}, but the best moves leave {chosen} plies", where)
-    if row.value == "draw":
-        expected_sv, fastest = 0, best
-    else:
-        winner = mover if row.value == "win" else other(mover)
-        expected_sv = final_score(winner, depth + row.remoteness, shortest=True, cells=game.cells)
-        fastest = tuple(move for move in best if keeping[move] == chosen)
+    if row.remoteness != plies + 1:
+        raise DatabaseDamagedError(f"remoteness {row.remoteness}, but the best moves leave {plies} plies", where)
+    expected_sv = shortest_victory(row.value, mover, depth + row.remoteness, game.cells)
     if row.sv_score != expected_sv:
         raise DatabaseDamagedError(f"shortest-victory score {row.sv_score}, but the value says {expected_sv}", where)
     if shortest != fastest:

@@ -16,11 +16,13 @@ from ttt_db.game.rules import (
     Value,
     empty_cells,
     final_score,
+    keeping_and_fastest,
     move_name,
     mover_at,
     opposite_value,
     other,
     play,
+    shortest_victory,
     status,
     swap_marks,
     value_rank,
@@ -168,23 +170,16 @@ class Position:
         mover = mover_at(depth)
         value, remoteness = own
         analyses = [MoveAnalysis(move, move_value, after, game) for move, move_value, after in moves]
-        top = max((value_rank(a.value) for a in analyses), default=0)
-        keeping = [a for a in analyses if value_rank(a.value) == top]
-        if value == "draw" or not keeping:
-            fastest = keeping
-        else:
-            chosen = (min if value == "win" else max)(a.remoteness for a in keeping)
-            fastest = [a for a in keeping if a.remoteness == chosen]
-        cells = game.cells
+        keeping: tuple[int, ...] = ()
+        fastest: tuple[int, ...] = ()
+        if moves:
+            _, keeping, fastest, _ = keeping_and_fastest(moves)
         if board_status != "playing":
-            score, sv_score = (
-                final_score(board_status, depth),
-                final_score(board_status, depth, shortest=True, cells=cells),
-            )
+            score = final_score(board_status, depth)
+            sv_score = final_score(board_status, depth, shortest=True, cells=game.cells)
         else:
             score = (value_rank(value) - 1) * (1 if mover == "o" else -1)
-            winner = mover if value == "win" else other(mover)
-            sv_score = 0 if value == "draw" else final_score(winner, depth + remoteness, shortest=True, cells=cells)
+            sv_score = shortest_victory(value, mover, depth + remoteness, game.cells)
         return cls(
             board=board,
             canonical=canonical_board(board, game),
@@ -196,8 +191,8 @@ class Position:
             value=value,
             remoteness=remoteness,
             sv_score=sv_score,
-            best_moves=tuple(a.move for a in keeping),
-            best_moves_shortest=tuple(a.move for a in fastest),
+            best_moves=keeping,
+            best_moves_shortest=fastest,
             moves=tuple(analyses),
             playout=None,
             paths=None,

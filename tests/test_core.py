@@ -313,3 +313,17 @@ def test_the_weak_check_of_the_database_ais_over_the_core_visits_what_the_search
             assert not core.has_rows
             found = run_checks(load_ai(ai, lambda: core, game), core, strong=False).to_document()
         assert found == searched and found["weak"]["o"]["visited"] > 0
+
+
+@pytest.mark.parametrize("name", ["ai1s", "ai14s", "dls@3"])
+def test_a_weak_check_over_the_core_alone_names_the_same_counterexample_and_decisive_mistake(
+    core_only_path: Path, db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.report import run_checks
+
+    expected = run_checks(load_ai(name), db, strong=False).to_document()
+    monkeypatch.setattr(definition, "ROWS_MAX_CELLS", 8)
+    with open_database(core_only_path) as core:
+        found = run_checks(load_ai(name), core, strong=False).to_document()
+    assert found == expected

@@ -151,7 +151,7 @@ def run_checks(
         )
     if strong_result is not None:
         boards = [failure.board for failure in strong_result.failures]
-        failing = db.stored_positions(boards) if db.has_rows else [db.lookup(board) for board in boards]
+        failing = db.stored_positions(boards)
         strong_result.failures = [
             replace(failure, moves=position.moves)
             for failure, position in zip(strong_result.failures, failing, strict=True)

@@ -406,9 +406,15 @@ class SolutionDatabase:
     def stored_positions(self, boards: Iterable[str]) -> list[Position]:
         """Positions (o first) of boards in any orientation, in the order given: each is the
         row of its canonical image, transformed back; rows not yet cached are read in a few
-        queries. PositionNotFoundError for a board whose canonical image has no row."""
+        queries. PositionNotFoundError for a board whose canonical image has no row. A game stored
+        as its core alone derives each position from the core."""
         game = self.game
         wanted = list(boards)
+        if not self.has_rows:
+            for board in dict.fromkeys(wanted):
+                if board not in self._stored:
+                    self._stored[board] = Position.from_core(board, game, self.core.value_of)
+            return [self._stored[board] for board in wanted]
         images = {
             board: canonical_transform(board, game) for board in dict.fromkeys(wanted) if board not in self._stored
         }
@@ -428,9 +434,6 @@ class SolutionDatabase:
         return [self._stored[board] for board in wanted]
 
     def _position(self, board: Board) -> Position:
-        if not self.has_rows:
-            position = Position.from_core(board.stored_cells, self.game, self.core.value_of)
-            return position.with_marks_swapped() if board.swapped else position
         try:
             position = self.stored_positions([board.stored_cells])[0]
         except PositionNotFoundError:

@@ -23,6 +23,7 @@ import msgpack
 import numpy as np
 
 from builder.core import SolvedLevel, solve_core
+from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES
 from ttt_db.store.codes import CHUNK_SLOTS, REMOTENESS_LIMIT, ZSTD_LEVEL, chunk_checksum, code_of
@@ -106,12 +107,42 @@ def compress_level(game: Game, level: SolvedLevel) -> CoreLevel:
     )
 
 
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
 class WorkFolder:
-    """Where a build keeps its finished levels until the database is written."""
+    """Where a build keeps its finished levels until the database is written; the build that
+    works in it writes its process id there (`claim`), so a second build of the same database
+    is refused while the first runs, and takes over once it has stopped."""
 
     def __init__(self, path: Path, game: Game) -> None:
         self.path = path
         self.game = game
+
+    def claim(self) -> list[CoreLevel]:
+        """The levels an earlier build finished here (none: the folder is started afresh), the
+        folder marked as this build's; DatabaseError when another running build works in it."""
+        try:
+            owner = int((self.path / "owner.pid").read_text())
+        except (OSError, ValueError):
+            owner = None
+        if owner is not None and owner != os.getpid() and process_alive(owner):
+            raise DatabaseError(
+                f"another build of this database is running (process {owner}, working in {self.path}): "
+                "wait for it to finish, or stop it"
+            )
+        done = self.finished()
+        if not done:
+            self.reset()
+        _write_whole(self.path / "owner.pid", lambda stream: stream.write(str(os.getpid()).encode()))
+        return done
 
     def _level_file(self, depth: int) -> Path:
         return self.path / f"level-{depth:02d}.msgpack"
@@ -187,9 +218,7 @@ class CoreBuild:
 
 def build_core(game: Game, folder: WorkFolder, progress: Progress) -> CoreBuild:
     """Solve every level not finished by an earlier build into `folder`; every level, by depth."""
-    done = folder.finished()
-    if not done:
-        folder.reset()
+    done = folder.claim()
     start = folder.start(done)
     levels = {level.depth: level for level in done}
     for solved in solve_core(game, lambda depth, d, t: progress(f"level {depth}", d, t), start):

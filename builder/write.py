@@ -16,7 +16,7 @@ import numpy as np
 from sqlalchemy import Connection, delete, insert, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from builder.levels import CoreBuild, CoreLevel
+from builder.levels import CoreBuild, CoreLevel, process_alive
 from builder.solver import DRAW, PLAYING, Keys, Progress, Solution, level_moves, node_lists
 from ttt_db import __version__
 from ttt_db.errors import DatabaseError
@@ -390,23 +390,13 @@ def _writable_folder(path: Path) -> None:
         raise DatabaseError(f"cannot write {path}: permission denied (the folder is read-only)")
 
 
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True
-
-
 def remove_stale_temporaries(path: Path) -> list[Path]:
     """Delete what killed builds of `path` left behind (`.NAME.PID.tmp` and its SQLite journal
     files) when that PID is no longer running; a running build's files are left alone."""
     removed = []
     for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp*"):
         pid_text = leftover.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _process_alive(int(pid_text)):
+        if pid_text.isdigit() and int(pid_text) != os.getpid() and not process_alive(int(pid_text)):
             leftover.unlink(missing_ok=True)
             removed.append(leftover)
     return removed

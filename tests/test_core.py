@@ -27,6 +27,7 @@ from ttt_db.game.slots import board_of_slot, level_slots, representative, slot_o
 from ttt_db.store.codes import chunk_checksum, value_of_code
 from ttt_db.store.core_arrays import Tables, expand_level
 from ttt_db.store.database import SolutionDatabase, open_database
+from ttt_db.store.location import DatabaseLocation
 
 REBUILD = "rebuild it with `ttt-db build --force`"
 SMALL_GAMES = ["3x3k3", "2x2k2", "3x3k2", "2x4k3", "1x5k3", "2x5k3"]
@@ -327,3 +328,25 @@ def test_a_weak_check_over_the_core_alone_names_the_same_counterexample_and_deci
     with open_database(core_only_path) as core:
         found = run_checks(load_ai(name), core, strong=False).to_document()
     assert found == expected
+
+
+def test_a_second_build_of_one_database_is_refused_while_the_first_runs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from ttt_db.errors import DatabaseError
+
+    path = tmp_path / "db.sqlite"
+    folder = builder.levels.work_folder(DatabaseLocation(f"sqlite:///{path}", path), Game.parse("3x3k3"))
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        folder.path.mkdir()
+        (folder.path / "owner.pid").write_text(str(running.pid))
+        with pytest.raises(DatabaseError) as refused:
+            build_database(path)
+        assert str(refused.value).startswith(f"another build of this database is running (process {running.pid},")
+    finally:
+        running.kill()
+        running.wait()
+    assert build_database(path).built  # the first has stopped: this one takes the folder over
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite"]

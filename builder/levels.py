@@ -214,6 +214,7 @@ def work_folder(location: DatabaseLocation, game: Game) -> WorkFolder:
 class CoreBuild:
     levels: list[CoreLevel]  # by depth, 0 first
     resumed_at: int | None  # the shallowest level an earlier, killed build had finished
+    codes: dict[int, Codes]  # every reachable slot's code of the levels solved in this run, where kept
 
 
 def build_core(game: Game, folder: WorkFolder, progress: Progress) -> CoreBuild:
@@ -221,8 +222,11 @@ def build_core(game: Game, folder: WorkFolder, progress: Progress) -> CoreBuild:
     done = folder.claim()
     start = folder.start(done)
     levels = {level.depth: level for level in done}
+    codes: dict[int, Codes] = {}
     for solved in solve_core(game, lambda depth, d, t: progress(f"level {depth}", d, t), start):
         level = compress_level(game, solved)
         folder.save(solved, level)
         levels[solved.depth] = level
-    return CoreBuild([levels[depth] for depth in range(game.cells + 1)], start[0] if start else None)
+        if game.keeps_extras:  # small levels: the extras read them instead of expanding the stored ones
+            codes[solved.depth] = solved.codes
+    return CoreBuild([levels[depth] for depth in range(game.cells + 1)], start[0] if start else None, codes)

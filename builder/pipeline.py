@@ -17,7 +17,7 @@ from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 
 if TYPE_CHECKING:
-    from builder.solver import Progress
+    from builder.levels import Progress
 
 logger = logging.getLogger("builder")
 
@@ -56,9 +56,9 @@ def build_database(
     is there. A build that was stopped part-way is resumed above its last finished level, which
     `notice` is told."""
     # imported here so that opening an existing database does not pay for the builder (numpy)
+    from builder.extras import solve_extras
     from builder.levels import build_core, work_folder
-    from builder.solver import solve_game
-    from builder.write import BuildContent, check_ownership, prepare, write_solution
+    from builder.write import BuildContent, check_ownership, write_solution
 
     location = resolve_location(db, game)
     started = time.perf_counter()
@@ -81,8 +81,8 @@ def build_database(
             f"solved already (kept in {folder.path})"
         )
     core = build_core(game, folder, progress)
-    rich = prepare(solve_game(game, progress)) if game.keeps_rows else None
-    content = BuildContent(game, core, rich, None if reproducible else started)
+    extras = solve_extras(game, core) if game.keeps_extras else None
+    content = BuildContent(game, core, extras, None if reproducible else started)
     write_solution(location, content, _build_time(), progress)
     folder.remove()
     return BuildSummary(

@@ -1,4 +1,4 @@
-"""Write a `Solution` into a database: SQLite files atomically, other URLs in one transaction."""
+"""Write a solved game into a database: SQLite files atomically, other URLs in one transaction."""
 
 from __future__ import annotations
 
@@ -6,229 +6,104 @@ import glob
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from sqlalchemy import Connection, delete, insert, inspect, select
+from sqlalchemy import Connection, delete, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
-from builder.levels import CoreBuild, CoreLevel, process_alive
-from builder.solver import DRAW, PLAYING, Keys, Progress, Solution, level_moves, node_lists
+from builder.extras import ExtrasLevel
+from builder.levels import CoreBuild, CoreLevel, Progress, process_alive
 from ttt_db import __version__
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import STATUSES, VALUES, mover_at, value_for_mover
-from ttt_db.store.checksum import (
-    DEPTH_FIELDS,
-    MARK_CODES,
-    META_CHECK_KEY,
-    MOVES_FIELDS,
-    ROW_FIELDS,
-    blob_checksum,
-    checksum,
-    checksums,
-    depth_numbers,
-    folded_columns,
-    meta_checksum,
-    seed,
-)
+from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
 from ttt_db.store.codes import CHUNK_SLOTS, value_of_code
 from ttt_db.store.database import make_engine
 from ttt_db.store.digest import ContentDigest
-from ttt_db.store.encoding import REMOTENESS_BITS, encode_keys
 from ttt_db.store.location import DatabaseLocation
-from ttt_db.store.schema import SCHEMA_VERSION, Base, CoreChunkRow, DepthCount, MetaEntry, NodeList, PositionRow
-from ttt_db.store.tables import CORE_COLUMNS, LEGACY_OWNER_KEYS, OWNER_KEY, OWNER_VALUE, POSITION_COLUMNS
-
-_VALUE_NAMES = np.array(VALUES, dtype=object)  # by signed value + 1
-_STATUS_NAMES = np.array(STATUSES, dtype=object)
-_CHUNK_ROWS = 50_000  # rows per executemany
+from ttt_db.store.schema import SCHEMA_VERSION, Base, CoreChunkRow, DepthCount, ExtrasChunkRow, MetaEntry
+from ttt_db.store.tables import (
+    CORE_COLUMNS,
+    EXTRAS_COLUMNS,
+    LEGACY_OWNER_KEYS,
+    LEGACY_TABLES,
+    OWNER_KEY,
+    OWNER_VALUE,
+)
 
 
 def rules_of(game: Game) -> dict[str, Any]:
     return {"game": game.name, "rows": game.rows, "columns": game.columns, "in_a_row": game.k, "first": "o"}
 
 
-def level_columns(solution: Solution, depth: int) -> list[list[Any]]:
-    """The position columns of one level in table column order (`ttt_db.store.tables.POSITION_COLUMNS`),
-    each derived for the whole level at once, rows in key order."""
-    game = solution.game
-    level = solution.levels[depth]
-    following = solution.levels[depth + 1] if depth + 1 < len(solution.levels) else None
-    moves = level_moves(level, following)
-    count, cells = len(level.keys), game.cells
-    playing = level.status == PLAYING
-    mover = mover_at(depth)
-    mover_sign = 1 if mover == "o" else -1
-    signed = np.where(playing, mover_sign * level.score, np.where(level.status == DRAW, 0, -1))
-    best = np.zeros(count, np.int64)
-    best_shortest = np.zeros(count, np.int64)
-    values = np.zeros((count, cells), np.uint8)
-    if len(moves.playing):
-        bits = np.left_shift(1, level.edge_move)
-        best[moves.playing] = np.bitwise_or.reduceat(np.where(moves.best, bits, 0), moves.starts)
-        best_shortest[moves.playing] = np.bitwise_or.reduceat(np.where(moves.best_shortest, bits, 0), moves.starts)
-        # (rank + 1) << 5 | remoteness, the rank 0 loss, 1 draw, 2 win (ttt_db.store.encoding)
-        values[level.edge_parent, level.edge_move] = (moves.value_codes + 2) << REMOTENESS_BITS | moves.child_remoteness
-    packed_values = values.tobytes()
-    by_name = {  # the row's integers as ttt_db.store.checksum folds them (status: its codes already)
-        "key": level.keys,
-        "depth": np.full(count, depth),
-        "status": level.status,
-        "to_move": np.where(playing, MARK_CODES[mover], MARK_CODES[None]),
-        "score": level.score,
-        "value": signed + 1,  # VALUE_CODES
-        "remoteness": level.remoteness,
-        "sv_score": level.sv_score,
-        "best_moves": best,
-        "best_moves_shortest": best_shortest,
-        "move_values": values,
-        "o_wins": level.playout[:, 0],
-        "x_wins": level.playout[:, 1],
-        "draws": level.playout[:, 2],
-        "paths": level.paths,
-        "orbit": level.orbit,
-    }
-    moves_check = checksums(seed(game.name, "moves"), folded_columns(by_name, MOVES_FIELDS))
-    row_check = checksums(seed(game.name, "row"), folded_columns(by_name, ROW_FIELDS))
-    return [
-        level.keys.tolist(),
-        [depth] * count,
-        _STATUS_NAMES[level.status].tolist(),
-        [mover if on else None for on in playing.tolist()],
-        level.score.tolist(),
-        _VALUE_NAMES[signed + 1].tolist(),
-        level.remoteness.tolist(),
-        level.sv_score.tolist(),
-        best.tolist(),
-        best_shortest.tolist(),
-        [packed_values[i : i + cells] for i in range(0, count * cells, cells)],
-        level.playout[:, 0].tolist(),
-        level.playout[:, 1].tolist(),
-        level.playout[:, 2].tolist(),
-        level.paths.tolist(),
-        level.orbit.tolist(),
-        moves_check.tolist(),
-        row_check.tolist(),
-    ]
-
-
-def levels_of_columns(solution: Solution) -> Iterator[tuple[int, list[list[Any]]]]:
-    for depth in range(len(solution.levels)):
-        yield depth, level_columns(solution, depth)
-
-
-@dataclass
-class PreparedSolution:
-    """What the writer stores beside the rows, derived once."""
-
-    solution: Solution
-    node_lists: dict[str, Keys]
-    figures: dict[str, Any]
-
-    @property
-    def depth_columns(self) -> list[list[int]]:
-        s = self.solution
-        return [s.tree_nodes_by_depth, s.positions_by_depth, s.canonical_by_depth]
-
-    @cached_property
-    def encoded_lists(self) -> dict[str, tuple[int, bytes]]:
-        """Each node list as stored: (size, encoded keys)."""
-        return {name: (len(keys), encode_keys(keys)) for name, keys in self.node_lists.items()}
-
-
-def prepare(solution: Solution) -> PreparedSolution:
-    lists = node_lists(solution)
-    return PreparedSolution(solution, lists, build_figures(solution, lists))
-
-
 @dataclass
 class BuildContent:
-    """Everything a build writes: the ranked core of every game, and the rows, node lists and
-    random-play odds of a game of at most `ttt_db.game.definition.ROWS_MAX_CELLS` cells (`rich`)."""
+    """Everything a build writes: the ranked core of every game, and the extras (random-play odds
+    and paths) of a game of at most `ttt_db.game.definition.EXTRAS_MAX_CELLS` cells."""
 
     game: Game
     core: CoreBuild
-    rich: PreparedSolution | None
+    extras: list[ExtrasLevel] | None
     started: float | None = None
 
     @cached_property
     def figures(self) -> dict[str, Any]:
-        figures = core_figures(self.game, self.core.levels)
-        if self.rich is None:
-            return figures
-        rich = self.rich.figures
-        for key in figures:
-            if rich[key] != figures[key]:  # two solves of one game: a bug, never a user's error
-                raise AssertionError(f"the core and the rows disagree on {key}: {figures[key]} and {rich[key]}")
-        return rich
+        figures = core_figures(self.game, self.core.levels, empty_code(self.core.levels[0]))
+        if self.extras is not None:
+            tree_nodes = sum(level.tree_nodes for level in self.extras)
+            figures = {"game": figures.pop("game"), "tree_nodes": tree_nodes} | figures
+        return figures
 
     @property
     def depth_columns(self) -> tuple[list[int | None], list[int], list[int]]:
-        """Tree nodes (not counted without rows), positions and classes, by depth."""
-        if self.rich is not None:
-            tree_nodes, positions, canonical = self.rich.depth_columns
-            return list(tree_nodes), positions, canonical
-        levels = self.core.levels
-        return [None] * len(levels), [level.positions for level in levels], [level.canonical for level in levels]
+        """Tree nodes (counted where the extras are kept), positions and classes, by depth, to the
+        deepest level a game reaches."""
+        levels = self.core.levels[: reached_depths(self.core.levels)]
+        tree_nodes: list[int | None] = (
+            [level.tree_nodes for level in self.extras[: len(levels)]]
+            if self.extras is not None
+            else [None] * len(levels)
+        )
+        return tree_nodes, [level.positions for level in levels], [level.canonical for level in levels]
 
-    @property
-    def encoded_lists(self) -> dict[str, tuple[int, bytes]]:
-        return self.rich.encoded_lists if self.rich is not None else {}
+
+def reached_depths(levels: Sequence[CoreLevel]) -> int:
+    """How many levels, from the empty board on, hold a position: games can end before the board
+    is full (2x2k2 by depth 3), and the depth table stops there."""
+    count = len(levels)
+    while count > 1 and levels[count - 1].positions == 0:
+        count -= 1
+    return count
 
 
-def core_figures(game: Game, levels: list[CoreLevel]) -> dict[str, Any]:
-    """The figures the core alone gives: positions and classes, their values, the empty board's."""
+def empty_code(level: CoreLevel) -> int:
+    """The code of the empty board: level 0's one slot."""
     import zstandard
 
-    empty = value_of_code(zstandard.ZstdDecompressor().decompress(levels[0].chunks[0].blob)[0])
+    return zstandard.ZstdDecompressor().decompress(level.chunks[0].blob)[0]
+
+
+def core_figures(game: Game, levels: Sequence[CoreLevel], empty_board: int) -> dict[str, Any]:
+    """The figures the core gives: positions and classes, in play and decision positions, their
+    values, the empty board's (from its code)."""
+    empty = value_of_code(empty_board)
     if empty is None:
         raise AssertionError("the empty board has no code")
+    counts = {name: sum(level.counts[name] for level in levels) for name in levels[0].counts}
     return {
         "game": game.name,
         "positions": sum(level.positions for level in levels),
         "canonical_positions": sum(level.canonical for level in levels),
+        **counts,
         "values": {value: sum(level.values[value] for level in levels) for value in ("win", "loss", "draw")},
         "values_canonical": {
             value: sum(level.values_canonical[value] for level in levels) for value in ("win", "loss", "draw")
         },
         "empty_board": {"value": empty[0], "remoteness": empty[1]},
-        **{name: sum(level.counts[name] for level in levels) for name in levels[0].counts},
-    }
-
-
-def build_figures(solution: Solution, lists: dict[str, Keys]) -> dict[str, Any]:
-    """The figures of the build, as stored in the meta table and checked by `verify`."""
-    values = {"win": 0, "loss": 0, "draw": 0}
-    values_canonical = {"win": 0, "loss": 0, "draw": 0}
-    for level in solution.levels:
-        mover_sign = 1 if level.depth % 2 == 0 else -1
-        playing = level.status == PLAYING
-        signed = np.where(playing, mover_sign * level.score, np.where(level.status == DRAW, 0, -1))
-        for code, name in enumerate(_VALUE_NAMES.tolist(), start=-1):
-            chosen = signed == code
-            values[name] += int(level.orbit[chosen].sum())
-            values_canonical[name] += int(chosen.sum())
-    empty = solution.levels[0]
-    return {
-        "game": solution.game.name,
-        "tree_nodes": sum(solution.tree_nodes_by_depth),
-        "positions": len(lists["all"]),
-        "canonical_positions": len(lists["canonical"]),
-        "playing": len(lists["playing"]),
-        "playing_canonical": len(lists["playing_canonical"]),
-        "decision": len(lists["decision"]),
-        "decision_canonical": len(lists["decision_canonical"]),
-        "values": values,
-        "values_canonical": values_canonical,
-        "empty_board": {
-            "value": value_for_mover(int(empty.score[0]), "o") if empty.status[0] == PLAYING else "draw",
-            "remoteness": int(empty.remoteness[0]),
-        },
     }
 
 
@@ -240,7 +115,7 @@ def _meta_rows(prepared: BuildContent, built_at: str, digest: str) -> list[dict[
         "package_version": __version__,
         "built_at": built_at,
         "figures": prepared.figures,
-        "format": {"core_chunk_slots": CHUNK_SLOTS, "core_codec": "zstd", "rows": prepared.rich is not None},
+        "format": {"core_chunk_slots": CHUNK_SLOTS, "codec": "zstd", "extras": prepared.extras is not None},
         "content_sha256": digest,
     }
     if prepared.started is not None:  # the whole build but the final commit: solve, prepare, write
@@ -300,22 +175,17 @@ def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progr
         for table in reversed(Base.metadata.sorted_tables):
             conn.execute(delete(table))
     else:
+        existing = set(inspect(conn).get_table_names())
+        for name in LEGACY_TABLES if version is not None else ():  # an older schema's, proven ours by its meta
+            if name in existing:
+                conn.execute(text(f"DROP TABLE {name}"))
         Base.metadata.drop_all(conn)
         Base.metadata.create_all(conn)
     digest = ContentDigest()
     _write_core(conn, prepared.core, digest, progress)
-    if prepared.rich is not None:
-        _write_rows(conn, prepared.rich.solution, digest, progress)
-    game = prepared.game.name
-    if prepared.encoded_lists:
-        conn.execute(
-            insert(NodeList),
-            [
-                {"name": name, "size": size, "boards": blob, "checksum": blob_checksum(game, "list", name, size, blob)}
-                for name, (size, blob) in prepared.encoded_lists.items()
-            ],
-        )
-    depth_seed = seed(game, "depth")
+    if prepared.extras is not None:
+        _write_extras(conn, prepared.extras, digest)
+    depth_seed = seed(prepared.game.name, "depth")
     conn.execute(
         insert(DepthCount),
         [
@@ -323,9 +193,7 @@ def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progr
             for counts in ((depth, *row) for depth, row in enumerate(zip(*prepared.depth_columns, strict=True)))
         ],
     )
-    conn.execute(
-        insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(prepared.encoded_lists, prepared.depth_columns))
-    )
+    conn.execute(insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(prepared.depth_columns)))
 
 
 def _write_core(conn: Connection, core: CoreBuild, digest: ContentDigest, progress: Progress) -> None:
@@ -334,26 +202,20 @@ def _write_core(conn: Connection, core: CoreBuild, digest: ContentDigest, progre
     statement = _insert_statement(conn, CoreChunkRow.__tablename__, CORE_COLUMNS)
     for level in core.levels:
         rows = [(level.depth, c.chunk, c.slots, c.blob, c.checksum) for c in level.chunks]
-        digest.add_core(level.depth, rows)
+        digest.add_chunks("core", level.depth, rows)
         for start in range(0, len(rows), 1_000):
             conn.exec_driver_sql(statement, rows[start : start + 1_000])
         written += len(rows)
         progress("write levels", written, total)
 
 
-def _write_rows(conn: Connection, solution: Solution, digest: ContentDigest, progress: Progress) -> None:
-    total = sum(solution.canonical_by_depth)
-    written = 0
-    statement = _insert_statement(conn, PositionRow.__tablename__, POSITION_COLUMNS)
-    for depth, columns in levels_of_columns(solution):
-        digest.add_level(depth, columns)
-        rows = list(zip(*columns, strict=True))
-        for start in range(0, len(rows), _CHUNK_ROWS):
-            chunk = rows[start : start + _CHUNK_ROWS]
-            conn.exec_driver_sql(statement, chunk)
-            written += len(chunk)
-            progress("write rows", written, total)
-    progress("write rows", total, total)
+def _write_extras(conn: Connection, extras: list[ExtrasLevel], digest: ContentDigest) -> None:
+    statement = _insert_statement(conn, ExtrasChunkRow.__tablename__, EXTRAS_COLUMNS)
+    for level in extras:
+        rows = [(level.depth, c.chunk, c.classes, c.blob, c.checksum) for c in level.chunks]
+        digest.add_chunks("extras", level.depth, rows)
+        for start in range(0, len(rows), 1_000):
+            conn.exec_driver_sql(statement, rows[start : start + 1_000])
 
 
 def _insert_statement(conn: Connection, table: str, columns: tuple[str, ...]) -> str:

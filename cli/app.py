@@ -218,15 +218,19 @@ def export(
     game: GameOption = TICTACTOE,
     db: DbOption = None,
 ) -> None:
-    """Every position (o moved first) as one record: JSON lines or CSV. A game over 16 cells is
-    streamed from its ranked core, level by level, without random-play odds or paths."""
+    """Every position (o moved first) as one record, JSON lines or CSV, streamed from the ranked
+    core level by level (a game over 16 cells without random-play odds and paths)."""
     from ttt_db.store.export import write_csv, write_jsonl
 
     writer = write_csv if format is ExportFormat.csv else write_jsonl
     with open_db(db, game) as database:
-        if not database.has_rows:
+        if not database.has_extras:
             positions = database.meta()["figures"]["positions"]
-            typer.echo(f"exporting {positions:,} positions of {game}, streamed from its core by depth", err=True)
+            typer.echo(
+                f"exporting {positions:,} positions of {game}, streamed from its core by depth "
+                "(without random-play odds and paths)",
+                err=True,
+            )
         if output is None:
             writer(database.all_positions(), sys.stdout)
             return

@@ -10,7 +10,7 @@ import pytest
 import builder.write
 from builder import build_database
 
-DATA_TABLES = ("ttt_positions", "ttt_node_lists", "ttt_depth_counts")
+DATA_TABLES = ("ttt_core", "ttt_extras", "ttt_depth_counts")
 
 
 def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
@@ -51,7 +51,7 @@ def test_a_failed_build_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytes
     def interrupted(*args: object) -> list[object]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(builder.write, "levels_of_columns", interrupted)
+    monkeypatch.setattr(builder.write, "_write_extras", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_database(path, force=True)
     assert path.read_bytes() == before  # the old database is untouched
@@ -74,8 +74,9 @@ def test_database_file_within_budget(db_path: Path) -> None:
     assert db_path.stat().st_size <= 2_000_000
 
 
-def test_the_readers_column_list_is_the_models() -> None:
-    from ttt_db.store.schema import PositionRow
-    from ttt_db.store.tables import POSITION_COLUMNS
+def test_the_readers_column_lists_are_the_models() -> None:
+    from ttt_db.store.schema import CoreChunkRow, ExtrasChunkRow
+    from ttt_db.store.tables import CORE_COLUMNS, EXTRAS_COLUMNS
 
-    assert tuple(column.name for column in PositionRow.__table__.columns) == POSITION_COLUMNS
+    assert tuple(column.name for column in CoreChunkRow.__table__.columns) == CORE_COLUMNS
+    assert tuple(column.name for column in ExtrasChunkRow.__table__.columns) == EXTRAS_COLUMNS

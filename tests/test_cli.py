@@ -163,13 +163,23 @@ def test_info(run, db_path: Path) -> None:
     assert [d["tree_nodes"] for d in document["depths"]][-1] == 127872
 
 
-def test_verify_ok_and_tampered(run, altered_copy) -> None:
+def test_verify_ok_and_tampered(run, db_path: Path, tmp_path: Path) -> None:
+    from forging import forge_code
+
+    from ttt_db.game.definition import TICTACTOE
+    from ttt_db.store.codes import code_of
+
     ok = run("verify")
     assert ok.exit_code == 0 and ok.stdout.startswith("ok: ")
-    tampered = altered_copy("update ttt_positions set score = -1 where key = 3")
+    tampered = tmp_path / "tampered.sqlite"
+    tampered.write_bytes(db_path.read_bytes())
+    depth, slot = forge_code(tampered, ".......o.", code_of("win", 7), TICTACTOE)  # a draw in 8
     bad = run("verify", "--db", str(tampered))
     assert bad.exit_code == 1
-    assert bad.stdout.splitlines()[0] == "damaged row: .......o.: score: found -1, expected 0"
+    found = bad.stdout.splitlines()[0]
+    assert found.startswith("damaged row: ") and found.endswith(
+        f": core code win in 7, its children give draw in 8 (level {depth} slot {slot})"
+    )
 
 
 def test_export_to_file_and_stdout(run, tmp_path: Path) -> None:

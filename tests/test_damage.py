@@ -5,6 +5,7 @@ damage and exits 1."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,101 +13,73 @@ from pathlib import Path
 import pytest
 
 from builder.write import remove_stale_temporaries
-from ttt_db.game.definition import TICTACTOE
-from ttt_db.store.database import open_database
 from ttt_db.store.tables import SCHEMA_VERSION
 
 REBUILD = "rebuild it with `ttt-db build --force`"
 
 
-def test_a_row_moved_to_another_key_is_refused(run, altered_copy) -> None:
-    """Rows are found by their integer key (SQLite's rowid, no separate index to go stale), the
-    board itself: a row moved to another key leaves its board without an answer, and stands at a
-    board that is not the smallest of its images."""
-    edge = TICTACTOE.key(".......o.")  # the canonical image of an o on an edge
-    moved = TICTACTOE.key(".....o...")
-    damaged = altered_copy(f"update ttt_positions set key = {moved} where key = {edge}")
-    answered = run("best-moves", ".o.......", "--db", str(damaged))
-    assert answered.exit_code == 2 and answered.stdout == ""
+def test_a_chunk_moved_to_another_level_is_refused(run, altered_copy) -> None:
+    """Each chunk's checksum is seeded with its level and number: level 1's chunk copied over
+    level 2's is no answer for level 2."""
+    damaged = altered_copy(
+        "update ttt_core set codes = (select codes from ttt_core where depth = 1), "
+        "checksum = (select checksum from ttt_core where depth = 1) where depth = 2"
+    )
+    answered = run("best-moves", "ox.......", "--db", str(damaged))
+    assert (answered.exit_code, answered.stdout) == (2, "")
     assert answered.stderr == (
-        f"error: the database is damaged (no row for board '.o.......', table ttt_positions): {REBUILD}\n"
+        "error: the database is damaged (a chunk of the core does not match its checksum, "
+        f"table ttt_core, level 2 chunk 0): {REBUILD}\n"
     )
     verified = run("verify", "--db", str(damaged))
     assert verified.exit_code == 1
-    assert "damaged row: .......o.: no row (a fresh solve has one at depth 1)" in verified.stdout
+    assert "damaged row: table ttt_core, level 2 chunk 0: a chunk of the core does not match its checksum" in (
+        verified.stdout
+    )
 
 
-CENTRE = TICTACTOE.key("....o....")
 DAMAGE = [
+    ("update ttt_core set checksum = 0 where depth = 1", "a chunk of the core does not match its checksum", "core"),
+    ("update ttt_core set codes = x'00' where depth = 1", "a chunk of the core does not match its checksum", "core"),
+    ("update ttt_core set slots = 5 where depth = 1", "a chunk of the core holds 5 slots, not 9", "core"),
+    ("delete from ttt_core where depth = 1", "a chunk of the core is missing", "core"),
     (
-        f"update ttt_positions set best_moves = 512 where key = {CENTRE}",
-        "best moves is 512, not a mask of 9 cells, row for '....o....'",
+        "update ttt_extras set checksum = 0 where depth = 1",
+        "a chunk of the extras does not match its checksum",
+        "extras",
     ),
-    (
-        f"update ttt_positions set best_moves = 16 where key = {CENTRE}",
-        "best moves holds 4, a cell taken by o, row for '....o....'",
-    ),
-    (
-        f"update ttt_positions set best_moves = 'abc' where key = {CENTRE}",
-        "best moves is 'abc', not a mask of 9 cells, row for '....o....'",
-    ),
-    (
-        f"update ttt_positions set o_wins = 0, x_wins = 0, draws = 0 where key = {CENTRE}",
-        "playout [0, 0, 0] does not add up to the 40,320 move orders, row for '....o....'",
-    ),
-    (
-        f"update ttt_positions set to_move = 'z' where key = {CENTRE}",
-        "side to move 'z', expected 'x', row for '....o....'",
-    ),
-    (
-        f"update ttt_positions set score = 'abc' where key = {CENTRE}",
-        "score is 'abc', not a whole number from -1 to 1, row for '....o....'",
-    ),
-    (
-        f"update ttt_positions set move_values = x'90' where key = {CENTRE}",
-        "move values are not 9 bytes, row for '....o....'",
-    ),
-    (
-        f"update ttt_positions set move_values = x'000000000000000000' where key = {CENTRE}",
-        "a position in play without its moves, row for '....o....'",
-    ),
-    (f"delete from ttt_positions where key = {CENTRE}", "no row for board '....o....', table ttt_positions"),
+    ("update ttt_extras set classes = 5 where depth = 1", "a chunk of the extras holds 5 classes, not 3", "extras"),
+    ("delete from ttt_extras where depth = 1", "a chunk of the extras is missing", "extras"),
 ]
 
 
-@pytest.mark.parametrize(("statement", "what"), DAMAGE)
-def test_damaged_rows_are_refused_by_queries_and_reported_by_verify(
-    run, altered_copy, statement: str, what: str
+@pytest.mark.parametrize(("statement", "what", "table"), DAMAGE)
+def test_damaged_chunks_are_refused_by_queries_and_reported_by_verify(
+    run, altered_copy, statement: str, what: str, table: str
 ) -> None:
     damaged = altered_copy(statement)
     for command in ("best-moves", "show"):
         result = run(command, "....o....", "--db", str(damaged))
         assert result.exit_code == 2, result.output
         assert result.stdout == ""
-        assert result.stderr == f"error: the database is damaged ({what}): {REBUILD}\n"
-    with open_database(damaged) as db:
-        positions, damage = db.scan()  # what verify reports as "rows decode and follow the rules"
-    if statement.startswith("delete"):  # the scan counts the rows the build counted
-        counted = "764 rows, the build counted 765, table ttt_positions"
-        assert len(positions) == 764 and [f"{e.what}, {e.where}" for e in damage] == [counted]
-    else:
-        assert len(positions) == 764 and [f"{e.what}, {e.where}" for e in damage] == [what]
-
-
-def test_verify_names_the_damaged_row_first_then_what_follows_from_it(run, altered_copy) -> None:
-    verified = run("verify", "--db", str(altered_copy(DAMAGE[1][0])))
+        assert (
+            result.stderr == f"error: the database is damaged ({what}, table ttt_{table}, level 1 chunk 0): {REBUILD}\n"
+        )
+    verified = run("verify", "--db", str(damaged))
     assert verified.exit_code == 1
-    lines = verified.stdout.splitlines()
-    assert lines[0] == "damaged row: ....o....: best_moves: found [4], expected [0, 2, 6, 8]"
-    assert lines[-1].startswith("FAILED: 1 damaged value, ")
-    assert "Traceback" not in verified.output
+    assert f"damaged row: table ttt_{table}, level 1 chunk 0: {what}" in verified.stdout
 
 
-@pytest.mark.parametrize(("statement", "what"), DAMAGE[:3])
-def test_damaged_best_moves_stop_a_check_with_exit_2(run, altered_copy, statement: str, what: str) -> None:
-    result = run("check", "perfect", "--db", str(altered_copy(statement)))
-    assert result.exit_code == 2
-    assert result.stderr == f"error: the database is damaged ({what}): {REBUILD}\n"
+@pytest.mark.parametrize(
+    "args", [["check", "perfect", "--strong"], ["check", "ai1s", "--strong"], ["check", "perfect"]]
+)
+def test_a_damaged_chunk_stops_a_check_with_exit_2(run, altered_copy, args: list[str]) -> None:
+    result = run(*args, "--db", str(altered_copy(DAMAGE[0][0])))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert (
+        result.stderr
+        == f"error: the database is damaged ({DAMAGE[0][1]}, table ttt_core, level 1 chunk 0): {REBUILD}\n"
+    )
 
 
 def test_a_missing_meta_entry(run, altered_copy) -> None:
@@ -137,24 +110,18 @@ def test_a_schema_version_that_is_not_a_number_is_damage_not_a_bug(run, altered_
     assert "bug" not in result.stderr
 
 
-def test_a_missing_node_list(run, altered_copy) -> None:
-    damaged = altered_copy("delete from ttt_node_lists where name = 'decision'")
-    result = run("check", "ai1s", "--strong", "--db", str(damaged))  # not symmetric: asked at every board
-    assert result.exit_code == 2
-    assert "the database is damaged (node list 'decision' is missing, table ttt_node_lists)" in result.stderr
-    assert "mismatch: node list decision: node list 'decision' is missing" in run("verify", "--db", str(damaged)).stdout
+def test_one_changed_count_changes_the_digest(run, db_path: Path, tmp_path: Path) -> None:
+    # a change resealed with its checksum, which every read accepts, still shows
+    from ttt_db.store.checksum import checksum, seed
 
-
-def test_a_missing_canonical_node_list_stops_a_symmetric_check(run, altered_copy) -> None:
-    damaged = altered_copy("delete from ttt_node_lists where name = 'decision_canonical'")
-    result = run("check", "ai14s", "--strong", "--db", str(damaged))  # asked once per class
-    assert result.exit_code == 2
-    assert "node list 'decision_canonical' is missing" in result.stderr
-
-
-def test_one_changed_byte_changes_the_digest(run, altered_copy) -> None:
-    # a change that keeps every rule (paths are only cross-checked, never decoded) still shows
-    damaged = altered_copy(f"update ttt_positions set paths = 2 where key = {TICTACTOE.key('.......xo')}")
+    damaged = tmp_path / "counts.sqlite"
+    damaged.write_bytes(db_path.read_bytes())
+    with sqlite3.connect(damaged) as conn:
+        counts = [2, 73, 72, 12]  # one tree node more at depth 2
+        conn.execute(
+            "update ttt_depth_counts set tree_nodes = 73, checksum = ? where depth = 2",
+            (checksum(seed("3x3k3", "depth"), counts),),
+        )
     problems = run("verify", "--db", str(damaged)).stdout
     assert "mismatch: content digest: the stored content hashes to" in problems
 
@@ -221,14 +188,3 @@ def test_sigterm_while_writing_cleans_up_as_ctrl_c_does(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     # no database, no temporary file: only the solved levels, which the next build resumes from
     assert [path.name for path in tmp_path.iterdir()] == [".terminated.sqlite.levels"]
-
-
-def test_a_missing_row_under_a_check_is_damage_not_a_bug(run, altered_copy) -> None:
-    damaged = altered_copy(f"delete from ttt_positions where key = {CENTRE}")
-    for args in (["check", "perfect", "--strong"], ["check", "ai1s", "--strong"], ["check", "perfect", "--weak"]):
-        result = run(*args, "--db", str(damaged))
-        assert (result.exit_code, result.stdout) == (2, ""), args
-        assert result.stderr == (
-            "error: the database is damaged (626 positions in play, the build counted 627, table ttt_positions): "
-            f"{REBUILD}\n"
-        )

@@ -10,11 +10,11 @@ import pytest
 from builder import build_database, open_or_build
 from ttt_db import Board
 from ttt_db.errors import (
+    DatabaseDamagedError,
     DatabaseError,
     DatabaseMissingError,
     ImpossibleBoardError,
     InvalidBoardError,
-    PositionNotFoundError,
 )
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.location import resolve_location
@@ -107,12 +107,12 @@ def test_a_url_and_the_environment_address_the_database(
     assert resolve_location().path is not None and resolve_location().path.is_absolute()
 
 
-def test_position_not_found_in_an_incomplete_database(altered_copy) -> None:
-    with open_database(altered_copy("delete from ttt_positions where key = 81")) as database:
-        damaged = r"the database is damaged \(no row for board '\.\.\.\.o\.\.\.\.'"
-        with pytest.raises(PositionNotFoundError, match=damaged):
+def test_a_missing_chunk_is_damage_not_an_impossible_board(altered_copy) -> None:
+    with open_database(altered_copy("delete from ttt_core where depth = 1")) as database:
+        damaged = r"the database is damaged \(a chunk of the core is missing, table ttt_core, level 1 chunk 0\)"
+        with pytest.raises(DatabaseDamagedError, match=damaged):
             database.lookup("....o....")
-        with pytest.raises(PositionNotFoundError):  # a missing row is damage, not an impossible board
+        with pytest.raises(DatabaseDamagedError):  # damage, not an impossible board
             database.get("....o....")
         assert database.get("xxx......") is None
 

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
 
 FAILURES_KEPT: Final = 10_000
+ANNOUNCE_SECONDS: Final = 10.0
+"""A check that will ask an AI board by board for longer than this says so before it goes on."""
 Progress = Callable[[int, int], None]
 """Called as progress(decision positions done, decision positions to check)."""
 
@@ -95,8 +97,8 @@ def check_strong_over_core(
                 shown = failure.images(game) if by_orbit else [failure]
                 failing += len(shown)
                 failures += shown[: max(0, FAILURES_KEPT - len(failures))]
-            if notice is not None and ai.core_answer is None and asked == 0:
-                rate = len(where) / max(time.perf_counter() - started, 1e-9)
+            rate = len(where) / max(time.perf_counter() - started, 1e-9)
+            if notice is not None and ai.core_answer is None and asked == 0 and to_ask / rate >= ANNOUNCE_SECONDS:
                 notice(
                     f"asking {ai.name} at {to_ask:,} decision positions of {game}: about "
                     f"{_duration(to_ask / rate)} at its rate of {rate:,.0f} boards a second"

@@ -8,15 +8,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ttt_db.ais.registry import NamedAI
-from ttt_db.checks.solved import (
-    Counterexample,
-    StrongResult,
-    WeakResult,
-    check_strong,
-    check_strong_by_orbit,
-    check_weak,
-    replay,
-)
+from ttt_db.checks.over_core import check_strong_over_core, check_weak_over_core
+from ttt_db.checks.solved import Counterexample, StrongResult, WeakResult, check_weak, replay
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Value, mover_at, opposite_value, side_to_move, value_rank
 from ttt_db.store.database import SolutionDatabase
@@ -115,39 +108,17 @@ def run_checks(
     progress: Callable[[int, int], None] | None = None,
     notice: Callable[[str], None] | None = None,
 ) -> CheckReport:
-    """The requested checks on the database's game; the strong one holds the AI to the stored
-    best moves at every board of the stored `decision` (or `decision_canonical`) list. An AI that
-    treats symmetric boards alike is asked once per symmetry class, its answer speaking for the
-    images (`check_strong_by_orbit`: the same result, up to 8 times fewer questions). A game stored
-    as its core alone is checked level by level over the core (`check_strong_over_core`, which
-    reports `progress(done, total)` and tells `notice` what asking a board-by-board AI will take)."""
+    """The requested checks on the database's game. The strong one holds the AI to the best moves
+    at every decision position (or only the canonical ones), level by level over the core
+    (`check_strong_over_core`: it reports `progress(done, total)` and tells `notice` what asking a
+    board-by-board AI will take); an AI that treats symmetric boards alike is asked once per
+    symmetry class, its answer speaking for the images. The weak one is the depth-first search
+    (`check_weak`), or for the database's own AIs the same boards reached in arrays."""
     game = db.game
     strong_result = None
-    if strong and not db.has_rows:
-        from ttt_db.checks.over_core import check_strong_over_core
-
+    if strong:
         strong_result = check_strong_over_core(
             ai, db, canonical=canonical, shortest=shortest, progress=progress, notice=notice
-        )
-    elif strong and (canonical or not ai.one_answer_per_orbit):
-        best_moves = db.best_moves_table(shortest=shortest)
-        list_name = "decision_canonical" if canonical else "decision"
-        strong_result = check_strong(
-            ai.play,
-            db.node_list(list_name),
-            best_moves,
-            positions=list_name,
-            shortest=shortest,
-        )
-    elif strong:
-        best_moves = db.best_moves_table(shortest=shortest)
-        strong_result = check_strong_by_orbit(
-            ai.play,
-            db.node_list("decision_canonical"),
-            best_moves,
-            game,
-            total=db.meta()["figures"]["decision"],
-            shortest=shortest,
         )
     if strong_result is not None:
         boards = [failure.board for failure in strong_result.failures]
@@ -157,9 +128,7 @@ def run_checks(
             for failure, position in zip(strong_result.failures, failing, strict=True)
         ]
     weak_result = None
-    if weak and not db.has_rows and ai.core_answer is not None:
-        from ttt_db.checks.over_core import check_weak_over_core
-
+    if weak and ai.core_answer is not None:
         weak_result = check_weak_over_core(ai, db, db.empty_board_value)
     if weak and weak_result is None:
         weak_result = check_weak(ai.play, game, db.empty_board_value)

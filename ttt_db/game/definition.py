@@ -16,9 +16,9 @@ from ttt_db.errors import UnknownGameError
 MAX_CELLS: Final = 20
 """The largest board one machine builds: its ranked core holds a byte per slot, two levels at a
 time (docs/games.md)."""
-ROWS_MAX_CELLS: Final = 16
-"""The largest board whose database also stores a row per symmetry class (best moves, per-move
-values, random-play odds, paths) and the node lists; larger ones keep the ranked core alone."""
+EXTRAS_MAX_CELLS: Final = 16
+"""The largest board whose database also keeps each class's random-play odds and paths (exact
+integers up to (cells)!) beside the ranked core; larger ones keep the core alone."""
 _COLUMN_LETTERS: Final = "abcdefghijklmnop"
 _GAME_PATTERN: Final = re.compile(r"\s*(\d+)\s*x\s*(\d+)\s*k\s*(\d+)\s*", re.IGNORECASE)
 
@@ -96,10 +96,10 @@ class Game:
         return "." * self.cells
 
     @property
-    def keeps_rows(self) -> bool:
-        """Whether its database stores rows, node lists and random-play odds beside the ranked
-        core (at most ROWS_MAX_CELLS cells), or the core alone."""
-        return self.cells <= ROWS_MAX_CELLS
+    def keeps_extras(self) -> bool:
+        """Whether its database keeps random-play odds and paths beside the ranked core (at most
+        EXTRAS_MAX_CELLS cells), or the core alone."""
+        return self.cells <= EXTRAS_MAX_CELLS
 
     @property
     def square(self) -> bool:

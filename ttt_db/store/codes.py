@@ -48,9 +48,10 @@ def value_of_code(code: int) -> tuple[Value, int] | None:
     return VALUES[rank], remoteness
 
 
-def chunk_checksum(game_name: str, depth: int, chunk: int, blob: bytes) -> int:
-    """The checksum of one stored chunk (its compressed bytes), seeded with the game and its place:
-    a chunk moved to another level, chunk number or game fails it. 32 bits, signed."""
-    digest = hashlib.blake2b(f"ttt-db core {game_name} {depth} {chunk}".encode(), digest_size=4)
+def chunk_checksum(game_name: str, depth: int, chunk: int, blob: bytes, *, part: str = "core") -> int:
+    """The checksum of one stored chunk (its compressed bytes) of the core or the extras (`part`),
+    seeded with the game and its place: a chunk moved to another level, chunk number, table or
+    game fails it. 32 bits, signed."""
+    digest = hashlib.blake2b(f"ttt-db {part} {game_name} {depth} {chunk}".encode(), digest_size=4)
     digest.update(blob)
     return int.from_bytes(digest.digest(), "little", signed=True)

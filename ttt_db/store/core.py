@@ -1,5 +1,7 @@
 """Reading the ranked core: a board's value and remoteness from the code byte of its class's
-representative slot (`ttt_db.game.slots`, `ttt_db.store.codes`), one compressed chunk at a time.
+representative slot (`ttt_db.game.slots`, `ttt_db.store.codes`), one compressed chunk at a time,
+and its class's extras (`ttt_db.store.extras`); in arrays, the named lists of boards, the
+best-moves table and every position, derived level by level.
 
 Each chunk read is checked against its checksum and its size before it is decompressed and kept
 in a small cache, so a lookup reads one chunk and a warm handle reads none.
@@ -8,21 +10,27 @@ in a small cache, so a lookup reads one chunk and a warm handle reads none.
 from __future__ import annotations
 
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import replace
+from math import factorial
 from typing import Any, Final
 
-from ttt_db.errors import DatabaseDamagedError
+from ttt_db.errors import DatabaseDamagedError, NotStoredError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Value
 from ttt_db.game.slots import level_slots, representative
 from ttt_db.store.codes import CHUNK_SLOTS, chunk_checksum, value_of_code
-from ttt_db.store.position import Position
+from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras
+from ttt_db.store.position import Playout, Position
 from ttt_db.store.reader import Reader
-from ttt_db.store.tables import CORE
+from ttt_db.store.tables import CORE, EXTRAS
 
 CACHED_CHUNKS: Final = 512
 """Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each)."""
+NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
+"""The named lists of boards the core derives (`CoreReader.node_list_keys`)."""
 
 
 class CoreReader:
@@ -32,6 +40,7 @@ class CoreReader:
         self.reader = reader
         self.game = game
         self._chunks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def chunk(self, depth: int, number: int) -> bytes:
@@ -105,28 +114,164 @@ class CoreReader:
                 parts.append(bytes(min(CHUNK_SLOTS, level_slots(self.game.cells, depth) - number * CHUNK_SLOTS)))
         return b"".join(parts), damage
 
-    def positions(self) -> Iterator[Position]:
-        """Every reachable board's position (o first, without odds or paths), in (depth, slot)
-        order, a level and a block of slots at a time: each move's value from the codes of the
-        next level, expanded from its representatives."""
+    def extras(self, depth: int, slot: int) -> tuple[int, int, int, int]:
+        """(o wins, x wins, draws, paths) of the class whose representative is `slot` of level
+        `depth` (`ttt_db.store.extras`); DatabaseDamagedError when they cannot be right."""
+        number, offset = divmod(slot, CHUNK_SLOTS)
+        codes = self.chunk(depth, number)
+        ordinal = offset - codes[:offset].count(0)
+        values = self._extras_chunk(depth, number, len(codes) - codes.count(0))
+        o_wins, x_wins, draws, paths = values[4 * ordinal : 4 * ordinal + 4]
+        ways = factorial(self.game.cells - depth)
+        if min(o_wins, x_wins, draws) < 0 or o_wins + x_wins + draws != ways or paths < 1:
+            where = f"table {EXTRAS}, level {depth} chunk {number}"
+            raise DatabaseDamagedError(
+                f"odds {[o_wins, x_wins, draws]} and paths {paths} for slot {slot}: not {ways:,} move orders", where
+            )
+        return o_wins, x_wins, draws, paths
+
+    def extras_level_chunk(self, depth: int, number: int, classes: int) -> Any:
+        """A chunk of the extras as an array (classes x EXTRAS_FIELDS), read past the cache, for
+        `verify`; DatabaseDamagedError when it cannot be right."""
+        import numpy as np
+
+        with self._lock:
+            self._extras.pop((depth, number), None)
+        values = self._extras_chunk(depth, number, classes)
+        return np.array(values, dtype=np.int64).reshape(-1, len(EXTRAS_FIELDS))
+
+    def _extras_chunk(self, depth: int, number: int, classes: int) -> array[int]:
+        key = (depth, number)
+        with self._lock:
+            found = self._extras.get(key)
+        if found is not None:
+            return found
+        import zstandard
+
+        where = f"table {EXTRAS}, level {depth} chunk {number}"
+        rows = self.reader.rows(
+            f"SELECT classes, extras, checksum FROM {EXTRAS} WHERE depth = :depth AND chunk = :chunk",
+            {"depth": depth, "chunk": number},
+        )
+        if not rows:
+            raise DatabaseDamagedError("a chunk of the extras is missing", where)
+        stored_classes, blob, check = rows[0]
+        if not isinstance(blob, bytes) or check != chunk_checksum(self.game.name, depth, number, blob, part="extras"):
+            raise DatabaseDamagedError("a chunk of the extras does not match its checksum", where)
+        if stored_classes != classes:
+            raise DatabaseDamagedError(f"a chunk of the extras holds {stored_classes!r} classes, not {classes}", where)
+        try:
+            data = zstandard.ZstdDecompressor().decompress(blob, max_output_size=32 * CHUNK_SLOTS)
+        except zstandard.ZstdError:
+            raise DatabaseDamagedError("a chunk of the extras does not decompress", where) from None
+        if len(data) != 8 * len(EXTRAS_FIELDS) * classes:
+            raise DatabaseDamagedError(f"a chunk of the extras decompresses to {len(data)} bytes", where)
+        values = decode_extras(data)
+        with self._lock:
+            self._extras[key] = values
+            while len(self._extras) > CACHED_CHUNKS:
+                self._extras.popitem(last=False)
+        return values
+
+    def _expanded(self, tables: Any, depth: int) -> Any:
+        """Every reachable slot's code of a level (its stored codes expanded), for work in arrays."""
+        import numpy as np
+
+        from ttt_db.store.core_arrays import expand_level
+
+        data, damage = self.level(depth)
+        if damage:
+            raise damage[0]
+        return expand_level(tables, depth, np.frombuffer(data, np.uint8))
+
+    def node_list_keys(self, name: str) -> list[int]:
+        """The boards of a named list (`NODE_LISTS`) as base-3 keys in (depth, key) order, derived
+        from the core level by level: every position, those in play, the decision positions (some
+        move loses value), each alone or only the canonical boards (`..._canonical`)."""
+        import numpy as np
+
+        from ttt_db.store.core_arrays import Tables, block_moves, block_state, canonical_boards
+
+        if name not in NODE_LISTS:
+            raise NotStoredError(f"no node list is called {name!r}: there are {', '.join(NODE_LISTS)}")
+        kind = name.removesuffix("canonical").rstrip("_") or "all"
+        canonical = name.endswith("canonical")
+        tables = Tables(self.game)
+        n = self.game.cells
+        keys: list[Any] = []
+        here = self._expanded(tables, 0)
+        for depth in range(n + 1):
+            below = self._expanded(tables, depth + 1) if depth < n and kind == "decision" else None
+            insert = tables.insert(depth) if below is not None else None
+            level_keys = []
+            for block in tables.blocks(depth):
+                chosen = here[block.slots].reshape(block.o_cells.shape) != 0
+                if kind != "all":
+                    chosen &= ~block_state(tables, block).finished
+                if kind == "decision":
+                    if below is None or insert is None:
+                        continue
+                    chosen &= block_moves(tables, block, below, insert).deciding
+                if canonical:
+                    chosen &= canonical_boards(tables, block)
+                level_keys.append(tables.keys(block.occupied, block.o_cells)[chosen])
+            keys.append(np.sort(np.concatenate(level_keys)) if level_keys else np.zeros(0, np.int64))
+            if depth < n:
+                here = below if below is not None else self._expanded(tables, depth + 1)
+        result: list[int] = np.concatenate(keys).tolist()
+        return result
+
+    def best_moves_by_board(self, *, shortest: bool) -> dict[str, tuple[int, ...]]:
+        """The best (`shortest`: fastest) moves of every canonical board in play, derived from the
+        core level by level."""
+        import numpy as np
+
+        from ttt_db.store.core_arrays import Tables, block_moves, block_state, boards_of_block, canonical_boards
+
+        tables = Tables(self.game)
+        n = self.game.cells
+        table: dict[str, tuple[int, ...]] = {}
+        cells = range(n)
+        here = self._expanded(tables, 0)
+        for depth in range(n):
+            below = self._expanded(tables, depth + 1)
+            insert = tables.insert(depth)
+            for block in tables.blocks(depth):
+                chosen = (here[block.slots].reshape(block.o_cells.shape) != 0) & ~block_state(tables, block).finished
+                chosen &= canonical_boards(tables, block)
+                where = np.flatnonzero(chosen)
+                if len(where) == 0:
+                    continue
+                moves = block_moves(tables, block, below, insert, masks=True)
+                masks = moves.fastest if shortest else moves.best
+                assert masks is not None
+                for board, mask in zip(boards_of_block(block, n, where), masks.ravel()[where].tolist(), strict=True):
+                    table[board] = tuple(cell for cell in cells if mask >> cell & 1)
+            here = below
+        return table
+
+    def positions(self, *, extras: bool) -> Iterator[Position]:
+        """Every reachable board's position (o first), in (depth, slot) order, a level and a block
+        of slots at a time: each move's value from the codes of the next level, expanded from its
+        representatives; with `extras`, each board's random-play odds and paths."""
         import numpy as np
 
         from ttt_db.game.rules import VALUES
-        from ttt_db.store.core_arrays import Tables, block_moves, boards_of_block, expand_level, move_of_worth
+        from ttt_db.store.core_arrays import (
+            Tables,
+            block_moves,
+            boards_of_block,
+            move_of_worth,
+            representative_slots,
+        )
 
         game = self.game
         tables = Tables(game)
-
-        def expanded(depth: int) -> Any:
-            data, damage = self.level(depth)
-            if damage:
-                raise damage[0]
-            return expand_level(tables, depth, np.frombuffer(data, np.uint8))
-
-        here = expanded(0)
+        here = self._expanded(tables, 0)
         for depth in range(game.cells + 1):
-            below = expanded(depth + 1) if depth < game.cells else None
+            below = self._expanded(tables, depth + 1) if depth < game.cells else None
             insert = tables.insert(depth) if below is not None else None
+            ways = factorial(game.cells - depth)
             for block in tables.blocks(depth):
                 codes = here[block.slots]
                 reached = np.flatnonzero(codes)
@@ -136,7 +281,10 @@ class CoreReader:
                 if below is not None and insert is not None:
                     moves = block_moves(tables, block, below, insert, masks=True).by_cell
                     moves = moves.reshape(-1, game.cells) if moves is not None else None
-                for slot, board in zip(reached.tolist(), boards_of_block(block, game.cells, reached), strict=True):
+                classes = representative_slots(tables, block).ravel()[reached].tolist() if extras else None
+                for i, (slot, board) in enumerate(
+                    zip(reached.tolist(), boards_of_block(block, game.cells, reached), strict=True)
+                ):
                     own = value_of_code(int(codes[slot]))
                     if own is None:
                         raise DatabaseDamagedError("a code no build writes", f"table {CORE}, level {depth}")
@@ -146,6 +294,10 @@ class CoreReader:
                             if worth:
                                 rank, after = move_of_worth(worth)
                                 analyses.append((cell, VALUES[rank], after))
-                    yield Position.from_values(board, game, own, analyses)
+                    position = Position.from_values(board, game, own, analyses)
+                    if classes is not None:
+                        o_wins, x_wins, draws, paths = self.extras(depth, classes[i])
+                        position = replace(position, playout=Playout(o_wins, x_wins, draws, ways), paths=paths)
+                    yield position
             if below is not None:
                 here = below

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from math import comb
 from typing import Final
 
@@ -75,6 +76,21 @@ class Tables:
         self.deposit_low, self.extract_low = _bit_tables(self.low_bits)
         self.deposit_high, self.extract_high = _bit_tables(self.high_bits)
         self.permutations = [_permutation_tables(inverse, self.low_bits, n) for inverse in game.inverses[1:]]
+
+    @cached_property
+    def key_weights(self) -> Ints:
+        """[mask]: the sum of 3^(cells - 1 - i) over its cells: a board's base-3 key
+        (`Game.key`) is key_weights[o's cells] + 2 * key_weights[x's cells]."""
+        weights = np.zeros(1 << self.cells, np.int64)
+        masks = np.arange(1 << self.cells, dtype=np.int64)
+        for cell in range(self.cells):
+            weights += ((masks >> cell) & 1) * 3 ** (self.cells - 1 - cell)
+        return weights
+
+    def keys(self, occupied: Ints, o_cells: Ints) -> Ints:
+        """The base-3 keys of boards (rows: occupied sets, columns: o's cells)."""
+        result: Ints = self.key_weights[o_cells] + 2 * self.key_weights[occupied[:, None] ^ o_cells]
+        return result
 
     def deposit(self, occupied: Ints, patterns: Ints) -> Ints:
         """o's cells from patterns (rows: occupied sets, columns: patterns)."""
@@ -309,19 +325,36 @@ def representatives(tables: Tables, block: Block) -> Flags:
     return keep
 
 
+def representative_slots(tables: Tables, block: Block) -> Ints:
+    """Each slot's class representative: the smallest slot among its images."""
+    per_set = comb(block.depth, o_count(block.depth))
+    smallest = np.arange(block.slots.start, block.slots.stop, dtype=np.int64).reshape(block.o_cells.shape)
+    for transform in range(1, len(tables.game.transforms)):
+        image_sets = tables.permute(block.occupied, transform)
+        image_cells = tables.permute(block.o_cells, transform)
+        image = tables.rank[image_sets][:, None] * per_set + tables.rank[tables.extract(image_sets, image_cells)]
+        np.minimum(smallest, image, out=smallest)
+    return smallest
+
+
+def canonical_boards(tables: Tables, block: Block) -> Flags:
+    """Whether each slot's board is its class's canonical board: the smallest image as text
+    (`ttt_db.game.symmetry.canonical_board`), that is the smallest base-3 key."""
+    own = tables.keys(block.occupied, block.o_cells)
+    smallest = own.copy()
+    for transform in range(1, len(tables.game.transforms)):
+        image_sets = tables.permute(block.occupied, transform)
+        np.minimum(smallest, tables.keys(image_sets, tables.permute(block.o_cells, transform)), out=smallest)
+    canonical: Flags = own == smallest
+    return canonical
+
+
 def expand_level(tables: Tables, depth: int, stored: Codes) -> Codes:
     """Every reachable slot's code from a stored level, which keeps only each class's
     representative: a slot takes the code of its smallest image."""
-    per_set = comb(depth, o_count(depth))
     codes = np.zeros(level_slots(tables.cells, depth), np.uint8)
     for block in tables.blocks(depth):
-        smallest = np.arange(block.slots.start, block.slots.stop, dtype=np.int64).reshape(block.o_cells.shape)
-        for transform in range(1, len(tables.game.transforms)):
-            image_sets = tables.permute(block.occupied, transform)
-            image_cells = tables.permute(block.o_cells, transform)
-            image = tables.rank[image_sets][:, None] * per_set + tables.rank[tables.extract(image_sets, image_cells)]
-            np.minimum(smallest, image, out=smallest)
-        codes[block.slots] = stored[smallest.ravel()]
+        codes[block.slots] = stored[representative_slots(tables, block).ravel()]
     return codes
 
 

@@ -4,10 +4,10 @@
         db.lookup("ox..x....").best_moves      # raises on an impossible board
         db.get("xxx......")                    # None instead of raising
 
-Only canonical positions are stored, one row per symmetry class keyed by the board's integer
-key (`ttt_db.game.definition.Game.key`); any other orientation is answered by transforming the row of its
-canonical image. Rows are read by primary key and cached, so a warm handle answers from memory;
-`load_all()` reads every row in one query for work that touches every class.
+A database is the game's ranked core (`ttt_db.store.core`): a board's value and remoteness are
+its class representative's code, its moves' values its children's; small games keep each class's
+random-play odds and paths too. Positions are derived once and cached, so a warm handle answers
+from memory; the named lists and the best-moves table are derived from the core in arrays.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from math import factorial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -34,27 +36,17 @@ from ttt_db.game import definition
 from ttt_db.game.board import Board
 from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
+from ttt_db.game.slots import representative
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
 from ttt_db.store import decode as stored
-from ttt_db.store.checksum import (
-    DEPTH_FIELDS,
-    META_CHECK_KEY,
-    MOVES_FIELDS,
-    ROW_FIELDS,
-    blob_checksum,
-    checksum,
-    depth_numbers,
-    meta_checksum,
-    rows_failing,
-    seed,
-)
-from ttt_db.store.core import CoreReader
-from ttt_db.store.digest import Level, content_digest, levels_of_rows
+from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
+from ttt_db.store.core import NODE_LISTS, CoreReader
+from ttt_db.store.digest import content_digest, rows_by_level
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
-from ttt_db.store.position import MoveAnalysis, Position
-from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader, in_list
-from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, NODE_LISTS, POSITION_COLUMNS, POSITIONS, SCHEMA_VERSION
+from ttt_db.store.position import MoveAnalysis, Playout, Position
+from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader
+from ttt_db.store.tables import CORE, CORE_COLUMNS, DEPTH_COUNTS, EXTRAS, EXTRAS_COLUMNS, META, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -70,9 +62,6 @@ REQUIRED_META = (
     "content_sha256",
     META_CHECK_KEY,
 )
-_CHUNK = 500  # boards per `IN (...)` query, well under every engine's parameter limit
-
-_ROW = ", ".join(POSITION_COLUMNS)
 
 
 def make_engine(location: DatabaseLocation) -> Engine:
@@ -135,20 +124,19 @@ class SolutionDatabase:
 
     Safe to share between threads: every query takes its own pooled connection, and the caches
     only ever gain entries that are equal whichever thread adds them. Everything read from the
-    file is checked as it is decoded (`ttt_db.store.decode`); damage raises `DatabaseDamagedError`.
+    file is checked as it is read (each chunk against its checksum and size, the meta entries, the
+    depth counts); damage raises `DatabaseDamagedError`.
     """
 
     def __init__(self, reader: Reader, location: DatabaseLocation) -> None:
         self.reader = reader
         self.location = location
         self._stored: dict[str, Position] = {}  # positions (o first) by board, any orientation
-        self._canonical: dict[int, Position] = {}  # decoded rows by key
         self._game: Game | None = None
         self._answers: dict[tuple[str, Mark], Position] = {}  # by normalised cells and first player
         self._by_plain_text: dict[str, Position] = {}  # normalised cells, first player inferred
         self._meta: dict[str, Any] | None = None
-        self._all_loaded = False
-        self._scanned: tuple[list[Position], list[DatabaseDamagedError]] | None = None
+        self._lists: dict[str, list[int]] = {}  # node lists derived from the core, by name
         self._best_moves_tables: dict[bool, BestMovesTable] = {}
         self._engine: Engine | None = None
         self._core: CoreReader | None = None
@@ -230,27 +218,27 @@ class SolutionDatabase:
         return self._core
 
     @property
-    def has_rows(self) -> bool:
-        """Whether rows, node lists and random-play odds are stored beside the core (games of at
-        most `ROWS_MAX_CELLS` cells), or the core alone: decided by the game."""
-        return self.game.keeps_rows
+    def has_extras(self) -> bool:
+        """Whether random-play odds and paths are kept beside the core (games of at most
+        `EXTRAS_MAX_CELLS` cells), or the core alone: decided by the game."""
+        return self.game.keeps_extras
 
-    def _require_rows(self, what: str) -> None:
-        if not self.has_rows:
+    def _require_extras(self, what: str) -> None:
+        if not self.has_extras:
             raise NotStoredError(
-                f"the {self.game} database keeps the ranked core alone (over {definition.ROWS_MAX_CELLS} cells): "
-                f"it stores no {what}"
+                f"the {self.game} database keeps the ranked core alone (over {definition.EXTRAS_MAX_CELLS} cells): "
+                f"it gives no {what}"
             )
 
     def depth_figures(self) -> list[DepthFigures]:
         rows = self.reader.rows(f"SELECT {', '.join(DEPTH_FIELDS)}, checksum FROM {DEPTH_COUNTS} ORDER BY depth")
         where = f"table {DEPTH_COUNTS}"
         names = ("depth", "tree nodes", "positions", "canonical positions")
-        rows_stored = self.has_rows
+        counted = self.has_extras
         figures = [
             [
                 None
-                if field == "tree_nodes" and not rows_stored and getattr(row, field) is None
+                if field == "tree_nodes" and not counted and getattr(row, field) is None
                 else stored.whole_number(getattr(row, field), name, where, 0, 10**19)
                 for field, name in zip(DEPTH_FIELDS, names, strict=True)
             ]
@@ -279,28 +267,29 @@ class SolutionDatabase:
         return self.lookup(self.game.empty_board).value
 
     def node_list(self, name: str) -> list[str]:
-        """A stored list of boards (`all`, `canonical`, `playing`, `decision`, ...)."""
+        """A named list of boards (`all`, `canonical`, `playing`, `decision`, ...: `NODE_LISTS`),
+        in (depth, board) order, derived from the core."""
         return boards_of_keys(self.node_list_keys(name), self.game)
 
     def node_list_keys(self, name: str) -> list[int]:
-        """A stored list as board keys, in (depth, key) order."""
-        self._require_rows(f"node list {name!r}")
-        found = self.reader.rows(f"SELECT size, boards, checksum FROM {NODE_LISTS} WHERE name = :name", {"name": name})
-        where = f"table {NODE_LISTS}"
-        if not found:
-            raise DatabaseDamagedError(f"node list {name!r} is missing", where)
-        size, boards, check = found[0]
-        what = f"node list {name!r}"
-        game = self.game
-        if not isinstance(boards, bytes) or check != blob_checksum(game.name, "list", name, size, boards):
-            raise DatabaseDamagedError(f"{what} does not match its checksum", where)
-        expected = self._checked_meta()["figures"].get(name)
-        if expected is not None and size != expected:
-            raise DatabaseDamagedError(f"{what} holds {size!r} boards, the build counted {expected!r}", where)
-        return stored.node_list_keys(boards, size, what, where, game)
+        """A named list as board keys, in (depth, key) order; derived from the core once per
+        handle, and held to the build's count of it."""
+        found = self._lists.get(name)
+        if found is None:
+            self._require_extras(f"node list {name!r} (a list of every board is kept to the games that keep extras)")
+            found = self.core.node_list_keys(name)
+            expected = self._checked_meta()["figures"].get("positions" if name == "all" else name)
+            if name == "canonical":
+                expected = self._checked_meta()["figures"].get("canonical_positions")
+            if len(found) != expected:
+                raise DatabaseDamagedError(
+                    f"node list {name!r} holds {len(found):,} boards, the build counted {expected!r}", f"table {CORE}"
+                )
+            self._lists[name] = found
+        return list(found)
 
     def node_list_names(self) -> list[str]:
-        return [row.name for row in self.reader.rows(f"SELECT name FROM {NODE_LISTS} ORDER BY name")]
+        return list(NODE_LISTS) if self.has_extras else []
 
     def integrity_problems(self) -> list[str]:
         """What the engine's own integrity check reports (SQLite's `PRAGMA integrity_check`;
@@ -310,26 +299,20 @@ class SolutionDatabase:
         lines = [str(row[0]) for row in self.reader.rows("PRAGMA integrity_check")]
         return [] if lines == ["ok"] else lines
 
-    def content_digest(self, levels: Iterable[Level] | None = None) -> str:
-        """The content digest recomputed from the stored rows, lists and counts, exactly as the
-        build computed the `content_sha256` meta entry. `levels`: the stored rows as levels of
-        columns when the caller has read them already (`verify`), so they are not read twice."""
-        if levels is None:
-            rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
-            levels = levels_of_rows((tuple(row) for row in rows), POSITION_COLUMNS.index("depth"))
-        lists = self.reader.rows(f"SELECT name, size, boards FROM {NODE_LISTS}")
+    def content_digest(self) -> str:
+        """The content digest recomputed from the stored chunks and counts, exactly as the build
+        computed the `content_sha256` meta entry."""
         depths = self.reader.rows(
             f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth"
         )
-        node_lists = {name: (size, boards) for name, size, boards in lists}
         columns = [
             [r.tree_nodes for r in depths],
             [r.positions for r in depths],
             [r.canonical_positions for r in depths],
         ]
-        chunks = self.reader.rows(f"SELECT depth, chunk, slots, codes, checksum FROM {CORE} ORDER BY depth, chunk")
-        core = levels_of_rows((tuple(row) for row in chunks), 0)
-        return content_digest(levels, node_lists, columns, core)
+        core = self.reader.rows(f"SELECT {', '.join(CORE_COLUMNS)} FROM {CORE} ORDER BY depth, chunk")
+        extras = self.reader.rows(f"SELECT {', '.join(EXTRAS_COLUMNS)} FROM {EXTRAS} ORDER BY depth, chunk")
+        return content_digest(rows_by_level(map(tuple, core)), rows_by_level(map(tuple, extras)), columns)
 
     # --- positions -----------------------------------------------------------------------
 
@@ -378,8 +361,6 @@ class SolutionDatabase:
         """Best moves of a board in play (o first), for an AI that reads the database: from the
         whole best-moves table on a small game or once it has been read (a check reads it), else
         from the board's own row, so a few moves on 4x4 do not read 1.1 million rows first."""
-        if not self.has_rows:
-            return self.best_moves(board, shortest=shortest)
         table = self._best_moves_tables.get(shortest)
         if table is None and self._small_game():
             table = self.best_moves_table(shortest=shortest)
@@ -388,167 +369,61 @@ class SolutionDatabase:
         return self.best_moves(board, shortest=shortest)
 
     def _small_game(self) -> bool:
-        return int(self._checked_meta()["figures"].get("playing_canonical", 0)) <= _SMALL_TABLE_ROWS
+        return self.has_extras and int(self._checked_meta()["figures"]["playing_canonical"]) <= _SMALL_TABLE_ROWS
 
     def analyse(self, board: str | Board) -> tuple[MoveAnalysis, ...]:
         """Every legal move with its value for the mover and the remoteness after it."""
         return self.lookup(board).moves
 
-    def _rows_by_key(self, keys: Sequence[int]) -> dict[int, Any]:
-        """The rows of `keys` that exist, by key (the primary key: SQLite's rowid itself)."""
-        rows: dict[int, Any] = {}
-        for start in range(0, len(keys), _CHUNK):
-            placeholders, params = in_list("k", keys[start : start + _CHUNK])
-            for row in self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} WHERE key IN ({placeholders})", params):
-                rows[row.key] = row
-        return rows
-
     def stored_positions(self, boards: Iterable[str]) -> list[Position]:
-        """Positions (o first) of boards in any orientation, in the order given: each is the
-        row of its canonical image, transformed back; rows not yet cached are read in a few
-        queries. PositionNotFoundError for a board whose canonical image has no row. A game stored
-        as its core alone derives each position from the core."""
-        game = self.game
+        """Positions (o first) of boards in any orientation, in the order given, each derived
+        from the core (its value and its moves' from the codes of its children's classes) with,
+        where kept, its class's odds and paths; remembered per board."""
         wanted = list(boards)
-        if not self.has_rows:
-            for board in dict.fromkeys(wanted):
-                if board not in self._stored:
-                    self._stored[board] = Position.from_core(board, game, self.core.value_of)
-            return [self._stored[board] for board in wanted]
-        images = {
-            board: canonical_transform(board, game) for board in dict.fromkeys(wanted) if board not in self._stored
-        }
-        missing = sorted({game.key(canonical) for canonical, _ in images.values()} - self._canonical.keys())
-        if missing and not self._all_loaded:
-            positions, damage = self._decoded(list(self._rows_by_key(missing).values()))
-            if damage:
-                raise damage[0]
-            for position in positions:
-                self._hold_to_core(position)
-                self._canonical.setdefault(game.key(position.board), position)
-        for board, (canonical, transform) in images.items():
-            found = self._canonical.get(game.key(canonical))
-            if found is None or found.board != canonical:
-                raise PositionNotFoundError(board)
-            self._stored.setdefault(board, found.seen_as(board, transform))
+        for board in dict.fromkeys(wanted):
+            if board not in self._stored:
+                self._stored[board] = self._derived(board)
         return [self._stored[board] for board in wanted]
 
+    def _derived(self, board: str) -> Position:
+        game = self.game
+        position = Position.from_core(board, game, self.core.value_of)
+        if not self.has_extras:
+            return position
+        depth, slot, _ = representative(board, game)
+        o_wins, x_wins, draws, paths = self.core.extras(depth, slot)
+        playout = Playout(o_wins, x_wins, draws, factorial(game.cells - depth))
+        return replace(position, playout=playout, paths=paths)
+
     def _position(self, board: Board) -> Position:
-        try:
-            position = self.stored_positions([board.stored_cells])[0]
-        except PositionNotFoundError:
-            raise PositionNotFoundError(board.cells) from None
+        position = self.stored_positions([board.stored_cells])[0]
         return position.with_marks_swapped() if board.swapped else position
 
-    def _hold_to_core(self, position: Position) -> None:
-        """A row's value and remoteness against the core's; DatabaseDamagedError when they differ."""
-        core = self.core.value_of(position.board)
-        if (position.value, position.remoteness) != core:
-            raise DatabaseDamagedError(
-                f"value and remoteness {position.value} in {position.remoteness} disagree with the core's "
-                f"{core[0]} in {core[1]}",
-                f"row for {position.board!r}",
-            )
-
     def load_all(self) -> list[Position]:
-        """Every stored (canonical) position, o first, in (depth, key) order; warms the cache.
-        DatabaseDamagedError at the first row that cannot be right."""
-        positions, damage = self.scan()
-        if damage:
-            raise damage[0]
-        return positions
+        """Every canonical position, o first, in (depth, board) order; warms the cache."""
+        return self.stored_positions(self.node_list("canonical"))
 
     def all_positions(self) -> Iterator[Position]:
-        """Every reachable board's position, o first, in (depth, board) order: the stored rows
-        in all their orientations (the `all` list). A game stored as its core alone streams its
-        positions in (depth, slot) order from the core, without odds or paths."""
-        if not self.has_rows:
-            yield from self.core.positions()
-            return
-        boards = self.node_list("all")
-        self.load_all()
-        for start in range(0, len(boards), 10_000):
-            chunk = boards[start : start + 10_000]
-            yield from self.stored_positions(chunk)
-            for board in chunk:  # the cache of orientations would otherwise hold them all
-                self._stored.pop(board, None)
-
-    def scan(self) -> tuple[list[Position], list[DatabaseDamagedError]]:
-        """Every row that decodes, and the damage found in the others (for `verify`); read once
-        per handle, as the database does not change under an open handle."""
-        if self._scanned is not None:
-            return list(self._scanned[0]), list(self._scanned[1])
-        self._require_rows("rows")
-        game = self.game
-        rows = self.reader.rows(f"SELECT {_ROW} FROM {POSITIONS} ORDER BY depth, key")
-        positions, damage = self._decoded(rows)
-        counted = self._checked_meta()["figures"].get("canonical_positions")
-        if len(rows) != counted:
-            damage.append(
-                DatabaseDamagedError(f"{len(rows):,} rows, the build counted {counted!r}", f"table {POSITIONS}")
-            )
-        if not damage:
-            for position in positions:
-                self._canonical.setdefault(game.key(position.board), position)
-            self._all_loaded = True
-        self._scanned = (positions, damage)
-        return list(positions), list(damage)
-
-    def _decoded(self, rows: Sequence[Any]) -> tuple[list[Position], list[DatabaseDamagedError]]:
-        """The positions of the rows that decode and match their checksum, and the damage in the others."""
-        self._checked_meta()
-        game = self.game
-        positions: list[Position] = []
-        decoded: list[Any] = []
-        damage: list[DatabaseDamagedError] = []
-        for row in rows:
-            try:
-                positions.append(Position.from_row(row, game))
-                decoded.append(row)
-            except DatabaseDamagedError as error:
-                damage.append(error)
-        failing = set(rows_failing(decoded, ROW_FIELDS, "row_check", seed(game.name, "row"), game.cells))
-        for index in sorted(failing):
-            damage.append(
-                DatabaseDamagedError("the row does not match its checksum", f"row for {positions[index].board!r}")
-            )
-        return [p for i, p in enumerate(positions) if i not in failing], damage
+        """Every reachable board's position, o first, in (depth, slot) order, derived from the
+        core level by level (`CoreReader.positions`), with each class's odds and paths where kept."""
+        yield from self.core.positions(extras=self.has_extras)
 
     def best_moves_table(self, *, shortest: bool = False) -> BestMovesTable:
-        """Board (o first, any orientation) -> best moves, for every position still in play:
-        the canonical rows' moves read in one query the first time, shared by the lookup AIs
-        and the checks."""
+        """Board (o first, any orientation) -> best moves, for every position still in play: the
+        canonical boards' moves derived from the core in arrays the first time, shared by the
+        lookup AIs and the checks."""
         cached = self._best_moves_tables.get(shortest)
         if cached is not None:
             return cached
-        self._require_rows("table of best moves for every position")
-        rows = self.reader.rows(
-            f"SELECT {', '.join(MOVES_FIELDS)}, moves_check FROM {POSITIONS} WHERE status = :status",
-            {"status": "playing"},
-        )
-        what = "shortest best moves" if shortest else "best moves"
+        self._require_extras("table of best moves for every position")
+        table = self.core.best_moves_by_board(shortest=shortest)
         figures = self._checked_meta()["figures"]
-        game = self.game
-        table: dict[str, tuple[int, ...]] = {}
-        if len(rows) != figures.get("playing_canonical"):
+        if len(table) != figures.get("playing_canonical"):
             raise DatabaseDamagedError(
-                f"{len(rows):,} positions in play, the build counted {figures.get('playing_canonical')!r}",
-                f"table {POSITIONS}",
+                f"{len(table):,} canonical positions in play, the build counted {figures.get('playing_canonical')!r}",
+                f"table {CORE}",
             )
-        keys = [row.key for row in rows]
-        if not all(type(key) is int and 0 <= key < 3**game.cells for key in keys):
-            raise DatabaseDamagedError(f"a key that is no {game} board's", f"table {POSITIONS}")
-        for board, row in zip(boards_of_keys(keys, game), rows, strict=True):
-            where = f"row for {board!r}"
-            moves = stored.moves_of_mask(board, row.best_moves_shortest if shortest else row.best_moves, what, where)
-            if not moves:
-                raise DatabaseDamagedError(f"no {what} for a position in play", where)
-            table[board] = moves  # the other mask is proven by the checksum alone
-        failing = rows_failing(rows, MOVES_FIELDS, "moves_check", seed(game.name, "moves"), game.cells)
-        if failing:
-            where = f"row for {game.board_of(rows[failing[0]].key)!r}"
-            raise DatabaseDamagedError("the key, status and best moves do not match their checksum", where)
-        view = self._best_moves_tables[shortest] = BestMovesTable(game, table, figures.get("playing"))
+        view = self._best_moves_tables[shortest] = BestMovesTable(self.game, table, figures.get("playing"))
         return view
 
 

@@ -29,7 +29,6 @@ from ttt_db.game.rules import (
     winning_lines,
 )
 from ttt_db.game.symmetry import canonical_board, orbit_size, untransform_move, untransform_moves
-from ttt_db.store import decode as stored
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,53 +108,18 @@ class Position:
     game: Game = TICTACTOE
 
     @classmethod
-    def from_row(cls, row: Any, game: Game = TICTACTOE) -> Position:
-        """Decode a `positions` row (any object with its column attributes), checking every
-        column against the board; DatabaseDamagedError names the first that cannot be right."""
-        board = stored.board_of_key(row.key, "table ttt_positions", game)
-        where = f"row for {board!r}"
-        stored.check_row_rules(board, row, where, game)
-        o_wins, x_wins, draws, ways = stored.playout_counts(row, row.depth, game.cells, where)
-        best = stored.moves_of_mask(board, row.best_moves, "best moves", where)
-        shortest = stored.moves_of_mask(board, row.best_moves_shortest, "shortest best moves", where)
-        analyses = stored.move_values(board, row.move_values, where)
-        if row.status == "playing" and not (best and shortest and len(analyses) == board.count(EMPTY)):
-            raise DatabaseDamagedError("a position in play without its moves", where)
-        if row.status != "playing" and (best or shortest or analyses):
-            raise DatabaseDamagedError("a finished game with moves", where)
-        stored.check_row_agrees(board, row, analyses, best, shortest, game, where)
-        return cls(
-            board=board,
-            canonical=board,
-            depth=row.depth,
-            status=row.status,
-            to_move=row.to_move,
-            first="o",
-            score=row.score,
-            value=row.value,
-            remoteness=row.remoteness,
-            sv_score=row.sv_score,
-            best_moves=best,
-            best_moves_shortest=shortest,
-            moves=tuple(MoveAnalysis(m, v, r, game) for m, v, r in analyses),
-            playout=Playout(o_wins, x_wins, draws, ways),
-            paths=row.paths,
-            orbit=row.orbit,
-            game=game,
-        )
-
-    @classmethod
     def from_core(cls, board: str, game: Game, probe: Callable[[str], tuple[Value, int]]) -> Position:
         """The position of `board` (o first) from the ranked core alone: `probe(board)` gives a
         board's value for its side to move and its remoteness, and every move's value is its
         child's, seen by the mover."""
         mover = mover_at(game.cells - board.count(EMPTY))
+        own = probe(board)
         moves = []
         if status(board, game) == "playing":
             for move in empty_cells(board):
                 child_value, child_remoteness = probe(play(board, move, mover))
                 moves.append((move, opposite_value(child_value), child_remoteness))
-        return cls.from_values(board, game, probe(board), moves)
+        return cls.from_values(board, game, own, moves)
 
     @classmethod
     def from_values(
@@ -164,7 +128,8 @@ class Position:
         """The position of `board` (o first) from its value and remoteness for the side to move
         (`own`) and each move's value for the mover and the plies left after it: the best moves,
         the fastest ones, the score and the shortest-victory score follow (the rules
-        `decode.check_row_agrees` holds stored rows to)."""
+        rules.keeping_and_fastest); DatabaseDamagedError when its own value and remoteness are not
+        what its moves give (or, finished, what its end gives)."""
         depth = game.cells - board.count(EMPTY)
         board_status = status(board, game)
         mover = mover_at(depth)
@@ -173,7 +138,13 @@ class Position:
         keeping: tuple[int, ...] = ()
         fastest: tuple[int, ...] = ()
         if moves:
-            _, keeping, fastest, _ = keeping_and_fastest(moves)
+            best, keeping, fastest, plies = keeping_and_fastest(moves)
+            if (best, plies + 1) != own:
+                raise DatabaseDamagedError(
+                    f"value {value} in {remoteness}, but its moves give {best} in {plies + 1}", f"board {board!r}"
+                )
+        elif own != (("loss" if board_status in ("o", "x") else "draw"), 0) or board_status == "playing":
+            raise DatabaseDamagedError(f"value {value} in {remoteness} for a board {board_status}", f"board {board!r}")
         if board_status != "playing":
             score = final_score(board_status, depth)
             sv_score = final_score(board_status, depth, shortest=True, cells=game.cells)

@@ -1,5 +1,6 @@
-"""The database schema: SQLAlchemy 2 typed models. Sets of moves are bit masks, per-move values a
-byte per cell, node lists compressed key differences (`ttt_db.store.encoding`).
+"""The database schema: SQLAlchemy 2 typed models. A game is its ranked core, in compressed
+chunks of a code byte per slot (`ttt_db.store.codes`), and for a game small enough its extras
+(`ttt_db.store.extras`), with the counts per depth and the meta entries.
 
 Bump SCHEMA_VERSION whenever a table or the meaning of a column changes; a database of another
 version is refused with a request to rebuild. Every table name starts with `ttt_`, so the
@@ -12,9 +13,9 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, NODE_LISTS, POSITIONS, SCHEMA_VERSION
+from ttt_db.store.tables import CORE, DEPTH_COUNTS, EXTRAS, META, SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION", "Base", "CoreChunkRow", "DepthCount", "MetaEntry", "NodeList", "PositionRow"]
+__all__ = ["SCHEMA_VERSION", "Base", "CoreChunkRow", "DepthCount", "ExtrasChunkRow", "MetaEntry"]
 
 
 class Base(DeclarativeBase):
@@ -30,52 +31,15 @@ class MetaEntry(Base):
     value: Mapped[str]
 
 
-class PositionRow(Base):
-    """One canonical board (the smallest of its symmetric images) in the stored convention
-    (`o` moved first); every other orientation is answered by transforming this row."""
-
-    __tablename__ = POSITIONS
-
-    key: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)  # the board in base 3
-    depth: Mapped[int]
-    status: Mapped[str] = mapped_column(String(7))  # playing, o, x, draw
-    to_move: Mapped[str | None] = mapped_column(String(1))
-    score: Mapped[int]  # from o's side: 1, 0, -1
-    value: Mapped[str] = mapped_column(String(4))  # win, draw, loss for the side to move
-    remoteness: Mapped[int]
-    sv_score: Mapped[int]  # shortest-victory score from o's side
-    best_moves: Mapped[int]  # bit mask: bit c set when cell c is a best move (ttt_db.store.encoding)
-    best_moves_shortest: Mapped[int]  # bit mask of the moves that win fastest or lose slowest
-    move_values: Mapped[bytes] = mapped_column(LargeBinary)  # a byte per cell: value and remoteness after it
-    o_wins: Mapped[int] = mapped_column(BigInteger)  # move orders of uniformly random play o wins, of
-    x_wins: Mapped[int] = mapped_column(BigInteger)  # the (cells - depth)! there are
-    draws: Mapped[int] = mapped_column(BigInteger)
-    paths: Mapped[int] = mapped_column(BigInteger)  # move sequences reaching any one image
-    orbit: Mapped[int]  # how many distinct boards the symmetries make of it
-    moves_check: Mapped[int]  # checksums (ttt_db.store.checksum): of key, status and best moves,
-    row_check: Mapped[int]  # and of every column
-
-
-class NodeList(Base):
-    """A named list of board keys in (depth, key) order, encoded (ttt_db.store.encoding)."""
-
-    __tablename__ = NODE_LISTS
-
-    name: Mapped[str] = mapped_column(String(64), primary_key=True)
-    size: Mapped[int]
-    boards: Mapped[bytes] = mapped_column(LargeBinary)
-    checksum: Mapped[int]  # of name, size and boards (ttt_db.store.checksum)
-
-
 class DepthCount(Base):
     """Tree nodes, positions and canonical positions at one depth (moves made)."""
 
     __tablename__ = DEPTH_COUNTS
 
     depth: Mapped[int] = mapped_column(primary_key=True)
-    tree_nodes: Mapped[int | None] = mapped_column(BigInteger)  # null where no rows are stored (over 16 cells)
-    positions: Mapped[int]
-    canonical_positions: Mapped[int]
+    tree_nodes: Mapped[int | None] = mapped_column(BigInteger)  # null where no extras (paths) are kept
+    positions: Mapped[int] = mapped_column(BigInteger)
+    canonical_positions: Mapped[int] = mapped_column(BigInteger)
     checksum: Mapped[int]  # of the four counts (ttt_db.store.checksum)
 
 
@@ -89,4 +53,17 @@ class CoreChunkRow(Base):
     chunk: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     slots: Mapped[int]
     codes: Mapped[bytes] = mapped_column(LargeBinary)  # zstandard-compressed
+    checksum: Mapped[int]  # of the compressed bytes, seeded with the game, depth and chunk
+
+
+class ExtrasChunkRow(Base):
+    """The extras (random-play odds and paths, `ttt_db.store.extras`) of the representatives of
+    one chunk of the core, `classes` of them, in slot order."""
+
+    __tablename__ = EXTRAS
+
+    depth: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    chunk: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    classes: Mapped[int]
+    extras: Mapped[bytes] = mapped_column(LargeBinary)  # zstandard-compressed
     checksum: Mapped[int]  # of the compressed bytes, seeded with the game, depth and chunk

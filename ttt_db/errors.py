@@ -92,12 +92,12 @@ class NotStoredError(DatabaseError):
 
 
 class PositionNotFoundError(DatabaseDamagedError, KeyError):
-    """A valid board that the database does not hold: every reachable board has a row, so the
-    database is damaged or incomplete."""
+    """A valid board in play that the best-moves table does not hold: every such board has an
+    entry, so the database is damaged or incomplete."""
 
     def __init__(self, board: str) -> None:
         self.board = board
-        super().__init__(f"no row for board {board!r}", "table ttt_positions")
+        super().__init__(f"no best moves for board {board!r}", "table ttt_core")
 
     def __str__(self) -> str:
         return DatabaseDamagedError.__str__(self)

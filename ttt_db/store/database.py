@@ -320,7 +320,7 @@ class SolutionDatabase:
         """The solved position, in the board's own marks. `first` says who moved first when
         the counts are equal (o by default). Raises `InvalidBoardError` (a `ValueError`) for
         malformed or impossible boards, `TypeError` for anything but a string or a Board, and
-        `DatabaseDamagedError` (`PositionNotFoundError` for a missing row) when the database
+        `DatabaseDamagedError` when the database
         cannot give the right answer."""
         if type(board) is str and first is None:
             found = self._by_plain_text.get(board)

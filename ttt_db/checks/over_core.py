@@ -22,9 +22,9 @@ from ttt_db.ais.calling import ask_ahead, candidate_moves
 from ttt_db.checks.solved import StrongFailure, StrongResult, WeakResult, WeakSideResult
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import Value, mover_at, opposite_value
+from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
 from ttt_db.game.slots import level_slots
-from ttt_db.game.symmetry import canonical_transform, transform_move
+from ttt_db.game.symmetry import canonical_transform
 from ttt_db.store.core_arrays import (
     Block,
     BlockMoves,
@@ -36,8 +36,10 @@ from ttt_db.store.core_arrays import (
     boards_of_block,
     child_slots,
     expand_level,
+    move_of_worth,
     representatives,
 )
+from ttt_db.store.position import MoveAnalysis
 
 if TYPE_CHECKING:
     from ttt_db.ais.registry import NamedAI
@@ -140,48 +142,47 @@ def _cells_of(mask: int, cells: int) -> tuple[int, ...]:
 def _failures(
     ai: NamedAI, block: Block, moves: BlockMoves, where: Ints, target: Ints, game: Game, canonical: bool
 ) -> list[StrongFailure]:
-    """The AI's failures at the block's slots `where`, held to the masks `target`. `canonical`:
-    the slots are their classes' representatives, and each is asked, and a failure told, at the
-    class's canonical board (the smallest image as text, as the stored node lists hold it)."""
+    """The AI's failures at the block's slots `where`, held to the masks `target`, each with every
+    move's value (from the same children's codes). `canonical`: the slots are their classes'
+    representatives, and each is asked, and a failure told, at the class's canonical board (the
+    smallest image as text, as the named lists hold it)."""
     cells = game.cells
+    by_cell = moves.by_cell.reshape(-1, cells) if moves.by_cell is not None else None
+
+    def question(board: str, index: int, chosen: tuple[int, ...] = (), *, valued: bool = True) -> StrongFailure:
+        analyses: tuple[MoveAnalysis, ...] = ()
+        if valued and by_cell is not None:
+            worths = by_cell[where[index]].tolist()
+            analyses = tuple(
+                MoveAnalysis(cell, VALUES[rank], after, game)
+                for cell, (rank, after) in ((cell, move_of_worth(w)) for cell, w in enumerate(worths) if w)
+            )
+        failure = StrongFailure(board, chosen, _cells_of(int(target[index]), cells), moves=analyses)
+        if canonical:
+            image, transform = canonical_transform(board, game)
+            return failure.seen_as(image, transform, game)
+        return failure
+
     if ai.core_answer is not None:  # symmetric: any image of a class answers for it
         answered = moves.best if ai.core_answer == "best" else moves.fastest
         assert answered is not None
         answers = answered.ravel()[where]
-        wrong = np.flatnonzero(answers & ~target)
-        failing = [
-            StrongFailure(board, _cells_of(int(answers[i]), cells), _cells_of(int(target[i]), cells))
-            for board, i in zip(boards_of_block(block, cells, where[wrong]), wrong.tolist(), strict=True)
-        ]
-        return [_at_canonical(failure, game) for failure in failing] if canonical else failing
-    asked = [
-        _at_canonical(StrongFailure(board, (), _cells_of(mask, cells)), game)
-        if canonical
-        else StrongFailure(board, (), _cells_of(mask, cells))
-        for board, mask in zip(boards_of_block(block, cells, where), target.tolist(), strict=True)
-    ]
-    ask_ahead(ai.play, [question.board for question in asked])
+        wrong = np.flatnonzero(answers & ~target).tolist()
+        boards = boards_of_block(block, cells, where[wrong])
+        return [question(board, i, _cells_of(int(answers[i]), cells)) for board, i in zip(boards, wrong, strict=True)]
+    boards = boards_of_block(block, cells, where)
+    asked = [question(board, i, valued=False) for i, board in enumerate(boards)]
+    ask_ahead(ai.play, [each.board for each in asked])
     found = []
-    for question in asked:
+    for i, each in enumerate(asked):
         try:
-            chosen = candidate_moves(ai.play, question.board)
+            chosen = candidate_moves(ai.play, each.board)
         except AIMisbehaved as error:
-            found.append(replace(question, error=error.reason, where=error.where))
+            found.append(replace(question(boards[i], i), error=error.reason, where=error.where))
             continue
-        if not set(chosen) <= set(question.best):
-            found.append(replace(question, chosen=chosen))
+        if not set(chosen) <= set(each.best):
+            found.append(replace(question(boards[i], i), chosen=chosen))
     return found
-
-
-def _at_canonical(failure: StrongFailure, game: Game) -> StrongFailure:
-    """The same question told at the board's canonical image (its moves carried there)."""
-    board, transform = canonical_transform(failure.board, game)
-    return replace(
-        failure,
-        board=board,
-        chosen=tuple(sorted(transform_move(move, transform, game) for move in failure.chosen)),
-        best=tuple(sorted(transform_move(move, transform, game) for move in failure.best)),
-    )
 
 
 def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, value: Value) -> WeakResult | None:

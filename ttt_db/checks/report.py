@@ -4,7 +4,7 @@ moves fed to the pure checks of `ttt_db.checks.solved`, and the decisive mistake
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ttt_db.ais.registry import NamedAI
@@ -120,13 +120,6 @@ def run_checks(
         strong_result = check_strong_over_core(
             ai, db, canonical=canonical, shortest=shortest, progress=progress, notice=notice
         )
-    if strong_result is not None:
-        boards = [failure.board for failure in strong_result.failures]
-        failing = db.stored_positions(boards)
-        strong_result.failures = [
-            replace(failure, moves=position.moves)
-            for failure, position in zip(strong_result.failures, failing, strict=True)
-        ]
     weak_result = None
     if weak and ai.core_answer is not None:
         weak_result = check_weak_over_core(ai, db, db.empty_board_value)

@@ -60,13 +60,24 @@ class StrongFailure:
         seen: dict[str, StrongFailure] = {}
         for transform, image in enumerate(symmetric_images(self.board, game)):
             if image not in seen:
-                seen[image] = replace(
-                    self,
-                    board=image,
-                    chosen=tuple(sorted(transform_move(move, transform, game) for move in self.chosen)),
-                    best=tuple(sorted(transform_move(move, transform, game) for move in self.best)),
-                )
+                seen[image] = self.seen_as(image, transform, game)
         return list(seen.values())
+
+    def seen_as(self, image: str, transform: int, game: Game) -> StrongFailure:
+        """The same failure told on `image`, the board's image under `transform`: every move
+        carried there."""
+        return replace(
+            self,
+            board=image,
+            chosen=tuple(sorted(transform_move(move, transform, game) for move in self.chosen)),
+            best=tuple(sorted(transform_move(move, transform, game) for move in self.best)),
+            moves=tuple(
+                sorted(
+                    (replace(a, move=transform_move(a.move, transform, game)) for a in self.moves),
+                    key=lambda a: a.move,
+                )
+            ),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         document: dict[str, Any] = {

@@ -86,7 +86,7 @@ def core_only_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_a_game_stored_as_its_core_alone_answers_every_board_as_the_rows_do(
+def test_a_game_stored_as_its_core_alone_answers_every_board_as_with_its_extras(
     core_only_path: Path, db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     boards = [p.board for p in db.all_positions()]
@@ -155,7 +155,7 @@ def test_a_damaged_chunk_is_refused_by_lookups_and_named_by_verify(run, db_path:
     )
 
 
-def test_a_resealed_code_is_refused_against_the_rows_and_named_by_verify_from_its_children(
+def test_a_resealed_code_is_refused_against_its_moves_and_named_by_verify_from_its_children(
     run, db_path: Path, tmp_path: Path
 ) -> None:
     """The empty board's code changed from a draw in 9 to a win in 9, with the chunk's checksum
@@ -232,7 +232,7 @@ CHECKED = [
 
 
 @pytest.mark.parametrize(("name", "canonical", "shortest"), CHECKED)
-def test_the_strong_check_over_the_core_alone_reports_what_the_rows_report(
+def test_the_strong_check_over_the_core_finds_the_failures_the_reference_solver_finds(
     core_only_path: Path,
     db: SolutionDatabase,
     monkeypatch: pytest.MonkeyPatch,
@@ -241,25 +241,39 @@ def test_the_strong_check_over_the_core_alone_reports_what_the_rows_report(
     shortest: bool,
 ) -> None:
     """Level by level in arrays (the database's AIs answering in arrays, the others board by
-    board), the check of a game without rows gives the document the node lists and best-moves
-    table give: the same counts, failing boards, moves and move values."""
+    board), with and without extras, the check finds the failures that the pure check of
+    ttt_db.checks.solved finds at the reference solver's decision positions and best moves."""
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
+    from ttt_db.checks.solved import check_strong
+    from ttt_db.game.symmetry import canonical_board
 
-    expected = run_checks(load_ai(name, lambda: db), db, weak=False, canonical=canonical, shortest=shortest)
-    monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
-    with open_database(core_only_path) as core:
-        done: list[tuple[int, int]] = []
-        found = run_checks(
-            load_ai(name, lambda: core),
-            core,
-            weak=False,
-            canonical=canonical,
-            shortest=shortest,
-            progress=lambda d, t: done.append((d, t)),
-        )
-    assert found.to_document() == expected.to_document()
-    assert done[-1] == (expected.strong.asked or expected.strong.total,) * 2  # type: ignore[union-attr]
+    rules = reference.TICTACTOE
+    decision = [
+        board
+        for board in reference.reachable()
+        if rules.children(board) and len(reference.best_moves(board)) < len(rules.children(board))
+    ]
+    if canonical:
+        decision = [board for board in decision if board == canonical_board(board)]
+    best = {board: reference.best_moves(board, shortest=shortest) for board in decision}
+    expected = check_strong(load_ai(name, lambda: db).play, decision, best)
+    for path, extras_kept in ((None, True), (core_only_path, False)):
+        monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 16 if extras_kept else 8)
+        with open_database(path or db.location) as database:
+            done: list[tuple[int, int]] = []
+            found = run_checks(
+                load_ai(name, lambda database=database: database),
+                database,
+                weak=False,
+                canonical=canonical,
+                shortest=shortest,
+                progress=lambda d, t, done=done: done.append((d, t)),
+            ).strong
+        assert found is not None
+        assert (found.total, found.correct) == (expected.total, expected.correct), extras_kept
+        assert sorted(f.board for f in found.failures) == sorted(f.board for f in expected.failures)
+        assert done[-1][0] == done[-1][1] == (found.asked or found.total)
 
 
 def test_an_ai_asked_board_by_board_over_the_core_is_told_what_it_will_take(
@@ -280,11 +294,12 @@ def test_an_ai_asked_board_by_board_over_the_core_is_told_what_it_will_take(
     assert notices[0].endswith(" boards a second")
 
 
-def test_every_position_streamed_from_the_core_alone_is_the_rows_position(
+def test_every_position_streamed_from_the_core_is_the_looked_up_position(
     core_only_path: Path, db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`all_positions` of a game without rows: every reachable board, with every move's value,
-    from the codes of its level and the next, as the rows tell it (without odds and paths)."""
+    """`all_positions` of a game without extras: every reachable board, with every move's value,
+    from the codes of its level and the next in arrays, as a lookup tells it by probing the
+    children one by one (without odds and paths)."""
     expected = {position.board: replace(position, playout=None, paths=None) for position in db.all_positions()}
     monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
     with open_database(core_only_path) as core:
@@ -298,25 +313,26 @@ def test_every_position_streamed_from_the_core_alone_is_the_rows_position(
 def test_the_weak_check_of_the_database_ais_over_the_core_visits_what_the_search_visits(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Forward in arrays from the empty board, the weak check of perfect and perfect-shortest on a
-    game without rows reaches exactly the boards the depth-first search examines (o wins 3x4k3:
-    as x there is nothing to prove)."""
+    """Forward in arrays from the empty board, with and without extras, the weak check of perfect
+    and perfect-shortest reaches exactly the boards the depth-first search of
+    ttt_db.checks.solved examines (o wins 3x4k3: as x there is nothing to prove)."""
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
+    from ttt_db.checks.solved import check_weak
 
     game = Game.parse(name)
-    build_database(tmp_path / "rows.sqlite", game=game)
+    build_database(tmp_path / "extras.sqlite", game=game)
     monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
     build_database(tmp_path / "core.sqlite", game=game)
     for ai in ("perfect", "perfect-shortest"):
-        monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 16)
-        with open_database(tmp_path / "rows.sqlite") as rows:
-            searched = run_checks(load_ai(ai, lambda: rows, game), rows, strong=False).to_document()
-        monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
-        with open_database(tmp_path / "core.sqlite") as core:
-            assert not core.has_extras
-            found = run_checks(load_ai(ai, lambda: core, game), core, strong=False).to_document()
-        assert found == searched and found["weak"]["o"]["visited"] > 0
+        for path, cells in ((tmp_path / "extras.sqlite", 16), (tmp_path / "core.sqlite", 8)):
+            monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", cells)
+            with open_database(path) as database:
+                named = load_ai(ai, lambda database=database: database, game)
+                searched = check_weak(named.play, game, database.empty_board_value).to_dict()
+                found = run_checks(named, database, strong=False).to_document()["weak"]
+            del found["o"]["mistake"], found["x"]["mistake"]
+            assert found == searched and found["o"]["visited"] > 0
 
 
 @pytest.mark.parametrize("name", ["ai1s", "ai14s", "dls@3"])

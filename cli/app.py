@@ -84,8 +84,8 @@ def build(
     quiet: QuietOption = False,
 ) -> None:
     """Solve the game level by level, deepest first, and write the database (atomically): the
-    ranked core of every game (a byte per position), and up to 16 cells a row per symmetry class
-    and the node lists. A build that was stopped resumes above its last finished level; docs/games.md
+    ranked core of every game (a byte per position), and up to 16 cells each class's random-play
+    odds and paths. A build that was stopped resumes above its last finished level; docs/games.md
     gives each game's time, memory and size."""
     from builder.pipeline import build_database
     from cli.render import depth_table, figures_text

@@ -87,8 +87,8 @@ class DatabaseDamagedError(DatabaseError):
 
 
 class NotStoredError(DatabaseError):
-    """What a game's database does not keep: over 16 cells it holds the ranked core alone (no
-    rows, node lists or random-play odds), so what reads them is refused, saying so."""
+    """What a game's database does not give: over 16 cells it holds the ranked core alone, so no
+    random-play odds, and no list of every board by name, which would be hundreds of millions."""
 
 
 class PositionNotFoundError(DatabaseDamagedError, KeyError):

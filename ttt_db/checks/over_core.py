@@ -1,12 +1,12 @@
-"""The strong check of a game stored as its ranked core alone (over 16 cells: no node lists, no
-best-moves table), level by level in arrays.
+"""The checks over the ranked core, level by level in arrays, in every game.
 
 Each level's decision positions and their best moves come from the stored codes of the level and
 of its children (`ttt_db.store.core_arrays.block_moves`, the derivation the builder counts them
 with), a block of slots at a time; nothing proportional to the game is held but two levels of
 codes. The database's own AIs answer in arrays (`NamedAI.core_answer`); any other AI is asked
 board by board, its boards sent ahead in batches. Failures are kept up to `FAILURES_KEPT`,
-shallowest first; the counts are exact.
+shallowest first; the counts are exact. The weak check of the database's own AIs runs forward
+from the empty board in arrays too.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ from __future__ import annotations
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from math import factorial
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from ttt_db.errors import DatabaseDamagedError, NotStoredError
 from ttt_db.game.definition import Game
@@ -27,6 +27,7 @@ from ttt_db.store.position import Playout, Position
 from ttt_db.store.reader import Reader
 from ttt_db.store.tables import CORE, EXTRAS
 
+T = TypeVar("T")
 CACHED_CHUNKS: Final = 512
 """Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each)."""
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
@@ -46,42 +47,51 @@ class CoreReader:
     def chunk(self, depth: int, number: int) -> bytes:
         """Level `depth`'s chunk `number`, decompressed; DatabaseDamagedError when it is missing,
         fails its checksum or decompresses to another size than its place in the level."""
-        key = (depth, number)
+        return self._cached(self._chunks, (depth, number), lambda: self._read(depth, number))
+
+    def _cached(self, store: OrderedDict[tuple[int, int], T], key: tuple[int, int], load: Callable[[], T]) -> T:
         with self._lock:
-            found = self._chunks.get(key)
+            found = store.get(key)
             if found is not None:
-                self._chunks.move_to_end(key)
+                store.move_to_end(key)
                 return found
-        codes = self._read(depth, number)
+        loaded = load()
         with self._lock:
-            self._chunks[key] = codes
-            while len(self._chunks) > CACHED_CHUNKS:
-                self._chunks.popitem(last=False)
-        return codes
+            store[key] = loaded
+            while len(store) > CACHED_CHUNKS:
+                store.popitem(last=False)
+        return loaded
 
     def _read(self, depth: int, number: int) -> bytes:
+        slots = min(CHUNK_SLOTS, level_slots(self.game.cells, depth) - number * CHUNK_SLOTS)
+        return self._fetch("core", depth, number, slots, slots)
+
+    def _fetch(self, part: str, depth: int, number: int, count: int, size: int) -> bytes:
+        """One chunk of the core (`count` slots) or of the extras (`count` classes), `size` bytes
+        decompressed; DatabaseDamagedError when it is missing, fails its checksum, holds another
+        count or decompresses to another size."""
         import zstandard
 
-        where = f"table {CORE}, level {depth} chunk {number}"
+        table, column, unit = (CORE, "codes", "slots") if part == "core" else (EXTRAS, "extras", "classes")
+        where = f"table {table}, level {depth} chunk {number}"
         rows = self.reader.rows(
-            f"SELECT slots, codes, checksum FROM {CORE} WHERE depth = :depth AND chunk = :chunk",
+            f"SELECT {unit}, {column}, checksum FROM {table} WHERE depth = :depth AND chunk = :chunk",
             {"depth": depth, "chunk": number},
         )
         if not rows:
-            raise DatabaseDamagedError("a chunk of the core is missing", where)
-        slots, blob, check = rows[0]
-        expected = min(CHUNK_SLOTS, level_slots(self.game.cells, depth) - number * CHUNK_SLOTS)
-        if not isinstance(blob, bytes) or check != chunk_checksum(self.game.name, depth, number, blob):
-            raise DatabaseDamagedError("a chunk of the core does not match its checksum", where)
-        if slots != expected:
-            raise DatabaseDamagedError(f"a chunk of the core holds {slots!r} slots, not {expected}", where)
+            raise DatabaseDamagedError(f"a chunk of the {part} is missing", where)
+        stored, blob, check = rows[0]
+        if not isinstance(blob, bytes) or check != chunk_checksum(self.game.name, depth, number, blob, part=part):
+            raise DatabaseDamagedError(f"a chunk of the {part} does not match its checksum", where)
+        if stored != count:
+            raise DatabaseDamagedError(f"a chunk of the {part} holds {stored!r} {unit}, not {count}", where)
         try:
-            codes = zstandard.ZstdDecompressor().decompress(blob, max_output_size=CHUNK_SLOTS)
+            data = zstandard.ZstdDecompressor().decompress(blob, max_output_size=size)
         except zstandard.ZstdError:
-            raise DatabaseDamagedError("a chunk of the core does not decompress", where) from None
-        if len(codes) != expected:
-            raise DatabaseDamagedError(f"a chunk of the core decompresses to {len(codes)} slots, not {expected}", where)
-        return codes
+            raise DatabaseDamagedError(f"a chunk of the {part} does not decompress", where) from None
+        if len(data) != size:
+            raise DatabaseDamagedError(f"a chunk of the {part} decompresses to {len(data)} bytes, not {size}", where)
+        return data
 
     def code(self, depth: int, slot: int) -> int:
         number, offset = divmod(slot, CHUNK_SLOTS)
@@ -141,37 +151,10 @@ class CoreReader:
         return np.array(values, dtype=np.int64).reshape(-1, len(EXTRAS_FIELDS))
 
     def _extras_chunk(self, depth: int, number: int, classes: int) -> array[int]:
-        key = (depth, number)
-        with self._lock:
-            found = self._extras.get(key)
-        if found is not None:
-            return found
-        import zstandard
-
-        where = f"table {EXTRAS}, level {depth} chunk {number}"
-        rows = self.reader.rows(
-            f"SELECT classes, extras, checksum FROM {EXTRAS} WHERE depth = :depth AND chunk = :chunk",
-            {"depth": depth, "chunk": number},
+        size = 8 * len(EXTRAS_FIELDS) * classes
+        return self._cached(
+            self._extras, (depth, number), lambda: decode_extras(self._fetch("extras", depth, number, classes, size))
         )
-        if not rows:
-            raise DatabaseDamagedError("a chunk of the extras is missing", where)
-        stored_classes, blob, check = rows[0]
-        if not isinstance(blob, bytes) or check != chunk_checksum(self.game.name, depth, number, blob, part="extras"):
-            raise DatabaseDamagedError("a chunk of the extras does not match its checksum", where)
-        if stored_classes != classes:
-            raise DatabaseDamagedError(f"a chunk of the extras holds {stored_classes!r} classes, not {classes}", where)
-        try:
-            data = zstandard.ZstdDecompressor().decompress(blob, max_output_size=32 * CHUNK_SLOTS)
-        except zstandard.ZstdError:
-            raise DatabaseDamagedError("a chunk of the extras does not decompress", where) from None
-        if len(data) != 8 * len(EXTRAS_FIELDS) * classes:
-            raise DatabaseDamagedError(f"a chunk of the extras decompresses to {len(data)} bytes", where)
-        values = decode_extras(data)
-        with self._lock:
-            self._extras[key] = values
-            while len(self._extras) > CACHED_CHUNKS:
-                self._extras.popitem(last=False)
-        return values
 
     def _expanded(self, tables: Any, depth: int) -> Any:
         """Every reachable slot's code of a level (its stored codes expanded), for work in arrays."""

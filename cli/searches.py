@@ -214,13 +214,8 @@ def check_trace(
     from ttt_db.search.trace_check import trace_lines
 
     with open_db(db, game) as database:
-        asked = 0
 
         def exact(board: str, first_player: Mark) -> tuple[int, int, int]:
-            nonlocal asked
-            asked += 1
-            if asked == 200 and database.game.cells <= 12:  # a long trace on a small game: one query for
-                database.load_all()  # every row beats one per board
             position = database.lookup(board, first=first_player)
             return position.score, position.sv_score, position.remoteness
 

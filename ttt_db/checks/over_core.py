@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from ttt_db.ais.calling import ask_ahead, candidate_moves
-from ttt_db.checks.solved import StrongFailure, StrongResult, WeakResult, WeakSideResult
+from ttt_db.checks.solved import StrongFailure, StrongResult, WeakResult, WeakSideResult, shallowest_first
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
@@ -108,7 +108,7 @@ def check_strong_over_core(
             asked += len(where)
             (progress or _no_progress)(asked, to_ask)
         below = expand_level(tables, depth, stored)
-    failures.sort(key=lambda failure: (failure.depth, failure.board))
+    failures.sort(key=shallowest_first)
     return StrongResult(
         "decision_canonical" if canonical else "decision",
         shortest,

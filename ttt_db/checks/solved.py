@@ -142,31 +142,13 @@ def check_strong(
             continue
         if not set(chosen).issubset(best):
             failures.append(StrongFailure(board, chosen, best))
-    failures.sort(key=_shallowest_first)
+    failures.sort(key=shallowest_first)
     return StrongResult(positions, shortest, total, total - len(failures), failures)
 
 
-def _shallowest_first(failure: StrongFailure) -> tuple[int, str]:
+def shallowest_first(failure: StrongFailure) -> tuple[int, str]:
+    """The order failures are reported in: by depth, then board."""
     return failure.depth, failure.board
-
-
-def check_strong_by_orbit(
-    ai: AI,
-    canonical_boards: list[str],
-    best_moves: Mapping[str, tuple[int, ...]],
-    game: Game,
-    *,
-    total: int,
-    positions: str = "decision",
-    shortest: bool = False,
-) -> StrongResult:
-    """`check_strong` over every board of `positions` (`total` of them) for an AI that treats
-    symmetric boards alike: it is asked once per orbit, at the canonical board, and each answer
-    speaks for the board's images, failures included. The result equals the full check's."""
-    canonical = check_strong(ai, canonical_boards, best_moves, positions=positions, shortest=shortest)
-    failures = [image for failure in canonical.failures for image in failure.images(game)]
-    failures.sort(key=_shallowest_first)
-    return StrongResult(positions, shortest, total, total - len(failures), failures, asked=len(canonical_boards))
 
 
 @dataclass(frozen=True, slots=True)

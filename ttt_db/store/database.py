@@ -115,6 +115,8 @@ def make_reader(location: DatabaseLocation) -> Reader:
     return EngineReader(make_engine(location))
 
 
+_LIST_FIGURES: Final = {"all": "positions", "canonical": "canonical_positions"}
+"""The build's figure each named list is held to, where it is not the list's own name."""
 _SMALL_TABLE_ROWS: Final = 50_000
 """Up to this many canonical positions in play, an AI reads the whole best-moves table at once."""
 
@@ -276,11 +278,9 @@ class SolutionDatabase:
         handle, and held to the build's count of it."""
         found = self._lists.get(name)
         if found is None:
-            self._require_extras(f"node list {name!r} (a list of every board is kept to the games that keep extras)")
+            self._require_extras(f"node list {name!r}")
             found = self.core.node_list_keys(name)
-            expected = self._checked_meta()["figures"].get("positions" if name == "all" else name)
-            if name == "canonical":
-                expected = self._checked_meta()["figures"].get("canonical_positions")
+            expected = self._checked_meta()["figures"].get(_LIST_FIGURES.get(name, name))
             if len(found) != expected:
                 raise DatabaseDamagedError(
                     f"node list {name!r} holds {len(found):,} boards, the build counted {expected!r}", f"table {CORE}"

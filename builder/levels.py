@@ -217,9 +217,15 @@ class CoreBuild:
     codes: dict[int, Codes]  # every reachable slot's code of the levels solved in this run, where kept
 
 
-def build_core(game: Game, folder: WorkFolder, progress: Progress) -> CoreBuild:
-    """Solve every level not finished by an earlier build into `folder`; every level, by depth."""
+def build_core(game: Game, folder: WorkFolder, progress: Progress, notice: Callable[[str], None]) -> CoreBuild:
+    """Solve every level not finished by an earlier build into `folder`, telling `notice` when
+    an earlier build's levels are taken up; every level, by depth."""
     done = folder.claim()
+    if done:
+        notice(
+            f"resuming the build of {game} stopped earlier: levels {game.cells} to {done[-1].depth} are "
+            f"solved already (kept in {folder.path})"
+        )
     start = folder.start(done)
     levels = {level.depth: level for level in done}
     codes: dict[int, Codes] = {}

@@ -74,13 +74,7 @@ def build_database(
         return BuildSummary(location, False, 0.0, {}, _size(location))
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
     folder = work_folder(location, game)
-    finished = folder.finished()
-    if finished:
-        notice(
-            f"resuming the build of {game} stopped earlier: levels {game.cells} to {finished[-1].depth} are "
-            f"solved already (kept in {folder.path})"
-        )
-    core = build_core(game, folder, progress)
+    core = build_core(game, folder, progress, notice)
     extras = solve_extras(game, core) if game.keeps_extras else None
     content = BuildContent(game, core, extras, None if reproducible else started)
     write_solution(location, content, _build_time(), progress)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cli.common import (
     EXIT_NO,
+    EXIT_UNDECIDED,
     DbOption,
     GameOption,
     JsonOption,
@@ -30,6 +30,7 @@ from ttt_db.game.rules import side_to_move
 
 if TYPE_CHECKING:
     from ttt_db.ais.registry import NamedAI
+    from ttt_db.checks.budget import CheckBudget
     from ttt_db.checks.report import CheckReport, Mistake
     from ttt_db.checks.solved import Counterexample, StrongFailure, StrongResult, WeakSideResult
     from ttt_db.store.database import SolutionDatabase
@@ -69,14 +70,39 @@ def _counterexample_lines(example: Counterexample, game: Game) -> list[str]:
     ]
 
 
+def verdict(solved: bool | None) -> str:
+    return {True: "solved", False: "NOT solved", None: "not decided"}[solved]
+
+
+STOPPED_BY = {
+    "max_boards": "--max-boards",
+    "deadline": "--max-seconds",
+    "cancelled": "a cancel",
+}
+KIND_TEXT = {
+    "error": "the AI failed to answer",
+    "win_to_loss": "a win thrown to a loss",
+    "win_to_draw": "a win thrown to a draw",
+    "draw_to_loss": "a draw thrown to a loss",
+    "slower_win": "a slower win",
+    "faster_loss": "a faster loss",
+}
+
+
 def _weak_lines(result: WeakSideResult, game: Game) -> list[str]:
-    verdict = "solved" if result.solved else "NOT solved"
+    if result.solved is None:
+        assert result.stopped is not None
+        short = "game short of a win" if result.target == "win" else "loss"
+        return [
+            f"weak, as {result.side}:  not decided (stopped by {STOPPED_BY[result.stopped]} after "
+            f"{plural(result.visited, 'board')} examined, no {short} among them)"
+        ]
     goal = {
         "draw": "",
         "win": f"{result.side} wins with best play, so every game must be won; ",
         "loss": f"{result.side} loses with best play: nothing to prove; ",
     }[result.target]
-    lines = [f"weak, as {result.side}:  {verdict} ({goal}{plural(result.visited, 'board')} examined)"]
+    lines = [f"weak, as {result.side}:  {verdict(result.solved)} ({goal}{plural(result.visited, 'board')} examined)"]
     if result.counterexample is not None:
         lines += _counterexample_lines(result.counterexample, game)
     return lines
@@ -113,13 +139,22 @@ def _failure_lines(failure: StrongFailure, game: Game) -> list[str]:
 
 
 def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game: Game) -> list[str]:
-    verdict = "solved" if result.solved else "NOT solved"
     target = "shortest best moves" if result.shortest else "best moves"
-    lines = [
-        f"strong:      {verdict} ({result.correct:,}/{plural(result.total, result.positions + ' position')} "
-        f"play only {target})"
-    ]
-    if result.asked is not None and result.asked < result.total:
+    positions = result.positions.replace("_", " ") + " positions"
+    if result.complete:
+        counted = f"{result.correct:,}/{result.total:,} {positions} play only {target}"
+    else:
+        assert result.stopped is not None and result.depth_reached is not None
+        found = f"{plural(result.failing, 'failure')}" if result.failing else "no failure"
+        counted = (
+            f"stopped by {STOPPED_BY[result.stopped]} after {result.checked:,} of {result.total:,} {positions}: "
+            f"depths 0-{result.depth_reached - 1} in full and depth {result.depth_reached} in part; {found} among them"
+            if result.depth_reached
+            else f"stopped by {STOPPED_BY[result.stopped]} after {result.checked:,} of {result.total:,} {positions} "
+            f"at depth 0; {found} among them"
+        )
+    lines = [f"strong:      {verdict(result.solved)} ({counted})"]
+    if result.asked is not None and result.asked < result.checked:
         lines.append(
             f"  (asked once per symmetry class, at {plural(result.asked, 'canonical board')}: "
             "the AI treats symmetric boards alike)"
@@ -131,10 +166,16 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game:
                 "  warning: this AI does not treat symmetric boards alike, so the canonical result "
                 "does not speak for every board"
             )
+    if result.failing:
+        kinds = ", ".join(f"{count:,} {KIND_TEXT[kind]}" for kind, count in result.by_kind.items())
+        lines.append(f"  {plural(result.failing, 'failing position')}: {kinds}")
+        depths = ", ".join(f"{depth}: {sum(kinds.values()):,}" for depth, kinds in sorted(result.by_depth.items()))
+        lines.append(f"  by depth (marks on the board): {depths}")
     shown = result.failures[:show]
     if shown:
+        kept = " kept" if len(result.failures) < result.failing else ""
         more = "; --show N for more" if len(shown) < len(result.failures) else ""
-        lines.append(f"  failures, shallowest first ({len(shown):,} of {len(result.failures):,}{more}):")
+        lines.append(f"  failures, shallowest first ({len(shown):,} of {len(result.failures):,}{kept}{more}):")
         lines.append("  (each move: its value for the mover, plies counted from the board)")
     for failure in shown:
         lines += _failure_lines(failure, game)
@@ -142,7 +183,7 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game:
 
 
 def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: Game = DEFAULT_GAME) -> list[str]:
-    lines = [f"{report.ai}: {'solved' if report.solved else 'NOT solved'}"]
+    lines = [f"{report.ai}: {verdict(report.solved)}"]
     if report.weak is not None:
         for side in (report.weak.o, report.weak.x):
             lines += _weak_lines(side, game)
@@ -153,18 +194,58 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: G
 
 
 @contextmanager
-def _counting_calls(named: NamedAI, quiet: bool) -> Iterator[NamedAI]:
-    """The AI with each call counted on a progress bar (seen only when a slow AI makes the
-    checks take longer than a second)."""
-    from ttt_db.ais.calling import counting
+def _check_progress(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int, int], None]]]:
+    """The weak check's progress (boards examined, no total) and the strong check's (boards
+    asked of boards to ask), each on a bar of its own."""
+    with (
+        progress_bar(None, "weak check: boards examined", "board", quiet=quiet) as examined,
+        progress_bar(None, "strong check: decision positions asked", "board", quiet=quiet) as asked,
+    ):
 
-    with progress_bar(None, f"asking {named.name}", "board", quiet=quiet) as bar:
-        yield replace(named, play=counting(named.play, bar.update))
+        def weak(done: int) -> None:
+            examined.update(done - examined.n)
+
+        def strong(done: int, total: int) -> None:
+            asked.total = total
+            asked.update(done - asked.n)
+
+        yield weak, strong
+
+
+def _budget(max_boards: int | None, max_seconds: float | None) -> CheckBudget:
+    from ttt_db.checks.budget import CheckBudget
+
+    return CheckBudget(max_boards=max_boards, seconds=max_seconds)
+
+
+def _size_warning(named: NamedAI, database: SolutionDatabase, weak: bool, bounded: bool) -> str | None:
+    """A line before a weak check that may examine far more boards than a few seconds allow: the
+    depth-first search of an AI that is not the database's follows every game its moves allow."""
+    if not weak or named.core_answer is not None or bounded:
+        return None
+    positions = database.meta()["figures"]["positions"]
+    if positions < WEAK_WARNING_POSITIONS:
+        return None
+    return (
+        f"the weak check of {named.name} follows every game its moves allow: on {database.game} up to "
+        f"{positions:,} boards as o and as many as x; --max-boards or --max-seconds bound it"
+    )
+
+
+WEAK_WARNING_POSITIONS = 1_000_000
+"""A game with this many positions or more warns before an unbounded weak check of a user's AI."""
 
 
 def _check_all(
-    database: SolutionDatabase, weak: bool, strong: bool, canonical: bool, shortest: bool, as_json: bool, quiet: bool
-) -> None:
+    database: SolutionDatabase,
+    weak: bool,
+    strong: bool,
+    canonical: bool,
+    shortest: bool,
+    as_json: bool,
+    quiet: bool,
+    bounds: tuple[int | None, float | None],
+) -> bool | None:
     from ttt_db.ais.registry import DEFAULT_INSTANCES, load_ai
     from ttt_db.checks.report import run_checks
     from ttt_db.errors import UnknownAIError
@@ -178,12 +259,21 @@ def _check_all(
                 bar.update()
                 continue
             reports.append(
-                run_checks(named, database, weak=weak, strong=strong, canonical=canonical, shortest=shortest)
+                run_checks(
+                    named,
+                    database,
+                    weak=weak,
+                    strong=strong,
+                    canonical=canonical,
+                    shortest=shortest,
+                    budget=_budget(*bounds),
+                )
             )
             bar.update()
+    decided = None if any(report.solved is None for report in reports) else True
     if as_json:
         print_json([report.to_document() for report in reports])
-        return
+        return decided
     header = f"{'ai':<20}"
     header += f" {'weak as o':>10} {'weak as x':>10}" if weak else ""
     header += f" {'strong':>12}" if strong else ""
@@ -191,10 +281,16 @@ def _check_all(
     for report in reports:
         row = f"{report.ai:<20}"
         if report.weak is not None:
-            row += "".join(f" {'solved' if side.solved else 'LOSES':>10}" for side in (report.weak.o, report.weak.x))
+            row += "".join(f" {_WEAK_CELL[side.solved]:>10}" for side in (report.weak.o, report.weak.x))
         if report.strong is not None:
-            row += f" {report.strong.correct:>6,}/{report.strong.total:,}"
+            result = report.strong
+            row += f" {result.correct:>6,}/{result.total:,}"
+            row += "" if result.complete else f" (stopped after {result.checked:,})"
         typer.echo(row)
+    return decided
+
+
+_WEAK_CELL = {True: "solved", False: "LOSES", None: "undecided"}
 
 
 def _refuse_conflicts(ai: str | None, all_ais: bool, weak: bool, strong: bool, canonical: bool, shortest: bool) -> None:
@@ -225,7 +321,30 @@ def check(
         typer.Option("--shortest", help="Strong check against the shortest best moves (win fastest, lose slowest)."),
     ] = False,
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing boards to draw.")] = 10,
-    all_ais: Annotated[bool, typer.Option("--all", help="Every built-in AI in one table (exit 0).")] = False,
+    all_ais: Annotated[
+        bool, typer.Option("--all", help="Every built-in AI in one table (exit 0, or 4 when one was stopped early).")
+    ] = False,
+    max_boards: Annotated[
+        int | None,
+        typer.Option(
+            "--max-boards",
+            min=0,
+            metavar="N",
+            help="Stop after asking the AI at N boards (strong) or examining N (weak), in all, and say what was "
+            "proven so far (exit 4 when that decides nothing).",
+            show_default=False,
+        ),
+    ] = None,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--max-seconds",
+            min=0.001,
+            metavar="S",
+            help="Stop after S seconds and say what was proven so far (exit 4 when that decides nothing).",
+            show_default=False,
+        ),
+    ] = None,
     timeout: TimeoutOption = None,
     memory: MemoryOption = DEFAULT_MEMORY_MB,
     quiet: QuietOption = False,
@@ -241,7 +360,11 @@ def check(
     own, held to --timeout and --memory: whatever it raises, loops on or allocates fails it at
     that board, and what it prints goes to stderr, so --json output stays one document. It is
     still run as you: only check code you trust.
-    Exit 0 when every requested check passes, 1 when one fails, 2 for an unknown AI."""
+
+    Counts are exact; failures are summarised by kind and depth, and the shallowest are kept
+    with their boards. --max-boards and --max-seconds end a long check with what it proved so
+    far. Exit 0 when every requested check passes, 1 when one fails, 2 for an unknown AI, 4
+    when a check stopped early without deciding."""
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.checks.report import run_checks
@@ -250,35 +373,40 @@ def check(
     both = not weak and not strong
     with open_db(db, game) as database:
         if all_ais:
-            _check_all(database, weak or both, strong or both, canonical, shortest, as_json, quiet)
+            decided = _check_all(
+                database, weak or both, strong or both, canonical, shortest, as_json, quiet, (max_boards, max_seconds)
+            )
+            if decided is None:
+                raise typer.Exit(EXIT_UNDECIDED)
             return
         assert ai is not None
         limits = Limits(timeout, memory)
         with (
             ai_output_to_stderr(),
             contained_ai(ai, lambda: database, game, limits) as named,
-            _counting_calls(named, quiet) as counted,
-            progress_bar(None, "decision positions", "board", quiet=quiet) as checked,
+            _check_progress(quiet) as (weak_progress, strong_progress),
         ):
-
-            def progress(done: int, total: int) -> None:
-                checked.total = total
-                checked.update(done - checked.n)
-
+            warning = _size_warning(named, database, weak or both, max_boards is not None or max_seconds is not None)
+            if warning is not None:
+                typer.echo(warning, err=True)
             report = run_checks(
-                counted,
+                named,
                 database,
                 weak=weak or both,
                 strong=strong or both,
                 canonical=canonical,
                 shortest=shortest,
-                progress=progress,
+                progress=strong_progress,
+                weak_progress=weak_progress,
                 notice=lambda line: typer.echo(line, err=True),
+                budget=_budget(max_boards, max_seconds),
             )
     if as_json:
         print_json(report.to_document())
     else:
         typer.echo("\n".join(report_lines(report, show, named.symmetric, game)))
+    if report.solved is None:
+        raise typer.Exit(EXIT_UNDECIDED)
     if not report.solved:
         raise typer.Exit(EXIT_NO)
 

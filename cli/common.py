@@ -8,11 +8,12 @@ import contextlib
 import json
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 EXIT_NO = 1
 EXIT_USAGE = 2
 EXIT_BUG = 3
+EXIT_UNDECIDED = 4
 EXIT_INTERRUPTED = 130
 DEBUG_ENV_VAR = "TTT_DB_DEBUG"
 
@@ -276,7 +278,12 @@ def ai_output_to_stderr() -> contextlib.AbstractContextManager[Any]:
 
 
 def print_json(document: Any) -> None:
-    typer.echo(json.dumps(document, indent=2))
+    """The document on stdout, written as it is encoded (a check's thousands of failures are
+    never one string in memory)."""
+    for chunk in json.JSONEncoder(indent=2).iterencode(document):
+        sys.stdout.write(chunk)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
 
 
 class SilentBar:
@@ -301,12 +308,55 @@ class SilentBar:
         return None
 
 
+class LineBar(SilentBar):
+    """The progress bar where stderr is a file or a pipe: a plain line, at most every
+    LINE_SECONDS, once the work has taken that long: the count, the total, the rate and the time
+    left when the total is known."""
+
+    LINE_SECONDS: ClassVar[float] = 10.0
+
+    def __init__(self, total: int | None, desc: str, unit: str) -> None:
+        super().__init__(total, desc)
+        self.unit = unit
+        self._started = self._said = time.monotonic()
+
+    def update(self, count: int = 1) -> None:
+        super().update(count)
+        now = time.monotonic()
+        if now - self._said >= self.LINE_SECONDS:
+            self._said = now
+            sys.stderr.write(self.line(now - self._started) + "\n")
+            sys.stderr.flush()
+
+    def line(self, elapsed: float) -> str:
+        rate = self.n / elapsed if elapsed > 0 else 0.0
+        done = f"{self.n:,}"
+        if self.total:
+            done += f"/{self.total:,} {self.unit}s ({100 * self.n / self.total:.1f}%)"
+        else:
+            done += f" {self.unit}s"
+        line = f"{self.desc}: {done}, {clock(elapsed)} elapsed, {rate:,.0f} {self.unit}s/s"
+        if self.total and rate > 0:
+            line += f", about {clock((self.total - self.n) / rate)} left"
+        return line
+
+
+def clock(seconds: float) -> str:
+    """A duration as h:mm:ss or m:ss, as tqdm writes it."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 @contextmanager
 def progress_bar(total: int | None, desc: str, unit: str, *, quiet: bool) -> Iterator[tqdm[Any] | SilentBar]:
-    """The one progress-bar style: on stderr, only on a terminal, only when the work takes
-    longer than a second, erased when done and closed on errors."""
-    if quiet or not sys.stderr.isatty():
+    """The one progress-bar style: on stderr, when the work takes longer than a second; on a
+    terminal a bar erased when done, elsewhere a plain line every few seconds (`LineBar`)."""
+    if quiet:
         yield SilentBar(total, desc)
+        return
+    if not sys.stderr.isatty():
+        yield LineBar(total, desc, unit)
         return
     from tqdm import tqdm
 

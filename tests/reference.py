@@ -411,3 +411,29 @@ def first_broken_node(trace_lines: list[str], viewpoint: str = "first") -> int:
         if not fine:
             return int(event["id"])
     raise AssertionError("the search made no mistake")
+
+
+@dataclass(frozen=True)
+class StrongFailureSeen:
+    board: str
+    chosen: tuple[int, ...]
+    best: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StrongChecked:
+    total: int
+    correct: int
+    failures: list[StrongFailureSeen]
+
+
+def check_strong(ai, boards, best_moves) -> StrongChecked:
+    """The strong check by its definition: at each board the AI's candidates are a subset of
+    `best_moves[board]`; failures shallowest first (fewest marks, then board text)."""
+    failures = []
+    for board in boards:
+        chosen = tuple(sorted(set(ai(board))))
+        if not set(chosen) <= set(best_moves[board]):
+            failures.append(StrongFailureSeen(board, chosen, tuple(sorted(best_moves[board]))))
+    failures.sort(key=lambda failure: (len(failure.board) - failure.board.count("."), failure.board))
+    return StrongChecked(len(boards), len(boards) - len(failures), failures)

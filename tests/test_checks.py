@@ -12,7 +12,7 @@ import reference
 
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
-from ttt_db.checks.solved import check_strong, check_weak, replay
+from ttt_db.checks.solved import check_weak, replay
 from ttt_db.game.rules import status
 from ttt_db.store.database import SolutionDatabase
 
@@ -98,7 +98,7 @@ def test_the_strong_check_by_orbit_fails_the_same_boards_as_the_full_check(db: S
         return tuple(ai.play(board))
 
     by_orbit = run_checks(replace(ai, play=counted), db, weak=False).strong
-    full = check_strong(ai.play, db.node_list("decision"), db.best_moves_table())
+    full = reference.check_strong(ai.play, db.node_list("decision"), db.best_moves_table())
     assert by_orbit is not None and len(asked) == by_orbit.asked == 431
     assert (by_orbit.correct, by_orbit.total) == (full.correct, full.total)
     assert [(f.board, f.chosen, f.best) for f in by_orbit.failures] == [
@@ -244,11 +244,3 @@ def test_ais_command(run) -> None:
     assert lines[0].startswith("ai1s ")
     assert any(line.startswith("perfect-shortest ") for line in lines)
     assert lines[-1].startswith("module:function")
-
-
-def test_check_strong_counts_directly() -> None:
-    first, second = "o........", "ox......."
-    best = {first: (4,), second: (3, 4, 6)}
-    result = check_strong(lambda board: (2,) if board == first else (4, 6), [first, second], best)
-    assert (result.correct, result.total) == (1, 2)
-    assert [(f.board, f.chosen, f.best) for f in result.failures] == [(first, (2,), (4,))]

@@ -245,7 +245,6 @@ def test_the_strong_check_over_the_core_finds_the_failures_the_reference_solver_
     ttt_db.checks.solved finds at the reference solver's decision positions and best moves."""
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
-    from ttt_db.checks.solved import check_strong
     from ttt_db.game.symmetry import canonical_board
 
     rules = reference.TICTACTOE
@@ -257,7 +256,7 @@ def test_the_strong_check_over_the_core_finds_the_failures_the_reference_solver_
     if canonical:
         decision = [board for board in decision if board == canonical_board(board)]
     best = {board: reference.best_moves(board, shortest=shortest) for board in decision}
-    expected = check_strong(load_ai(name, lambda: db).play, decision, best)
+    expected = reference.check_strong(load_ai(name, lambda: db).play, decision, best)
     for path, extras_kept in ((None, True), (core_only_path, False)):
         monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 16 if extras_kept else 8)
         with open_database(path or db.location) as database:

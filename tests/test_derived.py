@@ -8,7 +8,6 @@ import reference
 from reference import best_moves, tree_nodes_below
 
 from ttt_db.ais.rule_based import ai14s
-from ttt_db.checks.solved import check_strong
 from ttt_db.store.database import SolutionDatabase
 
 solve = reference.solver()
@@ -45,7 +44,7 @@ def test_ai14s_strong_failures_are_the_ones_the_test_finds(db: SolutionDatabase)
     )
     assert len(decision) == 3191
     expected = [b for b in decision if not set(ai14s(b)) <= set(best_moves(b))]
-    result = check_strong(ai14s, db.node_list("decision"), db.best_moves_table())
+    result = reference.check_strong(ai14s, db.node_list("decision"), db.best_moves_table())
     assert [f.board for f in result.failures] == expected
     assert (result.correct, result.total) == (3191 - len(expected), 3191)
 

@@ -16,7 +16,6 @@ from builder.pipeline import build_database
 from builder.verify import verify_database
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
-from ttt_db.checks.solved import check_strong
 from ttt_db.errors import UnknownAIError
 from ttt_db.game.definition import Game
 from ttt_db.game.symmetry import symmetric_images
@@ -162,7 +161,7 @@ def test_asking_once_per_symmetry_class_gives_the_full_check(built: tuple[Game, 
         pytest.skip("a 12-cell game's full check asks 60,000 boards; the 9-cell games show the same")
     with open_database(path, game=game) as db:
         ai = load_ai(name, lambda: db, game)
-        full = check_strong(ai.play, db.node_list("decision"), db.best_moves_table())
+        full = reference.check_strong(ai.play, db.node_list("decision"), db.best_moves_table())
         by_orbit = run_checks(ai, db, weak=False).strong  # asked at the canonical boards
     assert by_orbit is not None and by_orbit.asked == len(db.node_list("decision_canonical"))
     assert (by_orbit.correct, by_orbit.total) == (full.correct, full.total)

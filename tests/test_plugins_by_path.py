@@ -10,7 +10,6 @@ import reference
 
 from ttt_db.ais.candidates import moves_over_seeds, top_moves
 from ttt_db.ais.registry import load_ai
-from ttt_db.checks.solved import check_strong
 from ttt_db.store.database import SolutionDatabase
 
 
@@ -69,7 +68,7 @@ def test_top_moves_reports_every_move_a_tie_breaking_bot_may_play(db: SolutionDa
         assert seen <= set(ai(board)), board  # every move the bot played is reported
     assert len(ai(".........")) == 1 and ai(".........") == [4]  # the centre lies on 4 lines
     assert sorted(ai("....o....")) == [0, 2, 6, 8]  # the corners tie
-    result = check_strong(ai, db.node_list("decision"), db.best_moves_table())
+    result = reference.check_strong(ai, db.node_list("decision"), db.best_moves_table())
     assert result.total == 3191 and result.correct < result.total
 
 

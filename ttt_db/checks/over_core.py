@@ -4,27 +4,35 @@ Each level's decision positions and their best moves come from the stored codes 
 of its children (`ttt_db.store.core_arrays.block_moves`, the derivation the builder counts them
 with), a block of slots at a time; nothing proportional to the game is held but two levels of
 codes. The database's own AIs answer in arrays (`NamedAI.core_answer`); any other AI is asked
-board by board, its boards sent ahead in batches. Failures are kept up to `FAILURES_KEPT`,
-shallowest first; the counts are exact. The weak check of the database's own AIs runs forward
-from the empty board in arrays too.
+board by board, its boards sent ahead in batches. Failures are kept up to the budget's
+`failures_kept`, shallowest first; the counts are exact, by depth and by kind. The weak check of
+the database's own AIs runs forward from the empty board in arrays too.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
 from ttt_db.ais.calling import ask_ahead, candidate_moves
-from ttt_db.checks.solved import StrongFailure, StrongResult, WeakResult, WeakSideResult, shallowest_first
+from ttt_db.checks.budget import CheckBudget
+from ttt_db.checks.solved import (
+    FAILURE_KINDS,
+    StrongFailure,
+    StrongResult,
+    WeakResult,
+    WeakSideResult,
+    shallowest_first,
+)
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
 from ttt_db.game.slots import level_slots
-from ttt_db.game.symmetry import canonical_transform
+from ttt_db.game.symmetry import canonical_transform, transform_move, untransform_moves
 from ttt_db.store.core_arrays import (
     Block,
     BlockMoves,
@@ -37,6 +45,7 @@ from ttt_db.store.core_arrays import (
     child_slots,
     expand_level,
     move_of_worth,
+    orbit_sizes,
     representatives,
 )
 from ttt_db.store.position import MoveAnalysis
@@ -45,15 +54,45 @@ if TYPE_CHECKING:
     from ttt_db.ais.registry import NamedAI
     from ttt_db.store.database import SolutionDatabase
 
-FAILURES_KEPT: Final = 10_000
 ANNOUNCE_SECONDS: Final = 10.0
 """A check that will ask an AI board by board for longer than this says so before it goes on."""
+BATCH: Final = 64
+"""Boards in the first batch asked of a board-by-board AI; later batches take about
+BATCH_SECONDS at its rate. The budget is read and progress reported between batches."""
+BATCH_SECONDS: Final = 0.25
+MIN_BATCH: Final = 16
+MAX_BATCH: Final = 65_536
 Progress = Callable[[int, int], None]
-"""Called as progress(decision positions done, decision positions to check)."""
+"""Called as progress(boards asked, boards to ask)."""
 
 
 def _no_progress(done: int, total: int) -> None:
     return None
+
+
+@dataclass
+class _Tally:
+    """The strong check's running counts and the failures it keeps."""
+
+    kept_limit: int
+    checked: int = 0
+    failing: int = 0
+    failures: list[StrongFailure] = field(default_factory=list)
+    by_depth: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    def count(self, depth: int, kinds: Ints, weights: Ints) -> None:
+        """Failing positions at `depth`: the kind index of each failing board and how many
+        positions each stands for."""
+        here = self.by_depth.setdefault(depth, {})
+        totals = np.bincount(kinds, weights=weights, minlength=len(FAILURE_KINDS)).astype(np.int64)
+        for kind, number in zip(FAILURE_KINDS, totals.tolist(), strict=True):
+            if number:
+                here[kind] = here.get(kind, 0) + number
+                self.failing += number
+
+    @property
+    def room(self) -> int:
+        return max(0, self.kept_limit - len(self.failures))
 
 
 def check_strong_over_core(
@@ -64,25 +103,37 @@ def check_strong_over_core(
     shortest: bool = False,
     progress: Progress | None = None,
     notice: Callable[[str], None] | None = None,
+    budget: CheckBudget | None = None,
 ) -> StrongResult:
     """Hold the AI to the best moves (`shortest`: the fastest) at every decision position of the
-    database's game (`canonical`: the canonical ones only); an AI that treats symmetric boards
-    alike is asked at one board of each class, its answer speaking for the board's images. An AI
-    asked board by board is timed on its first block of boards, and `notice` told how many boards
-    it will be asked and about how long that takes at its rate."""
+    database's game (`canonical`: the canonical ones only), shallowest level first; an AI that
+    treats symmetric boards alike is asked at one board of each class, its answer speaking for the
+    board's images. The counts are exact; the shallowest failures are kept up to the budget's
+    `failures_kept`. When the budget runs out the result says so (`stopped`) and counts what was
+    checked. An AI asked board by board is timed on its first batch, and `notice` told how many
+    boards it will be asked and about how long that takes at its rate."""
     game = db.game
+    budget = budget or CheckBudget()
+    budget.start()
+    report = progress or _no_progress
     figures = db.meta()["figures"]
     by_orbit = not canonical and ai.one_answer_per_orbit
     at_representatives = canonical or by_orbit
     total = figures["decision_canonical" if canonical else "decision"]
     to_ask = figures["decision_canonical" if at_representatives else "decision"]
     tables = Tables(game)
-    failures: list[StrongFailure] = []
-    failing = asked = 0
-    started = time.perf_counter()
-    below = expand_level(tables, game.cells, _stored_level(db, game.cells))
-    for depth in range(game.cells - 1, -1, -1):
-        stored = _stored_level(db, depth)
+    tally = _Tally(budget.failures_kept)
+    asked = 0
+    asking = 0.0  # seconds spent waiting for a board-by-board AI's answers
+    step = BATCH
+    stopped: str | None = None
+    depth = 0
+    report(0, to_ask)
+    for depth in range(game.cells):
+        stopped = budget.stop_reason()
+        if stopped is not None:
+            break
+        below = expand_level(tables, depth + 1, _stored_level(db, depth + 1))
         insert = tables.insert(depth)
         for block in tables.blocks(depth):
             state = block_state(tables, block)
@@ -91,31 +142,48 @@ def check_strong_over_core(
             if at_representatives:
                 deciding &= representatives(tables, block)
             where = np.flatnonzero(deciding)
-            if len(where) == 0:
-                continue
-            assert moves.best is not None and moves.fastest is not None
-            target = (moves.fastest if shortest else moves.best).ravel()[where]
-            for failure in _failures(ai, block, moves, where, target, game, at_representatives):
-                shown = failure.images(game) if by_orbit else [failure]
-                failing += len(shown)
-                failures += shown[: max(0, FAILURES_KEPT - len(failures))]
-            rate = len(where) / max(time.perf_counter() - started, 1e-9)
-            if notice is not None and ai.core_answer is None and asked == 0 and to_ask / rate >= ANNOUNCE_SECONDS:
-                notice(
-                    f"asking {ai.name} at {to_ask:,} decision positions of {game}: about "
-                    f"{_duration(to_ask / rate)} at its rate of {rate:,.0f} boards a second"
+            target = moves.fastest if shortest else moves.best
+            assert target is not None
+            first = 0
+            while first < len(where):
+                stopped = budget.stop_reason()
+                if stopped is not None:
+                    break
+                part = where[first : first + (len(where) if ai.core_answer is not None else step)]
+                left = budget.left()
+                if left is not None:
+                    part = part[:left]
+                first += len(part)
+                asking += _check_part(
+                    ai, tables, block, moves, part, target.ravel()[part], at_representatives, by_orbit, tally
                 )
-            asked += len(where)
-            (progress or _no_progress)(asked, to_ask)
-        below = expand_level(tables, depth, stored)
-    failures.sort(key=shallowest_first)
+                budget.spend(len(part))
+                asked += len(part)
+                report(asked, to_ask)
+                if ai.core_answer is None:
+                    rate = asked / max(asking, 1e-9)
+                    step = min(max(int(rate * BATCH_SECONDS), MIN_BATCH), MAX_BATCH)
+                    if notice is not None and asked == len(part) and to_ask / rate >= ANNOUNCE_SECONDS:
+                        notice(
+                            f"asking {ai.name} at {to_ask:,} decision positions of {game}: about "
+                            f"{_duration(to_ask / rate)} at its rate of {rate:,.0f} boards a second"
+                        )
+            if stopped is not None:
+                break
+        if stopped is not None:
+            break
+    tally.failures.sort(key=shallowest_first)
     return StrongResult(
         "decision_canonical" if canonical else "decision",
         shortest,
         total,
-        total - failing,
-        failures,
-        asked=to_ask if by_orbit else None,
+        total if stopped is None else tally.checked,
+        tally.failing,
+        tally.failures,
+        tally.by_depth,
+        asked=asked if by_orbit else None,
+        stopped=stopped,
+        depth_reached=depth if stopped is not None else None,
     )
 
 
@@ -139,58 +207,117 @@ def _cells_of(mask: int, cells: int) -> tuple[int, ...]:
     return tuple(cell for cell in range(cells) if mask >> cell & 1)
 
 
-def _failures(
-    ai: NamedAI, block: Block, moves: BlockMoves, where: Ints, target: Ints, game: Game, canonical: bool
-) -> list[StrongFailure]:
-    """The AI's failures at the block's slots `where`, held to the masks `target`, each with every
-    move's value (from the same children's codes). `canonical`: the slots are their classes'
-    representatives, and each is asked, and a failure told, at the class's canonical board (the
-    smallest image as text, as the named lists hold it)."""
+def _check_part(
+    ai: NamedAI,
+    tables: Tables,
+    block: Block,
+    moves: BlockMoves,
+    part: Ints,
+    target: Ints,
+    at_representatives: bool,
+    by_orbit: bool,
+    tally: _Tally,
+) -> float:
+    """Ask the AI at the block's slots `part` (their classes' canonical boards when
+    `at_representatives`), hold its answers to the masks `target`, count every failure by kind
+    and keep as many as there is room for. Returns the seconds spent waiting for a board-by-board
+    AI's answers."""
+    game = tables.game
     cells = game.cells
-    by_cell = moves.by_cell.reshape(-1, cells) if moves.by_cell is not None else None
-
-    def question(board: str, index: int, chosen: tuple[int, ...] = (), *, valued: bool = True) -> StrongFailure:
-        analyses: tuple[MoveAnalysis, ...] = ()
-        if valued and by_cell is not None:
-            worths = by_cell[where[index]].tolist()
-            analyses = tuple(
-                MoveAnalysis(cell, VALUES[rank], after, game)
-                for cell, (rank, after) in ((cell, move_of_worth(w)) for cell, w in enumerate(worths) if w)
-            )
-        failure = StrongFailure(board, chosen, _cells_of(int(target[index]), cells), moves=analyses)
-        if canonical:
-            image, transform = canonical_transform(board, game)
-            return failure.seen_as(image, transform, game)
-        return failure
-
+    boards = boards_of_block(block, cells, part)
+    transforms = [0] * len(part)
+    if at_representatives:
+        seen = [canonical_transform(board, game) for board in boards]
+        boards, transforms = [image for image, _ in seen], [transform for _, transform in seen]
+    errors: dict[int, AIMisbehaved] = {}
+    started = time.perf_counter()
     if ai.core_answer is not None:  # symmetric: any image of a class answers for it
         answered = moves.best if ai.core_answer == "best" else moves.fastest
         assert answered is not None
-        answers = answered.ravel()[where]
-        wrong = np.flatnonzero(answers & ~target).tolist()
-        boards = boards_of_block(block, cells, where[wrong])
-        return [question(board, i, _cells_of(int(answers[i]), cells)) for board, i in zip(boards, wrong, strict=True)]
-    boards = boards_of_block(block, cells, where)
-    asked = [question(board, i, valued=False) for i, board in enumerate(boards)]
-    ask_ahead(ai.play, [each.board for each in asked])
-    found = []
-    for i, each in enumerate(asked):
-        try:
-            chosen = candidate_moves(ai.play, each.board)
-        except AIMisbehaved as error:
-            found.append(replace(question(boards[i], i), error=error.reason, where=error.where))
-            continue
-        if not set(chosen) <= set(each.best):
-            found.append(replace(question(boards[i], i), chosen=chosen))
-    return found
+        chosen = answered.ravel()[part]
+    else:
+        chosen = np.zeros(len(part), np.int64)
+        ask_ahead(ai.play, boards)
+        for i, board in enumerate(boards):
+            try:
+                answer = candidate_moves(ai.play, board)
+            except AIMisbehaved as error:
+                errors[i] = error
+                continue
+            if transforms[i]:
+                answer = untransform_moves(answer, transforms[i], game)
+            chosen[i] = sum(1 << move for move in answer)
+    asking = time.perf_counter() - started
+    weights = orbit_sizes(tables, block, part) if by_orbit else np.ones(len(part), np.int64)
+    tally.checked += int(weights.sum())
+    wrong = chosen & ~target
+    failed = wrong != 0
+    if errors:
+        failed[list(errors)] = True
+    found = np.flatnonzero(failed)
+    if len(found) == 0:
+        return asking
+    assert moves.by_cell is not None
+    by_cell = moves.by_cell.reshape(-1, cells)[part[found]]
+    wrong_cells = ((wrong[found, None] >> np.arange(cells)) & 1).astype(bool)
+    worst_wrong = np.where(wrong_cells, by_cell, 255).min(axis=1) >> 6
+    best = moves.best_worth.ravel()[part[found]] >> 6
+    kinds = _KIND_OF[best.astype(np.int64), np.minimum(worst_wrong, 3).astype(np.int64)]
+    tally.count(block.depth, kinds, weights[found])
+    for j, i in enumerate(found.tolist()):
+        if tally.room == 0:
+            break
+        failure = _failure(boards[i], transforms[i], int(chosen[i]), int(target[i]), by_cell[j], errors.get(i), game)
+        tally.failures += failure.images(game)[: tally.room] if by_orbit else [failure]
+    return asking
 
 
-def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, value: Value) -> WeakResult | None:
+def _kind_table() -> Ints:
+    """[best value rank, worst wrong move's value rank (3: none wrong)]: the kind's index."""
+    kind = FAILURE_KINDS.index
+    table = np.zeros((3, 4), np.int64)
+    table[2, 1], table[2, 0], table[1, 0] = kind("win_to_draw"), kind("win_to_loss"), kind("draw_to_loss")
+    table[2, 2], table[0, 0] = kind("slower_win"), kind("faster_loss")
+    table[:, 3] = kind("error")
+    return table
+
+
+_KIND_OF: Final = _kind_table()
+
+
+def _failure(
+    board: str, transform: int, chosen: int, target: int, worths: Codes, error: AIMisbehaved | None, game: Game
+) -> StrongFailure:
+    """A failure told at `board`, the image under `transform` of the slot whose every move's worth
+    is `worths` and whose answer (`chosen`) and best moves (`target`) are masks on the slot's board."""
+    cells = game.cells
+    analyses = tuple(
+        sorted(
+            (
+                MoveAnalysis(transform_move(cell, transform, game), VALUES[rank], after, game)
+                for cell, (rank, after) in ((cell, move_of_worth(w)) for cell, w in enumerate(worths.tolist()) if w)
+            ),
+            key=lambda analysis: analysis.move,
+        )
+    )
+    answer, best = (
+        tuple(sorted(transform_move(cell, transform, game) for cell in _cells_of(mask, cells)))
+        for mask in (chosen, target)
+    )
+    if error is not None:
+        return StrongFailure(board, (), best, error.reason, error.where, analyses)
+    return StrongFailure(board, answer, best, moves=analyses)
+
+
+def check_weak_over_core(
+    ai: NamedAI, db: SolutionDatabase, value: Value, budget: CheckBudget | None = None
+) -> WeakResult | None:
     """The weak check of one of the database's own AIs (`NamedAI.core_answer`) on a game stored as
     its core alone, forward from the empty board in arrays: every board the AI's moves and every
     reply reach, level by level, as o and as x at once (the depth-first search's boards, all of
     them, as it examines every one of a solved AI's). None when some reached board ends worse
-    than the side's value: the depth-first search then finds the game that leads there."""
+    than the side's value: the depth-first search then finds the game that leads there. The
+    budget is read between levels, a level's boards counting as examined."""
     game = db.game
     n = game.cells
     tables = Tables(game)
@@ -198,9 +325,16 @@ def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, value: Value) -> Wea
     sides = [side for side in ("o", "x") if targets[side] != "loss"]
     reached = {side: np.ones(1, bool) for side in sides}
     visited = dict.fromkeys(("o", "x"), 0)
+    budget = budget or CheckBudget()
+    budget.start()
+    stopped = None
     for depth in range(n + 1):
+        stopped = budget.stop_reason()
+        if stopped is not None:
+            break
         for side in sides:
             visited[side] += int(np.count_nonzero(reached[side]))
+            budget.spend(int(np.count_nonzero(reached[side])))
         below = expand_level(tables, depth + 1, _stored_level(db, depth + 1)) if depth < n else None
         insert = tables.insert(depth) if depth < n else None
         following = {side: np.zeros(level_slots(n, depth + 1) if depth < n else 0, bool) for side in sides}
@@ -233,6 +367,7 @@ def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, value: Value) -> Wea
                     following[side][children[keep]] = True
         reached = following
     results = {
-        side: WeakSideResult(side, visited[side] if side in sides else 0, None, targets[side]) for side in ("o", "x")
+        side: WeakSideResult(side, visited[side], None, targets[side], stopped if side in sides else None)
+        for side in ("o", "x")
     }
     return WeakResult(results["o"], results["x"])

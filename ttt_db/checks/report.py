@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttt_db.ais.registry import NamedAI
+from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.over_core import check_strong_over_core, check_weak_over_core
-from ttt_db.checks.solved import Counterexample, StrongResult, WeakResult, check_weak, replay
+from ttt_db.checks.solved import Counterexample, StrongResult, WeakResult, both_solved, check_weak, replay
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Value, mover_at, opposite_value, side_to_move, value_rank
 from ttt_db.store.database import SolutionDatabase
@@ -57,8 +58,10 @@ class CheckReport:
     mistakes: dict[str, Mistake]  # side -> where that side's weak counterexample went wrong
 
     @property
-    def solved(self) -> bool:
-        return all(result.solved for result in (self.weak, self.strong) if result is not None)
+    def solved(self) -> bool | None:
+        """True when every check passed in full, False when one failed, None when a check stopped
+        early (its budget ran out) without a failure: not decided."""
+        return both_solved(*(result.solved for result in (self.weak, self.strong) if result is not None))
 
     def to_document(self, failures_from: int = 0, failures_limit: int | None = None) -> dict[str, Any]:
         """What `ttt-db check --json` prints and `/api/check` sends (docs/json.md): the strong
@@ -75,7 +78,7 @@ class CheckReport:
             end = None if failures_limit is None else failures_from + failures_limit
             strong["failures"] = strong["failures"][failures_from:end]
             strong["failures_from"] = failures_from
-            strong["failures_total"] = len(self.strong.failures)
+            strong["failures_total"] = len(self.strong.failures)  # kept; `failing` counts them all
         return document
 
 
@@ -106,27 +109,33 @@ def run_checks(
     canonical: bool = False,
     shortest: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    weak_progress: Callable[[int], None] | None = None,
     notice: Callable[[str], None] | None = None,
+    budget: CheckBudget | None = None,
 ) -> CheckReport:
     """The requested checks on the database's game. The strong one holds the AI to the best moves
     at every decision position (or only the canonical ones), level by level over the core
     (`check_strong_over_core`: it reports `progress(done, total)` and tells `notice` what asking a
     board-by-board AI will take); an AI that treats symmetric boards alike is asked once per
     symmetry class, its answer speaking for the images. The weak one is the depth-first search
-    (`check_weak`), or for the database's own AIs the same boards reached in arrays."""
+    (`check_weak`, reporting `weak_progress(boards examined)`), or for the database's own AIs the
+    same boards reached in arrays. Both spend one `budget` (unbounded by default): a check it
+    stops answers with what it proved (`solved` None when that decides nothing)."""
     game = db.game
+    budget = budget or CheckBudget()
+    budget.start()
+    weak_result = None
+    if weak and ai.core_answer is not None:
+        weak_result = check_weak_over_core(ai, db, db.empty_board_value, budget)
+    if weak and weak_result is None:
+        weak_result = check_weak(ai.play, game, db.empty_board_value, budget=budget, progress=weak_progress)
     strong_result = None
     if strong:
         strong_result = check_strong_over_core(
-            ai, db, canonical=canonical, shortest=shortest, progress=progress, notice=notice
+            ai, db, canonical=canonical, shortest=shortest, progress=progress, notice=notice, budget=budget
         )
-    weak_result = None
-    if weak and ai.core_answer is not None:
-        weak_result = check_weak_over_core(ai, db, db.empty_board_value)
-    if weak and weak_result is None:
-        weak_result = check_weak(ai.play, game, db.empty_board_value)
     mistakes: dict[str, Mistake] = {}
-    if weak_result is not None and not weak_result.solved:
+    if weak_result is not None and weak_result.solved is False:
         for side in (weak_result.o, weak_result.x):
             found = side.counterexample and decisive_mistake(side.counterexample, side.target, db)
             if found:

@@ -14,12 +14,13 @@ at that board; the failure carries the error instead of crashing the check.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from ttt_db.ais.calling import ask_ahead, candidate_moves
+from ttt_db.ais.calling import candidate_moves
 from ttt_db.ais.registry import AI
+from ttt_db.checks.budget import CheckBudget
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, opposite_value, play, side_to_move
@@ -96,54 +97,72 @@ class StrongFailure:
         return document
 
 
+FAILURE_KINDS: Final = ("error", "win_to_loss", "win_to_draw", "draw_to_loss", "slower_win", "faster_loss")
+"""What a strong failure throws away, worst first: the AI answered badly ("error"), or its worst
+wrong move turns the mover's value into a worse one ("win_to_draw" ...), or with `--shortest`
+keeps the value but wins later or loses sooner."""
+STOP_REASONS: Final = ("max_boards", "deadline", "cancelled")
+"""Why a check ended before it had seen every board (`CheckBudget`)."""
+
+
 @dataclass
 class StrongResult:
+    """The strong check's answer: exact counts over the decision positions it reached (`checked`,
+    `failing`, `by_depth`), the shallowest failures up to a limit (`failures`), and, when it stopped
+    early (`stopped`), how far it got: every depth below `depth_reached` was checked in full."""
+
     positions: str  # the node list checked
     shortest: bool
     total: int
-    correct: int
+    checked: int
+    failing: int
     failures: list[StrongFailure] = field(default_factory=list)
-    asked: int | None = None  # boards the AI was asked at, when fewer than `total` (one per orbit)
+    by_depth: dict[int, dict[str, int]] = field(default_factory=dict)  # depth -> kind -> failing positions
+    asked: int | None = None  # boards the AI was asked at, when fewer than `checked` (one per orbit)
+    stopped: str | None = None  # one of STOP_REASONS when it ended early
+    depth_reached: int | None = None  # the level it stopped in
 
     @property
-    def solved(self) -> bool:
-        return self.correct == self.total
+    def correct(self) -> int:
+        return self.checked - self.failing
+
+    @property
+    def complete(self) -> bool:
+        return self.stopped is None
+
+    @property
+    def solved(self) -> bool | None:
+        """True or False when proven; None when it stopped early without finding a failure."""
+        if self.failing:
+            return False
+        return True if self.complete else None
+
+    @property
+    def by_kind(self) -> dict[str, int]:
+        """Failing positions per kind (FAILURE_KINDS), over every depth."""
+        totals = dict.fromkeys(FAILURE_KINDS, 0)
+        for kinds in self.by_depth.values():
+            for kind, count in kinds.items():
+                totals[kind] += count
+        return {kind: count for kind, count in totals.items() if count}
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "solved": self.solved,
+            "complete": self.complete,
+            "stopped": self.stopped,
+            "depth_reached": self.depth_reached,
             "correct": self.correct,
+            "checked": self.checked,
+            "failing": self.failing,
             "total": self.total,
             "positions": self.positions,
             "shortest": self.shortest,
-            "asked": self.total if self.asked is None else self.asked,
+            "asked": self.checked if self.asked is None else self.asked,
+            "by_kind": self.by_kind,
+            "by_depth": {str(depth): kinds for depth, kinds in sorted(self.by_depth.items())},
             "failures": [failure.to_dict() for failure in self.failures],
         }
-
-
-def check_strong(
-    ai: AI,
-    boards: list[str],
-    best_moves: Mapping[str, tuple[int, ...]],
-    *,
-    positions: str = "decision",
-    shortest: bool = False,
-) -> StrongResult:
-    """Hold the AI to `best_moves` at each of `boards` (a stored node list named `positions`)."""
-    failures: list[StrongFailure] = []
-    total = len(boards)
-    ask_ahead(ai, boards)
-    for board in boards:
-        best = best_moves[board]
-        try:
-            chosen = candidate_moves(ai, board)
-        except AIMisbehaved as error:
-            failures.append(StrongFailure(board, (), best, error.reason, error.where))
-            continue
-        if not set(chosen).issubset(best):
-            failures.append(StrongFailure(board, chosen, best))
-    failures.sort(key=shallowest_first)
-    return StrongResult(positions, shortest, total, total - len(failures), failures)
 
 
 def shallowest_first(failure: StrongFailure) -> tuple[int, str]:
@@ -173,14 +192,20 @@ class WeakSideResult:
     visited: int  # distinct boards examined, finished games included
     counterexample: Counterexample | None
     target: Value = "draw"  # what the side gets from the empty board with best play
+    stopped: str | None = None  # one of STOP_REASONS when it ended before examining every board
 
     @property
-    def solved(self) -> bool:
-        return self.counterexample is None
+    def solved(self) -> bool | None:
+        """True or False when proven; None when it stopped early without a counterexample."""
+        if self.counterexample is not None:
+            return False
+        return True if self.stopped is None else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "solved": self.solved,
+            "complete": self.stopped is None or self.counterexample is not None,
+            "stopped": self.stopped,
             "target": self.target,
             "visited": self.visited,
             "counterexample": None if self.counterexample is None else self.counterexample.to_dict(),
@@ -193,8 +218,8 @@ class WeakResult:
     x: WeakSideResult
 
     @property
-    def solved(self) -> bool:
-        return self.o.solved and self.x.solved
+    def solved(self) -> bool | None:
+        return both_solved(self.o.solved, self.x.solved)
 
     @property
     def visited(self) -> int:
@@ -216,12 +241,38 @@ class WeakResult:
         }
 
 
-def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE, target: Value = "draw") -> WeakSideResult:
+def both_solved(*verdicts: bool | None) -> bool | None:
+    """False when any verdict is, True when all are, None (not decided) otherwise."""
+    if False in verdicts:
+        return False
+    return None if None in verdicts else True
+
+
+WEAK_STRIDE: Final = 64
+"""Boards the weak check examines between two looks at its budget and two progress reports."""
+
+
+def check_weak_side(
+    ai: AI,
+    side: Mark,
+    game: Game = TICTACTOE,
+    target: Value = "draw",
+    *,
+    budget: CheckBudget | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> WeakSideResult:
     """Depth-first search from the empty board with the AI playing `side`, which gets `target`
     with best play: a lost game is a counterexample, and so is a drawn one when `target` is a
-    win. A side whose target is a loss has nothing to prove (nothing is examined)."""
+    win. A side whose target is a loss has nothing to prove (nothing is examined). The search
+    spends `budget` a board at a time and stops, undecided, when it runs out; `progress` hears
+    the boards examined so far."""
     if target == "loss":
         return WeakSideResult(side, 0, None, target)
+    budget = budget or CheckBudget()
+    budget.start()
+    stopped = budget.stop_reason()
+    if stopped is not None:
+        return WeakSideResult(side, 0, None, target, stopped)
     must_win = target == "win"
     examined: set[str] = set()
     line_partners = game.line_partners
@@ -233,6 +284,13 @@ def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE, target: Value = 
         board, moves, won = stack.pop()
         if board in examined:
             continue
+        if len(examined) % WEAK_STRIDE == 0 and examined:
+            budget.spend(WEAK_STRIDE)
+            if progress is not None:
+                progress(len(examined))
+            stopped = budget.stop_reason()
+            if stopped is not None:
+                return WeakSideResult(side, len(examined), None, target, stopped)
         examined.add(board)
         mover = mover_at(len(moves))
         ai_to_move = mover == side
@@ -270,12 +328,30 @@ def check_weak_side(ai: AI, side: Mark, game: Game = TICTACTOE, target: Value = 
                         completes = True
                         break
             stack.append((child, moves + (move,), completes))
+    budget.spend(len(examined) % WEAK_STRIDE)
     return WeakSideResult(side, len(examined), None, target)
 
 
-def check_weak(ai: AI, game: Game = TICTACTOE, value: Value = "draw") -> WeakResult:
-    """The weak check as o and as x, in a game worth `value` to o from the empty board."""
-    return WeakResult(check_weak_side(ai, "o", game, value), check_weak_side(ai, "x", game, opposite_value(value)))
+def check_weak(
+    ai: AI,
+    game: Game = TICTACTOE,
+    value: Value = "draw",
+    *,
+    budget: CheckBudget | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> WeakResult:
+    """The weak check as o and as x, in a game worth `value` to o from the empty board, both
+    spending one `budget`; `progress` hears the boards examined by both so far."""
+    budget = budget or CheckBudget()
+    as_o = check_weak_side(ai, "o", game, value, budget=budget, progress=progress)
+    done = as_o.visited
+
+    def after_o(examined: int) -> None:
+        if progress is not None:
+            progress(done + examined)
+
+    as_x = check_weak_side(ai, "x", game, opposite_value(value), budget=budget, progress=after_o)
+    return WeakResult(as_o, as_x)
 
 
 def replay(moves: tuple[int, ...] | list[int], game: Game = TICTACTOE) -> list[str]:

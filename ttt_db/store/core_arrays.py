@@ -369,3 +369,21 @@ def boards_of_block(block: Block, cells: int, where: Ints | None = None) -> list
     marks = ((occupied[:, None] >> shifts) & 1) + ((o_cells[:, None] >> shifts) & 1)  # 0 empty, 2 o, 1 x
     text = np.frombuffer(b".xo", np.uint8)[marks].tobytes().decode("ascii")
     return [text[i : i + cells] for i in range(0, len(text), cells)]
+
+
+def orbit_sizes(tables: Tables, block: Block, where: Ints) -> Ints:
+    """How many distinct boards the symmetries make of each of the block's slots `where`."""
+    patterns = block.o_cells.shape[1]
+    occupied = block.occupied[where // patterns]
+    o_cells = block.o_cells.ravel()[where]
+    per_set = comb(block.depth, o_count(block.depth))
+    images = [block.slots.start + where]
+    for transform in range(1, len(tables.game.transforms)):
+        image_sets = tables.permute(occupied, transform)
+        image_cells = tables.permute(o_cells, transform)
+        images.append(
+            tables.rank[image_sets] * per_set + tables.rank[tables.extract(image_sets, image_cells[:, None])[:, 0]]
+        )
+    stacked = np.sort(np.stack(images), axis=0)
+    sizes: Ints = 1 + np.count_nonzero(stacked[1:] != stacked[:-1], axis=0)
+    return sizes

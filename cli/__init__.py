@@ -8,15 +8,15 @@ import signal
 import sys
 from types import FrameType
 
+from ttt_db.errors import StopRequested
+
 EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
-class Terminated(SystemExit):
-    """SIGTERM arrived: unwind every `finally` (temporary files, open databases), then exit 143."""
-
-
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise Terminated(EXIT_TERMINATED)
+    """SIGTERM: unwind every `finally` (temporary files, open databases, an AI's process), then
+    exit 143; an AI running when it came is not blamed for it."""
+    raise StopRequested(EXIT_TERMINATED)
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
@@ -29,7 +30,6 @@ from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import side_to_move
 
 if TYPE_CHECKING:
-    from ttt_db.ais.registry import NamedAI
     from ttt_db.checks.budget import CheckBudget
     from ttt_db.checks.report import CheckReport, Mistake
     from ttt_db.checks.solved import Counterexample, StrongFailure, StrongResult, WeakSideResult
@@ -193,17 +193,35 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: G
     return lines
 
 
+WEAK_NOTICE_SECONDS = 10.0
+"""A weak check still running after this long says how to bound it (its size is not known ahead:
+it follows every game the AI's moves allow)."""
+
+
 @contextmanager
-def _check_progress(quiet: bool) -> Iterator[tuple[Callable[[int], None], Callable[[int, int], None]]]:
+def _check_progress(
+    name: str, bounded: bool, quiet: bool
+) -> Iterator[tuple[Callable[[int], None], Callable[[int, int], None]]]:
     """The weak check's progress (boards examined, no total) and the strong check's (boards
-    asked of boards to ask), each on a bar of its own."""
+    asked of boards to ask), each on a bar of its own; an unbounded weak check that runs long
+    says once how to bound it."""
+    started = time.monotonic()
+    told = bounded
     with (
         progress_bar(None, "weak check: boards examined", "board", quiet=quiet) as examined,
         progress_bar(None, "strong check: decision positions asked", "board", quiet=quiet) as asked,
     ):
 
         def weak(done: int) -> None:
+            nonlocal told
             examined.update(done - examined.n)
+            if not told and time.monotonic() - started >= WEAK_NOTICE_SECONDS:
+                told = True
+                typer.echo(
+                    f"the weak check of {name} follows every game its moves allow ({done:,} boards so far, "
+                    "no total known ahead); --max-boards or --max-seconds bound it",
+                    err=True,
+                )
 
         def strong(done: int, total: int) -> None:
             asked.total = total
@@ -216,24 +234,6 @@ def _budget(max_boards: int | None, max_seconds: float | None) -> CheckBudget:
     from ttt_db.checks.budget import CheckBudget
 
     return CheckBudget(max_boards=max_boards, seconds=max_seconds)
-
-
-def _size_warning(named: NamedAI, database: SolutionDatabase, weak: bool, bounded: bool) -> str | None:
-    """A line before a weak check that may examine far more boards than a few seconds allow: the
-    depth-first search of an AI that is not the database's follows every game its moves allow."""
-    if not weak or named.core_answer is not None or bounded:
-        return None
-    positions = database.meta()["figures"]["positions"]
-    if positions < WEAK_WARNING_POSITIONS:
-        return None
-    return (
-        f"the weak check of {named.name} follows every game its moves allow: on {database.game} up to "
-        f"{positions:,} boards as o and as many as x; --max-boards or --max-seconds bound it"
-    )
-
-
-WEAK_WARNING_POSITIONS = 1_000_000
-"""A game with this many positions or more warns before an unbounded weak check of a user's AI."""
 
 
 def _check_all(
@@ -384,11 +384,11 @@ def check(
         with (
             ai_output_to_stderr(),
             contained_ai(ai, lambda: database, game, limits) as named,
-            _check_progress(quiet) as (weak_progress, strong_progress),
+            _check_progress(named.name, max_boards is not None or max_seconds is not None, quiet) as (
+                weak_progress,
+                strong_progress,
+            ),
         ):
-            warning = _size_warning(named, database, weak or both, max_boards is not None or max_seconds is not None)
-            if warning is not None:
-                typer.echo(warning, err=True)
             report = run_checks(
                 named,
                 database,

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.common import DbOption, GameOption, fail, open_db
+from cli.common import EXIT_INTERRUPTED, DbOption, GameOption, fail, open_db
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
@@ -58,8 +58,11 @@ def serve(
             webbrowser.open(url)
         sys.setswitchinterval(0.0002)  # searches run in threads: the event loop gets the GIL back often
         config = server_config(create_app(database, *more))
-        with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again after shutting down
+        try:
             Server(config).run(sockets=[listener])
+        except KeyboardInterrupt:  # uvicorn raises the Ctrl-C again once it has shut down (SIGTERM too: 143)
+            typer.echo("stopped")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
     typer.echo("stopped")
 
 

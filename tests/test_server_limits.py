@@ -146,11 +146,14 @@ def test_a_search_stops_at_its_deadline(db: SolutionDatabase) -> None:
     assert refused.value.message.startswith("a search over the web runs at most 0.001 s; minimax from '.........'")
 
 
-@pytest.mark.parametrize(("stop", "code", "said"), [(signal.SIGINT, 0, "stopped"), (signal.SIGTERM, 143, "")])
+@pytest.mark.parametrize(
+    ("stop", "code", "said", "on_stderr"), [(signal.SIGINT, 130, "stopped", "\n"), (signal.SIGTERM, 143, "", "")]
+)
 def test_the_server_stops_while_searches_run_answering_them_503(
-    served: tuple[subprocess.Popen[str], str], stop: signal.Signals, code: int, said: str
+    served: tuple[subprocess.Popen[str], str], stop: signal.Signals, code: int, said: str, on_stderr: str
 ) -> None:
-    """Ctrl-C ends it with exit 0; SIGTERM as every command ends on it, with exit 143."""
+    """Ctrl-C ends it as every command ends on it, with exit 130 (and the line after the
+    terminal's ^C ended); SIGTERM with exit 143."""
     server, line = served
     url = line.split(" at ")[1].split()[0]
     answers: list[tuple[int, str]] = []
@@ -170,5 +173,5 @@ def test_the_server_stops_while_searches_run_answering_them_503(
     out, err = server.communicate(timeout=20)
     for thread in searches:
         thread.join(timeout=20)
-    assert (server.returncode, out.strip(), err) == (code, said, "")
+    assert (server.returncode, out.strip(), err) == (code, said, on_stderr)
     assert answers == [(503, "the server is stopping")] * 4

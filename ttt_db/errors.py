@@ -12,7 +12,8 @@
         ├── DatabaseMissingError, ReadFailedError
         └── DatabaseDamagedError ── PositionNotFoundError
 
-The command line turns every TttDbError into one `error: ...` line and exit 2.
+The command line turns every TttDbError into one `error: ...` line and exit 2. `StopRequested`
+stands outside the tree: it is no error but a stop the user asked for with a signal.
 """
 
 from __future__ import annotations
@@ -154,3 +155,9 @@ class AIMisbehaved(TttDbError):
         self.reason = reason
         self.where = where
         super().__init__(f"at {board!r}: {reason}" + (f" (at {where})" if where else ""))
+
+
+class StopRequested(SystemExit):
+    """A signal asked the command to stop (the command line raises it on SIGTERM, with exit code
+    143): it unwinds every `finally`, and code that runs an AI lets it pass, never counting it as
+    the AI's failure, where an AI's own `sys.exit` is."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import SupportsIndex
 
 from ttt_db.ais.registry import AI
-from ttt_db.errors import AIMisbehaved, DatabaseDamagedError, InputError
+from ttt_db.errors import AIMisbehaved, DatabaseDamagedError, InputError, StopRequested
 from ttt_db.game.rules import EMPTY
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # ttt_db/
@@ -41,7 +41,7 @@ def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
     answer is read lazily and refused at its first bad move, however long it is."""
     try:
         answer: Collection[int] = ai(board)
-    except (AIMisbehaved, DatabaseDamagedError):  # damage is the database's, never the AI's fault
+    except (AIMisbehaved, DatabaseDamagedError, StopRequested):  # never the AI's fault
         raise
     except (Exception, SystemExit) as error:  # the AI is foreign code: any exception is its failure
         raise misbehaviour(board, error) from None
@@ -65,6 +65,8 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
         if raised_where(error) is not None:  # raised by the answer's own __iter__
             raise misbehaviour(board, error, "raised while its answer was read:") from None
         raise AIMisbehaved(board, f"the AI answered {answer!r:.80}, not a collection of moves") from None
+    except StopRequested:
+        raise
     except (Exception, SystemExit) as error:
         raise misbehaviour(board, error, "raised while its answer was read:") from None
     moves: set[int] = set()
@@ -73,6 +75,8 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
             item = next(items)
         except StopIteration:
             break
+        except StopRequested:
+            raise
         except (Exception, SystemExit) as error:  # an answer generator that fails part-way
             raise misbehaviour(board, error, "raised while its answer was read:") from None
         if isinstance(item, bool) or not isinstance(item, SupportsIndex):

@@ -7,8 +7,8 @@ it cannot crash, hang or exhaust ttt-db, or write into its output.
 The parent (`IsolatedAI`) sends each board on a pipe and waits for the answer at most `seconds`;
 an AI that is late is killed and fails at that board, and a fresh process answers the next one.
 The worker (`python -m ttt_db.ais.isolation`, `main` below) limits its own address space to
-`memory_mb`, ignores Ctrl-C (the user's Ctrl-C is the parent's to handle; a KeyboardInterrupt
-the AI raises itself is its own fault), writes whatever the AI prints to ttt-db's stderr, dies
+`memory_mb`, ignores Ctrl-C and SIGTERM (they are the parent's to handle, which stops the worker
+as it unwinds; a KeyboardInterrupt the AI raises itself is its own fault), writes whatever the AI prints to ttt-db's stderr, dies
 with its parent, and validates each answer with `candidate_moves` so that a failure keeps its
 board, its reason and the `path:line` of the user's code. Built-in AIs are ttt-db's own code and
 run in the calling process (`answer_within` limits their time).
@@ -238,7 +238,8 @@ def _answer(ai: Any, board: str) -> dict[str, Any]:
 
 def main(arguments: list[str]) -> int:
     spec, memory_mb, board_fd, answer_fd = arguments[0], int(arguments[1]), int(arguments[2]), int(arguments[3])
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the user's Ctrl-C and SIGTERM are the parent's to
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # handle: it stops this process as it unwinds
     _die_with_parent()
     import resource
 

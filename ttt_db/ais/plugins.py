@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.errors import UnknownAIError
+from ttt_db.errors import StopRequested, UnknownAIError
 
 if TYPE_CHECKING:
     from ttt_db.ais.registry import NamedAI
@@ -71,7 +71,7 @@ def _run_import(spec: str, what: str, load: Callable[[], Any]) -> Any:
     """`load()`, the user's code: its failures as UnknownAIError (ModuleNotFoundError passes)."""
     try:
         return load()
-    except ModuleNotFoundError:
+    except (ModuleNotFoundError, StopRequested):
         raise
     except SystemExit as error:
         raise UnknownAIError(spec, f"importing {what!r} called sys.exit({error.code!r})") from None

@@ -166,7 +166,8 @@ def check_strong_over_core(
                     if notice is not None and asked == len(part) and to_ask / rate >= ANNOUNCE_SECONDS:
                         notice(
                             f"asking {ai.name} at {to_ask:,} decision positions of {game}: about "
-                            f"{_duration(to_ask / rate)} at its rate of {rate:,.0f} boards a second"
+                            f"{_duration(to_ask / rate)} at its rate on its first {asked:,} boards "
+                            f"({rate:,.0f} a second)"
                         )
             if stopped is not None:
                 break

@@ -1,0 +1,52 @@
+"""SIGTERM and Ctrl-C stop a check promptly with 143 and 130, whatever the AI is doing, and are
+never reported as the AI's failure."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+def _stopped(
+    args: list[str], db_path: Path, stop: signal.Signals, *, group: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run `ttt-db ARGS`, send `stop` once its progress has begun (to its whole process group
+    when `group`, as a terminal's Ctrl-C or a service manager does), and wait for it."""
+    command = [sys.executable, "-c", "from cli import main; main()", *args, "--db", str(db_path)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    time.sleep(2.0)
+    assert process.poll() is None, process.communicate()
+    sent = time.monotonic()
+    if group:
+        os.killpg(process.pid, stop)
+    else:
+        process.send_signal(stop)
+    out, err = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 3.0
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_during_a_builtin_ais_answer_stops_the_check(db_path: Path, stop: signal.Signals, code: int) -> None:
+    result = _stopped(["check", "iddfs@0.05"], db_path, stop)  # answers by the clock: ~3 minutes in all
+    assert result.returncode == code, result.stderr
+    assert result.stdout == "" and "sys.exit" not in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_to_the_group_stops_a_user_ai_and_its_process(
+    db_path: Path, tmp_path: Path, stop: signal.Signals, code: int
+) -> None:
+    bot = tmp_path / "slow_bot.py"
+    bot.write_text("import time\n\ndef play(board):\n    time.sleep(0.02)\n    return [board.index('.')]\n")
+    result = _stopped(["check", f"{bot}:play"], db_path, stop, group=True)
+    assert result.returncode == code, result.stderr
+    assert result.stdout == "" and "the AI's process" not in result.stderr

@@ -218,11 +218,42 @@ def test_a_check_of_a_large_game_runs_in_the_background_with_its_progress(db: So
         result = started
         while result["status"] == "running":
             assert time.monotonic() < deadline
-            assert result["asked"] >= 0
+            assert result["done"] >= 0 and result["phase"] in ("starting", "weak", "strong")
             time.sleep(0.05)
             result = client.get("/api/check", params={"ai": "ai1s", "limit": "5"}).json()
-    expected = run_checks(load_ai("ai1s"), db).to_document(0, 5)
+    from cli.web.checking import PAGE_FAILURES_KEPT
+    from ttt_db.checks.budget import CheckBudget
+
+    expected = run_checks(load_ai("ai1s"), db, budget=CheckBudget(failures_kept=PAGE_FAILURES_KEPT)).to_document(0, 5)
     assert result == expected | {"status": "done"}  # the same result as the command line's
+
+
+def test_a_background_check_can_be_cancelled_and_frees_the_server_for_another(db_3x4k3_path) -> None:
+    import time
+
+    from ttt_db.game.definition import Game
+    from ttt_db.store.database import open_database
+
+    with (
+        open_database(db_3x4k3_path, game=Game.parse("3x4k3")) as db,
+        TestClient(create_app(db, check_in_request_cells=0)) as client,
+    ):
+        assert client.post("/api/check/cancel", params={"ai": "ai2s"}).status_code == 404  # none running
+        started = client.get("/api/check", params={"ai": "dls@5"}).json()  # half a minute of searching
+        assert started["status"] == "running" and started["eta_seconds"] is None
+        deadline = time.monotonic() + 30
+        while started["phase"] != "strong" or not started["done"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+            started = client.get("/api/check", params={"ai": "dls@5"}).json()
+        assert started["total"] == db.meta()["figures"]["decision_canonical"]  # symmetric: once per class
+        assert started["eta_seconds"] > 0  # the time left at its rate so far
+        assert client.get("/api/check", params={"ai": "ai2s"}).status_code == 409
+        cancelled = client.post("/api/check/cancel", params={"ai": "dls@5"})
+        assert cancelled.json() == {"ai": "dls@5", "game": "3x4k3", "status": "cancelled"}
+        assert client.get("/api/check/cancel", params={"ai": "dls@5"}).status_code == 405
+        other = client.get("/api/check", params={"ai": "ai2s"})
+        assert other.status_code == 200 and other.json()["status"] in ("running", "done")
 
 
 def test_check_reports_are_kept_once_per_ai_and_bounded(db: SolutionDatabase, monkeypatch) -> None:

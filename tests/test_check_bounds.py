@@ -105,7 +105,12 @@ def test_max_boards_ends_with_what_was_checked(db_3x4k3: SolutionDatabase) -> No
     ai = load_ai("ai1s", lambda: db_3x4k3, db_3x4k3.game)
     result = run_checks(ai, db_3x4k3, weak=False, budget=CheckBudget(max_boards=limit)).strong
     assert result is not None and not result.complete
-    assert (result.stopped, result.checked, result.depth_reached, result.total) == ("max_boards", limit, 6, len(decision))
+    assert (result.stopped, result.checked, result.depth_reached, result.total) == (
+        "max_boards",
+        limit,
+        6,
+        len(decision),
+    )
     expected = _expected_failures(ai.play, RULES_3X4K3, shortest=False)
     below = sum(n for (depth, _), n in expected.items() if depth < 6)
     assert below <= result.failing <= below + 5

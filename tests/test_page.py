@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,13 @@ def second_game(db_3x4k3_path: Path) -> Iterator[SolutionDatabase]:
 
 @pytest.fixture(scope="module")
 def server_url(db: SolutionDatabase, second_game: SolutionDatabase) -> Iterator[str]:
+    with serving(db, second_game) as url:
+        yield url
+
+
+@contextmanager
+def serving(*databases: SolutionDatabase) -> Iterator[str]:
+    """The app over `databases` on a free port of 127.0.0.1, in a thread, until the block ends."""
     import uvicorn
 
     from cli.web.app import create_app
@@ -52,7 +60,7 @@ def server_url(db: SolutionDatabase, second_game: SolutionDatabase) -> Iterator[
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    server = uvicorn.Server(server_config(create_app(db, second_game)))
+    server = uvicorn.Server(server_config(create_app(*databases)))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -330,8 +338,9 @@ def test_a_check_of_a_12_cell_game_shows_its_progress_and_result(page: Any, serv
     )
     page.locator("#check-run").click()
     page.wait_for_function("document.querySelector('#check-status').textContent.startsWith('ai2s:')", timeout=60_000)
-    assert any("boards asked so far" in status for status in statuses), statuses
-    assert page.locator("#check-summary li").count() == 3
+    assert any(status.startswith("Checking ai2s on 3x4k3: ") for status in statuses), statuses
+    assert page.locator("#check-summary li").count() == 4  # weak as o and x, strong, the failures by kind
+    assert "failing positions: " in page.locator("#check-summary").inner_text()
 
 
 def test_a_game_not_served_is_named_and_the_default_shown(page: Any, server_url: str) -> None:
@@ -399,3 +408,44 @@ def test_the_value_history_draws_every_move_each_player_had(page: Any, server_ur
     legal = sum(len(db.lookup(board).moves) for board in boards) + 1  # the finished board: one dot
     assert page.locator("#remoteness-chart circle").count() == legal
     assert page.locator("#remoteness-chart rect.mistake").count() == 1  # x's c1 at move 4
+
+
+@pytest.fixture(scope="module")
+def game_4x4k4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SolutionDatabase]:
+    """A 16-cell game, where a check by a searching AI takes minutes."""
+    from builder import build_database
+    from ttt_db.game.definition import Game
+    from ttt_db.store.database import open_database
+
+    path = tmp_path_factory.mktemp("4x4k4") / "4x4k4.sqlite"
+    build_database(path, game=Game.parse("4x4k4"))
+    with open_database(path) as database:
+        yield database
+
+
+def test_a_long_check_shows_its_total_and_time_left_and_can_be_cancelled(
+    page: Any, game_4x4k4: SolutionDatabase, tmp_path: Path
+) -> None:
+    shots = Path(os.environ.get("TTT_DB_SCREENSHOTS", tmp_path))
+    with serving(game_4x4k4) as url:
+        open_page(page, f"{url}?view=check")
+        page.select_option("#check-ai", "dls@3")  # minutes of searching on 4x4k4
+        page.locator("#check-run").click()
+        page.wait_for_function("document.querySelector('#check-status').textContent.includes(' left')", timeout=60_000)
+        status = page.locator("#check-status").inner_text()
+        total = game_4x4k4.meta()["figures"]["decision_canonical"]  # dls@3 is symmetric: once per class
+        assert "Checking dls@3 on 4x4k4: strong check, " in status and f" of {total:,} (" in status
+        assert page.locator("#check-cancel").is_visible()
+        for width, height in ((1280, 800), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.screenshot(path=str(shots / f"check-running-{width}.png"))
+        page.locator("#check-cancel").click()
+        page.wait_for_function("document.querySelector('#check-status').textContent.includes('was cancelled')")
+        assert page.locator("#check-cancel").is_hidden()
+        time.sleep(0.7)  # a poll under way when the cancel came says nothing afterwards
+        assert page.locator("#check-status").inner_text() == "The check of dls@3 was cancelled."
+        page.select_option("#check-ai", "perfect")  # the server is free for another check at once
+        page.locator("#check-run").click()
+        page.wait_for_function(
+            "document.querySelector('#check-status').textContent.startsWith('perfect:')", timeout=60_000
+        )

@@ -1,8 +1,8 @@
 """The ASGI app of `ttt-db serve`: one page (static files shipped in the package) and a JSON
 API over `cli.web.service.Service` (docs/api.md).
 
-Starlette, not FastAPI: the API is six GET endpoints whose parameters the service validates
-itself, and Starlette adds the least to each request and to start-up (no pydantic), which the
+Starlette, not FastAPI: the API is GET endpoints and one POST (a check's cancel) whose parameters
+the service validates itself, and Starlette adds the least to each request and to start-up (no pydantic), which the
 position budget (2,000 requests/s, p99 <= 10 ms on 2 cores shared with the load) needs more
 than generated OpenAPI; docs/api.md documents the API instead.
 """
@@ -238,6 +238,9 @@ def create_app(
             await heavy(chosen.check, param(request, "ai"), param(request, "offset"), param(request, "limit"))
         )
 
+    async def cancel_check(request: Request) -> Response:
+        return JSONResponse(service(request).cancel_check(param(request, "ai")))
+
     async def search(request: Request) -> Response:
         chosen = service(request)
         return JSONResponse(
@@ -274,6 +277,7 @@ def create_app(
         Route("/api/ais", ais),
         Route("/api/ai-move", ai_move),
         Route("/api/check", check),
+        Route("/api/check/cancel", cancel_check, methods=["POST"]),
         Route("/api/search", search),
         Route("/api/algorithms", algorithms),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -11,11 +11,11 @@ import json
 import random
 import threading
 from collections import OrderedDict
-from dataclasses import replace
 from math import perm
 from typing import Any, Final
 
-from ttt_db.ais.calling import candidate_moves, counting
+from cli.web.checking import BackgroundCheck
+from ttt_db.ais.calling import candidate_moves
 from ttt_db.ais.registry import NamedAI, ais_document, load_ai
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, InputError, SearchTimeout, UnknownAIError, WorkLimitError
@@ -78,34 +78,6 @@ class _TraceCollector:
         return {"nodes": [self.nodes[node] for node in sorted(self.nodes)], "order": self.order}
 
 
-class _CheckJob:
-    """One AI's checks on a background thread, counting the boards the AI is asked at."""
-
-    def __init__(self, ai: str, named: NamedAI, service: Service) -> None:
-        self.ai = ai
-        self.asked = 0
-        self.running = True
-        self.error: str | None = None
-        self.named = replace(named, play=counting(named.play, self._asked))
-        self.service = service
-
-    def _asked(self) -> None:
-        self.asked += 1
-
-    def start(self) -> None:
-        threading.Thread(target=self._run, name=f"check {self.ai}", daemon=True).start()
-
-    def _run(self) -> None:
-        try:
-            report = run_checks(self.named, self.service.database)
-        except Exception as error:  # reported to the page that asks next, never lost in a thread
-            self.error = f"{type(error).__name__}: {error}"
-            self.running = False
-            return
-        self.running = False
-        self.service.finish_check(self.ai, report)
-
-
 def _text(value: str | None, name: str, default: str | None = None) -> str:
     if value is None or value == "":
         if default is None:
@@ -152,7 +124,7 @@ class Service:
         self.search_seconds = search_seconds
         self.game: Game = database.game
         self._check_in_request = self.game.cells <= check_in_request_cells
-        self._job: _CheckJob | None = None
+        self._job: BackgroundCheck | None = None
         self._positions: OrderedDict[tuple[str, str | None], bytes] = OrderedDict()
         self._ais: OrderedDict[str, NamedAI] = OrderedDict()
         self._checks: OrderedDict[str, CheckReport] = OrderedDict()
@@ -296,7 +268,7 @@ class Service:
                 report = run_checks(named, self.database)
                 self._remember_check(ai_name, report)
             if report is None:
-                return self._background_check(ai_name, named)
+                return self._background_check(ai_name)
             self._checks.move_to_end(ai_name)
         return report.to_document(first, count) | {"status": "done"}
 
@@ -307,28 +279,40 @@ class Service:
         while len(self._checks) > CACHED_CHECKS:
             self._checks.popitem(last=False)
 
-    def _background_check(self, ai_name: str, named: NamedAI) -> dict[str, Any]:
+    def _background_check(self, ai_name: str) -> dict[str, Any]:
         """The state of the server's one background check (called holding the check lock):
         started for `ai_name` when none runs; ApiError 409 while another AI's runs."""
         job = self._job
         if job is not None and job.running and job.ai != ai_name:
             raise ApiError(
                 409,
-                f"the server is checking {job.ai} on {self.game.name} ({job.asked:,} boards asked so far); "
-                "one check runs at a time: ask again when it is done",
+                f"the server is checking {job.ai} on {self.game.name} ({job.progress.done:,} boards so far); "
+                "one check runs at a time: ask again when it is done, or cancel it",
             )
         if job is None or job.ai != ai_name:
-            job = self._job = _CheckJob(ai_name, named, self)
-            job.start()
+            job = self._job = BackgroundCheck(
+                ai_name, self.database.location, self.game, lambda report: self._finish_check(ai_name, report)
+            )
         if job.error is not None:
             self._job = None
             raise ApiError(500, f"the check of {ai_name} failed: {job.error}")
-        return {"ai": ai_name, "game": self.game.name, "status": "running", "asked": job.asked}
+        return job.status() | {"game": self.game.name}
 
-    def finish_check(self, ai_name: str, report: CheckReport) -> None:
+    def _finish_check(self, ai_name: str, report: CheckReport) -> None:
         with self._check_lock:
             self._remember_check(ai_name, report)
             self._job = None
+
+    def cancel_check(self, name: str | None) -> dict[str, Any]:
+        """Stop the background check of `name`; ApiError 404 when it is not running."""
+        ai_name = self._ai(_text(name, "ai").strip().lower()).name
+        with self._check_lock:
+            job = self._job
+            if job is None or job.ai != ai_name or not job.running:
+                raise ApiError(404, f"no check of {ai_name} is running on {self.game.name}")
+            job.cancel()
+            self._job = None
+        return {"ai": ai_name, "game": self.game.name, "status": "cancelled"}
 
     # --- searches -----------------------------------------------------------------------
 

@@ -28,9 +28,9 @@ const known = new Map();       // board -> its document, once arrived
 let turn = 0;                  // bumps on every change, so a late AI answer for an old board is dropped
 let focusCell = 0;
 
-async function api(path, params) {
+async function api(path, params, method = "GET") {
   const query = new URLSearchParams({ ...(params || {}), ...(state.game ? { game: state.game.game } : {}) }).toString();
-  const response = await fetch(`/api/${path}${query ? "?" + query : ""}`);
+  const response = await fetch(`/api/${path}${query ? "?" + query : ""}`, { method });
   const body = await response.json();
   if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
   return body;
@@ -522,33 +522,70 @@ function showView(view) {
 
 // --- check view ----------------------------------------------------------------------
 
+const VERDICT = { true: "solved", false: "NOT solved", null: "not decided" };
+const KIND_TEXT = {
+  error: "the AI failed to answer", win_to_loss: "a win thrown to a loss", win_to_draw: "a win thrown to a draw",
+  draw_to_loss: "a draw thrown to a loss", slower_win: "a slower win", faster_loss: "a faster loss",
+};
+let checkFollowed = 0;  // which request follows the running check; a newer one (or a cancel) ends the older
+
+function duration(seconds) {
+  if (seconds < 120) return `${Math.ceil(seconds)} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+function checkProgressText(result) {  // the server's background check: its phase, count, total and time left
+  const where = `Checking ${result.ai} on ${result.game}`;
+  if (result.phase === "starting") return `${where}: starting…`;
+  if (result.phase === "weak") return `${where}: weak check, ${result.done.toLocaleString()} boards examined…`;
+  const share = result.total ? ` of ${result.total.toLocaleString()} (${Math.floor(100 * result.done / result.total)}%)` : "";
+  const left = result.eta_seconds === null ? "" : `, about ${duration(result.eta_seconds)} left`;
+  return `${where}: strong check, ${result.done.toLocaleString()}${share} decision positions asked${left}…`;
+}
+
+async function cancelCheck() {
+  checkFollowed++;
+  $("check-cancel").hidden = true;
+  try {
+    await api("check/cancel", { ai: state.checkAi }, "POST");
+    $("check-status").textContent = `The check of ${state.checkAi} was cancelled.`;
+  } catch (error) {
+    $("check-status").textContent = `Cannot cancel: ${error.message}`;
+  }
+}
+
 async function runCheck(offset) {
   state.checkAi = $("check-ai").value;
   state.checkOffset = offset;
   writeUrl();
+  const followed = ++checkFollowed;
   $("check-status").textContent = `Checking ${state.checkAi}…`;
   let result;
   try {
     result = await api("check", { ai: state.checkAi, offset, limit: PAGE });
     while (result.status === "running") {  // a large game's check runs on the server: follow it
-      $("check-status").textContent = `Checking ${state.checkAi} on ${state.game.game}: ` +
-        `${result.asked.toLocaleString()} boards asked so far…`;
+      $("check-status").textContent = checkProgressText(result);
+      $("check-cancel").hidden = false;
       await new Promise((resolve) => setTimeout(resolve, 500));
-      if (state.checkAi !== $("check-ai").value) return;  // another check was asked for meanwhile
+      if (followed !== checkFollowed) return;  // cancelled, or another check asked for meanwhile
       result = await api("check", { ai: state.checkAi, offset, limit: PAGE });
     }
   } catch (error) {
-    $("check-status").textContent = `Cannot check ${state.checkAi}: ${error.message}`;
+    if (followed === checkFollowed) $("check-status").textContent = `Cannot check ${state.checkAi}: ${error.message}`;
     return;
+  } finally {
+    if (followed === checkFollowed) $("check-cancel").hidden = true;
   }
+  if (followed !== checkFollowed) return;
   const weak = result.weak, strong = result.strong;
-  $("check-status").textContent = `${result.ai}: ${result.solved ? "solved" : "NOT solved"}.`;
+  $("check-status").textContent = `${result.ai}: ${VERDICT[result.solved]}.`;
   const summary = $("check-summary");
   summary.replaceChildren();
   for (const side of ["o", "x"]) {
     const item = document.createElement("li");
     const one = weak[side];
-    let text = `Weakly, as ${side}: ${one.solved ? "solved" : "NOT solved"} (${one.visited.toLocaleString()} boards examined)`;
+    let text = `Weakly, as ${side}: ${VERDICT[one.solved]} (${one.visited.toLocaleString()} boards examined)`;
     if (one.counterexample) text += `; it can lose: ${one.counterexample.moves.map(cellName).join(" ")}`;
     if (one.mistake) {
       const m = one.mistake;
@@ -561,9 +598,16 @@ async function runCheck(offset) {
     summary.appendChild(item);
   }
   const item = document.createElement("li");
-  item.textContent = `Strongly: ${strong.solved ? "solved" : "NOT solved"}, a best move at ` +
+  item.textContent = `Strongly: ${VERDICT[strong.solved]}, a best move at ` +
     `${strong.correct.toLocaleString()} of ${strong.total.toLocaleString()} decision positions`;
   summary.appendChild(item);
+  if (strong.failing) {
+    const kinds = document.createElement("li");
+    kinds.textContent = `${strong.failing.toLocaleString()} failing positions: ` +
+      Object.entries(strong.by_kind).map(([kind, count]) => `${count.toLocaleString()} ${KIND_TEXT[kind]}`).join(", ") +
+      (strong.failures_total < strong.failing ? ` (the shallowest ${strong.failures_total.toLocaleString()} listed)` : "");
+    summary.appendChild(kinds);
+  }
   const list = $("failures");
   list.replaceChildren();
   list.start = strong.failures_from + 1;
@@ -934,6 +978,7 @@ async function start() {
   $("new-game").addEventListener("click", newGame);
   document.querySelectorAll("[role=tab]").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
   $("check-run").addEventListener("click", () => runCheck(0));
+  $("check-cancel").addEventListener("click", cancelCheck);
   $("failures-prev").addEventListener("click", () => runCheck(Math.max(0, state.checkOffset - PAGE)));
   $("failures-next").addEventListener("click", () => runCheck(state.checkOffset + PAGE));
   $("search-run").addEventListener("click", runSearch);

@@ -189,7 +189,7 @@ def test_serve_prints_its_url_answers_and_stops_on_ctrl_c(served) -> None:
         assert json.loads(response.read())["best_moves"] == [7]
     server.send_signal(signal.SIGINT)
     out, err = server.communicate(timeout=10)
-    assert server.returncode == 0 and out.strip() == "stopped", err
+    assert server.returncode == 130 and out.strip() == "stopped", err
 
 
 def test_serve_refuses_a_port_in_use(run) -> None:

@@ -290,7 +290,7 @@ def test_an_ai_asked_board_by_board_over_the_core_is_told_what_it_will_take(
         run_checks(load_ai("perfect", lambda: core), core, weak=False, notice=notices.append)
     assert len(notices) == 1  # the database's AIs answer in arrays: nothing to announce
     assert notices[0].startswith("asking ai1s at 3,191 decision positions of 3x3k3: about ")
-    assert notices[0].endswith(" boards a second")
+    assert notices[0].endswith(" a second)")
 
 
 def test_every_position_streamed_from_the_core_is_the_looked_up_position(

@@ -8,8 +8,8 @@ The parent (`IsolatedAI`) sends each board on a pipe and waits for the answer at
 an AI that is late is killed and fails at that board, and a fresh process answers the next one.
 The worker (`python -m ttt_db.ais.isolation`, `main` below) limits its own address space to
 `memory_mb`, ignores Ctrl-C and SIGTERM (they are the parent's to handle, which stops the worker
-as it unwinds; a KeyboardInterrupt the AI raises itself is its own fault), writes whatever the AI prints to ttt-db's stderr, dies
-with its parent, and validates each answer with `candidate_moves` so that a failure keeps its
+as it unwinds; a KeyboardInterrupt the AI raises itself is its own fault), writes whatever the AI
+prints to ttt-db's stderr, dies with its parent, and validates each answer with `candidate_moves` so that a failure keeps its
 board, its reason and the `path:line` of the user's code. Built-in AIs are ttt-db's own code and
 run in the calling process (`answer_within` limits their time).
 """

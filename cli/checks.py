@@ -14,6 +14,7 @@ from cli.common import (
     EXIT_UNDECIDED,
     DbOption,
     GameOption,
+    ImportTimeoutOption,
     JsonOption,
     MemoryOption,
     QuietOption,
@@ -25,7 +26,7 @@ from cli.common import (
     progress_bar,
 )
 from cli.render import describe_analyses, describe_move, describe_moves, indented_diagram, plural
-from ttt_db.ais.limits import DEFAULT_MEMORY_MB
+from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import side_to_move
 
@@ -347,6 +348,7 @@ def check(
     ] = None,
     timeout: TimeoutOption = None,
     memory: MemoryOption = DEFAULT_MEMORY_MB,
+    import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
     quiet: QuietOption = False,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -380,7 +382,7 @@ def check(
                 raise typer.Exit(EXIT_UNDECIDED)
             return
         assert ai is not None
-        limits = Limits(timeout, memory)
+        limits = Limits(timeout, memory, import_timeout)
         with (
             ai_output_to_stderr(),
             contained_ai(ai, lambda: database, game, limits) as named,

@@ -98,6 +98,16 @@ TimeoutOption = Annotated[
         help="Fail an AI at any board it takes longer than this to answer (default: no limit).",
     ),
 ]
+ImportTimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--import-timeout",
+        min=0.001,
+        metavar="SECONDS",
+        help="How long a user AI (module:function) may take to import and give its first answer: "
+        "longer for a bot that trains or loads a model when imported or on first use.",
+    ),
+]
 MemoryOption = Annotated[
     int,
     typer.Option(

@@ -11,6 +11,7 @@ import typer
 from cli.common import (
     DbOption,
     GameOption,
+    ImportTimeoutOption,
     JsonOption,
     MemoryOption,
     QuietOption,
@@ -22,8 +23,8 @@ from cli.common import (
     print_json,
     progress_bar,
 )
-from cli.render import describe_move, describe_moves, diagram, move_outcome, plural
-from ttt_db.ais.limits import DEFAULT_MEMORY_MB
+from cli.render import describe_move, describe_moves, diagram, indented_diagram, move_outcome, plural
+from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
@@ -54,7 +55,20 @@ def match_lines(ai1: str, ai2: str, result: MatchResult, seed: int | None, game:
         _tally_line("as x", result.as_x),
         _tally_line("total", result.total),
         f"{plural(games, 'game')} in {result.seconds:.2f} s ({rate:,.0f} games/s)",
+        *_lost_game_lines(ai1, result, game),
     ]
+
+
+def _lost_game_lines(ai1: str, result: MatchResult, game: Game) -> list[str]:
+    """One game AI1 lost, move by move (`--json` holds the first few of each side)."""
+    for side, lost in (("o", result.lost_as_o), ("x", result.lost_as_x)):
+        if lost:
+            record = lost[0]
+            return [
+                f"a game {ai1} lost as {side}: {describe_moves(record.moves, game)}",
+                *indented_diagram(record.board, "  ", game),
+            ]
+    return []
 
 
 def match(
@@ -69,6 +83,7 @@ def match(
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for a reproducible match.")] = None,
     timeout: TimeoutOption = None,
     memory: MemoryOption = DEFAULT_MEMORY_MB,
+    import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
     quiet: QuietOption = False,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -89,7 +104,7 @@ def match(
             database = open_db(db, game)
         return database
 
-    limits = Limits(timeout, memory)
+    limits = Limits(timeout, memory, import_timeout)
     try:
         with (
             ai_output_to_stderr(),
@@ -241,6 +256,7 @@ def play(
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for the AI's choices.")] = None,
     timeout: TimeoutOption = None,
     memory: MemoryOption = DEFAULT_MEMORY_MB,
+    import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
@@ -254,7 +270,7 @@ def play(
 
     human = side.mark
     rng = random.Random(seed)
-    limits = Limits(timeout, memory)
+    limits = Limits(timeout, memory, import_timeout)
     # an unknown AI fails before anything is said
     with open_db(db, game) as database, contained_ai(ai, lambda: database, game, limits) as opponent:
         of_game = "" if game == DEFAULT_GAME else f" on {game.name}"

@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from ttt_db.store.database import SolutionDatabase, open_database
 RULES_3X4K3 = reference.Rules(3, 4, 3)
 
 
+@cache
 def _decision_boards(rules: reference.Rules) -> list[str]:
     solve = reference.solver(rules)
     found = []

@@ -72,7 +72,7 @@ def test_match_command(run) -> None:
     result = run("match", "perfect", "ai2s", "-n", "300", "--seed", "3", "--json", "--quiet")
     assert result.exit_code == 0
     document = json.loads(result.stdout)
-    assert set(document) == {"games", "as_o", "as_x", "total", "seconds"}
+    assert set(document) == {"games", "as_o", "as_x", "total", "seconds", "lost_games"}
     assert document["games"] == 300
     assert document["total"]["loss"] == 0
     assert sum(document["total"].values()) == 600

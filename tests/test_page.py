@@ -447,5 +447,7 @@ def test_a_long_check_shows_its_total_and_time_left_and_can_be_cancelled(
         page.select_option("#check-ai", "perfect")  # the server is free for another check at once
         page.locator("#check-run").click()
         page.wait_for_function(
-            "document.querySelector('#check-status').textContent.startsWith('perfect:')", timeout=60_000
+            "document.querySelector('#check-status').textContent.startsWith('Checking perfect on 4x4k4: ')"
         )
+        page.locator("#check-cancel").click()
+        page.wait_for_function("document.querySelector('#check-status').textContent.includes('was cancelled')")

@@ -8,7 +8,8 @@ import operator
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import SupportsIndex
 
@@ -126,22 +127,31 @@ def answer_within(ai: AI, seconds: float) -> AI:
         raise InputError(str(seconds), "a time limit must be a positive number of seconds")
 
     def limited(board: str) -> Collection[int]:
-        if threading.current_thread() is not threading.main_thread():
-            raise RuntimeError("a per-answer time limit works in the main thread only")
-
-        def expire(signum: int, frame: object) -> None:
-            raise _NoAnswerInTime
-
-        previous = signal.signal(signal.SIGALRM, expire)
-        try:
-            signal.setitimer(signal.ITIMER_REAL, seconds)
-            try:
-                return list(ai(board))
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-        except _NoAnswerInTime:
-            raise AIMisbehaved(board, f"the AI did not answer within {seconds:g} s") from None
-        finally:
-            signal.signal(signal.SIGALRM, previous)
+        with time_limit(board, seconds):
+            return list(ai(board))
 
     return limited
+
+
+@contextmanager
+def time_limit(board: str, seconds: float, late: str | None = None) -> Iterator[None]:
+    """Run the block, an AI's answer at `board`, for at most `seconds` of wall time: past it,
+    AIMisbehaved at the board saying `late` (by default that it did not answer in time). Uses
+    SIGALRM, so it runs in the main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("a per-answer time limit works in the main thread only")
+
+    def expire(signum: int, frame: object) -> None:
+        raise _NoAnswerInTime
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _NoAnswerInTime:
+        raise AIMisbehaved(board, late or f"the AI did not answer within {seconds:g} s") from None
+    finally:
+        signal.signal(signal.SIGALRM, previous)

@@ -8,20 +8,23 @@ one move a call. Two ways to give the check the whole set:
   exactly the set a tie-breaking bot draws from. The check then proves what it says for the bot.
 - `moves_over_seeds(bot, seeds)`: run a bot that draws from the generator it is given once per
   seed, and answer every move it played. The check then speaks for those seeds only: a move the
-  bot plays under another seed, or with another number of playouts, is not examined.
+  bot plays under another seed, or with another number of playouts, is not examined. The bot is
+  handed `random.Random(seed)` by default; `generator=int` hands it the seed itself (a numpy or
+  C++ bot seeds its own generator), `generator=numpy.random.default_rng` a numpy generator.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection, Iterable
+from typing import Any
 
 from ttt_db.ais.registry import AI
 
 Score = Callable[[str, int], float]
 """(board, move) -> how good the move is for the side to move; higher is better."""
-SeededBot = Callable[[str, random.Random], int]
-"""(board, a random generator) -> the one move the bot plays."""
+SeededBot = Callable[[str, Any], int]
+"""(board, what `generator` made of a seed: a random.Random by default) -> the one move the bot plays."""
 
 
 def top_moves(score: Score) -> AI:
@@ -35,12 +38,15 @@ def top_moves(score: Score) -> AI:
     return play
 
 
-def moves_over_seeds(bot: SeededBot, seeds: Iterable[int] = range(32)) -> AI:
-    """An AI answering every move `bot` plays at the board over the given seeds (one
-    `random.Random(seed)` each), so that a check is deterministic and sees the bot's spread."""
+def moves_over_seeds(
+    bot: SeededBot, seeds: Iterable[int] = range(32), *, generator: Callable[[int], Any] = random.Random
+) -> AI:
+    """An AI answering every move `bot` plays at the board over the given seeds (`generator(seed)`
+    each: a `random.Random` by default, `int` for the seed itself), so that a check is
+    deterministic and sees the bot's spread."""
     chosen = tuple(seeds)
 
     def play(board: str) -> Collection[int]:
-        return sorted({bot(board, random.Random(seed)) for seed in chosen})
+        return sorted({int(bot(board, generator(seed))) for seed in chosen})
 
     return play

@@ -4,14 +4,18 @@ it cannot crash, hang or exhaust ttt-db, or write into its output.
     with contained_ai("bots/my_bot.py:play", game=game, limits=Limits(seconds=1)) as named:
         run_checks(named, db)
 
-The parent (`IsolatedAI`) sends each board on a pipe and waits for the answer at most `seconds`;
-an AI that is late is killed and fails at that board, and a fresh process answers the next one.
-The worker (`python -m ttt_db.ais.isolation`, `main` below) limits its own address space to
-`memory_mb`, ignores Ctrl-C and SIGTERM (they are the parent's to handle, which stops the worker
-as it unwinds; a KeyboardInterrupt the AI raises itself is its own fault), writes whatever the AI
-prints to ttt-db's stderr, dies with its parent, and validates each answer with `candidate_moves` so that a failure keeps its
-board, its reason and the `path:line` of the user's code. Built-in AIs are ttt-db's own code and
-run in the calling process (`answer_within` limits their time).
+The parent (`IsolatedAI`) sends each board on a pipe. The worker (`python -m
+ttt_db.ais.isolation`, `main` below) imports the AI and answers its first board within the
+limits' `import_seconds` (a bot may train when imported or on first use), then each board within
+`seconds`, timed by itself (`answer_within`): a late answer fails at its board and the process,
+with whatever the AI learnt, answers the next. Only an AI that cannot be interrupted (stuck in C
+code) is killed, `KILL_GRACE` seconds later, and a fresh process answers the next board. The
+worker limits its own address space to `memory_mb`, ignores Ctrl-C and SIGTERM (they are the
+parent's to handle, which stops the worker as it unwinds; a KeyboardInterrupt the AI raises
+itself is its own fault), writes whatever the AI prints to ttt-db's stderr, dies with its parent,
+and validates each answer with `candidate_moves` so that a failure keeps its board, its reason
+and the `path:line` of the user's code. Built-in AIs are ttt-db's own code and run in the
+calling process (`answer_within` limits their time).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from ttt_db.ais.calling import answer_within, candidate_moves, misbehaviour
+from ttt_db.ais.calling import answer_within, candidate_moves, misbehaviour, time_limit
 from ttt_db.ais.limits import Limits
 from ttt_db.ais.registry import DatabaseProvider, NamedAI, load_ai
 from ttt_db.errors import AIMisbehaved, UnknownAIError
@@ -39,9 +43,8 @@ from ttt_db.game.definition import TICTACTOE, Game
 WINDOW: Final = 64
 """Boards sent to a worker before their answers are read (`IsolatedAI.ask_ahead`)."""
 _REASON_CHARS: Final = 500
-IMPORT_SECONDS: Final = 30.0
-"""How long a worker may take to start and import the user's module, whatever the per-answer
-limit: starting Python is no answer of the AI's, and takes longer on a loaded machine."""
+KILL_GRACE: Final = 2.0
+"""Seconds past an answer's limit before the parent kills a worker whose AI ignored its own timer."""
 
 
 def is_user_ai(spec: str) -> bool:
@@ -59,7 +62,7 @@ def contained_ai(
         named = load_ai(spec, database, game)
         yield named if limits.seconds is None else replace(named, play=answer_within(named.play, limits.seconds))
         return
-    isolated = IsolatedAI(spec.strip(), limits)
+    isolated = IsolatedAI(spec.strip(), limits, game)
     try:
         yield NamedAI(spec.strip(), isolated, None, isolated.summary)
     finally:
@@ -69,9 +72,10 @@ def contained_ai(
 class IsolatedAI:
     """The calling side: an AI (a callable of a board) answered by a worker process."""
 
-    def __init__(self, spec: str, limits: Limits) -> None:
+    def __init__(self, spec: str, limits: Limits, game: Game = TICTACTOE) -> None:
         self.spec = spec
         self.limits = limits
+        self.game = game
         self.summary = "user AI"
         self._process: subprocess.Popen[bytes] | None = None
         self._ahead: deque[str] = deque()  # boards the caller will ask next, not yet sent
@@ -82,7 +86,9 @@ class IsolatedAI:
     def _start(self, *, first: bool = False) -> None:
         to_child_read, self._to_child = os.pipe()
         self._from_child, from_child_write = os.pipe()
-        command = [sys.executable, "-P", "-m", __name__, self.spec, str(self.limits.memory_mb)]
+        seconds = self.limits.seconds
+        command = [sys.executable, "-P", "-m", __name__, self.spec, str(self.limits.memory_mb), self.game.name]
+        command += ["-" if seconds is None else repr(seconds), repr(self.limits.import_seconds)]
         command += [str(to_child_read), str(from_child_write)]
         try:
             self._process = subprocess.Popen(
@@ -101,9 +107,14 @@ class IsolatedAI:
         self._printing = True
         self._buffer = b""
         self._finalizer = weakref.finalize(self, _stop, self._process, self._to_child, self._from_child)
-        late = f"importing it took longer than {IMPORT_SECONDS:g} s"
+        self._answered = False  # its first answer may take as long as its import (a bot that trains)
+        self._started_at = time.monotonic()
+        late = (
+            f"importing it took longer than {self.limits.import_seconds:g} s: if it trains or loads a model "
+            "when imported, give it longer with --import-timeout SECONDS"
+        )
         try:
-            reply = self._reply(self.spec, time.monotonic() + IMPORT_SECONDS, late)
+            reply = self._reply(self.spec, self._started_at + self.limits.import_seconds, late)
         except AIMisbehaved as error:  # it never got as far as a board
             raise UnknownAIError(self.spec, error.reason) from None
         if "refused" in reply:
@@ -127,10 +138,22 @@ class IsolatedAI:
             self._ahead = deque([board])
         self._send_ahead()
         seconds = self.limits.seconds
-        if seconds is None:
+        if not self._answered:
+            reply = self._reply(
+                board,
+                self._started_at + self.limits.import_seconds + KILL_GRACE,
+                f"the AI's import and first answer took longer than {self.limits.import_seconds:g} s, and it "
+                "ignored the timer (its process was restarted)",
+            )
+        elif seconds is None:
             reply = self._reply(board, None, "")
         else:
-            reply = self._reply(board, self._since + seconds, f"the AI did not answer within {seconds:g} s")
+            reply = self._reply(
+                board,
+                self._since + seconds + KILL_GRACE,
+                f"the AI did not answer within {seconds:g} s, and ignored the timer (its process was restarted)",
+            )
+        self._answered = True
         self._in_flight.popleft()
         self._since = time.monotonic()
         if "moves" in reply:
@@ -226,9 +249,14 @@ def _die_with_parent() -> None:
         pass
 
 
-def _answer(ai: Any, board: str) -> dict[str, Any]:
+def _answer(ai: Any, board: str, seconds: float | None, late: str | None = None) -> dict[str, Any]:
+    """The AI's answer at `board`, validated, within `seconds` (its reading included), or what
+    went wrong."""
     try:
-        return {"moves": list(candidate_moves(ai, board))}
+        if seconds is None:
+            return {"moves": list(candidate_moves(ai, board))}
+        with time_limit(board, seconds, late):
+            return {"moves": list(candidate_moves(ai, board))}
     except AIMisbehaved as error:
         return {"reason": error.reason[:_REASON_CHARS], "where": error.where}
     except BaseException as error:  # KeyboardInterrupt, GeneratorExit, MemoryError...: all the AI's
@@ -237,14 +265,16 @@ def _answer(ai: Any, board: str) -> dict[str, Any]:
 
 
 def main(arguments: list[str]) -> int:
-    spec, memory_mb, board_fd, answer_fd = arguments[0], int(arguments[1]), int(arguments[2]), int(arguments[3])
+    started = time.monotonic()
+    spec, memory_mb, game_name, seconds = arguments[0], int(arguments[1]), arguments[2], arguments[3]
+    import_seconds, board_fd, answer_fd = float(arguments[4]), int(arguments[5]), int(arguments[6])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the user's Ctrl-C and SIGTERM are the parent's to
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # handle: it stops this process as it unwinds
     _die_with_parent()
     import resource
 
-    limit = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    address_space = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     answers = os.fdopen(answer_fd, "w", buffering=1)
     boards = os.fdopen(board_fd, "r")
 
@@ -253,8 +283,9 @@ def main(arguments: list[str]) -> int:
 
     try:
         from ttt_db.ais.plugins import load_user_ai
+        from ttt_db.game.definition import game_from_name
 
-        named = load_user_ai(spec)
+        named = load_user_ai(spec, game_from_name(game_name))
     except UnknownAIError as error:
         send({"refused": error.reason})
         return 0
@@ -262,8 +293,20 @@ def main(arguments: list[str]) -> int:
         send({"refused": f"importing it raised {type(error).__name__}: {error}"[:_REASON_CHARS]})
         return 0
     send({"ready": named.summary})
+    limit = None if seconds == "-" else float(seconds)
+    first = True
     for line in boards:
-        send(_answer(named.play, line.rstrip("\n")))
+        board = line.rstrip("\n")
+        if first:  # what is left of the import's time: a bot may train on its first answer
+            left = max(import_seconds - (time.monotonic() - started), 0.001)
+            late = (
+                f"the AI's import and first answer took longer than {import_seconds:g} s: if it trains on first use, "
+                "give it longer with --import-timeout SECONDS"
+            )
+            send(_answer(named.play, board, left, late))
+            first = False
+        else:
+            send(_answer(named.play, board, limit))
     return 0
 
 

@@ -10,17 +10,23 @@ from ttt_db.errors import InputError
 
 DEFAULT_MEMORY_MB: Final = 2048
 """A user AI's address space, by default: far above any tic-tac-toe bot's needs, far below the machine's."""
+DEFAULT_IMPORT_SECONDS: Final = 30.0
+"""How long a user AI's process may take to start, import its module and give its first answer, by
+default: starting Python is no answer of the AI's, and a bot may train when imported or on first use."""
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Per-answer wall time (None: no limit) and a user AI's memory, in megabytes."""
+    """Per-answer wall time (None: no limit), and for a user's AI its memory in megabytes and the
+    time its process may take to import it and answer its first board (`import_seconds`)."""
 
     seconds: float | None = None
     memory_mb: int = DEFAULT_MEMORY_MB
+    import_seconds: float = DEFAULT_IMPORT_SECONDS
 
     def __post_init__(self) -> None:
-        if self.seconds is not None and not (0 < self.seconds < float("inf")):
-            raise InputError(str(self.seconds), "a time limit must be a positive number of seconds")
+        for value in (self.seconds, self.import_seconds):
+            if value is not None and not (0 < value < float("inf")):
+                raise InputError(str(value), "a time limit must be a positive number of seconds")
         if not 16 <= self.memory_mb <= 1 << 20:
             raise InputError(str(self.memory_mb), "a memory limit is a whole number of megabytes from 16 up")

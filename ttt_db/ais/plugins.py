@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.errors import StopRequested, UnknownAIError
+from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
     from ttt_db.ais.registry import NamedAI
@@ -79,8 +81,10 @@ def _run_import(spec: str, what: str, load: Callable[[], Any]) -> Any:
         raise UnknownAIError(spec, f"importing {what!r} raised {type(error).__name__}: {error}") from None
 
 
-def load_user_ai(spec: str) -> NamedAI:
-    """The user's AI of `spec` (`module:function` or `file.py:function`), imported in this process."""
+def load_user_ai(spec: str, game: Game = TICTACTOE) -> NamedAI:
+    """The user's AI of `spec` (`module:function` or `file.py:function`), imported in this process.
+    A function with a parameter named `game` is called `function(board, game=game)`: it learns
+    which game it plays (rows, columns, k), as two games of one size share their boards' length."""
     from ttt_db.ais.registry import NamedAI
 
     module_name, _, attribute = spec.rpartition(":")
@@ -96,4 +100,23 @@ def load_user_ai(spec: str) -> NamedAI:
         raise UnknownAIError(spec, f"{attribute!r} in {module_name!r} is not callable")
     doc = getattr(target, "__doc__", None)
     doc_lines = doc.strip().splitlines() if isinstance(doc, str) else []
-    return NamedAI(spec, target, None, doc_lines[0] if doc_lines else "user AI")
+    return NamedAI(spec, _told_the_game(target, game), None, doc_lines[0] if doc_lines else "user AI")
+
+
+def asks_for_the_game(function: Callable[..., Any]) -> bool:
+    """Whether `function` takes a parameter named `game` (the AI's second signature)."""
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):  # a builtin or an object without a signature: the plain signature
+        return False
+    return "game" in parameters and parameters["game"].kind is not inspect.Parameter.POSITIONAL_ONLY
+
+
+def _told_the_game(function: Callable[..., Any], game: Game) -> Callable[[str], Any]:
+    if not asks_for_the_game(function):
+        return function
+
+    def play(board: str) -> Any:
+        return function(board, game=game)
+
+    return play

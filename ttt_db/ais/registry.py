@@ -232,7 +232,7 @@ def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TI
     `database` is called only by AIs that read the database. Raises UnknownAIError."""
     spec = spec.strip()
     if ":" in spec:
-        return load_user_ai(spec)
+        return load_user_ai(spec, game)
     base = spec.partition("@")[0].lower()
     if base not in _BY_BASE and "." in spec and "@" not in spec:
         module_name, _, function = spec.rpartition(".")

@@ -20,6 +20,8 @@ from ttt_db.game.rules import Mark, Status, mover_at, play, side_to_move, status
 
 Progress = Callable[[int, int], None]
 PROGRESS_EVERY = 1000
+LOST_KEPT = 10
+"""Distinct games AI1 lost kept with their moves, per side (the counts cover them all)."""
 
 _WIN, _LOSS, _DRAW = 0, 1, 2
 
@@ -46,13 +48,26 @@ class Tally:
 
 
 @dataclass(frozen=True, slots=True)
+class GameRecord:
+    moves: tuple[int, ...]
+    board: str
+    result: Status  # o, x or draw
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"moves": list(self.moves), "board": self.board, "result": self.result}
+
+
+@dataclass(frozen=True, slots=True)
 class MatchResult:
-    """Results from AI1's side: `as_o` the games it opened, `as_x` those it answered."""
+    """Results from AI1's side: `as_o` the games it opened, `as_x` those it answered; the first
+    games it lost on each side, with their moves (`lost_as_o`, `lost_as_x`, at most LOST_KEPT)."""
 
     games: int  # per side
     as_o: Tally
     as_x: Tally
     seconds: float
+    lost_as_o: tuple[GameRecord, ...] = ()
+    lost_as_x: tuple[GameRecord, ...] = ()
 
     @property
     def total(self) -> Tally:
@@ -66,14 +81,11 @@ class MatchResult:
             "as_x": self.as_x.to_dict(),
             "total": self.total.to_dict(),
             "seconds": self.seconds,
+            "lost_games": {
+                "o": [record.to_dict() for record in self.lost_as_o],
+                "x": [record.to_dict() for record in self.lost_as_x],
+            },
         }
-
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
-    moves: tuple[int, ...]
-    board: str
-    result: Status  # o, x or draw
 
 
 class MoveTable:
@@ -103,25 +115,43 @@ class MoveTable:
 
 def _play_games(
     table: MoveTable, games: int, rng: random.Random, done_before: int, total: int, progress: Progress | None
-) -> Tally:
+) -> tuple[Tally, tuple[GameRecord, ...]]:
+    """The tally from the hero's side, and the first LOST_KEPT distinct games it lost."""
     counts = [0, 0, 0]
+    lost: list[GameRecord] = []
     lookup = table.table.get
     fill = table.fill
     draw = rng.random
     empty_board = table.game.empty_board
     for game in range(games):
         board = empty_board
+        path = [board] if len(lost) < LOST_KEPT else None
         while True:
             entry = lookup(board)
             if entry is None:
                 entry = fill(board)
             if isinstance(entry, int):
                 counts[entry] += 1
+                if entry == _LOSS and path is not None:
+                    record = _record(path, table.game)
+                    if record not in lost:
+                        lost.append(record)
                 break
             board = entry[int(draw() * len(entry))]
+            if path is not None:
+                path.append(board)
         if progress is not None and game % PROGRESS_EVERY == PROGRESS_EVERY - 1:
             progress(done_before + game + 1, total)
-    return Tally(*counts)
+    return Tally(*counts), tuple(lost)
+
+
+def _record(path: list[str], game: Game) -> GameRecord:
+    """The game that went through the boards of `path`, from the empty board."""
+    moves = tuple(
+        next(i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b)
+        for before, after in zip(path, path[1:], strict=False)
+    )
+    return GameRecord(moves, path[-1], status(path[-1], game))
 
 
 def run_match(
@@ -133,11 +163,11 @@ def run_match(
         raise InputError(str(games), "the number of games must not be negative")
     rng = random.Random(seed)
     started = time.perf_counter()
-    as_o = _play_games(MoveTable(ai1, ai2, "o", game), games, rng, 0, 2 * games, progress)
-    as_x = _play_games(MoveTable(ai2, ai1, "x", game), games, rng, games, 2 * games, progress)
+    as_o, lost_as_o = _play_games(MoveTable(ai1, ai2, "o", game), games, rng, 0, 2 * games, progress)
+    as_x, lost_as_x = _play_games(MoveTable(ai2, ai1, "x", game), games, rng, games, 2 * games, progress)
     if progress is not None:
         progress(2 * games, 2 * games)
-    return MatchResult(games, as_o, as_x, time.perf_counter() - started)
+    return MatchResult(games, as_o, as_x, time.perf_counter() - started, lost_as_o, lost_as_x)
 
 
 def play_game(o_ai: AI, x_ai: AI, rng: random.Random, game: Game = TICTACTOE) -> GameRecord:

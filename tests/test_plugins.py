@@ -175,8 +175,8 @@ def test_the_users_ctrl_c_stops_a_check_of_an_ai_that_ignores_it(hostile: Path, 
     command = [script, "check", "hostile_bots:catches_the_timeout", "--weak", "--db", str(db_path)]
     process = subprocess.Popen(command, cwd=hostile.parent, stderr=subprocess.PIPE, start_new_session=True)
     worker = None
-    for _ in range(200):  # until the AI's process runs
-        worker = next(_processes_running("catches_the_timeout"), None)
+    for _ in range(200):  # until the AI's process runs (this command's: another test may run the same AI)
+        worker = next(_processes_running("catches_the_timeout", parent=process.pid), None)
         if worker is not None:
             break
         time.sleep(0.05)
@@ -191,13 +191,16 @@ def test_the_users_ctrl_c_stops_a_check_of_an_ai_that_ignores_it(hostile: Path, 
         pytest.fail("the AI's process outlived the command")
 
 
-def _processes_running(text: str) -> Iterator[int]:
+def _processes_running(text: str, parent: int | None = None) -> Iterator[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 command = (entry / "cmdline").read_bytes()
-                state = (entry / "stat").read_text().split()[2]
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
             except OSError:
+                continue
+            state, parent_pid = fields[0], int(fields[1])
+            if parent is not None and parent_pid != parent:
                 continue
             if text.encode() in command and b"ttt_db.ais.isolation" in command and state != "Z":
                 yield int(entry.name)

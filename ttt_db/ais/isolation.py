@@ -97,6 +97,7 @@ class IsolatedAI:
                 stdout=subprocess.PIPE,  # what the AI prints, on either stream: relayed to our stderr
                 stderr=subprocess.STDOUT,
                 pass_fds=(to_child_read, from_child_write),
+                process_group=0,  # a terminal's Ctrl-C or a group's SIGTERM is ttt-db's alone, from the start
             )
         finally:
             os.close(to_child_read)

@@ -25,7 +25,7 @@ from cli.common import (
     print_json,
     progress_bar,
 )
-from cli.render import describe_analyses, describe_move, describe_moves, indented_diagram, plural
+from cli.render import PLIES_COUNTED, describe_analyses, describe_move, describe_moves, indented_diagram, plural
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import side_to_move
@@ -177,7 +177,7 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game:
         kept = " kept" if len(result.failures) < result.failing else ""
         more = "; --show N for more" if len(shown) < len(result.failures) else ""
         lines.append(f"  failures, shallowest first ({len(shown):,} of {len(result.failures):,}{kept}{more}):")
-        lines.append("  (each move: its value for the mover, plies counted from the board)")
+        lines.append(f"  (each move: its outcome for the mover, {PLIES_COUNTED})")
     for failure in shown:
         lines += _failure_lines(failure, game)
     return lines

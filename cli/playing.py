@@ -23,7 +23,7 @@ from cli.common import (
     print_json,
     progress_bar,
 )
-from cli.render import describe_move, describe_moves, diagram, indented_diagram, move_outcome, plural
+from cli.render import describe_move, describe_moves, diagram, indented_diagram, move_outcome, plural, shares
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
@@ -36,10 +36,8 @@ if TYPE_CHECKING:
 
 
 def _tally_line(label: str, tally: Tally) -> str:
-    cells = [
-        f"{count:>9,} {ratio:>6.1%}"
-        for count, ratio in zip((tally.win, tally.loss, tally.draw), tally.ratios(), strict=True)
-    ]
+    counts = (tally.win, tally.loss, tally.draw)
+    cells = [f"{count:>9,} {share:>6}" for count, share in zip(counts, shares(counts), strict=True)]
     return f"{label:<6}" + "".join(cells)
 
 

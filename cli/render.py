@@ -19,6 +19,20 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else plural_form or noun + 's'}"
 
 
+def shares(counts: Sequence[int]) -> list[str]:
+    """Each count's share of their sum to 0.1%, rounded so that the shares add up to 100.0%
+    (largest remainders first); all 0.0% when the sum is 0."""
+    total = sum(counts)
+    if total == 0:
+        return ["0.0%" for _ in counts]
+    exact = [1000 * count / total for count in counts]
+    tenths = [int(share) for share in exact]
+    by_remainder = sorted(range(len(counts)), key=lambda i: exact[i] - tenths[i], reverse=True)
+    for i in by_remainder[: 1000 - sum(tenths)]:
+        tenths[i] += 1
+    return [f"{tenth / 10:.1f}%" for tenth in tenths]
+
+
 def diagram(cells: str, game: Game = TICTACTOE) -> str:
     """The board drawn with its column letters and row numbers."""
     width = game.columns
@@ -41,6 +55,10 @@ def describe_move(move: int, game: Game = TICTACTOE) -> str:
 def describe_moves(moves: Iterable[int], game: Game = TICTACTOE) -> str:
     """`4 (b2), 7 (b3)`: indices with their names; `none` for no move."""
     return ", ".join(describe_move(move, game) for move in moves) or "none"
+
+
+PLIES_COUNTED = "plies counted from this board, the move included"
+"""How every text output counts a move's plies (`move_outcome`); JSON's remoteness is after the move."""
 
 
 def move_outcome(analysis: MoveAnalysis) -> str:
@@ -111,15 +129,14 @@ def show_text(position: Position) -> str:
     lines = _header(position)
     if position.status != "playing":
         return "\n".join(lines)
-    lines += ["", "move  name  value  remoteness  best"]
+    lines += ["", "move  name  outcome       best"]
     for analysis in position.moves_best_first():
         best = "*" if analysis.move in position.best_moves else ""
         shortest = "shortest" if analysis.move in position.best_moves_shortest and best else ""
         lines.append(
-            f"{analysis.move:>4}  {analysis.name:<4}  {analysis.value:<5}  {analysis.remoteness:>10}  "
-            f"{best} {shortest}".rstrip()
+            f"{analysis.move:>4}  {analysis.name:<4}  {move_outcome(analysis):<12}  {best} {shortest}".rstrip()
         )
-    lines.append(f"(value for {position.to_move}, the player making the move; remoteness: plies left after it)")
+    lines.append(f"(outcome for {position.to_move}, the player making the move; {PLIES_COUNTED})")
     return "\n".join(lines)
 
 

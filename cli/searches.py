@@ -10,6 +10,7 @@ import typer
 
 from cli.common import (
     EXIT_NO,
+    EXIT_UNDECIDED,
     BoardCommand,
     DbOption,
     FirstOption,
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from ttt_db.search.trace_check import TraceCheck
     from ttt_db.store.database import SolutionDatabase
 
+UNBOUNDED_WARNING_NODES = 10**9
+"""A search without --max-nodes or --max-seconds from a board whose full tree is larger says so first."""
 SCALES = {
     "wdl": "win/draw/loss: 1, 0, -1 from the first player's side",
     "shortest": "shortest victory (-2..3 on 3x3) from the first player's side",
@@ -51,8 +54,8 @@ def report_lines(answer: SearchAnswer) -> list[str]:
     ]
     if counts.table_probes:
         lines.append(
-            f"table: {plural(counts.table_probes, 'probe')}, {counts.table_hits_exact:,} exact hits, "
-            f"{counts.table_hits_bound:,} bound hits, {plural(counts.table_stores, 'store')}"
+            f"table: {plural(counts.table_probes, 'probe')}, {plural(counts.table_hits_exact, 'exact hit')}, "
+            f"{plural(counts.table_hits_bound, 'bound hit')}, {plural(counts.table_stores, 'store')}"
         )
     if report.completed_depth is not None or report.algorithm.startswith("iddfs"):
         depth = "none" if report.completed_depth is None else f"abdls@{report.completed_depth}"
@@ -99,6 +102,12 @@ def _split(items: list[str], compare: bool, all_algorithms: bool, game: Game) ->
     if all_algorithms:
         if compare:
             raise fail("--all already compares every algorithm; give --compare with a list instead")
+        named = [item for item in items if is_algorithm(item)]
+        if named:
+            raise fail(
+                f"--all runs every algorithm: give it a board, or {named[0]!r} without --all "
+                f"(`ttt-db search {' '.join(named)}`)"
+            )
         if len(items) > 1:
             raise fail("with --all, give at most a board")
         return list(ALL_ALGORITHMS), items[0] if items else board
@@ -138,6 +147,26 @@ def search(
             help="Write the search as JSON Lines: a header, then enter and exit events per node (docs/trace.md).",
         ),
     ] = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-nodes",
+            min=1,
+            metavar="N",
+            help="Stop a search past N nodes, without an answer (exit 4).",
+            show_default=False,
+        ),
+    ] = None,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--max-seconds",
+            min=0.001,
+            metavar="S",
+            help="Stop a search past S seconds, without an answer (exit 4).",
+            show_default=False,
+        ),
+    ] = None,
     first: FirstOption = None,
     db: DbOption = None,
     game: GameOption = DEFAULT_GAME,
@@ -149,19 +178,37 @@ def search(
     the time; beside it, the database's exact answer and whether the search agrees.
 
     Plain minimax from the empty 3x3 board examines the whole game tree: 549,946 nodes; on 4x4
-    the searches without a table take hours from the empty board (give a fuller board)."""
+    the searches without a table take hours from the empty board (give a fuller board, or
+    --max-nodes / --max-seconds; a search they stop has no answer: exit 4)."""
+    from ttt_db.errors import SearchTimeout, WorkLimitError
     from ttt_db.game.board import Board
     from ttt_db.search.algorithms import search_board
+    from ttt_db.search.engine import full_tree_nodes
 
     algorithms, board_text = _split(list(items or []), compare, all_algorithms, game)
     if trace is not None and len(algorithms) > 1:
         raise fail("--trace writes one search: give one algorithm")
     board = Board.parse(board_text, first_mark(first), game)
+    empty = board.cells.count(".")
+    if max_nodes is None and max_seconds is None and full_tree_nodes(empty, empty) > UNBOUNDED_WARNING_NODES:
+        typer.echo(
+            f"a search from a board with {empty} empty cells may examine up to {full_tree_nodes(empty, empty):,} "
+            "nodes (its full tree; hours without a table); --max-nodes or --max-seconds bound it",
+            err=True,
+        )
     with open_db(db, game) as database:
-        if trace is None:
-            answers = [search_board(database, algorithm, board) for algorithm in algorithms]
-        else:
-            answers = [_traced(database, algorithms[0], board, trace)]
+        try:
+            if trace is None:
+                answers = [
+                    search_board(database, algorithm, board, node_limit=max_nodes, time_limit=max_seconds)
+                    for algorithm in algorithms
+                ]
+            else:
+                answers = [_traced(database, algorithms[0], board, trace, max_nodes, max_seconds)]
+        except WorkLimitError:
+            raise fail(f"the search passed --max-nodes {max_nodes:,} without an answer", EXIT_UNDECIDED) from None
+        except SearchTimeout:
+            raise fail(f"the search passed --max-seconds {max_seconds:g} without an answer", EXIT_UNDECIDED) from None
     if as_json:
         documents = [answer.to_document() for answer in answers]
         print_json(documents if compare or all_algorithms else documents[0])
@@ -171,11 +218,23 @@ def search(
             "on its algorithm's scale (wdl: 1, 0, -1; shortest: shortest victory; plies: 1000 - plies to the win)"
         )
         typer.echo("\n".join(compare_lines(answers)))
+        if any(answer.report.algorithm.startswith("iddfs") for answer in answers):
+            typer.echo(
+                "iddfs searches as deep as its seconds allow: its nodes, depth and score follow the machine's "
+                "speed and load, and change from run to run"
+            )
     else:
         typer.echo("\n".join(report_lines(answers[0])))
 
 
-def _traced(database: SolutionDatabase, algorithm: str, board: Board, path: Path) -> SearchAnswer:
+def _traced(
+    database: SolutionDatabase,
+    algorithm: str,
+    board: Board,
+    path: Path,
+    max_nodes: int | None,
+    max_seconds: float | None,
+) -> SearchAnswer:
     """The search, written to `path` as a trace (boards and scores with o first, as searched)."""
     from ttt_db.search.algorithms import scale_of, search_board
     from ttt_db.search.trace import TraceWriter, header
@@ -184,7 +243,14 @@ def _traced(database: SolutionDatabase, algorithm: str, board: Board, path: Path
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as stream:
         first = header(algorithm.strip().lower(), board.stored_cells, scale_of(algorithm, game), game=game.name)
-        return search_board(database, algorithm, board, tracer=TraceWriter(stream, first))
+        return search_board(
+            database,
+            algorithm,
+            board,
+            tracer=TraceWriter(stream, first),
+            node_limit=max_nodes,
+            time_limit=max_seconds,
+        )
 
 
 def check_trace(

@@ -114,8 +114,9 @@ def test_bad_boards_exit_2_with_one_line(run, board: str, rule: str, command: st
 
 def test_show_lists_every_move_best_first(run) -> None:
     lines = run("show", "ox..x....").stdout.splitlines()
-    table = lines[lines.index("move  name  value  remoteness  best") + 1 :]
-    assert table[0] == "   7  b3    draw            5  * shortest"
+    table = lines[lines.index("move  name  outcome       best") + 1 :]
+    assert table[0] == "   7  b3    draws         * shortest"
+    assert table[1] == "   2  c1    loses in 2"  # as hint, check and the page count: the move included
     assert [line.split()[0] for line in table[:6]] == ["7", "2", "3", "5", "6", "8"]
 
 

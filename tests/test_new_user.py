@@ -259,7 +259,7 @@ def test_json_labels_every_viewpoint(run) -> None:
 def test_text_names_the_viewpoint(run) -> None:
     lines = run("show", "ox..x....").stdout.splitlines()
     assert "score +0, shortest-victory score +0 (from x's side, the first player)" in lines
-    assert lines[-1] == "(value for o, the player making the move; remoteness: plies left after it)"
+    assert lines[-1] == "(outcome for o, the player making the move; plies counted from this board, the move included)"
     help_text = run("--help").stdout
     assert "score and sv_score are from the first player's side" in " ".join(help_text.split())
 
@@ -289,7 +289,7 @@ def test_strong_failures_show_the_wrong_moves_values(run) -> None:
     lines = run("check", "ai14s", "--strong", "--show", "1").stdout.splitlines()
     start = lines.index("  failures, shallowest first (1 of 52; --show N for more):")
     assert lines[start + 1 : start + 6] == [
-        "  (each move: its value for the mover, plies counted from the board)",
+        "  (each move: its outcome for the mover, plies counted from this board, the move included)",
         "",
         "  ......o.x (o to move)",
         "    may play 4 (b2) draws",

@@ -11,7 +11,6 @@ import json
 import random
 import threading
 from collections import OrderedDict
-from math import perm
 from typing import Any, Final
 
 from cli.web.checking import BackgroundCheck
@@ -23,6 +22,7 @@ from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
 from ttt_db.search.algorithms import search_board
+from ttt_db.search.engine import full_tree_nodes
 from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
 
@@ -103,11 +103,6 @@ def _int(value: str | None, name: str, default: int, low: int, high: int) -> int
     if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
         raise ApiError(400, f"invalid {name} {value!r}: a whole number from {low} to {high}")
     return int(value)
-
-
-def _full_tree_nodes(empty: int, plies: int) -> int:
-    """Nodes of the full game tree `plies` deep below a board with `empty` empty cells."""
-    return sum(perm(empty, depth) for depth in range(min(plies, empty) + 1))
 
 
 class Service:
@@ -216,7 +211,7 @@ class Service:
             return
         else:
             return
-        nodes = _full_tree_nodes(empty, plies)
+        nodes = full_tree_nodes(empty, plies)
         if nodes > AI_MOVE_NODE_LIMIT:
             raise ApiError(
                 400,

@@ -81,7 +81,9 @@ def normalize_cells(text: str, game: Game = TICTACTOE) -> str:
         rows = text.split("/")
         if len(rows) != game.rows or any(len(row) != game.columns for row in rows):
             raise InvalidBoardError(
-                text, f"rows separated by '/' must be {game.rows} rows of {game.columns} cells for {game}"
+                text,
+                f"rows separated by '/' must be {game.rows} row{'s' * (game.rows != 1)} of "
+                f"{game.columns} cell{'s' * (game.columns != 1)} for {game}",
             )
         raw = "".join(rows)
     else:

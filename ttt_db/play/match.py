@@ -36,10 +36,6 @@ class Tally:
     def games(self) -> int:
         return self.win + self.loss + self.draw
 
-    def ratios(self) -> tuple[float, float, float]:
-        games = self.games or 1
-        return self.win / games, self.loss / games, self.draw / games
-
     def __add__(self, other: Tally) -> Tally:
         return Tally(self.win + other.win, self.loss + other.loss, self.draw + other.draw)
 

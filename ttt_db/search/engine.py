@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from math import perm
 from typing import Final, Literal, Protocol
 
 from ttt_db.errors import SearchTimeout, WorkLimitError
@@ -305,3 +306,9 @@ class Engine:
                 self.table[image] = bounds
         else:
             self.table[board] = bounds
+
+
+def full_tree_nodes(empty: int, plies: int) -> int:
+    """Nodes of the full game tree `plies` deep below a board with `empty` empty cells (finished
+    games not cut off): the most a search without a table or pruning may examine."""
+    return sum(perm(empty, depth) for depth in range(min(plies, empty) + 1))

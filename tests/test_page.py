@@ -202,12 +202,12 @@ def test_keyboard_play(page: Any, server_url: str) -> None:
 def test_the_value_history_marks_the_first_mistake(page: Any, server_url: str, db: SolutionDatabase) -> None:
     assert db.lookup("....o....").value == "draw" and db.lookup(".x..o....").score == 1  # x's edge reply loses
     open_page(page, f"{server_url}?moves=4,1&as=both")
-    page.wait_for_selector("#history-chart circle.mistake")
+    page.wait_for_selector("#history-chart rect.mistake")
     assert (
         "First mistake: move 2, x played b1, turning a draw into an o win"
         in page.locator("#history-caption").inner_text()
     )
-    assert page.locator("#history-chart circle.value-dot").count() == 3
+    assert page.locator("#history-chart circle.position").count() == 3
 
 
 def test_a_game_from_an_x_first_board_is_played_to_its_end(page: Any, server_url: str, db: SolutionDatabase) -> None:
@@ -352,7 +352,7 @@ def test_a_game_not_served_is_named_and_the_default_shown(page: Any, server_url:
 def test_the_ai_of_a_link_is_checked_before_the_first_move(page: Any, server_url: str) -> None:
     open_page(page, f"{server_url}?ai=nobody")
     assert "?ai=nobody: unknown AI 'nobody'" in page.locator("#notice").inner_text()
-    assert page.locator("#ai").input_value() == "perfect" and "ai=" not in page.url
+    assert page.locator("#ai").input_value() == "perfect-shortest" and "ai=" not in page.url
     open_page(page, f"{server_url}?ai=dls@2")  # a setting the list does not show
     assert page.locator("#ai").input_value() == "dls@2" and page.locator("#notice").is_hidden()
 
@@ -399,15 +399,21 @@ def test_a_search_tree_zooms_collapses_and_follows(page: Any, server_url: str) -
 
 def test_the_value_history_draws_every_move_each_player_had(page: Any, server_url: str, db: SolutionDatabase) -> None:
     open_page(page, f"{server_url}?moves=4,0,1,2,7&as=both")
-    page.wait_for_function("document.querySelectorAll('#remoteness-chart circle.played').length === 5")
+    page.wait_for_function("document.querySelectorAll('#history-chart circle.position').length === 6")
     boards = ["........."]
     for move in (4, 0, 1, 2, 7):
         board = boards[-1]
         mark = "o" if board.count("o") == board.count("x") else "x"
         boards.append(board[:move] + mark + board[move + 1 :])
-    legal = sum(len(db.lookup(board).moves) for board in boards) + 1  # the finished board: one dot
-    assert page.locator("#remoteness-chart circle").count() == legal
-    assert page.locator("#remoteness-chart rect.mistake").count() == 1  # x's c1 at move 4
+    legal = sum(len(db.lookup(board).moves) for board in boards)
+    counts = [int(c.get_attribute("data-count")) for c in page.query_selector_all("#history-chart circle.next")]
+    assert sum(counts) == legal and max(counts) > 1  # moves that lead to one place are one dot and a number
+    assert page.locator("#history-chart text.count").count() == sum(1 for n in counts if n > 1)
+    assert page.locator("#history-chart rect.mistake").count() == 1  # x's c1 at move 4
+    labels = page.query_selector_all("#history-chart text.move")
+    assert [label.text_content() for label in labels] == ["1. b2", "2. a1", "3. b1", "4. c1", "5. b3"]
+    sides = [(label.get_attribute("text-anchor"), label.get_attribute("class").split()[-1]) for label in labels]
+    assert sides == [("start", "o"), ("end", "x"), ("start", "o"), ("end", "x"), ("start", "o")]
 
 
 @pytest.fixture(scope="module")
@@ -451,3 +457,75 @@ def test_a_long_check_shows_its_total_and_time_left_and_can_be_cancelled(
         )
         page.locator("#check-cancel").click()
         page.wait_for_function("document.querySelector('#check-status').textContent.includes('was cancelled')")
+
+
+def test_one_colour_language_on_an_x_first_board(page: Any, server_url: str, tmp_path: Path) -> None:
+    """The chart's dots say what the board's hints say, for the same player, in the same colours;
+    the sides are named in their marks' colours, the first player's on the left, x here."""
+    shots = Path(os.environ.get("TTT_DB_SCREENSHOTS", tmp_path))
+    open_page(page, f"{server_url}?board=ox..x....&as=both")
+    page.wait_for_selector("#history-chart circle.position")
+    header = page.locator("#history-chart text.side").first
+    assert header.text_content() == "\u2190 x wins" and "x" in header.get_attribute("class").split()
+    by_board: dict[str, int] = {}
+    for button in page.query_selector_all("#board .cell.empty"):
+        value = next(c for c in button.get_attribute("class").split() if c in ("win", "draw", "loss"))
+        by_board[value] = by_board.get(value, 0) + 1
+    by_chart: dict[str, int] = {}
+    for dot in page.query_selector_all("#history-chart circle.next"):
+        value = next(c for c in dot.get_attribute("class").split() if c in ("win", "draw", "loss"))
+        by_chart[value] = by_chart.get(value, 0) + int(dot.get_attribute("data-count"))
+    assert by_chart == by_board == {"draw": 1, "loss": 5}
+    assert page.locator("#history-chart circle.position.draw").count() == 1  # o to move: a draw for o
+    colours = page.evaluate(
+        "() => [...document.querySelectorAll('#board .cell.loss, #history-chart circle.next.loss')]"
+        ".map((e) => getComputedStyle(e)[e.tagName === 'circle' ? 'fill' : 'borderColor'])"
+    )
+    assert len(set(colours)) == 1  # one red for a loss, on the board and in the chart
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.screenshot(path=str(shots / f"play-x-first-{width}.png"), full_page=True)
+    open_page(page, f"{server_url}?moves=4,0,1,2,7,6&as=both")
+    page.wait_for_selector("#history-chart rect.mistake")
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.screenshot(path=str(shots / f"play-history-{width}.png"), full_page=True)
+
+
+def test_hints_off_hide_every_value(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?moves=4&as=both&hints=0")
+    assert page.locator("#status").inner_text() == "x to move."
+    assert page.locator("#history").is_hidden() and page.locator("#legend").is_hidden()
+    assert page.locator("#board .cell.win, #board .cell.draw, #board .cell.loss").count() == 0
+    page.locator("#hints").check()
+    page.wait_for_selector("#history-chart circle.position")
+    assert "draw" in page.locator("#status").inner_text()
+
+
+def test_a_finished_position_from_a_link_names_no_one_as_its_winner(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?board=ooo.xx...")
+    assert page.locator("#status").inner_text() == "This position is over: o won."
+
+
+def test_a_refused_search_leaves_no_earlier_figures(page: Any, server_url: str) -> None:
+    open_page(page, f"{server_url}?view=search&moves=4,0&as=both")
+    page.locator("#search-run").click()
+    page.wait_for_selector("#player:not([hidden])")
+    assert page.locator("#search-stats dd").count() > 0
+    page.locator("#tab-play").click()
+    page.locator("#undo").click()
+    page.locator("#undo").click()
+    page.locator("#tab-search").click()
+    page.select_option("#search-algorithm", "minimax")  # traced from the empty board: past the web's limit
+    page.locator("#search-run").click()
+    page.wait_for_function("document.querySelector('#search-status').textContent.startsWith('Cannot search')")
+    assert page.locator("#search-stats dd").count() == 0 and page.locator("#player").is_hidden()
+
+
+def test_a_full_search_is_no_opponent_on_4x4(page: Any, game_4x4k4: SolutionDatabase) -> None:
+    with serving(game_4x4k4) as url:
+        open_page(page, f"{url}?ai=minimax")
+        assert page.locator("#ai option[value='minimax']").is_disabled()
+        assert "too slow for this game" in page.locator("#ai option[value='minimax']").inner_text()
+        assert page.locator("#ai").input_value() == "perfect-shortest"
+        assert "?ai=minimax: minimax would search up to" in page.locator("#notice").inner_text()

@@ -161,7 +161,7 @@ class Service:
         """The built-in AIs; with `name`, that one AI as the server would play it (ApiError when
         it is no AI of this game), so a page can check a name from a link before the first move."""
         if name in (None, ""):
-            return ais_document(self.game)
+            return [self._as_opponent(entry) for entry in ais_document(self.game)]
         named = self._ai(_text(name, "ai"))
         return [
             {
@@ -173,6 +173,18 @@ class Service:
                 "reason": None,
             }
         ]
+
+    def _as_opponent(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """An AI's entry with `opponent`: whether the page can play against it here, false where
+        its move from the empty board is refused (a full search of a large game's tree, the rule of
+        `_refuse_unbounded_move`), with `opponent_reason`."""
+        reason = None if entry["available"] else entry["reason"]
+        if reason is None:
+            try:
+                self._refuse_unbounded_move(entry["name"], Board.parse(self.game.empty_board, None, self.game))
+            except ApiError as refused:
+                reason = refused.message
+        return entry | {"opponent": reason is None, "opponent_reason": reason}
 
     def _ai(self, name: str) -> NamedAI:
         if ":" in name:

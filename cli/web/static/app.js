@@ -4,6 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
+const DEFAULT_AI = "perfect-shortest";  // never passes up a faster win: a slower one reads as toying with you
 const PAGE = 10;  // failing positions per page of the check view
 
 const state = {
@@ -15,7 +16,7 @@ const state = {
   moves: [],           // cells played since `start`
   redo: [],            // moves taken back by undo, the next to replay last
   boards: [],          // the boards along the game, `start` first, each the API's board after a move
-  ai: "perfect",
+  ai: DEFAULT_AI,
   human: "o",
   hints: true,
   view: "play",
@@ -99,7 +100,7 @@ function readUrl() {
   state.first = ["o", "x"].includes(params.get("first")) ? params.get("first") : null;
   state.boards = [];
   state.moves = (params.get("moves") || "").split(",").filter((m) => m !== "").map(Number);
-  state.ai = params.get("ai") || "perfect";
+  state.ai = params.get("ai") || DEFAULT_AI;
   state.human = params.get("as") || "o";
   const problems = [];
   if (!["o", "x", "both"].includes(state.human)) {
@@ -131,7 +132,7 @@ function writeUrl() {
   if (state.start !== state.game.empty_board) params.set("board", state.start);
   if (state.first === "x") params.set("first", "x");
   if (state.moves.length) params.set("moves", state.moves.join(","));
-  if (state.ai !== "perfect") params.set("ai", state.ai);
+  if (state.ai !== DEFAULT_AI) params.set("ai", state.ai);
   if (state.human !== "o") params.set("as", state.human);
   if (!state.hints) params.set("hints", "0");
   if (state.view !== "play") params.set("view", state.view);
@@ -238,6 +239,9 @@ function humanTurn(doc) {
 
 function statusText(doc) {
   const ai = state.ai;
+  if (doc.status !== "playing" && state.moves.length === 0) {  // opened finished: nobody here played it
+    return doc.status === "draw" ? "This position is over: a draw." : `This position is over: ${doc.status} won.`;
+  }
   if (doc.status === "draw") return "Game over: a draw.";
   if (doc.status !== "playing") {
     if (state.human === "both") return `Game over: ${doc.status} wins.`;
@@ -245,6 +249,7 @@ function statusText(doc) {
       : `Game over: ${doc.status} wins. ${ai} beat you.`;
   }
   const who = state.human === "both" ? doc.to_move : (doc.to_move === state.human ? `You (${doc.to_move})` : `${ai} (${doc.to_move})`);
+  if (!state.hints) return `${who} to move.`;  // hints off: no value anywhere
   const plies = `${doc.remoteness} ${doc.remoteness === 1 ? "ply" : "plies"}`;
   const value = doc.value === "draw" ? `a draw with best play (the board fills in ${plies})`
     : doc.value === "win" ? `${doc.to_move} wins in ${plies} with best play`
@@ -425,83 +430,91 @@ function svgAdder(svg) {
 }
 
 function drawHistory(docs) {
+  // The value history in GamesmanUni's mirrored style: a row per position, the start on top; the
+  // first player's wins on the left (a win now at the edge, later ones inward), draws in the
+  // middle, the second player's wins on the right. A position's dot is coloured by its value for
+  // the player to move, as the board's hints are; every move that player had is a small dot where
+  // it leads, coloured by its value for them (a number tells how many moves share a place); the
+  // moves played link the rows, each labelled on the side of the player who made it.
+  const figure = $("history");
+  figure.hidden = !state.hints;
+  if (!state.hints) return;
   const first = docs[0].first, second = first === "o" ? "x" : "o";
-  const scores = docs.map((doc) => doc.score);  // from the first player's side
   const svg = $("history-chart");
-  const plies = state.game.cells - docs[0].depth;  // the most moves a game from the start can still have
-  const width = 320, height = 120, left = 56, right = 10, top = 12, bottom = 24;
-  const x = (ply) => left + (width - left - right) * ply / Math.max(plies, 1);
-  const y = (score) => top + (height - top - bottom) * (1 - score) / 2;
+  const longest = Math.max(1, ...docs.flatMap((doc) => [doc.remoteness, ...doc.moves.map((m) => m.remoteness)]));
+  const width = 360, label = 46, top = 34, rowHeight = 28, lane = 7;  // moves' dots a lane below their position
+  const height = top + rowHeight * docs.length + 8;
+  const middle = width / 2, step = (middle - label - 14) / (longest + 1);
+  const x = (score, remoteness) => (score > 0 ? label + 8 + remoteness * step
+    : score < 0 ? width - label - 8 - remoteness * step : middle);
+  const y = (ply) => top + rowHeight * ply + rowHeight / 2;
+  const forMover = (score, mover) => (score === 0 ? "draw" : (score > 0) === (mover === first) ? "win" : "loss");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.replaceChildren();
   const add = svgAdder(svg);
-  for (const [score, label] of [[1, `${first} wins`], [0, "draw"], [-1, `${second} wins`]]) {
-    add("line", { x1: left, x2: width - right, y1: y(score), y2: y(score), class: "grid" });
-    add("text", { x: left - 6, y: y(score) + 4, "text-anchor": "end", class: "axis" }, label);
+  add("text", { x: label + 8, y: 12, class: `axis side ${first}` }, `\u2190 ${first} wins`);
+  add("text", { x: middle, y: 12, "text-anchor": "middle", class: "axis" }, "draw");
+  add("text", { x: width - label - 8, y: 12, "text-anchor": "end", class: `axis side ${second}` }, `${second} wins \u2192`);
+  for (let r = 0; r <= longest; r += longest > 12 ? 2 : 1) {
+    for (const score of [1, -1]) {
+      add("line", { x1: x(score, r), x2: x(score, r), y1: top - 6, y2: height - 4, class: "grid" });
+      add("text", { x: x(score, r), y: top - 10, "text-anchor": "middle", class: "axis" }, String(r));
+    }
   }
-  add("text", { x: (left + width) / 2, y: height - 4, "text-anchor": "middle", class: "axis" }, "move");
-  const points = scores.map((score, ply) => `${x(ply)},${y(score)}`).join(" ");
-  add("polyline", { points, class: "value-line" });
+  add("line", { x1: middle, x2: middle, y1: top - 6, y2: height - 4, class: "grid draw-line" });
   let changed = -1;
-  scores.forEach((score, ply) => {
-    const dot = add("circle", { cx: x(ply), cy: y(score), r: 3.5, class: "value-dot" });
+  docs.forEach((doc, ply) => {
+    if (changed < 0 && ply > 0 && doc.score !== docs[ply - 1].score) changed = ply;
+  });
+  if (changed > 0) {
+    add("rect", { x: 2, y: y(changed - 1) - rowHeight / 2 + 1, width: width - 4, height: rowHeight - 2, rx: 8,
+      class: "mistake" });
+  }
+  docs.forEach((doc, ply) => {
+    const where = new Map();  // "score remoteness" -> the moves that lead there
+    for (const move of doc.moves) {
+      const key = `${Math.sign(move.score)} ${move.remoteness}`;
+      where.set(key, [...(where.get(key) || []), move]);
+    }
+    for (const moves of where.values()) {
+      const [sample] = moves;
+      const dot = add("circle", { cx: x(sample.score, sample.remoteness), cy: y(ply) + lane, r: moves.length > 1 ? 5 : 3,
+        class: `next ${forMover(sample.score, doc.to_move)}`, "data-count": String(moves.length) });
+      const title = document.createElementNS(SVG, "title");
+      title.textContent = moves.map((m) => `${doc.to_move} ${cellName(m.move)} ${outcome(m)}`).join("; ");
+      dot.appendChild(title);
+      if (moves.length > 1) {
+        add("text", { x: x(sample.score, sample.remoteness), y: y(ply) + lane + 2.5, "text-anchor": "middle", class: "count" },
+          String(moves.length));
+      }
+    }
+    if (ply > 0) {
+      const before = docs[ply - 1], move = state.moves[ply - 1];
+      const played = before.moves.find((m) => m.move === move);
+      add("line", { x1: x(before.score, before.remoteness), y1: y(ply - 1) - 3, x2: x(doc.score, doc.remoteness), y2: y(ply) - 3,
+        class: `link ${played ? forMover(played.score, before.to_move) : "draw"}` });
+      const byFirst = before.to_move === first;
+      add("text", { x: byFirst ? 4 : width - 4, y: y(ply), "text-anchor": byFirst ? "start" : "end",
+        class: `axis move ${before.to_move}` }, `${ply}. ${cellName(move)}`);
+    } else {
+      add("text", { x: 4, y: y(0), class: "axis" }, "start");
+    }
+    const dot = add("circle", { cx: x(doc.score, doc.remoteness), cy: y(ply) - 3, r: 5.5, class: `position ${doc.value}` });
     const title = document.createElementNS(SVG, "title");
-    title.textContent = ply === 0 ? `start: ${docs[0].value} for ${docs[0].to_move || "nobody"}`
-      : `after move ${ply} (${cellName(state.moves[ply - 1])}): ${describe(score, first)}`;
+    title.textContent = ply === 0 ? `start: ${describe(doc.score, first)} with best play`
+      : `after move ${ply} (${cellName(state.moves[ply - 1])}): ${describe(doc.score, first)} with best play`;
     dot.appendChild(title);
-    if (changed < 0 && ply > 0 && score !== scores[ply - 1]) changed = ply;
   });
   const caption = $("history-caption");
   if (changed > 0) {
-    add("circle", { cx: x(changed), cy: y(scores[changed]), r: 7, class: "mistake" });
     const who = docs[changed - 1].to_move;
     caption.textContent = `First mistake: move ${changed}, ${who} played ${cellName(state.moves[changed - 1])}, ` +
-      `turning ${describe(scores[changed - 1], first)} into ${describe(scores[changed], first)}.`;
+      `turning ${describe(docs[changed - 1].score, first)} into ${describe(docs[changed].score, first)}.`;
     svg.setAttribute("aria-label", `Value after each move; the outcome changed at move ${changed}`);
   } else {
-    caption.textContent = "Value of the game after each move, with best play from there: no mistake so far.";
+    caption.textContent = "Each position's value with best play, and where every move led: no mistake so far.";
     svg.setAttribute("aria-label", "Value after each move; the outcome has not changed");
   }
-  drawRemoteness(docs, changed);
-}
-
-function drawRemoteness(docs, mistake) {
-  // the visual value history: a row per position of the game, the plies to its end across; every
-  // move the player had is a dot at the remoteness it leads to, coloured by what it gives the first
-  // player, the move played ringed, the row of the first mistake circled
-  const svg = $("remoteness-chart");
-  const first = docs[0].first;
-  const longest = Math.max(1, ...docs.flatMap((doc) => [doc.remoteness, ...doc.moves.map((m) => m.remoteness + 1)]));
-  const rowHeight = 22, left = 64, right = 12, top = 26, width = 320;
-  const height = top + rowHeight * docs.length + 6;
-  const x = (plies) => left + (width - left - right) * plies / longest;
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.replaceChildren();
-  const add = svgAdder(svg);
-  for (let plies = 0; plies <= longest; plies++) {
-    add("line", { x1: x(plies), x2: x(plies), y1: top - 6, y2: height - 4, class: "grid" });
-    add("text", { x: x(plies), y: top - 10, "text-anchor": "middle", class: "axis" }, String(plies));
-  }
-  add("text", { x: 4, y: 10, class: "axis" }, "plies to the end");
-  const forFirst = (score) => (score > 0 ? "win" : score < 0 ? "loss" : "draw");  // scores are the first player's
-  docs.forEach((doc, ply) => {
-    const y = top + rowHeight * ply + rowHeight / 2;
-    add("text", { x: left - 8, y: y + 4, "text-anchor": "end", class: "axis" }, ply === 0 ? "start" : `after ${ply}`);
-    const played = ply < state.moves.length ? state.moves[ply] : null;
-    for (const move of doc.moves) {
-      const dot = add("circle", {
-        cx: x(move.remoteness + 1), cy: y, r: move.move === played ? 6 : 4,
-        class: `vvh ${forFirst(move.score)}` + (move.move === played ? " played" : ""),
-      });
-      const title = document.createElementNS(SVG, "title");
-      title.textContent = `${doc.to_move} ${cellName(move.move)}: ${move.value} for ${doc.to_move}, ` +
-        `${move.remoteness + 1} plies to the end` + (move.move === played ? " (played)" : "");
-      dot.appendChild(title);
-    }
-    if (!doc.moves.length) add("circle", { cx: x(0), cy: y, r: 5, class: `vvh ${forFirst(doc.score)}` });
-    if (ply === mistake - 1) add("rect", { x: left - 4, y: y - rowHeight / 2 + 1, width: width - left - right + 8,
-      height: rowHeight - 2, rx: 8, class: "mistake" });
-  });
 }
 
 function describe(score, first) {
@@ -668,6 +681,8 @@ async function runSearch() {
   } catch (error) {
     $("search-status").textContent = `Cannot search: ${error.message}`;
     $("player").hidden = true;
+    $("search-stats").replaceChildren();  // the last search's figures are not this one's
+    $("searched-board").replaceChildren();
     return;
   }
   $("search-status").textContent = `${result.algorithm} from ${result.board}: score ${result.score} ` +
@@ -912,14 +927,18 @@ function stopTrace() {
 
 // --- start ---------------------------------------------------------------------------
 
-function fillSelect(select, items, chosen) {
+function fillSelect(select, items, chosen, usable = (item) => item.available !== false) {
   select.replaceChildren();
   for (const item of items) {
     const option = document.createElement("option");
     option.value = item.name;
     option.textContent = item.name;
     option.title = item.summary || "";
-    if (item.available === false) { option.disabled = true; option.textContent += " (not for this game)"; }
+    if (!usable(item)) {
+      option.disabled = true;
+      option.textContent += item.available === false ? " (not for this game)" : " (too slow for this game)";
+      option.title = item.opponent_reason || item.reason || option.title;
+    }
     select.appendChild(option);
   }
   if (chosen) select.value = chosen;
@@ -949,12 +968,18 @@ async function start() {
     try {
       ais.push(...(await api("ais", { ai: state.ai })));  // a setting the list does not show, as dls@2
     } catch (error) {
-      notice(`?ai=${state.ai}: ${error.message}; playing perfect`, true);
-      state.ai = "perfect";
+      notice(`?ai=${state.ai}: ${error.message}; playing ${DEFAULT_AI}`, true);
+      state.ai = DEFAULT_AI;
       writeUrl();
     }
   }
-  fillSelect($("ai"), ais, state.ai);
+  const chosen = ais.find((ai) => ai.name === state.ai);
+  if (chosen && chosen.opponent === false) {
+    notice(`?ai=${state.ai}: ${chosen.opponent_reason}; playing ${DEFAULT_AI}`, true);
+    state.ai = DEFAULT_AI;
+    writeUrl();
+  }
+  fillSelect($("ai"), ais, state.ai, (ai) => ai.opponent !== false && ai.available !== false);
   fillSelect($("check-ai"), ais.filter((ai) => !ai.name.startsWith("iddfs")), state.checkAi);
   fillSelect($("search-algorithm"), algorithms, "alphabeta");
   $("human").value = state.human;

@@ -28,6 +28,7 @@ from cli.common import (
     first_mark,
     open_db,
     print_json,
+    progress_bar,
     stage_progress,
 )
 from ttt_db.game.definition import TICTACTOE
@@ -209,6 +210,10 @@ class ExportFormat(StrEnum):
     csv = "csv"
 
 
+EXPORT_NOTICE_POSITIONS = 1_000_000
+"""An export of this many positions or more says so first (and shows its progress)."""
+
+
 @app.command()
 def export(
     format: Annotated[ExportFormat, typer.Option("--format", "-f", help="Output format.")] = ExportFormat.jsonl,
@@ -223,28 +228,32 @@ def export(
     from ttt_db.store.export import write_csv, write_jsonl
 
     writer = write_csv if format is ExportFormat.csv else write_jsonl
+    written = 0
     with open_db(db, game) as database:
-        if not database.has_extras:
-            positions = database.meta()["figures"]["positions"]
+        positions = database.meta()["figures"]["positions"]
+        if not database.has_extras or positions >= EXPORT_NOTICE_POSITIONS:
+            extras = "" if database.has_extras else " (without random-play odds and paths)"
             typer.echo(
-                f"exporting {positions:,} positions of {game}, streamed from its core by depth "
-                "(without random-play odds and paths)",
+                f"exporting {positions:,} positions of {game}, streamed from its core by depth{extras}: "
+                "memory stays flat, the output is large",
                 err=True,
             )
-        if output is None:
-            writer(database.all_positions(), sys.stdout)
-            return
-        output.parent.mkdir(parents=True, exist_ok=True)  # as `--db` does for a database file
-        written = 0
+        with progress_bar(positions, "export", "position", quiet=False) as bar:
 
-        def counted() -> Iterator[Position]:
-            nonlocal written
-            for position in database.all_positions():
-                written += 1
-                yield position
+            def counted() -> Iterator[Position]:
+                nonlocal written
+                for position in database.all_positions():
+                    written += 1
+                    if written % 10_000 == 0:
+                        bar.update(10_000)
+                    yield position
 
-        with output.open("w", encoding="utf-8", newline="") as stream:
-            writer(counted(), stream)
+            if output is None:
+                writer(counted(), sys.stdout)
+                return
+            output.parent.mkdir(parents=True, exist_ok=True)  # as `--db` does for a database file
+            with output.open("w", encoding="utf-8", newline="") as stream:
+                writer(counted(), stream)
     typer.echo(f"wrote {written:,} positions to {output}", err=True)
 
 

@@ -298,7 +298,7 @@ def print_json(document: Any) -> None:
 
 class SilentBar:
     """What a command sees of a progress bar that will not be shown (quiet, or stderr is not
-    a terminal): the same counters, without importing tqdm (0.1 s of a command's start)."""
+    a terminal): the same counters, without importing tqdm (a noticeable part of a command's start)."""
 
     def __init__(self, total: int | None, desc: str) -> None:
         self.n = 0

@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
 
 
+SWITCH_INTERVAL = 0.0002
+"""Seconds between the interpreter's thread switches while serving: searches run in threads, and the
+event loop gets the interpreter lock back this often."""
+
+
 def serve(
     host: Annotated[
         str,
@@ -56,7 +61,7 @@ def serve(
         typer.echo(f"ttt-db serves {served} at {url} (Ctrl-C stops it)")
         if open_browser:
             webbrowser.open(url)
-        sys.setswitchinterval(0.0002)  # searches run in threads: the event loop gets the GIL back often
+        sys.setswitchinterval(SWITCH_INTERVAL)
         config = server_config(create_app(database, *more))
         try:
             Server(config).run(sockets=[listener])

@@ -4,7 +4,7 @@
   the connection when it is the first: a client that sends half a request, or connects and says
   nothing, is answered 408 and closed instead of holding a connection for ever.
 - A request's head (request line and headers) is at most `head_bytes`: a longer one is answered
-  431 and closed instead of being buffered (uvicorn accepted 16 MB).
+  431 and closed instead of being buffered (plain uvicorn accepted megabytes).
 - At most `CONNECTIONS` connections and requests at once; beyond that uvicorn answers 503.
 - Ctrl-C or SIGTERM: searches, AI moves and checks still running answer 503 at once (`Server`),
   and anything else still running is abandoned after `SHUTDOWN_SECONDS`.

@@ -1,8 +1,8 @@
 """How a `SolutionDatabase` reads: SQL text with `:named` parameters, rows as named tuples.
 
 A local SQLite file is read through Python's own `sqlite3` module, read-only, so that a command
-asking about one board does not pay for importing SQLAlchemy (0.4 s on the project's 2-core
-machines, more than a whole `best-moves` command's budget of 0.35 s). Any other database URL is
+asking about one board does not pay for importing SQLAlchemy (longer than a whole `best-moves`
+command's budget). Any other database URL is
 read through SQLAlchemy, as it is written. Both run the same SQL text.
 """
 

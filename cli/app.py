@@ -233,10 +233,9 @@ def export(
         positions = database.meta()["figures"]["positions"]
         if not database.has_extras or positions >= EXPORT_NOTICE_POSITIONS:
             extras = "" if database.has_extras else " (without random-play odds and paths)"
+            large = ": memory stays flat, the output is large" if positions >= EXPORT_NOTICE_POSITIONS else ""
             typer.echo(
-                f"exporting {positions:,} positions of {game}, streamed from its core by depth{extras}: "
-                "memory stays flat, the output is large",
-                err=True,
+                f"exporting {positions:,} positions of {game}, streamed from its core by depth{extras}{large}", err=True
             )
         with progress_bar(positions, "export", "position", quiet=False) as bar:
 

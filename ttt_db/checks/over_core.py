@@ -225,18 +225,14 @@ def _check_part(
     AI's answers."""
     game = tables.game
     cells = game.cells
-    boards = boards_of_block(block, cells, part)
-    transforms = [0] * len(part)
-    if at_representatives:
-        seen = [canonical_transform(board, game) for board in boards]
-        boards, transforms = [image for image, _ in seen], [transform for _, transform in seen]
     errors: dict[int, AIMisbehaved] = {}
     started = time.perf_counter()
-    if ai.core_answer is not None:  # symmetric: any image of a class answers for it
+    if ai.core_answer is not None:  # symmetric: any image of a class answers for it, in arrays
         answered = moves.best if ai.core_answer == "best" else moves.fastest
         assert answered is not None
         chosen = answered.ravel()[part]
     else:
+        boards, transforms = _boards_asked(block, part, game, at_representatives)
         chosen = np.zeros(len(part), np.int64)
         ask_ahead(ai.play, boards)
         for i, board in enumerate(boards):
@@ -265,12 +261,31 @@ def _check_part(
     best = moves.best_worth.ravel()[part[found]] >> 6
     kinds = _KIND_OF[best.astype(np.int64), np.minimum(worst_wrong, 3).astype(np.int64)]
     tally.count(block.depth, kinds, weights[found])
-    for j, i in enumerate(found.tolist()):
+    kept = found[: tally.room]
+    if len(kept) == 0:
+        return asking
+    if ai.core_answer is not None:  # boards are made only for the failures kept
+        kept_boards, kept_transforms = _boards_asked(block, part[kept], game, at_representatives)
+    else:
+        kept_boards, kept_transforms = [boards[i] for i in kept], [transforms[i] for i in kept]
+    for j, i in enumerate(kept.tolist()):
         if tally.room == 0:
             break
-        failure = _failure(boards[i], transforms[i], int(chosen[i]), int(target[i]), by_cell[j], errors.get(i), game)
+        failure = _failure(
+            kept_boards[j], kept_transforms[j], int(chosen[i]), int(target[i]), by_cell[j], errors.get(i), game
+        )
         tally.failures += failure.images(game)[: tally.room] if by_orbit else [failure]
     return asking
+
+
+def _boards_asked(block: Block, where: Ints, game: Game, at_representatives: bool) -> tuple[list[str], list[int]]:
+    """The boards of the block's slots `where` as the AI is asked them, and the transform that
+    made each: the class's canonical board when `at_representatives`, else the slot's own."""
+    boards = boards_of_block(block, game.cells, where)
+    if not at_representatives:
+        return boards, [0] * len(boards)
+    seen = [canonical_transform(board, game) for board in boards]
+    return [image for image, _ in seen], [transform for _, transform in seen]
 
 
 def _kind_table() -> Ints:

@@ -1,0 +1,79 @@
+"""Figures from one source: every measured time and size the documents quote is in
+docs/performance.md, which is the benchmark's record (docs/measured.json) rendered; any other
+time or size in the README, the docs or a command's --help is a limit the code sets, held here to
+the constant that sets it, or a budget of the benchmark's."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import typer
+from benchmark import MEASURED, PERFORMANCE, render_performance
+from typer.testing import CliRunner
+
+from cli.app import app
+from cli.checks import WEAK_NOTICE_SECONDS
+from cli.common import LineBar
+from cli.serve import SWITCH_INTERVAL
+from cli.web.checking import CHECK_MEMORY_MB
+from cli.web.server import HEAD_BYTES, REQUEST_SECONDS
+from cli.web.service import IDDFS_MAX_SECONDS, SEARCH_SECONDS
+from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS
+from ttt_db.search.algorithms import ALL_ALGORITHMS
+
+ROOT = Path(__file__).resolve().parents[1]
+FIGURE = re.compile(r"(?<![\w@.])(\d[\d,]*(?:\.\d+)?) ?(ms|s|seconds|minutes|hours|KB|MB|GB)\b")
+
+
+def _figures(text: str) -> list[str]:
+    return [f"{number} {unit}" for number, unit in FIGURE.findall(text)]
+
+
+def _limits() -> set[str]:
+    """The limits the code sets, written as the documents write them."""
+    iddfs = [float(name.partition("@")[2]) for name in ALL_ALGORITHMS if name.startswith("iddfs@")]
+    seconds = [DEFAULT_IMPORT_SECONDS, SEARCH_SECONDS, IDDFS_MAX_SECONDS, LineBar.LINE_SECONDS, WEAK_NOTICE_SECONDS]
+    return {
+        *(f"{value:g} s" for value in [*seconds, REQUEST_SECONDS, *iddfs]),
+        f"{HEAD_BYTES // 1024} KB",
+        f"{CHECK_MEMORY_MB / 1024:g} GB",
+        f"{SWITCH_INTERVAL * 1000:g} ms",
+    }
+
+
+def _budgets() -> set[str]:
+    record = json.loads(MEASURED.read_text())
+    return {f"{m['budget']:g} {m['unit']}" for m in record["measurements"] if m["budget"] is not None}
+
+
+def test_the_performance_page_is_the_benchmarks_record() -> None:
+    assert PERFORMANCE.read_text() == render_performance(json.loads(MEASURED.read_text()))
+
+
+def test_no_document_quotes_a_measured_figure() -> None:
+    allowed = _limits() | _budgets()
+    documents = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    found = {
+        (path.name, figure)
+        for path in documents
+        if path != PERFORMANCE
+        for figure in _figures(path.read_text())
+        if figure not in allowed
+    }
+    assert found == set(), "measured figures belong in docs/performance.md (tests/benchmark.py --write-docs)"
+
+
+def test_no_help_quotes_a_measured_figure() -> None:
+    runner = CliRunner()
+    allowed = _limits() | _budgets()
+    found = set()
+    for name in typer.main.get_command(app).commands:  # type: ignore[attr-defined]
+        text = runner.invoke(app, [name, "--help"], env={"COLUMNS": "200"}).stdout
+        found |= {(name, figure) for figure in _figures(text) if figure not in allowed}
+    assert found == set()
+
+
+def test_the_pattern_finds_what_it_must() -> None:
+    assert _figures("builds in 2 s, 3 MB, p99 1.3 ms; ai14s, dls@3, 0.09 MB") == ["2 s", "3 MB", "1.3 ms", "0.09 MB"]

@@ -22,7 +22,7 @@ def _stopped(
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    time.sleep(2.0)
+    time.sleep(1.2)  # past Python's start-up: the check is running
     assert process.poll() is None, process.communicate()
     sent = time.monotonic()
     if group:

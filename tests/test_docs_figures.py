@@ -20,6 +20,7 @@ from cli.serve import SWITCH_INTERVAL
 from cli.web.checking import CHECK_MEMORY_MB
 from cli.web.server import HEAD_BYTES, REQUEST_SECONDS
 from cli.web.service import IDDFS_MAX_SECONDS, SEARCH_SECONDS
+from ttt_db.ais.isolation import MAX_REPLY_BYTES
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS
 from ttt_db.search.algorithms import ALL_ALGORITHMS
 
@@ -38,6 +39,7 @@ def _limits() -> set[str]:
     return {
         *(f"{value:g} s" for value in [*seconds, REQUEST_SECONDS, *iddfs]),
         f"{HEAD_BYTES // 1024} KB",
+        f"{MAX_REPLY_BYTES // 1024} KB",
         f"{CHECK_MEMORY_MB / 1024:g} GB",
         f"{SWITCH_INTERVAL * 1000:g} ms",
     }

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -45,6 +46,8 @@ WINDOW: Final = 64
 _REASON_CHARS: Final = 500
 KILL_GRACE: Final = 2.0
 """Seconds past an answer's limit before the parent kills a worker whose AI ignored its own timer."""
+MAX_REPLY_BYTES: Final = 1 << 16
+"""The longest reply a worker may send: a board's moves fit in far less."""
 
 
 def is_user_ai(spec: str) -> bool:
@@ -90,6 +93,8 @@ class IsolatedAI:
         command = [sys.executable, "-P", "-m", __name__, self.spec, str(self.limits.memory_mb), self.game.name]
         command += ["-" if seconds is None else repr(seconds), repr(self.limits.import_seconds)]
         command += [str(to_child_read), str(from_child_write)]
+        self._token = secrets.token_hex(16)  # the worker reads it before the AI is imported
+        self._replies = 0  # replies read from this worker, its "ready" the first
         try:
             self._process = subprocess.Popen(
                 command,
@@ -108,6 +113,7 @@ class IsolatedAI:
         self._printing = True
         self._buffer = b""
         self._finalizer = weakref.finalize(self, _stop, self._process, self._to_child, self._from_child)
+        os.write(self._to_child, self._token.encode("ascii") + b"\n")
         self._answered = False  # its first answer may take as long as its import (a bot that trains)
         self._started_at = time.monotonic()
         late = (
@@ -174,10 +180,17 @@ class IsolatedAI:
                 os.write(self._to_child, b"".join(batch))
 
     def _reply(self, board: str, deadline: float | None, late: str) -> dict[str, Any]:
-        """The worker's next line, decoded; AIMisbehaved when it ends, or says `late` when it
-        passes `deadline` (and it is stopped)."""
+        """The worker's next reply, checked: its token and number (a reply for another board, or
+        one the AI forged, is a protocol fault: the board fails and the worker is stopped); its
+        size; AIMisbehaved when the worker ends, or saying `late` when `deadline` passes, whatever
+        the worker writes meanwhile (and it is stopped)."""
         while b"\n" not in self._buffer:
-            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if len(self._buffer) > MAX_REPLY_BYTES:
+                raise self._fault(board, f"a reply of more than {MAX_REPLY_BYTES:,} bytes")
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                self.close()
+                raise AIMisbehaved(board, late)
             watched = [self._from_child, self._printed] if self._printing else [self._from_child]
             ready, _, _ = select.select(watched, [], [], wait)
             if self._printed in ready:
@@ -187,12 +200,21 @@ class IsolatedAI:
                 if not chunk:
                     raise self._ended(board)
                 self._buffer += chunk
-            elif not ready:
-                self.close()
-                raise AIMisbehaved(board, late)
         line, _, self._buffer = self._buffer.partition(b"\n")
-        reply: dict[str, Any] = json.loads(line)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            raise self._fault(board, "a reply that is not the worker's") from None
+        if not isinstance(reply, dict) or reply.get("token") != self._token or reply.get("number") != self._replies:
+            raise self._fault(board, "a reply that is not the worker's, or not for this board")
+        self._replies += 1
         return reply
+
+    def _fault(self, board: str, what: str) -> AIMisbehaved:
+        """The worker broke the answer protocol (the AI wrote into it): the board fails, the worker
+        is stopped, and a fresh one answers the next board."""
+        self.close()
+        return AIMisbehaved(board, f"the AI's process broke the answer protocol ({what}): it was restarted")
 
     def _relay_printed(self) -> None:
         """Copy what the AI printed so far to this process's stderr (never its stdout)."""
@@ -208,7 +230,7 @@ class IsolatedAI:
         self.close()
         code = process.wait() if process is not None else None
         if code is not None and code < 0:
-            how = f"was killed by {signal.Signals(-code).name} (its memory limit is {self.limits.memory_mb} MB)"
+            how = f"was killed by {signal.Signals(-code).name}"
         else:
             how = f"exited with code {code}"
         return AIMisbehaved(board, f"the AI's process {how}")
@@ -229,8 +251,9 @@ class IsolatedAI:
 
 
 def _stop(process: subprocess.Popen[bytes], *fds: int) -> None:
-    if process.poll() is None:
-        process.kill()
+    """Kill the worker's whole process group (whatever the AI started too), then close its pipes."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     for fd in fds:
         with contextlib.suppress(OSError):
@@ -278,9 +301,13 @@ def main(arguments: list[str]) -> int:
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     answers = os.fdopen(answer_fd, "w", buffering=1)
     boards = os.fdopen(board_fd, "r")
+    token = boards.readline().strip()  # read before the AI is imported: it cannot know it
+    replies = 0
 
     def send(document: dict[str, Any]) -> None:
-        answers.write(json.dumps(document) + "\n")
+        nonlocal replies
+        answers.write(json.dumps(document | {"token": token, "number": replies}) + "\n")
+        replies += 1
 
     try:
         from ttt_db.ais.plugins import load_user_ai

@@ -1,0 +1,78 @@
+"""The answer protocol between ttt-db and a user AI's worker: a plug-in that writes into it, floods
+it, forks or dies by a signal fails at its board, and every other board keeps its own answer."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from ttt_db.ais.isolation import MAX_REPLY_BYTES
+
+
+def _bot(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "bot.py"
+    path.write_text("import os, signal, sys, time\n\ndef play(board):\n" + body + "    return [board.index('.')]\n")
+    return f"{path}:play"
+
+
+def _strong(run, bot: str) -> dict:
+    result = run("check", bot, "--strong", "--json", "--timeout", "5")
+    return json.loads(result.stdout)["strong"]
+
+
+def _failing_boards(strong: dict) -> set[str]:
+    return {failure["board"] for failure in strong["failures"]}
+
+
+def test_a_forged_reply_fails_its_board_and_shifts_no_answer(run, tmp_path: Path) -> None:
+    bot = _bot(tmp_path, "    if board == 'o........':\n        os.write(int(sys.argv[-1]), b'{\"moves\": [1]}\\n')\n")
+    forged = _strong(run, bot)
+    plain = json.loads(run("check", "ai1s", "--strong", "--json").stdout)["strong"]
+    assert (forged["correct"], forged["failing"]) == (plain["correct"], plain["failing"])  # 1,322 as ai1s
+    assert _failing_boards(forged) == _failing_boards(plain)
+    errors = [f for f in forged["failures"] if "error" in f]
+    assert [f["board"] for f in errors] == ["o........"]
+    assert errors[0]["error"].startswith("the AI's process broke the answer protocol")
+
+
+def test_a_flood_of_bytes_fails_its_board_at_once(run, tmp_path: Path) -> None:
+    bot = _bot(
+        tmp_path, f"    if board == 'o........':\n        os.write(int(sys.argv[-1]), b'x' * {4 * MAX_REPLY_BYTES})\n"
+    )
+    started = time.monotonic()
+    strong = _strong(run, bot)
+    assert time.monotonic() - started < 20
+    errors = [f for f in strong["failures"] if "error" in f]
+    assert [f["board"] for f in errors] == ["o........"]
+    assert f"more than {MAX_REPLY_BYTES:,} bytes" in errors[0]["error"]
+
+
+def test_what_the_ai_starts_ends_with_its_worker(run, tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    bot = _bot(
+        tmp_path,
+        f"    if not os.path.exists({str(pid_file)!r}):\n"
+        "        child = os.fork()\n"
+        "        if child == 0:\n"
+        "            time.sleep(120)\n"
+        "            os._exit(0)\n"
+        f"        open({str(pid_file)!r}, 'w').write(str(child))\n",
+    )
+    run("check", bot, "--weak")
+    child = int(pid_file.read_text())
+    for _ in range(50):
+        try:
+            state = Path(f"/proc/{child}/stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            return  # gone
+        if state == "Z":
+            return  # killed, not yet reaped by the machine's init
+        time.sleep(0.1)
+    raise AssertionError(f"the AI's child {child} outlived the command")
+
+
+def test_a_death_by_signal_is_named_by_its_signal(run, tmp_path: Path) -> None:
+    bot = _bot(tmp_path, "    if board == 'o........':\n        os.kill(os.getpid(), signal.SIGSEGV)\n")
+    errors = [f for f in _strong(run, bot)["failures"] if "error" in f]
+    assert [f["error"] for f in errors] == ["the AI's process was killed by SIGSEGV"]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+import select
 import signal
 import socket
 import subprocess
@@ -175,3 +177,69 @@ def test_the_server_stops_while_searches_run_answering_them_503(
         thread.join(timeout=20)
     assert (server.returncode, out.strip(), err) == (code, said, on_stderr)
     assert answers == [(503, "the server is stopping")] * 4
+
+
+def _requests(address: tuple[str, int], *paths: str) -> bytes:
+    return b"".join(f"GET {path} HTTP/1.1\r\nHost: {address[0]}\r\n\r\n".encode() for path in paths)
+
+
+def _statuses(received: bytes) -> list[int]:
+    """The status of every response in order (a body ends where the next status line begins)."""
+    return [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", received)]
+
+
+def test_pipelined_requests_are_answered_up_to_an_oversized_head(address: tuple[str, int]) -> None:
+    """Requests sent in one burst, together over the head limit, each within it: all answered;
+    the one oversized head after them alone refused, after their answers."""
+    paths = [f"/api/position?board={'.' * 9}&n={n}" for n in range(150)]  # 150 heads, far over 2,048 bytes in all
+    burst = _requests(address, *paths)
+    assert len(burst) > 4 * HEAD_BYTES
+    oversized = f"GET /api/position HTTP/1.1\r\nX-Padding: {'a' * 2 * HEAD_BYTES}\r\n\r\n".encode()
+    with socket.create_connection(address) as connection:
+        connection.sendall(burst + oversized)
+        received = _answer(connection)
+    assert _statuses(received) == [200] * 150 + [431]
+
+
+def test_garbage_mid_pipeline_is_refused_after_the_requests_before_it(address: tuple[str, int]) -> None:
+    with socket.create_connection(address) as connection:
+        connection.sendall(_requests(address, "/api/game", "/api/position") + b"NOT HTTP AT ALL\r\n\r\n")
+        received = _answer(connection)
+    assert _statuses(received) == [200, 200, 400]
+
+
+def test_an_idle_crowd_does_not_keep_a_client_out(db: SolutionDatabase) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    limit = 20
+    server = Server(server_config(create_app(db), request_seconds=30, connections=limit))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    address = listener.getsockname()
+    crowd = [socket.create_connection(address) for _ in range(2 * limit)]  # connected, saying nothing
+    try:
+        time.sleep(0.3)
+        assert _position(address) == 200  # the longest-idle were closed to make room
+        readable, _, _ = select.select(crowd, [], [], 2.0)
+        closed = 0
+        for idle in readable:
+            with contextlib.suppress(OSError):
+                closed += idle.recv(1) == b""
+        assert closed >= limit
+    finally:
+        for idle in crowd:
+            idle.close()
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_a_search_that_waited_out_its_deadline_is_answered_503(db: SolutionDatabase) -> None:
+    from cli.web.service import ApiError
+
+    service = Service(db)
+    with pytest.raises(ApiError) as refused:
+        service.search("alphabeta", ".........", arrived=time.monotonic() - service.search_seconds - 1)
+    assert refused.value.status == 503 and "waited that long for a free slot" in refused.value.message
+    assert service.search("alphabeta", ".........", arrived=time.monotonic())["agrees"] is True

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -243,6 +244,7 @@ def create_app(
 
     async def search(request: Request) -> Response:
         chosen = service(request)
+        arrived = time.monotonic()  # its deadline counts its wait for a slot
         return JSONResponse(
             await heavy(
                 chosen.search,
@@ -250,6 +252,7 @@ def create_app(
                 param(request, "board"),
                 param(request, "first"),
                 param(request, "trace"),
+                arrived,
             )
         )
 

@@ -5,7 +5,11 @@
   nothing, is answered 408 and closed instead of holding a connection for ever.
 - A request's head (request line and headers) is at most `head_bytes`: a longer one is answered
   431 and closed instead of being buffered (plain uvicorn accepted megabytes).
-- At most `CONNECTIONS` connections and requests at once; beyond that uvicorn answers 503.
+- At most `CONNECTIONS` connections and requests at once; beyond that uvicorn answers 503. Past
+  `SHED_SHARE` of them, each new connection closes the longest-idle ones, so an idle crowd cannot
+  keep other clients out.
+- Pipelined requests are answered in order up to a bad one (a head too long, too slow, or not
+  HTTP), which alone is refused, after those before it; nothing after it is read.
 - Ctrl-C or SIGTERM: searches, AI moves and checks still running answer 503 at once (`Server`),
   and anything else still running is abandoned after `SHUTDOWN_SECONDS`.
 """
@@ -13,6 +17,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -25,14 +30,22 @@ if TYPE_CHECKING:
 REQUEST_SECONDS: Final = 10.0
 HEAD_BYTES: Final = 16 * 1024
 CONNECTIONS: Final = 512
+SHED_SHARE: Final = 0.75
+"""Past this share of CONNECTIONS, a new connection closes the longest-idle ones (no request in
+progress), so that an idle crowd cannot keep every other client out."""
 SHUTDOWN_SECONDS: Final = 1
+SLICE_BYTES: Final = 1024
+"""Received data is parsed this much at a time, so that the head limit counts each request's head
+even when many requests arrive in one read."""
 
-_REASONS: Final = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
+_REASONS: Final = {400: b"Bad Request", 408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a time limit on receiving each request and a size
-    limit on its head (`guarded_protocol` sets both)."""
+    limit on its head (`guarded_protocol` sets both); pipelined requests answered in order up to
+    a bad one, which alone is refused (431, 408 or 400); idle connections shed when the server
+    nears its connection limit."""
 
     request_seconds: float = REQUEST_SECONDS
     head_bytes: int = HEAD_BYTES
@@ -42,7 +55,31 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_seen = 0
         self._reading_head = True
         self._receiving: asyncio.TimerHandle | None = None
+        self._refusal: bytes | None = None  # a refusal waiting for the requests before it
+        self._active = time.monotonic()
         self._start_receiving()
+        if self.limit_concurrency is not None and len(self.connections) >= self.limit_concurrency * SHED_SHARE:
+            self._shed_idle(int(self.limit_concurrency * SHED_SHARE))
+
+    def _idle(self) -> bool:
+        """No request in progress or begun, nothing waiting to be answered."""
+        return (
+            (self.cycle is None or self.cycle.response_complete)
+            and not self.pipeline
+            and self._head_seen == 0
+            and self._refusal is None
+            and not self.transport.is_closing()
+        )
+
+    def _shed_idle(self, target: int) -> None:
+        """Close the longest-idle connections until at most `target` remain."""
+        idle = sorted(
+            (p for p in self.connections if p is not self and isinstance(p, GuardedHttpToolsProtocol) and p._idle()),
+            key=lambda protocol: protocol._active,
+        )
+        for protocol in idle[: max(0, len(self.connections) - target)]:
+            protocol._stop_receiving()
+            protocol.transport.close()
 
     def _start_receiving(self) -> None:
         if self._receiving is None:
@@ -56,12 +93,20 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._receiving = None
 
     def data_received(self, data: bytes) -> None:
-        if self._reading_head:
-            self._head_seen += len(data)
-            if self._head_seen > self.head_bytes:
-                self._refuse(431, f"the request's head is over {self.head_bytes:,} bytes")
-                return
-        super().data_received(data)
+        self._active = time.monotonic()
+        for start in range(0, len(data), SLICE_BYTES):
+            if self._refusal is not None or self.transport.is_closing():
+                return  # nothing after a bad request is read
+            piece = data[start : start + SLICE_BYTES]
+            if self._reading_head:
+                self._head_seen += len(piece)
+                if self._head_seen > self.head_bytes:
+                    self._refuse(431, f"the request's head is over {self.head_bytes:,} bytes")
+                    return
+            super().data_received(piece)
+
+    def send_400_response(self, msg: str) -> None:
+        self._refuse(400, msg)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -77,20 +122,37 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._stop_receiving()
         super().on_message_complete()
 
+    def on_response_complete(self) -> None:
+        self._active = time.monotonic()
+        super().on_response_complete()
+        if self._refusal is not None and not self._answering():
+            self._send_refusal()
+
+    def _answering(self) -> bool:
+        """Whether requests before a refusal are still being answered."""
+        return (self.cycle is not None and not self.cycle.response_complete) or bool(self.pipeline)
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_receiving()
         super().connection_lost(exc)
 
     def _refuse(self, status: int, message: str) -> None:
-        self._receiving = None
-        if self.transport.is_closing():
+        """Answer `status` and close, once every request received before this one is answered."""
+        self._stop_receiving()
+        if self.transport.is_closing() or self._refusal is not None:
             return
         body = message.encode("ascii")
         head = b"HTTP/1.1 %d %s\r\n" % (status, _REASONS[status])
         head += b"content-type: text/plain; charset=utf-8\r\ncontent-length: %d\r\nconnection: close\r\n\r\n" % len(
             body
         )
-        self.transport.write(head + body)
+        self._refusal = head + body
+        if not self._answering():
+            self._send_refusal()
+
+    def _send_refusal(self) -> None:
+        assert self._refusal is not None
+        self.transport.write(self._refusal)
         self.transport.close()
 
 
@@ -118,13 +180,17 @@ class Server(uvicorn.Server):
 
 
 def server_config(
-    app: Starlette, *, request_seconds: float = REQUEST_SECONDS, head_bytes: int = HEAD_BYTES
+    app: Starlette,
+    *,
+    request_seconds: float = REQUEST_SECONDS,
+    head_bytes: int = HEAD_BYTES,
+    connections: int = CONNECTIONS,
 ) -> uvicorn.Config:
     return uvicorn.Config(
         app,
         log_level="warning",
         access_log=False,
         http=guarded_protocol(request_seconds, head_bytes),
-        limit_concurrency=CONNECTIONS,
+        limit_concurrency=connections,
         timeout_graceful_shutdown=SHUTDOWN_SECONDS,
     )

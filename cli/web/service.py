@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from collections import OrderedDict
 from typing import Any, Final
 
@@ -324,19 +325,33 @@ class Service:
     # --- searches -----------------------------------------------------------------------
 
     def search(
-        self, algorithm: str | None, text: str | None, first: str | None = None, trace: str | None = None
+        self,
+        algorithm: str | None,
+        text: str | None,
+        first: str | None = None,
+        trace: str | None = None,
+        arrived: float | None = None,
     ) -> dict[str, Any]:
         """A built-in search from the board with its statistics, the database's answer, and
-        with `trace=1` every node in visit order (bounded by TRACE_NODE_LIMIT)."""
+        with `trace=1` every node in visit order (bounded by TRACE_NODE_LIMIT). Its deadline
+        counts from `arrived` (time.monotonic() when the request came: a search that waited for a
+        free slot has that much less time)."""
         name = _text(algorithm, "algorithm")
         board = self._board(text, first)
         traced = trace in ("1", "true", "yes")
         collector = _TraceCollector() if traced else None
         limit = TRACE_NODE_LIMIT if traced else SEARCH_NODE_LIMIT
+        seconds = self.search_seconds
+        if arrived is not None:
+            seconds -= time.monotonic() - arrived
+            if seconds <= 0:
+                raise ApiError(
+                    503,
+                    f"a search over the web runs at most {self.search_seconds:g} s from its request; this one "
+                    "waited that long for a free slot (the server is busy): try again",
+                )
         try:
-            answer = search_board(
-                self.database, name, board, tracer=collector, node_limit=limit, time_limit=self.search_seconds
-            )
+            answer = search_board(self.database, name, board, tracer=collector, node_limit=limit, time_limit=seconds)
         except InputError as error:
             raise ApiError(400, str(error)) from None
         except SearchTimeout:

@@ -11,11 +11,10 @@ import numpy as np
 
 from ttt_db.game.definition import Game
 from ttt_db.game.slots import level_slots
-from ttt_db.store.codes import DRAW_NOW, LOSS_NOW
 from ttt_db.store.core_arrays import (
-    CODE,
     Codes,
     Tables,
+    block_codes,
     block_moves,
     block_state,
     representatives,
@@ -55,15 +54,12 @@ def solve_level(tables: Tables, depth: int, below: Codes | None, progress: Level
     insert = tables.insert(depth) if depth < n and below is not None else None
     for block in tables.blocks(depth):
         state = block_state(tables, block)
-        finished = np.where(state.won, LOSS_NOW, DRAW_NOW).astype(np.uint8)
         in_play = state.reachable & ~state.finished
+        moves = None
         if insert is not None and below is not None:
             moves = block_moves(tables, block, below, insert)
-            block_codes = np.where(state.finished, finished, CODE[moves.best_worth])
             decision[block.slots] = (in_play & moves.deciding).ravel()
-        else:
-            block_codes = finished
-        codes[block.slots] = np.where(state.reachable, block_codes, 0).ravel()
+        codes[block.slots] = block_codes(state, moves).ravel()
         playing[block.slots] = in_play.ravel()
         representative[block.slots] = representatives(tables, block).ravel()
         progress(block.slots.stop, len(codes))

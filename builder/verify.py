@@ -23,7 +23,7 @@ from builder.levels import CoreLevel, value_counts
 from builder.write import core_figures, reached_depths
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.slots import board_of_slot
-from ttt_db.store.codes import CHUNK_SLOTS, value_of_code
+from ttt_db.store.codes import CHUNK_SLOTS, code_text, value_of_code
 from ttt_db.store.core_arrays import Codes, Tables, expand_level
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.extras import EXTRAS_FIELDS
@@ -110,8 +110,8 @@ def verify_core(
         for slot in wrong[:MAX_ROWS_SHOWN].tolist():
             board = board_of_slot(game, depth, slot)
             report.damaged(
-                f"{board}: core code {_code_text(int(stored[slot]))}, its children give "
-                f"{_code_text(int(expected.stored[slot]))} (level {depth} slot {slot})"
+                f"{board}: core code {code_text(int(stored[slot]))}, its children give "
+                f"{code_text(int(expected.stored[slot]))} (level {depth} slot {slot})"
             )
         report.damaged_row_count += max(0, len(wrong) - MAX_ROWS_SHOWN)
         stored_levels[depth], solved[depth] = stored, expected
@@ -147,8 +147,3 @@ def verify_extras(report: VerifyReport, db: SolutionDatabase, stored: list[Codes
                 )
             report.damaged_row_count += max(0, len(wrong) - MAX_ROWS_SHOWN)
     return recounted
-
-
-def _code_text(code: int) -> str:
-    decoded = value_of_code(code)
-    return "empty" if decoded is None else f"{decoded[0]} in {decoded[1]}"

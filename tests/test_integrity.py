@@ -163,3 +163,27 @@ def test_random_bit_flips_are_refused_or_change_nothing(
             assert answers == pristine, f"byte {offset} flipped: a wrong answer"
         path.unlink()
     assert refused >= flips // 20  # most of a 3x3 file is SQLite's own pages: a few flips land in a chunk
+
+
+def test_a_forged_code_resealed_is_never_used_by_a_check(run, db_path: Path, tmp_path: Path) -> None:
+    """ai14s plays b2 at `......o.x`, a draw where a1, c1 and a2 win: forge the code after its move
+    into an x loss, resealed, and its failure would vanish; the check holds every code to its
+    children's and refuses the database instead (naming the first board, shallowest first, whose
+    code its children contradict)."""
+    forged = _copy(db_path, tmp_path, "forged.sqlite")
+    forge_code(forged, "....o.o.x", code_of("loss", 4), TICTACTOE)
+    result = run("check", "ai14s", "--strong", "--db", str(forged))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: the database is damaged (") and ", its children give " in result.stderr
+
+
+def test_a_meta_total_that_contradicts_the_core_is_refused(run, db_path: Path, tmp_path: Path) -> None:
+    forged = _copy(db_path, tmp_path, "total.sqlite")
+    with sqlite3.connect(forged) as conn:
+        figures = json.loads(conn.execute("select value from ttt_meta where key = 'figures'").fetchone()[0])
+        figures["decision"] += 1
+        conn.execute("update ttt_meta set value = ? where key = 'figures'", (json.dumps(figures),))
+        _reseal_meta(conn)
+    result = run("check", "ai14s", "--strong", "--db", str(forged))
+    assert result.exit_code == 2
+    assert "the meta's 3,192 decision positions, where the core holds 3,191" in result.stderr

@@ -28,17 +28,20 @@ from ttt_db.checks.solved import (
     WeakSideResult,
     shallowest_first,
 )
-from ttt_db.errors import AIMisbehaved
+from ttt_db.errors import AIMisbehaved, DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
 from ttt_db.game.slots import level_slots
 from ttt_db.game.symmetry import canonical_transform, transform_move, untransform_moves
+from ttt_db.store.codes import code_text
 from ttt_db.store.core_arrays import (
     Block,
     BlockMoves,
+    BlockState,
     Codes,
     Ints,
     Tables,
+    block_codes,
     block_moves,
     block_state,
     boards_of_block,
@@ -129,6 +132,7 @@ def check_strong_over_core(
     stopped: str | None = None
     depth = 0
     report(0, to_ask)
+    here = expand_level(tables, 0, _stored_level(db, 0))
     for depth in range(game.cells):
         stopped = budget.stop_reason()
         if stopped is not None:
@@ -138,6 +142,7 @@ def check_strong_over_core(
         for block in tables.blocks(depth):
             state = block_state(tables, block)
             moves = block_moves(tables, block, below, insert, masks=True)
+            _hold_to_children(here, block, state, moves, game)
             deciding = state.reachable & ~state.finished & moves.deciding
             if at_representatives:
                 deciding &= representatives(tables, block)
@@ -173,6 +178,14 @@ def check_strong_over_core(
                 break
         if stopped is not None:
             break
+        here = below
+    if stopped is None:
+        for block in tables.blocks(game.cells):
+            _hold_to_children(here, block, block_state(tables, block), None, game)
+        if tally.checked != total:
+            raise DatabaseDamagedError(
+                f"the meta's {total:,} decision positions, where the core holds {tally.checked:,}", "table ttt_meta"
+            )
     tally.failures.sort(key=shallowest_first)
     return StrongResult(
         "decision_canonical" if canonical else "decision",
@@ -194,6 +207,21 @@ def _duration(seconds: float) -> str:
     if seconds < 7200:
         return f"{seconds / 60:.0f} minutes"
     return f"{seconds / 3600:.1f} hours"
+
+
+def _hold_to_children(level: Codes, block: Block, state: BlockState, moves: BlockMoves | None, game: Game) -> None:
+    """DatabaseDamagedError at the block's first slot whose stored code (`level`, expanded) is not
+    the one the rules and its children's codes give it: a code forged and resealed is never used."""
+    expected = block_codes(state, moves).ravel()
+    wrong = np.flatnonzero(level[block.slots] != expected)
+    if len(wrong):
+        slot = int(wrong[0])
+        board = boards_of_block(block, game.cells, wrong[:1])[0]
+        raise DatabaseDamagedError(
+            f"{board}: core code {code_text(int(level[block.slots][slot]))}, its children give "
+            f"{code_text(int(expected[slot]))}",
+            f"table ttt_core, level {block.depth}",
+        )
 
 
 def _stored_level(db: SolutionDatabase, depth: int) -> Codes:

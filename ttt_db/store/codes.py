@@ -48,6 +48,12 @@ def value_of_code(code: int) -> tuple[Value, int] | None:
     return VALUES[rank], remoteness
 
 
+def code_text(code: int) -> str:
+    """A code as a report names it: `win in 3`, `draw in 0`, `empty`."""
+    decoded = value_of_code(code)
+    return "empty" if decoded is None else f"{decoded[0]} in {decoded[1]}"
+
+
 def chunk_checksum(game_name: str, depth: int, chunk: int, blob: bytes, *, part: str = "core") -> int:
     """The checksum of one stored chunk (its compressed bytes) of the core or the extras (`part`),
     seeded with the game and its place: a chunk moved to another level, chunk number, table or

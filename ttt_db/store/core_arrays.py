@@ -24,7 +24,7 @@ import numpy.typing as npt
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import opposite_value, value_rank
 from ttt_db.game.slots import level_slots, o_count
-from ttt_db.store.codes import REMOTENESS_LIMIT, code_of, value_of_code
+from ttt_db.store.codes import DRAW_NOW, LOSS_NOW, REMOTENESS_LIMIT, code_of, value_of_code
 
 Codes = npt.NDArray[np.uint8]
 Ints = npt.NDArray[np.int64]
@@ -297,6 +297,17 @@ def block_moves(tables: Tables, block: Block, below: Codes, insert: Ints, *, mas
             fastest[rows] |= np.where((worth == best[rows]) | (drawn[rows] & ((worth >> 6) == 1)), bit, 0)
             by_cell[rows, :, cell] = worth
     return BlockMoves(best, worst, keeping, fastest, by_cell)
+
+
+def block_codes(state: BlockState, moves: BlockMoves | None) -> Codes:
+    """The code the rules and the children give each slot of a block: a finished board's loss or
+    draw now, a board in play its best move's code (`moves`: None for a full board's level), 0
+    where unreachable. The retrograde rule, in one place: the builder writes these codes, and the
+    checks and verify hold the stored ones to them."""
+    finished = np.where(state.won, LOSS_NOW, DRAW_NOW).astype(np.uint8)
+    codes = finished if moves is None else np.where(state.finished, finished, CODE[moves.best_worth])
+    result: Codes = np.where(state.reachable, codes, 0).astype(np.uint8)
+    return result
 
 
 def move_of_worth(worth: int) -> tuple[int, int]:

@@ -21,7 +21,7 @@ from builder.core import SolvedLevel, solve_level
 from builder.extras import ExtrasLevel, extras_of_codes
 from builder.levels import CoreLevel, value_counts
 from builder.write import core_figures, reached_depths
-from ttt_db.errors import DatabaseDamagedError
+from ttt_db.errors import DatabaseDamagedError, ReadFailedError
 from ttt_db.game.slots import board_of_slot
 from ttt_db.store.codes import CHUNK_SLOTS, code_text, value_of_code
 from ttt_db.store.core_arrays import Codes, Tables, expand_level
@@ -35,8 +35,18 @@ Progress = Callable[[str, int, int], None]
 
 def verify_database(db: SolutionDatabase, progress: Progress | None = None) -> VerifyReport:
     """Every check of the stored database; `report.ok` when nothing disagrees. Damage is reported,
-    never raised."""
+    never raised: a file the engine cannot read through (a damaged page or index) is reported with
+    the engine's integrity check."""
     report = VerifyReport()
+    try:
+        return _verify(report, db, progress)
+    except ReadFailedError as error:
+        report.damaged(f"the file cannot be read through: {error}")
+        check_file(report, db)
+        return report
+
+
+def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | None) -> VerifyReport:
     stored, solved = verify_core(report, db, progress)
     extras = verify_extras(report, db, stored) if db.has_extras else None
     levels = [

@@ -187,3 +187,21 @@ def test_a_meta_total_that_contradicts_the_core_is_refused(run, db_path: Path, t
     result = run("check", "ai14s", "--strong", "--db", str(forged))
     assert result.exit_code == 2
     assert "the meta's 3,192 decision positions, where the core holds 3,191" in result.stderr
+
+
+def test_verify_reports_a_damaged_index_page_and_exits_1(run, db_path: Path, tmp_path: Path) -> None:
+    """A page the engine cannot read through (the core's index) is reported, not an exit 2."""
+    damaged = _copy(db_path, tmp_path, "index.sqlite")
+    with sqlite3.connect(damaged) as conn:
+        page_size = conn.execute("pragma page_size").fetchone()[0]
+        root = conn.execute("select rootpage from sqlite_master where name = 'sqlite_autoindex_ttt_core_1'").fetchone()
+    data = bytearray(damaged.read_bytes())
+    start = (root[0] - 1) * page_size
+    content = int.from_bytes(data[start + 5 : start + 7], "big")  # where the page's cells begin
+    for offset in range(start + content, start + min(content + 40, page_size)):
+        data[offset] ^= 0x55
+    damaged.write_bytes(bytes(data))
+    result = run("verify", "--db", str(damaged))
+    assert result.exit_code == 1, result.output
+    assert "damaged row: the file cannot be read through: database error: " in result.stdout
+    assert result.stdout.rstrip().splitlines()[-1].startswith("FAILED: ")

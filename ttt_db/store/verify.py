@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ttt_db.errors import DatabaseDamagedError
+from ttt_db.errors import DatabaseDamagedError, ReadFailedError
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
@@ -55,12 +55,15 @@ class VerifyReport:
 def check_file(report: VerifyReport, db: SolutionDatabase) -> None:
     """The engine's integrity check and the content digest against the one the build stored."""
     report.checks.append("file integrity")
-    report.problems += [f"file integrity: {line}" for line in db.integrity_problems()[:MAX_ROWS_SHOWN]]
+    try:
+        report.problems += [f"file integrity: {line}" for line in db.integrity_problems()[:MAX_ROWS_SHOWN]]
+    except ReadFailedError as error:  # the engine cannot even run its check through the damage
+        report.problems.append(f"file integrity: {error}")
     report.checks.append("content digest")
     try:
         stored_digest = db.meta()["content_sha256"]
         digest = db.content_digest()
-    except DatabaseDamagedError as error:
+    except (DatabaseDamagedError, ReadFailedError) as error:
         report.problems.append(f"content digest: {error}")
         return
     if digest != stored_digest:

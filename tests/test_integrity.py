@@ -205,3 +205,12 @@ def test_verify_reports_a_damaged_index_page_and_exits_1(run, db_path: Path, tmp
     assert result.exit_code == 1, result.output
     assert "damaged row: the file cannot be read through: database error: " in result.stdout
     assert result.stdout.rstrip().splitlines()[-1].startswith("FAILED: ")
+
+
+@pytest.mark.parametrize("args", [["export"], ["check", "perfect", "--weak"]])
+def test_no_bulk_read_serves_a_forged_code(run, db_path: Path, tmp_path: Path, args: list[str]) -> None:
+    forged = _copy(db_path, tmp_path, "bulk.sqlite")
+    forge_code(forged, "....o.o.x", code_of("loss", 4), TICTACTOE)
+    result = run(*args, "--db", str(forged))
+    assert result.exit_code == 2 and '"....o.o.x"' not in result.stdout  # an export stops before it
+    assert result.stderr.startswith("error: the database is damaged (") and ", its children give " in result.stderr

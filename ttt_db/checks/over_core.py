@@ -33,20 +33,18 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
 from ttt_db.game.slots import level_slots
 from ttt_db.game.symmetry import canonical_transform, transform_move, untransform_moves
-from ttt_db.store.codes import code_text
 from ttt_db.store.core_arrays import (
     Block,
     BlockMoves,
-    BlockState,
     Codes,
     Ints,
     Tables,
-    block_codes,
     block_moves,
     block_state,
     boards_of_block,
     child_slots,
     expand_level,
+    hold_to_children,
     move_of_worth,
     orbit_sizes,
     representatives,
@@ -142,7 +140,7 @@ def check_strong_over_core(
         for block in tables.blocks(depth):
             state = block_state(tables, block)
             moves = block_moves(tables, block, below, insert, masks=True)
-            _hold_to_children(here, block, state, moves, game)
+            hold_to_children(tables, here, block, state, moves)
             deciding = state.reachable & ~state.finished & moves.deciding
             if at_representatives:
                 deciding &= representatives(tables, block)
@@ -181,7 +179,7 @@ def check_strong_over_core(
         here = below
     if stopped is None:
         for block in tables.blocks(game.cells):
-            _hold_to_children(here, block, block_state(tables, block), None, game)
+            hold_to_children(tables, here, block, block_state(tables, block), None)
         if tally.checked != total:
             raise DatabaseDamagedError(
                 f"the meta's {total:,} decision positions, where the core holds {tally.checked:,}", "table ttt_meta"
@@ -207,21 +205,6 @@ def _duration(seconds: float) -> str:
     if seconds < 7200:
         return f"{seconds / 60:.0f} minutes"
     return f"{seconds / 3600:.1f} hours"
-
-
-def _hold_to_children(level: Codes, block: Block, state: BlockState, moves: BlockMoves | None, game: Game) -> None:
-    """DatabaseDamagedError at the block's first slot whose stored code (`level`, expanded) is not
-    the one the rules and its children's codes give it: a code forged and resealed is never used."""
-    expected = block_codes(state, moves).ravel()
-    wrong = np.flatnonzero(level[block.slots] != expected)
-    if len(wrong):
-        slot = int(wrong[0])
-        board = boards_of_block(block, game.cells, wrong[:1])[0]
-        raise DatabaseDamagedError(
-            f"{board}: core code {code_text(int(level[block.slots][slot]))}, its children give "
-            f"{code_text(int(expected[slot]))}",
-            f"table ttt_core, level {block.depth}",
-        )
 
 
 def _stored_level(db: SolutionDatabase, depth: int) -> Codes:
@@ -372,6 +355,7 @@ def check_weak_over_core(
     budget = budget or CheckBudget()
     budget.start()
     stopped = None
+    current = expand_level(tables, 0, _stored_level(db, 0))
     for depth in range(n + 1):
         stopped = budget.stop_reason()
         if stopped is not None:
@@ -384,6 +368,9 @@ def check_weak_over_core(
         following = {side: np.zeros(level_slots(n, depth + 1) if depth < n else 0, bool) for side in sides}
         for block in tables.blocks(depth):
             state = block_state(tables, block)
+            if any(reached[side][block.slots].any() for side in sides):  # the codes it reads, held to theirs
+                held = None if below is None or insert is None else block_moves(tables, block, below, insert)
+                hold_to_children(tables, current, block, state, held)
             answers = None
             for side in sides:
                 here = reached[side][block.slots].reshape(block.o_cells.shape)
@@ -410,6 +397,8 @@ def check_weak_over_core(
                         keep = keep & ((allowed if rows is None else allowed[rows]) >> cell & 1).astype(bool)
                     following[side][children[keep]] = True
         reached = following
+        if below is not None:
+            current = below
     results = {
         side: WeakSideResult(side, visited[side], None, targets[side], stopped if side in sides else None)
         for side in ("o", "x")

@@ -243,7 +243,9 @@ class CoreReader:
         from ttt_db.store.core_arrays import (
             Tables,
             block_moves,
+            block_state,
             boards_of_block,
+            hold_to_children,
             move_of_worth,
             representative_slots,
         )
@@ -257,13 +259,17 @@ class CoreReader:
             ways = factorial(game.cells - depth)
             for block in tables.blocks(depth):
                 codes = here[block.slots]
+                state = block_state(tables, block)
+                block_moves_here = (
+                    None if below is None or insert is None else block_moves(tables, block, below, insert, masks=True)
+                )
+                hold_to_children(tables, here, block, state, block_moves_here)  # a forged code is never exported
                 reached = np.flatnonzero(codes)
                 if len(reached) == 0:
                     continue
                 moves = None
-                if below is not None and insert is not None:
-                    moves = block_moves(tables, block, below, insert, masks=True).by_cell
-                    moves = moves.reshape(-1, game.cells) if moves is not None else None
+                if block_moves_here is not None and block_moves_here.by_cell is not None:
+                    moves = block_moves_here.by_cell.reshape(-1, game.cells)
                 classes = representative_slots(tables, block).ravel()[reached].tolist() if extras else None
                 for i, (slot, board) in enumerate(
                     zip(reached.tolist(), boards_of_block(block, game.cells, reached), strict=True)

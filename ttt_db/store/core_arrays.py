@@ -21,10 +21,11 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import opposite_value, value_rank
 from ttt_db.game.slots import level_slots, o_count
-from ttt_db.store.codes import DRAW_NOW, LOSS_NOW, REMOTENESS_LIMIT, code_of, value_of_code
+from ttt_db.store.codes import DRAW_NOW, LOSS_NOW, REMOTENESS_LIMIT, code_of, code_text, value_of_code
 
 Codes = npt.NDArray[np.uint8]
 Ints = npt.NDArray[np.int64]
@@ -308,6 +309,22 @@ def block_codes(state: BlockState, moves: BlockMoves | None) -> Codes:
     codes = finished if moves is None else np.where(state.finished, finished, CODE[moves.best_worth])
     result: Codes = np.where(state.reachable, codes, 0).astype(np.uint8)
     return result
+
+
+def hold_to_children(tables: Tables, level: Codes, block: Block, state: BlockState, moves: BlockMoves | None) -> None:
+    """DatabaseDamagedError at the block's first slot whose code in `level` (expanded: every
+    reachable slot its representative's) is not `block_codes`' (a code forged, resealed or not,
+    or a reachable board left empty): what reads the core in bulk never serves one."""
+    expected = block_codes(state, moves).ravel()
+    wrong = np.flatnonzero(level[block.slots] != expected)
+    if len(wrong):
+        slot = int(wrong[0])
+        board = boards_of_block(block, tables.cells, wrong[:1])[0]
+        raise DatabaseDamagedError(
+            f"{board}: core code {code_text(int(level[block.slots][slot]))}, its children give "
+            f"{code_text(int(expected[slot]))}",
+            f"table ttt_core, level {block.depth}",
+        )
 
 
 def move_of_worth(worth: int) -> tuple[int, int]:

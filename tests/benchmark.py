@@ -111,8 +111,16 @@ def whole_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
     counter = iter(range(10_000))
     bot = workdir / "first_free_cell.py"  # a user's AI: asked at all 3,191 boards, each in its own process
     bot.write_text("def play(board):\n    return [board.index('.')]\n")
+    raiser = workdir / "raises.py"  # issue 29: a failing AI costs its answer, not a restart
+    raiser.write_text("def play(board):\n    raise ValueError(board)\n")
     where = ["--db", str(db)]
     return [
+        Measurement(
+            "ttt-db check RAISING-PLUG-IN --strong (3,191 boards)",
+            median_seconds(lambda: run_command(command("check", f"{raiser}:play", "--strong", *where), (1,)), runs),
+            2.0,
+            "s",
+        ),
         *against_reference(
             "ttt-db build (new file), whole command",
             lambda: command("build", "--quiet", "--db", str(workdir / f"b{next(counter)}.sqlite")),
@@ -395,6 +403,9 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
                 "ms",
             )
         )
+        measurements.append(
+            Measurement("serve: position p99 with 600 idle sockets open", _p99_beside_idle(host, int(port)), 10.0, "ms")
+        )
         first_load = _first_load(url, runs)
         if first_load is not None:
             in_page, whole, step = first_load
@@ -407,6 +418,22 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def _p99_beside_idle(host: str, port: int, idle: int = 600, count: int = 1_000) -> float:
+    """p99 milliseconds of /api/position on one connection while `idle` other sockets are open and
+    say nothing (the server sheds the longest-idle as it nears its connection limit)."""
+    import socket
+
+    crowd = [socket.create_connection((host, port)) for _ in range(idle)]
+    try:
+        _api(host, port, "/api/position?board=ox..x....")  # answered 200, not 503
+        paths = ["/api/position?board=ox..x...."] * count
+        latencies = asyncio.run(_load_each_once(host, port, paths))
+        return statistics.quantiles(latencies, n=100)[98] * 1000
+    finally:
+        for connection in crowd:
+            connection.close()
 
 
 def _p99_under_searches(url: str, host: str, port: int, seconds: float = 8.0) -> float:

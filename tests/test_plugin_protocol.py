@@ -76,3 +76,32 @@ def test_a_death_by_signal_is_named_by_its_signal(run, tmp_path: Path) -> None:
     bot = _bot(tmp_path, "    if board == 'o........':\n        os.kill(os.getpid(), signal.SIGSEGV)\n")
     errors = [f for f in _strong(run, bot)["failures"] if "error" in f]
     assert [f["error"] for f in errors] == ["the AI's process was killed by SIGSEGV"]
+
+
+def test_the_ai_cannot_write_into_ttt_dbs_own_output(tmp_path: Path, db_path: Path) -> None:
+    """Its process runs as the same user, but ttt-db is not dumpable while it runs: /proc/PPID/fd/1
+    is closed to it (as root the test drops CAP_SYS_PTRACE, which would open it)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    bot = tmp_path / "hijack.py"
+    bot.write_text(
+        "import os\n\ndef play(board):\n"
+        "    with open(f'/proc/{os.getppid()}/fd/1', 'w') as out:\n"
+        "        out.write('HIJACK')\n"
+        "    return [board.index('.')]\n"
+    )
+    command = [sys.executable, "-c", "from cli import main; main()", "check", f"{bot}:play", "--weak", "--json"]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            import pytest
+
+            pytest.skip("running as root without setpriv (util-linux) to drop CAP_SYS_PTRACE")
+        command = [setpriv, "--bounding-set", "-sys_ptrace", "--inh-caps", "-sys_ptrace", *command]
+    result = subprocess.run([*command, "--db", str(db_path)], capture_output=True, text=True, check=False)
+    assert "HIJACK" not in result.stdout
+    document = json.loads(result.stdout)  # still one document
+    assert document["weak"]["o"]["counterexample"]["error"].startswith("the AI raised PermissionError")

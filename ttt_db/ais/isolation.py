@@ -65,11 +65,33 @@ def contained_ai(
         named = load_ai(spec, database, game)
         yield named if limits.seconds is None else replace(named, play=answer_within(named.play, limits.seconds))
         return
-    isolated = IsolatedAI(spec.strip(), limits, game)
+    with _out_of_reach():
+        isolated = IsolatedAI(spec.strip(), limits, game)
+        try:
+            yield NamedAI(spec.strip(), isolated, None, isolated.summary)
+        finally:
+            isolated.close()
+
+
+@contextlib.contextmanager
+def _out_of_reach() -> Iterator[None]:
+    """This process made non-dumpable while a user's AI runs (Linux), so that the AI's process,
+    though it runs as the same user, cannot open this one's files through /proc (its stdout, the
+    database): only a process with CAP_SYS_PTRACE can. Restored after."""
     try:
-        yield NamedAI(spec.strip(), isolated, None, isolated.summary)
+        import ctypes
+
+        prctl = ctypes.CDLL(None).prctl
+    except (OSError, AttributeError):
+        yield
+        return
+    was = prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
+    prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    try:
+        yield
     finally:
-        isolated.close()
+        if was > 0:
+            prctl(4, was, 0, 0, 0)
 
 
 class IsolatedAI:

@@ -188,3 +188,25 @@ def test_sigterm_while_writing_cleans_up_as_ctrl_c_does(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     # no database, no temporary file: only the solved levels, which the next build resumes from
     assert [path.name for path in tmp_path.iterdir()] == [".terminated.sqlite.levels"]
+
+
+def test_a_missing_depth_count_is_refused_not_shown(run, altered_copy) -> None:
+    damaged = altered_copy("delete from ttt_depth_counts where depth = 5")
+    result = run("info", "--db", str(damaged))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "the depths [0, 1, 2, 3, 4, 6, 7, 8, 9] do not run from 0 without a gap" in result.stderr
+    verified = run("verify", "--db", str(damaged))
+    assert verified.exit_code == 1 and "do not run from 0 without a gap" in verified.stdout
+
+
+def test_a_flipped_byte_in_the_stored_schema_text_is_one_line_and_exit_2(run, db_path, tmp_path) -> None:
+    damaged = tmp_path / "schema.sqlite"
+    data = bytearray(db_path.read_bytes())
+    data[data.find(b"PRIMARY KEY")] ^= 0x80  # no longer UTF-8, no longer SQL
+    damaged.write_bytes(bytes(data))
+    for args in (["best-moves", "ox..x...."], ["check", "ai14s"], ["info"], ["verify"], ["export"]):
+        result = run(*args, "--db", str(damaged))
+        assert result.exit_code == 2 and result.stdout == "", args
+        assert (
+            result.stderr.startswith(f"error: {damaged} is not a ttt-db database (") and result.stderr.count("\n") == 1
+        )

@@ -250,6 +250,16 @@ class SolutionDatabase:
         for row, counts in zip(rows, figures, strict=True):
             if row.checksum != checksum(start, depth_numbers(counts)):
                 raise DatabaseDamagedError(f"the counts at depth {counts[0]} do not match their checksum", where)
+        depths = [counts[0] for counts in figures]
+        if (
+            depths != list(range(len(depths)))
+            or sum(counts[2] or 0 for counts in figures) != self.meta()["figures"]["positions"]
+        ):
+            raise DatabaseDamagedError(
+                f"the depths {depths} do not run from 0 without a gap to the build's "
+                f"{self.meta()['figures']['positions']:,} positions",
+                where,
+            )
         return [DepthFigures(*counts) for counts in figures]  # type: ignore[arg-type]
 
     def info_document(self) -> dict[str, Any]:

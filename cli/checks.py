@@ -21,6 +21,7 @@ from cli.common import (
     TimeoutOption,
     ai_output_to_stderr,
     fail,
+    max_seconds_option,
     open_db,
     print_json,
     progress_bar,
@@ -338,13 +339,7 @@ def check(
     ] = None,
     max_seconds: Annotated[
         float | None,
-        typer.Option(
-            "--max-seconds",
-            min=0.001,
-            metavar="S",
-            help="Stop after S seconds and say what was proven so far (exit 4 when that decides nothing).",
-            show_default=False,
-        ),
+        max_seconds_option("Stop after S seconds and say what was proven so far (exit 4 when that decides nothing)."),
     ] = None,
     timeout: TimeoutOption = None,
     memory: MemoryOption = DEFAULT_MEMORY_MB,

@@ -108,6 +108,13 @@ ImportTimeoutOption = Annotated[
         "longer for a bot that trains or loads a model when imported or on first use.",
     ),
 ]
+
+
+def max_seconds_option(help_text: str) -> Any:
+    """`--max-seconds S`, the one spelling of a time budget (check, search), with its own help."""
+    return typer.Option("--max-seconds", min=0.001, metavar="S", help=help_text, show_default=False)
+
+
 MemoryOption = Annotated[
     int,
     typer.Option(

@@ -18,6 +18,7 @@ from cli.common import (
     JsonOption,
     fail,
     first_mark,
+    max_seconds_option,
     open_db,
     print_json,
 )
@@ -158,14 +159,7 @@ def search(
         ),
     ] = None,
     max_seconds: Annotated[
-        float | None,
-        typer.Option(
-            "--max-seconds",
-            min=0.001,
-            metavar="S",
-            help="Stop a search past S seconds, without an answer (exit 4).",
-            show_default=False,
-        ),
+        float | None, max_seconds_option("Stop a search past S seconds, without an answer (exit 4).")
     ] = None,
     first: FirstOption = None,
     db: DbOption = None,

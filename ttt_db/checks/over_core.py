@@ -366,12 +366,18 @@ def check_weak_over_core(
         below = expand_level(tables, depth + 1, _stored_level(db, depth + 1)) if depth < n else None
         insert = tables.insert(depth) if depth < n else None
         following = {side: np.zeros(level_slots(n, depth + 1) if depth < n else 0, bool) for side in sides}
+        ai_to_move = mover_at(depth) in sides  # the AI's answers (masks) are read at this level
         for block in tables.blocks(depth):
+            if not any(reached[side][block.slots].any() for side in sides):
+                continue
             state = block_state(tables, block)
-            if any(reached[side][block.slots].any() for side in sides):  # the codes it reads, held to theirs
-                held = None if below is None or insert is None else block_moves(tables, block, below, insert)
-                hold_to_children(tables, current, block, state, held)
+            moves = (
+                None if below is None or insert is None else block_moves(tables, block, below, insert, masks=ai_to_move)
+            )
+            hold_to_children(tables, current, block, state, moves)  # the codes it reads, held to theirs
             answers = None
+            if moves is not None and ai_to_move:
+                answers = moves.best if ai.core_answer == "best" else moves.fastest
             for side in sides:
                 here = reached[side][block.slots].reshape(block.o_cells.shape)
                 if not here.any():
@@ -385,12 +391,7 @@ def check_weak_over_core(
                 live = here & ~state.finished
                 if below is None or insert is None or not live.any():
                     continue
-                allowed = None
-                if ai_moves:
-                    if answers is None:
-                        moves = block_moves(tables, block, below, insert, masks=True)
-                        answers = moves.best if ai.core_answer == "best" else moves.fastest
-                    allowed = answers
+                allowed = answers if ai_moves else None
                 for cell, rows, children in child_slots(tables, block, insert):
                     keep = live if rows is None else live[rows]
                     if allowed is not None:

@@ -448,7 +448,6 @@ function drawHistory(docs) {
   const x = (score, remoteness) => (score > 0 ? label + 8 + remoteness * step
     : score < 0 ? width - label - 8 - remoteness * step : middle);
   const y = (ply) => top + rowHeight * ply + rowHeight / 2;
-  const forMover = (score, mover) => (score === 0 ? "draw" : (score > 0) === (mover === first) ? "win" : "loss");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.replaceChildren();
   const add = svgAdder(svg);
@@ -479,7 +478,7 @@ function drawHistory(docs) {
     for (const moves of where.values()) {
       const [sample] = moves;
       const dot = add("circle", { cx: x(sample.score, sample.remoteness), cy: y(ply) + lane, r: moves.length > 1 ? 5 : 3,
-        class: `next ${forMover(sample.score, doc.to_move)}`, "data-count": String(moves.length) });
+        class: `next ${sample.value}`, "data-count": String(moves.length) });
       const title = document.createElementNS(SVG, "title");
       title.textContent = moves.map((m) => `${doc.to_move} ${cellName(m.move)} ${outcome(m)}`).join("; ");
       dot.appendChild(title);
@@ -492,7 +491,7 @@ function drawHistory(docs) {
       const before = docs[ply - 1], move = state.moves[ply - 1];
       const played = before.moves.find((m) => m.move === move);
       add("line", { x1: x(before.score, before.remoteness), y1: y(ply - 1) - 3, x2: x(doc.score, doc.remoteness), y2: y(ply) - 3,
-        class: `link ${played ? forMover(played.score, before.to_move) : "draw"}` });
+        class: `link ${played ? played.value : "draw"}` });
       const byFirst = before.to_move === first;
       add("text", { x: byFirst ? 4 : width - 4, y: y(ply), "text-anchor": byFirst ? "start" : "end",
         class: `axis move ${before.to_move}` }, `${ply}. ${cellName(move)}`);
@@ -536,10 +535,6 @@ function showView(view) {
 // --- check view ----------------------------------------------------------------------
 
 const VERDICT = { true: "solved", false: "NOT solved", null: "not decided" };
-const KIND_TEXT = {
-  error: "the AI failed to answer", win_to_loss: "a win thrown to a loss", win_to_draw: "a win thrown to a draw",
-  draw_to_loss: "a draw thrown to a loss", slower_win: "a slower win", faster_loss: "a faster loss",
-};
 let checkFollowed = 0;  // which request follows the running check; a newer one (or a cancel) ends the older
 
 function duration(seconds) {
@@ -617,7 +612,7 @@ async function runCheck(offset) {
   if (strong.failing) {
     const kinds = document.createElement("li");
     kinds.textContent = `${strong.failing.toLocaleString()} failing positions: ` +
-      Object.entries(strong.by_kind).map(([kind, count]) => `${count.toLocaleString()} ${KIND_TEXT[kind]}`).join(", ") +
+      Object.entries(strong.by_kind).map(([kind, count]) => `${count.toLocaleString()} ${strong.kind_descriptions[kind]}`).join(", ") +
       (strong.failures_total < strong.failing ? ` (the shallowest ${strong.failures_total.toLocaleString()} listed)` : "");
     summary.appendChild(kinds);
   }

@@ -81,14 +81,6 @@ STOPPED_BY = {
     "deadline": "--max-seconds",
     "cancelled": "a cancel",
 }
-KIND_TEXT = {
-    "error": "the AI failed to answer",
-    "win_to_loss": "a win thrown to a loss",
-    "win_to_draw": "a win thrown to a draw",
-    "draw_to_loss": "a draw thrown to a loss",
-    "slower_win": "a slower win",
-    "faster_loss": "a faster loss",
-}
 
 
 def _weak_lines(result: WeakSideResult, game: Game) -> list[str]:
@@ -169,7 +161,9 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game:
                 "does not speak for every board"
             )
     if result.failing:
-        kinds = ", ".join(f"{count:,} {KIND_TEXT[kind]}" for kind, count in result.by_kind.items())
+        from ttt_db.checks.solved import FAILURE_KINDS  # not at import: every command's start-up reads this module
+
+        kinds = ", ".join(f"{count:,} {FAILURE_KINDS[kind]}" for kind, count in result.by_kind.items())
         lines.append(f"  {plural(result.failing, 'failing position')}: {kinds}")
         depths = ", ".join(f"{depth}: {sum(kinds.values()):,}" for depth, kinds in sorted(result.by_depth.items()))
         lines.append(f"  by depth (marks on the board): {depths}")

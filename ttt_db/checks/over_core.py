@@ -86,7 +86,7 @@ class _Tally:
         positions each stands for."""
         here = self.by_depth.setdefault(depth, {})
         totals = np.bincount(kinds, weights=weights, minlength=len(FAILURE_KINDS)).astype(np.int64)
-        for kind, number in zip(FAILURE_KINDS, totals.tolist(), strict=True):
+        for kind, number in zip(FAILURE_KINDS, totals.tolist(), strict=True):  # the kinds in their order
             if number:
                 here[kind] = here.get(kind, 0) + number
                 self.failing += number
@@ -301,7 +301,7 @@ def _boards_asked(block: Block, where: Ints, game: Game, at_representatives: boo
 
 def _kind_table() -> Ints:
     """[best value rank, worst wrong move's value rank (3: none wrong)]: the kind's index."""
-    kind = FAILURE_KINDS.index
+    kind = list(FAILURE_KINDS).index
     table = np.zeros((3, 4), np.int64)
     table[2, 1], table[2, 0], table[1, 0] = kind("win_to_draw"), kind("win_to_loss"), kind("draw_to_loss")
     table[2, 2], table[0, 0] = kind("slower_win"), kind("faster_loss")

@@ -97,10 +97,17 @@ class StrongFailure:
         return document
 
 
-FAILURE_KINDS: Final = ("error", "win_to_loss", "win_to_draw", "draw_to_loss", "slower_win", "faster_loss")
-"""What a strong failure throws away, worst first: the AI answered badly ("error"), or its worst
-wrong move turns the mover's value into a worse one ("win_to_draw" ...), or with `--shortest`
-keeps the value but wins later or loses sooner."""
+FAILURE_KINDS: Final = {
+    "error": "the AI failed to answer",
+    "win_to_loss": "a win thrown to a loss",
+    "win_to_draw": "a win thrown to a draw",
+    "draw_to_loss": "a draw thrown to a loss",
+    "slower_win": "a slower win",
+    "faster_loss": "a faster loss",
+}
+"""What a strong failure throws away, worst first, and how a report says it: the AI answered
+badly ("error"), or its worst wrong move turns the mover's value into a worse one, or with
+`--shortest` keeps the value but wins later or loses sooner."""
 STOP_REASONS: Final = ("max_boards", "deadline", "cancelled")
 """Why a check ended before it had seen every board (`CheckBudget`)."""
 
@@ -160,6 +167,7 @@ class StrongResult:
             "shortest": self.shortest,
             "asked": self.checked if self.asked is None else self.asked,
             "by_kind": self.by_kind,
+            "kind_descriptions": {kind: FAILURE_KINDS[kind] for kind in self.by_kind},
             "by_depth": {str(depth): kinds for depth, kinds in sorted(self.by_depth.items())},
             "failures": [failure.to_dict() for failure in self.failures],
         }

@@ -529,3 +529,13 @@ def test_a_full_search_is_no_opponent_on_4x4(page: Any, game_4x4k4: SolutionData
         assert "too slow for this game" in page.locator("#ai option[value='minimax']").inner_text()
         assert page.locator("#ai").input_value() == "perfect-shortest"
         assert "?ai=minimax: minimax would search up to" in page.locator("#notice").inner_text()
+
+
+def test_a_4x4_game_fits_a_phone(page: Any, game_4x4k4: SolutionDatabase) -> None:
+    """At 390 px the 4x4 board, the opponent list (with its long 'too slow' entries) and the chart
+    stay within the screen: nothing scrolls sideways."""
+    with serving(game_4x4k4) as url:
+        page.set_viewport_size({"width": 390, "height": 844})
+        open_page(page, f"{url}?moves=5,0&as=both")
+        page.wait_for_selector("#history-chart circle.position")
+        assert page.evaluate("document.documentElement.scrollWidth") == 390

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ttt_db.game.definition import Game
-from ttt_db.game.slots import level_slots
+from ttt_db.game.definition import Game, level_slots
 from ttt_db.store.core_arrays import (
     Codes,
     Tables,

@@ -28,7 +28,7 @@ from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
-    from ttt_db.ais.registry import NamedAI
+    from ttt_db.ais.protocol import NamedAI
     from ttt_db.game.rules import Mark
     from ttt_db.play.match import MatchResult, Tally
     from ttt_db.play.playthrough import Playthrough, ValueDrop

@@ -10,8 +10,9 @@ import reference
 
 from ttt_db.ais.registry import BUILTIN_AIS, ai1s, ai2s, load_ai
 from ttt_db.ais.rule_based import ai14s
-from ttt_db.ais.searching import DepthLimited, FullSearchAI, IterativeDeepening
-from ttt_db.errors import UnknownAIError
+from ttt_db.ais.searching import IterativeDeepening
+from ttt_db.errors import UnknownAIError, UnknownAlgorithmError
+from ttt_db.search.algorithms import parse_algorithm, run_search
 from ttt_db.search.evaluation import board_score
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.position import Position
@@ -51,10 +52,10 @@ def _playing(positions: dict[str, Position]) -> list[Position]:
 @pytest.mark.parametrize(
     ("make", "shortest"),
     [
-        (lambda: FullSearchAI("minimax"), False),
-        (lambda: FullSearchAI("alphabeta"), False),
-        (lambda: FullSearchAI("minimax", shortest=True), True),
-        (lambda: FullSearchAI("alphabeta", shortest=True), True),
+        (lambda: load_ai("minimax-tt").play, False),
+        (lambda: load_ai("alphabeta").play, False),
+        (lambda: load_ai("minimax-tt-shortest").play, True),
+        (lambda: load_ai("alphabeta-shortest").play, True),
     ],
 )
 def test_full_searches_agree_with_the_database(positions: dict[str, Position], make, shortest: bool) -> None:
@@ -64,7 +65,7 @@ def test_full_searches_agree_with_the_database(positions: dict[str, Position], m
 
 
 def test_alphabeta_table_holds_true_bounds_for_every_symmetric_image() -> None:
-    ai = FullSearchAI("alphabeta")
+    ai = load_ai("alphabeta").play
     ai(".........")
     table = ai.engine.table
     solve = reference.solver()
@@ -74,13 +75,13 @@ def test_alphabeta_table_holds_true_bounds_for_every_symmetric_image() -> None:
 
 
 def test_abdls_at_depth_0_is_ai14s(positions: dict[str, Position]) -> None:
-    abdls0 = DepthLimited(0, evaluate_lines=True)
+    abdls0 = load_ai("abdls@0").play
     for p in _playing(positions):
         assert abdls0(p.board) == ai14s(p.board), p.board
 
 
 def test_deep_depth_limited_searches_play_perfectly(positions: dict[str, Position]) -> None:
-    deep = DepthLimited(8)
+    deep = load_ai("dls@8").play
     for p in _playing(positions):
         if p.depth >= 4:
             best = set(p.best_moves)
@@ -90,8 +91,8 @@ def test_deep_depth_limited_searches_play_perfectly(positions: dict[str, Positio
 def test_dls_sees_only_its_horizon() -> None:
     # x to move must block c1; dls@0 sees no loss one ply below its move and plays anything
     board = "oo..x...."
-    assert DepthLimited(0)(board) == (2, 3, 5, 6, 7, 8)
-    assert DepthLimited(1)(board) == (2,)
+    assert load_ai("dls@0").play(board) == (2, 3, 5, 6, 7, 8)
+    assert load_ai("dls@1").play(board) == (2,)
 
 
 class TickingClock:
@@ -111,11 +112,11 @@ def test_iddfs_answers_from_the_deepest_completed_iteration() -> None:
     stopped = TickingClock()
     assert IterativeDeepening(0.5, clock=stopped)(board) == (2, 3, 5, 6, 7, 8)  # none completed
     frozen = IterativeDeepening(1.0, clock=lambda: 0.0)  # time never passes: every depth completes
-    assert frozen(board) == DepthLimited(board.count(".") - 1, evaluate_lines=True)(board) == (2,)
+    assert frozen(board) == load_ai(f"abdls@{board.count('.') - 1}").play(board) == (2,)
     # abdls@0 on this board reads the clock once per node: 1 (start) + 7 reads fit in 8 seconds
     nodes_at_depth_0 = 1 + len([i for i in range(9) if board[i] == "."])
     shallow = IterativeDeepening(float(nodes_at_depth_0) + 0.5, clock=TickingClock())
-    assert shallow(board) == DepthLimited(0, evaluate_lines=True)(board)
+    assert shallow(board) == load_ai("abdls@0").play(board)
 
 
 def test_registry_names_and_lookups(db: SolutionDatabase) -> None:
@@ -126,7 +127,7 @@ def test_registry_names_and_lookups(db: SolutionDatabase) -> None:
         "ai14s",
         "perfect",
         "perfect-shortest",
-        "minimax",
+        "minimax-tt",
         "alphabeta",
         "dls@N",
         "abdls@N",
@@ -186,3 +187,45 @@ def test_user_ai_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(UnknownAIError, match="importing 'userais_broken' raised RuntimeError: boom"):
         load_ai("userais_broken:play")
     sys.modules.pop("userais_errors", None)
+
+
+def _search_ai_names() -> list[str]:
+    """Every built-in AI whose name is also a search's, at a setting for each parameter."""
+    names = []
+    for entry in BUILTIN_AIS:
+        base = entry.name.partition("@")[0]
+        instances = [f"{base}@{n}" for n in (0, 2, 4)] if entry.parameter is int else [entry.name]
+        for name in instances if entry.parameter is not float else []:
+            try:
+                parse_algorithm(name)
+            except UnknownAlgorithmError:
+                continue
+            names.append(name)
+    return names
+
+
+def test_every_search_ai_runs_the_search_of_its_name() -> None:
+    names = _search_ai_names()
+    assert {"minimax-tt", "alphabeta-shortest", "dls@2", "abdls@4"} <= set(names)
+    boards = [".........", "o...x....", "oo..x....", "ox.xo...."]
+    for name in names:
+        spec, _ = parse_algorithm(name)
+        assert load_ai(name).search == spec, name
+        if spec is not None and spec.depth is not None:
+            for board in boards:  # the same root: the same choice, the same work
+                named, report = load_ai(name), run_search(name, board)
+                assert named.play(board) == report.best_moves, (name, board)
+                assert named.play.engine.counts == report.counts, (name, board)
+
+
+def test_iddfs_ai_answers_what_the_search_of_its_name_chooses() -> None:
+    for board in ["oo..x....", "o...x...."]:
+        report = run_search("iddfs@1", board, clock=lambda: 0.0)  # time never passes: every depth completes
+        assert IterativeDeepening(1.0, clock=lambda: 0.0)(board) == report.best_moves
+        assert report.completed_depth == board.count(".") - 1
+
+
+def test_no_ai_is_named_after_a_different_search() -> None:
+    # `minimax` is plain minimax among the searches; its AI would be minimax-tt under another name
+    with pytest.raises(UnknownAIError):
+        load_ai("minimax")

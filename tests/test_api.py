@@ -155,7 +155,7 @@ def test_another_game_draws_its_own_board(tmp_path: Path) -> None:
         assert client.get("/api/position", params={"board": "o.x/..."}).json()["value"] == "win"
         refused = client.get("/api/ais").json()
         assert not next(ai for ai in refused if ai["name"] == "ai14s")["available"]
-        assert client.get("/api/ai-move", params={"ai": "minimax", "board": "......"}).status_code == 200
+        assert client.get("/api/ai-move", params={"ai": "minimax-tt", "board": "......"}).status_code == 200
 
 
 def test_several_games_from_one_server(db: SolutionDatabase, tmp_path: Path) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import reference
 
-from ttt_db.ais.registry import NamedAI, load_ai
+from ttt_db.ais.protocol import NamedAI
+from ttt_db.ais.registry import load_ai
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.report import run_checks
 from ttt_db.checks.solved import WEAK_STRIDE, check_weak

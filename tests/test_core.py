@@ -22,8 +22,8 @@ from builder import build_database
 from builder.core import solve_core
 from ttt_db.errors import NotStoredError, UnknownGameError
 from ttt_db.game import definition
-from ttt_db.game.definition import Game, game_from_name
-from ttt_db.game.slots import board_of_slot, level_slots, representative, slot_of
+from ttt_db.game.definition import Game, game_from_name, level_slots
+from ttt_db.game.slots import board_of_slot, representative, slot_of
 from ttt_db.store.codes import chunk_checksum, value_of_code
 from ttt_db.store.core_arrays import Tables, expand_level
 from ttt_db.store.database import SolutionDatabase, open_database

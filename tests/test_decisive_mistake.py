@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 import reference
 
-from ttt_db.ais.registry import NamedAI
+from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.report import run_checks
 from ttt_db.store.database import SolutionDatabase
 

@@ -136,7 +136,7 @@ def test_the_search_ais_play_the_brute_force_best_moves(built: tuple[Game, Path,
     sample = random.Random(3).sample(playing, min(40, len(playing)))
     if game.cells > 9:  # a full search from an early board of a 12-cell game takes seconds
         sample = [board for board in sample if board.count(".") <= 7]
-    minimax, alphabeta = load_ai("minimax", game=game).play, load_ai("alphabeta", game=game).play
+    minimax, alphabeta = load_ai("minimax-tt", game=game).play, load_ai("alphabeta", game=game).play
     for board in sample:
         expected = reference.best_moves(board, rules_of(game))
         assert minimax(board) == expected, board

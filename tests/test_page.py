@@ -524,11 +524,11 @@ def test_a_refused_search_leaves_no_earlier_figures(page: Any, server_url: str) 
 
 def test_a_full_search_is_no_opponent_on_4x4(page: Any, game_4x4k4: SolutionDatabase) -> None:
     with serving(game_4x4k4) as url:
-        open_page(page, f"{url}?ai=minimax")
-        assert page.locator("#ai option[value='minimax']").is_disabled()
-        assert "too slow for this game" in page.locator("#ai option[value='minimax']").inner_text()
+        open_page(page, f"{url}?ai=minimax-tt")
+        assert page.locator("#ai option[value='minimax-tt']").is_disabled()
+        assert "too slow for this game" in page.locator("#ai option[value='minimax-tt']").inner_text()
         assert page.locator("#ai").input_value() == "perfect-shortest"
-        assert "?ai=minimax: minimax would search up to" in page.locator("#notice").inner_text()
+        assert "?ai=minimax-tt: minimax-tt would search up to" in page.locator("#notice").inner_text()
 
 
 def test_a_4x4_game_fits_a_phone(page: Any, game_4x4k4: SolutionDatabase) -> None:

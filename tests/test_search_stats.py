@@ -11,7 +11,7 @@ import pytest
 import reference
 from reference import tree_nodes_below
 
-from ttt_db.ais.searching import DepthLimited, FullSearchAI
+from ttt_db.ais.registry import load_ai
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.algorithms import agreement, run_search
 
@@ -76,9 +76,9 @@ def test_every_search_counts_what_the_reference_counts(shortest: bool) -> None:
 
 
 def test_the_search_ais_choose_the_references_moves(positions) -> None:
-    minimax, alphabeta = FullSearchAI("minimax"), FullSearchAI("alphabeta")
-    shortest = FullSearchAI("alphabeta", shortest=True)
-    dls1, abdls1 = DepthLimited(1), DepthLimited(1, evaluate_lines=True)
+    minimax, alphabeta = load_ai("minimax-tt").play, load_ai("alphabeta").play
+    shortest = load_ai("alphabeta-shortest").play
+    dls1, abdls1 = load_ai("dls@1").play, load_ai("abdls@1").play
     decision = [p.board for p in positions.values() if p.status == "playing" and len(p.best_moves) < len(p.moves)]
     assert len(decision) == 3191
     for board in decision:
@@ -90,7 +90,7 @@ def test_the_search_ais_choose_the_references_moves(positions) -> None:
 
 
 def test_deeper_depth_limited_ais_choose_the_references_moves(positions) -> None:
-    dls3, abdls2, abdls3 = DepthLimited(3), DepthLimited(2, evaluate_lines=True), DepthLimited(3, evaluate_lines=True)
+    dls3, abdls2, abdls3 = load_ai("dls@3").play, load_ai("abdls@2").play, load_ai("abdls@3").play
     canonical = [p.board for p in positions.values() if p.status == "playing" and p.board == p.canonical]
     for board in canonical[::3]:
         assert dls3(board) == reference.depth_limited_choice(board, 3, lines_at_limit=False), board

@@ -16,14 +16,14 @@ from typing import Any, Final
 
 from cli.web.checking import BackgroundCheck
 from ttt_db.ais.calling import candidate_moves
-from ttt_db.ais.registry import NamedAI, ais_document, load_ai
+from ttt_db.ais.protocol import NamedAI
+from ttt_db.ais.registry import ais_document, load_ai
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, InputError, SearchTimeout, UnknownAIError, WorkLimitError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
 from ttt_db.search.algorithms import search_board
-from ttt_db.search.engine import full_tree_nodes
 from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
 
@@ -45,7 +45,6 @@ FAILURES_PAGE_MAX: Final = 100
 CACHED_AIS: Final = 64
 CACHED_CHECKS: Final = 32
 """Check reports kept, the least recently asked forgotten first (a 4x4 report holds its failures)."""
-_FULL_SEARCH_AIS: Final = frozenset({"minimax", "minimax-shortest", "alphabeta", "alphabeta-shortest"})
 
 
 class ApiError(Exception):
@@ -182,7 +181,9 @@ class Service:
         reason = None if entry["available"] else entry["reason"]
         if reason is None:
             try:
-                self._refuse_unbounded_move(entry["name"], Board.parse(self.game.empty_board, None, self.game))
+                self._refuse_unbounded_move(
+                    self._ai(entry["name"]), Board.parse(self.game.empty_board, None, self.game)
+                )
             except ApiError as refused:
                 reason = refused.message
         return entry | {"opponent": reason is None, "opponent_reason": reason}
@@ -209,26 +210,15 @@ class Service:
                 self._ais.popitem(last=False)
         return named
 
-    def _refuse_unbounded_move(self, name: str, board: Board) -> None:
-        base, _, parameter = name.strip().lower().partition("@")
-        empty = board.cells.count(".")
-        if base in _FULL_SEARCH_AIS:
-            plies = empty
-        elif base in ("dls", "abdls"):
-            plies = int(parameter) + 1
-        elif base == "iddfs":
-            if float(parameter) > IDDFS_MAX_SECONDS:
-                raise ApiError(
-                    400, f"iddfs over the web thinks at most {IDDFS_MAX_SECONDS:g} s a move, not {parameter}"
-                )
-            return
-        else:
-            return
-        nodes = full_tree_nodes(empty, plies)
-        if nodes > AI_MOVE_NODE_LIMIT:
+    def _refuse_unbounded_move(self, named: NamedAI, board: Board) -> None:
+        base, _, parameter = named.name.partition("@")
+        if base == "iddfs" and float(parameter) > IDDFS_MAX_SECONDS:
+            raise ApiError(400, f"iddfs over the web thinks at most {IDDFS_MAX_SECONDS:g} s a move, not {parameter}")
+        nodes = named.most_nodes(board.cells)
+        if nodes is not None and nodes > AI_MOVE_NODE_LIMIT:
             raise ApiError(
                 400,
-                f"{name} would search up to {nodes:,} boards below {board.cells!r}; the web allows "
+                f"{named.name} would search up to {nodes:,} boards below {board.cells!r}; the web allows "
                 f"{AI_MOVE_NODE_LIMIT:,}: choose perfect, or a shallower dls@N/abdls@N",
             )
 
@@ -241,7 +231,7 @@ class Service:
         board = self._board(text, first)
         if board.is_over:
             raise ApiError(400, f"invalid board {text!r}: the game is over, there is no move to make")
-        self._refuse_unbounded_move(ai_name, board)
+        self._refuse_unbounded_move(named, board)
         try:
             candidates = candidate_moves(named.play, board.stored_cells)
         except AIMisbehaved as error:  # a built-in AI should not, but say so rather than crash

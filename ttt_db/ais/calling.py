@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import SupportsIndex
 
-from ttt_db.ais.registry import AI
+from ttt_db.ais.protocol import AI
 from ttt_db.errors import AIMisbehaved, DatabaseDamagedError, InputError, StopRequested
 from ttt_db.game.rules import EMPTY
 

@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
-from ttt_db.ais.registry import AI
+from ttt_db.ais.protocol import AI
 
 Score = Callable[[str, int], float]
 """(board, move) -> how good the move is for the side to move; higher is better."""

@@ -37,7 +37,8 @@ from typing import Any, Final
 
 from ttt_db.ais.calling import answer_within, candidate_moves, misbehaviour, time_limit
 from ttt_db.ais.limits import Limits
-from ttt_db.ais.registry import DatabaseProvider, NamedAI, load_ai
+from ttt_db.ais.protocol import DatabaseProvider, NamedAI
+from ttt_db.ais.registry import load_ai
 from ttt_db.errors import AIMisbehaved, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 

@@ -19,7 +19,7 @@ from ttt_db.errors import StopRequested, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
-    from ttt_db.ais.registry import NamedAI
+    from ttt_db.ais.protocol import NamedAI
 
 
 def _is_path(module: str) -> bool:
@@ -85,7 +85,7 @@ def load_user_ai(spec: str, game: Game = TICTACTOE) -> NamedAI:
     """The user's AI of `spec` (`module:function` or `file.py:function`), imported in this process.
     A function with a parameter named `game` is called `function(board, game=game)`: it learns
     which game it plays (rows, columns, k), as two games of one size share their boards' length."""
-    from ttt_db.ais.registry import NamedAI
+    from ttt_db.ais.protocol import NamedAI
 
     module_name, _, attribute = spec.rpartition(":")
     if not module_name or not attribute:

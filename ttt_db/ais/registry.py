@@ -1,21 +1,20 @@
-"""The AI protocol, the built-in AIs, and loading an AI by name.
+"""The built-in AIs, and loading an AI by name (the protocol is `ttt_db.ais.protocol`'s).
 
-An AI is any callable that takes a board of the game it plays (R*C characters in reading
-order, `o` moved first; 9 on tic-tac-toe) and returns the collection of moves it might play.
-Checks and matches treat it as a function of the board: the same board gets the same candidates.
+Checks and matches treat an AI as a function of the board: the same board gets the same candidates.
 Built-in AIs are made for one game (`load_ai(..., game=...)`); ai14s exists for 3x3k3 only.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.plugins import load_user_ai
+from ttt_db.ais.protocol import AI, DatabaseProvider, NamedAI
 from ttt_db.ais.rule_based import ai14s
-from ttt_db.ais.searching import DepthLimited, FullSearchAI, IterativeDeepening
+from ttt_db.ais.searching import search_ai
 from ttt_db.errors import UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, empty_cells
@@ -23,25 +22,6 @@ from ttt_db.search.algorithms import parse_depth, parse_seconds
 
 if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
-
-AI = Callable[[str], Collection[int]]
-DatabaseProvider = Callable[[], "SolutionDatabase"]
-
-
-@dataclass(frozen=True, slots=True)
-class NamedAI:
-    name: str
-    play: AI
-    symmetric: bool | None  # treats symmetric boards alike; None when unknown (user AIs)
-    summary: str
-    deterministic: bool = True  # the same board always gets the same answer
-    core_answer: str | None = None  # "best" or "fastest": answers the database's own moves (the perfect AIs)
-
-    @property
-    def one_answer_per_orbit(self) -> bool:
-        """Its answer at one board of a symmetry class speaks for every image: a check may ask
-        it once per class."""
-        return self.symmetric is True and self.deterministic
 
 
 def ai1s(board: str) -> tuple[int, ...]:
@@ -72,7 +52,7 @@ class BuiltinAI:
     name: str  # with `@N` or `@SECONDS` for the parameterised ones
     summary: str
     symmetric: bool
-    make: Maker
+    make: Maker | None  # None: the search of the AI's name, asked for its moves (`search_ai`)
     parameter: type | None = None  # int: a depth; float: seconds
     deterministic: bool = True
     tictactoe_only: bool = False
@@ -128,44 +108,19 @@ BUILTIN_AIS: tuple[BuiltinAI, ...] = (
     ),
     BuiltinAI("perfect", "database lookup: every best move", True, _from_database(False)),
     BuiltinAI("perfect-shortest", "database lookup: win fastest, lose slowest", True, _from_database(True)),
-    BuiltinAI("minimax", "full-depth minimax, no database", True, lambda p, d, g: FullSearchAI("minimax", game=g)),
+    BuiltinAI("minimax-tt", "full-depth minimax with a table of exact values, no database", True, None),
+    BuiltinAI("minimax-tt-shortest", "minimax-tt on shortest-victory scores", True, None),
+    BuiltinAI("alphabeta", "alpha-beta with a symmetric transposition table, no database", True, None),
+    BuiltinAI("alphabeta-shortest", "alpha-beta on shortest-victory scores", True, None),
+    BuiltinAI("dls@N", "depth-limited minimax, N plies below the move, unfinished boards score 0", True, None, int),
     BuiltinAI(
-        "minimax-shortest",
-        "full-depth minimax on shortest-victory scores",
-        True,
-        lambda p, d, g: FullSearchAI("minimax", shortest=True, game=g),
-    ),
-    BuiltinAI(
-        "alphabeta",
-        "alpha-beta with a symmetric transposition table, no database",
-        True,
-        lambda p, d, g: FullSearchAI("alphabeta", game=g),
-    ),
-    BuiltinAI(
-        "alphabeta-shortest",
-        "alpha-beta on shortest-victory scores",
-        True,
-        lambda p, d, g: FullSearchAI("alphabeta", shortest=True, game=g),
-    ),
-    BuiltinAI(
-        "dls@N",
-        "depth-limited minimax, N plies below the move, unfinished boards score 0",
-        True,
-        lambda p, d, g: DepthLimited(int(p or 0), game=g),
-        int,
-    ),
-    BuiltinAI(
-        "abdls@N",
-        "depth-limited alpha-beta, unfinished boards scored by their lines (ai14s's score)",
-        True,
-        lambda p, d, g: DepthLimited(int(p or 0), evaluate_lines=True, game=g),
-        int,
+        "abdls@N", "depth-limited alpha-beta, unfinished boards scored by their lines (ai14s's score)", True, None, int
     ),
     BuiltinAI(
         "iddfs@SECONDS",
         "iterative deepening abdls@0, @1, ... within SECONDS per move",
         True,
-        lambda p, d, g: IterativeDeepening(float(p or 0), game=g),
+        None,
         float,
         deterministic=False,
     ),
@@ -178,8 +133,8 @@ DEFAULT_INSTANCES = (
     "ai14s",
     "perfect",
     "perfect-shortest",
-    "minimax",
-    "minimax-shortest",
+    "minimax-tt",
+    "minimax-tt-shortest",
     "alphabeta",
     "alphabeta-shortest",
     "dls@3",
@@ -198,10 +153,14 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
     if refusal is not None:
         raise UnknownAIError(spec, refusal)
     parameter = _parameter(entry, spec, text, game)
-    play = entry.make(parameter, database, game)
     name = base if parameter is None else f"{base}@{parameter:g}"  # one spelling: dls@01 is dls@1
+    search = None
+    if entry.make is None:
+        play, search = search_ai(name, game)
+    else:
+        play = entry.make(parameter, database, game)
     core_answer = {"perfect": "best", "perfect-shortest": "fastest"}.get(base)
-    return NamedAI(name, play, entry.symmetric, entry.summary, entry.deterministic, core_answer)
+    return NamedAI(name, play, entry.symmetric, entry.summary, entry.deterministic, core_answer, search)
 
 
 def ais_document(game: Game = TICTACTOE) -> list[dict[str, Any]]:

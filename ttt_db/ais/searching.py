@@ -1,6 +1,6 @@
-"""Search AIs that use no database, on the one engine (`ttt_db.search.engine`): what a lookup
-replaces. Each answers every move with the best value its search finds, and keeps its engine (and
-so its table) between moves.
+"""Search AIs that use no database: the search of the same name (`ttt_db.search.algorithms`) asked
+for a move, on the one engine, from every board. A full search's AI keeps its engine (and so its
+table) between moves.
 """
 
 from __future__ import annotations
@@ -8,52 +8,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ttt_db.errors import SearchTimeout
+from ttt_db.ais.protocol import AI
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, legal_moves
-from ttt_db.search.algorithms import FULL_SEARCHES, depth_limited_spec
-from ttt_db.search.engine import Engine, best_of
-
-_SPECS = {spec.name: spec for spec in FULL_SEARCHES}
+from ttt_db.search.algorithms import chosen_moves, exact_moves, iterative_deepening, parse_algorithm
+from ttt_db.search.engine import Engine, SearchSpec
 
 
-class FullSearchAI:
-    """`minimax` (minimax with a table of exact values) or `alphabeta` (the bounds-table alpha-beta):
-    every move searched with the window set to the score range, so every move's value is exact."""
+class SearchAI:
+    """A search of one spec asked for moves: a full search (`minimax-tt`, `alphabeta`, ...) searches
+    every root move with the window set to the score range, so every move's value is exact
+    (`exact_moves`); a depth-limited one (`dls@N`, `abdls@N`) answers with the moves its root
+    chooses, as `ttt-db search` does (`chosen_moves`)."""
 
-    def __init__(self, algorithm: str, *, shortest: bool = False, game: Game = TICTACTOE) -> None:
-        name = {"minimax": "minimax-tt", "alphabeta": "alphabeta"}[algorithm] + ("-shortest" if shortest else "")
-        self.engine = Engine(_SPECS[name], game)
+    def __init__(self, spec: SearchSpec, game: Game = TICTACTOE) -> None:
+        self.engine = Engine(spec, game)
 
     def __call__(self, board: str) -> tuple[int, ...]:
-        engine = self.engine
-        return best_of(board, engine.move_values(board, (engine.low, engine.high)))[1]
-
-
-class DepthLimited:
-    """`dls@N` and `abdls@N`: every move searched `depth` plies below it. Without `evaluate_lines`,
-    unfinished boards at the limit score 0 and there is no pruning; with it, alpha-beta scores them
-    by their lines, each move's window starting just below the best so far."""
-
-    def __init__(
-        self,
-        depth: int,
-        *,
-        evaluate_lines: bool = False,
-        game: Game = TICTACTOE,
-        deadline: float | None = None,
-        clock: Callable[[], float] = time.perf_counter,
-    ) -> None:
-        name = f"{'abdls' if evaluate_lines else 'dls'}@{depth}"
-        spec = depth_limited_spec(name, depth, evaluate_lines=evaluate_lines)
-        self.engine = Engine(spec, game, deadline=deadline, clock=clock)
-
-    def __call__(self, board: str) -> tuple[int, ...]:
-        return best_of(board, self.engine.move_values(board, narrow=True))[1]
+        if self.engine.spec.depth is None:
+            return exact_moves(self.engine, board)
+        return chosen_moves(self.engine, board)[1]
 
 
 class IterativeDeepening:
-    """`iddfs@SECONDS`: abdls@0, @1, ... until the time runs out; the deepest completed
+    """`iddfs@SECONDS`: the search `iddfs@SECONDS` from every board; the deepest completed
     iteration answers, or every legal move when none completed."""
 
     def __init__(
@@ -64,12 +41,16 @@ class IterativeDeepening:
         self.clock = clock  # injectable, so tests need not race the machine
 
     def __call__(self, board: str) -> tuple[int, ...]:
-        deadline = self.clock() + self.seconds
-        answer = legal_moves(board, self.game)
-        for depth in range(board.count(EMPTY)):
-            search = DepthLimited(depth, evaluate_lines=True, game=self.game, deadline=deadline, clock=self.clock)
-            try:
-                answer = search(board)
-            except SearchTimeout:
-                break
-        return answer
+        report = iterative_deepening(f"iddfs@{self.seconds:g}", board, self.game, self.seconds, self.clock)
+        return report.best_moves or ()
+
+
+def search_ai(name: str, game: Game = TICTACTOE) -> tuple[AI, SearchSpec | None]:
+    """The AI asking the search `name` (`minimax-tt`, `abdls@3`, `iddfs@0.1`, ...) for its moves, and
+    the spec it runs for every answer (None for iddfs, whose depth is the clock's).
+    UnknownAlgorithmError for a name that is no search."""
+    spec, seconds = parse_algorithm(name, game)
+    if spec is None:
+        assert seconds is not None  # parse_algorithm gives a spec or seconds
+        return IterativeDeepening(seconds, game=game), None
+    return SearchAI(spec, game), spec

@@ -29,9 +29,8 @@ from ttt_db.checks.solved import (
     shallowest_first,
 )
 from ttt_db.errors import AIMisbehaved, DatabaseDamagedError
-from ttt_db.game.definition import Game
+from ttt_db.game.definition import Game, level_slots
 from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
-from ttt_db.game.slots import level_slots
 from ttt_db.game.symmetry import canonical_transform, transform_move, untransform_moves
 from ttt_db.store.core_arrays import (
     Block,
@@ -52,7 +51,7 @@ from ttt_db.store.core_arrays import (
 from ttt_db.store.position import MoveAnalysis
 
 if TYPE_CHECKING:
-    from ttt_db.ais.registry import NamedAI
+    from ttt_db.ais.protocol import NamedAI
     from ttt_db.store.database import SolutionDatabase
 
 ANNOUNCE_SECONDS: Final = 10.0

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ttt_db.ais.registry import NamedAI
+from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.over_core import check_strong_over_core, check_weak_over_core
 from ttt_db.checks.solved import Counterexample, StrongResult, WeakResult, both_solved, check_weak, replay

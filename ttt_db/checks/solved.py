@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from ttt_db.ais.calling import candidate_moves
-from ttt_db.ais.registry import AI
+from ttt_db.ais.protocol import AI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import TICTACTOE, Game

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from math import comb
 from typing import Any, Final
 
 from ttt_db.errors import UnknownGameError
@@ -190,12 +192,33 @@ TICTACTOE: Final = Game(3, 3, 3)
 DEFAULT_GAME: Final = TICTACTOE
 
 
+# --- how many boards a level has (the slots of `ttt_db.game.slots`) ---
+
+
+def o_count(depth: int) -> int:
+    """How many of a level's marks are o's (o moves first)."""
+    return (depth + 1) // 2
+
+
+def level_slots(cells: int, depth: int) -> int:
+    """The number of slots of level `depth` on a board of `cells` cells."""
+    return comb(cells, depth) * comb(depth, o_count(depth))
+
+
+def total_slots(cells: int) -> int:
+    return sum(level_slots(cells, depth) for depth in range(cells + 1))
+
+
+@cache
+def level_sizes(cells: int) -> tuple[int, ...]:
+    """Slots per level, depth 0 to `cells`."""
+    return tuple(level_slots(cells, depth) for depth in range(cells + 1))
+
+
 def game_from_name(text: str) -> Game:
     """`Game.parse`, refusing games with more than MAX_CELLS cells with what they would take."""
     game = Game.parse(text)
     if game.cells > MAX_CELLS:
-        from ttt_db.game.slots import level_sizes
-
         sizes = level_sizes(game.cells)
         memory = 2 * sorted(sizes)[-1] + sorted(sizes)[-2] + 16 * 2**game.cells
         raise UnknownGameError(

@@ -110,10 +110,26 @@ def opposite_value(value: Value) -> Value:
     return _OPPOSITE[value]
 
 
-def value_for_mover(score: int, mover: Mark) -> Value:
-    """`win`, `draw` or `loss` for `mover`, from a score on o's side."""
-    signed = score if mover == "o" else -score
-    return "win" if signed > 0 else "loss" if signed < 0 else "draw"
+def score_seen_by(score: int, mark: Mark, side: Mark = "o") -> int:
+    """A score on `side`'s side (o's unless given: the higher, the better for `side`) as `mark`
+    sees it: the one place a score changes sides."""
+    return score if mark == side else -score
+
+
+def value_score(value: Value) -> int:
+    """-1 for a loss, 0 for a draw, 1 for a win: a value as a score on its player's side."""
+    return value_rank(value) - 1
+
+
+def score_value(score: int) -> Value:
+    """`win`, `draw` or `loss` for the side a score is on, on any scale (its sign)."""
+    return "win" if score > 0 else "loss" if score < 0 else "draw"
+
+
+def best_first(value: Value, remoteness: int) -> tuple[int, int]:
+    """A sort key putting a player's better outcomes first: wins, fastest first; draws; losses,
+    slowest first (`remoteness`: the plies left)."""
+    return -value_rank(value), remoteness if value != "loss" else -remoteness
 
 
 def keeping_and_fastest(

@@ -19,28 +19,13 @@ numpy; `builder.core` holds the array form of the same arithmetic, which the tes
 
 from __future__ import annotations
 
-from functools import cache
 from math import comb
 from typing import Final
 
-from ttt_db.game.definition import Game
+from ttt_db.game.definition import Game, o_count
 
 O_MARK: Final = "o"
 X_MARK: Final = "x"
-
-
-def o_count(depth: int) -> int:
-    """How many of a level's marks are o's (o moves first)."""
-    return (depth + 1) // 2
-
-
-def level_slots(cells: int, depth: int) -> int:
-    """The number of slots of level `depth` on a board of `cells` cells."""
-    return comb(cells, depth) * comb(depth, o_count(depth))
-
-
-def total_slots(cells: int) -> int:
-    return sum(level_slots(cells, depth) for depth in range(cells + 1))
 
 
 def colex_rank(mask: int) -> int:
@@ -122,9 +107,3 @@ def representative(board: str, game: Game) -> tuple[int, int, int]:
             best = (depth, slot)
             found = (depth, slot, transform)
     return found
-
-
-@cache
-def level_sizes(cells: int) -> tuple[int, ...]:
-    """Slots per level, depth 0 to `cells`."""
-    return tuple(level_slots(cells, depth) for depth in range(cells + 1))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttt_db.ais.calling import candidate_moves
-from ttt_db.ais.registry import AI
+from ttt_db.ais.protocol import AI
 from ttt_db.errors import AIMisbehaved, InputError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import Mark, Status, mover_at, play, side_to_move, status

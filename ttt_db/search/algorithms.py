@@ -12,7 +12,12 @@ searches.
   window, as AIMA's `alpha_beta_search` does. A pruned root proves its value, not every best move:
   the best moves these report are the database's (`best_moves_from` says so).
 - The depth-limited searches (`dls@N`, `abdls@N`, `iddfs@SECONDS`) choose moves: the root searches
-  every move with the open window, and the moves with the top value are the search's own.
+  every move, each with a window starting just below the mover's best so far (ties stay exact, worse
+  moves are cut off), and the moves with the top value are the search's own (`chosen_moves`).
+
+The AIs of the same names (`ttt_db.ais.searching`) run these specs and these roots; a full search's
+AI searches every root move with the window set to the score range (`exact_moves`), since it must
+know every best move, not only the root's value.
 """
 
 from __future__ import annotations
@@ -64,6 +69,14 @@ PARAMETERISED: Final = {
 _BY_NAME: Final = {spec.name: spec for spec in FULL_SEARCHES}
 ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), "dls@3", "abdls@3", "iddfs@0.1")
 BestMovesFrom = Literal["search", "database"]
+
+
+def full_search(name: str) -> SearchSpec:
+    """The full search named `name` (`minimax`, `alphabeta-shortest`, ...); UnknownAlgorithmError otherwise."""
+    spec = _BY_NAME.get(name)
+    if spec is None:
+        raise UnknownAlgorithmError(name, f"the full searches are {', '.join(_BY_NAME)}")
+    return spec
 
 
 def depth_limited_spec(name: str, depth: int, *, evaluate_lines: bool) -> SearchSpec:
@@ -147,25 +160,31 @@ def run_search(
     started = time.perf_counter()
     if spec is None:
         assert seconds is not None
-        return _iterative_deepening(algorithm.strip().lower(), board, game, seconds, clock, tracer, node_limit)
+        return iterative_deepening(algorithm.strip().lower(), board, game, seconds, clock, tracer, node_limit)
     deadline = None if time_limit is None else clock() + time_limit
     engine = Engine(spec, game, tracer=tracer, node_limit=node_limit, deadline=deadline, clock=clock)
     if spec.depth is None:
         window = (engine.low, engine.high) if spec.table == "bounds" else engine.open_window
         score = engine.search(board, *window)
         return SearchReport(spec.name, board, spec.scale, score, None, engine.counts, time.perf_counter() - started)
-    score, best = _chosen(engine, board)
+    score, best = chosen_moves(engine, board)
     return SearchReport(spec.name, board, spec.scale, score, best, engine.counts, time.perf_counter() - started)
 
 
-def _chosen(engine: Engine, board: str) -> tuple[int, tuple[int, ...]]:
-    """(value, moves with the mover's top value) from every root move searched with the open window;
-    a finished board's own value and no move."""
-    scored = engine.move_values(board)
+def chosen_moves(engine: Engine, board: str) -> tuple[int, tuple[int, ...]]:
+    """The depth-limited root: (score from o's side, the moves with the mover's top score), every
+    move searched with a window just below the best so far; a finished board's own score and no move."""
+    scored = engine.move_scores(board, narrow=True)
     finished = engine.finished_value(board, 0)
     if finished is not None:
         return finished, ()
     return best_of(board, scored)
+
+
+def exact_moves(engine: Engine, board: str) -> tuple[int, ...]:
+    """A full search's AI's root: every move of an unfinished `board` searched with the window set
+    to the score range, so every move's score is exact; the moves with the mover's top score."""
+    return best_of(board, engine.move_scores(board, (engine.low, engine.high)))[1]
 
 
 class _IterationBuffer:
@@ -184,15 +203,18 @@ class _IterationBuffer:
             self.tracer(event)
 
 
-def _iterative_deepening(
+def iterative_deepening(
     name: str,
     board: str,
     game: Game,
     seconds: float,
-    clock: Callable[[], float],
+    clock: Callable[[], float] = time.perf_counter,
     tracer: Tracer | None = None,
     node_limit: int | None = None,
 ) -> SearchReport:
+    """`iddfs@SECONDS`: abdls@0, @1, ... until `seconds` of `clock` (or `node_limit` nodes) run out;
+    the deepest completed iteration answers (every legal move when none completed). An abandoned
+    iteration's events never reach `tracer`."""
     started = time.perf_counter()
     deadline = clock() + seconds
     total = SearchCounts()
@@ -207,7 +229,7 @@ def _iterative_deepening(
             spec, game, tracer=buffer, node_limit=limit, deadline=deadline, clock=clock, first_id=total.nodes
         )
         try:
-            score, best = _chosen(engine, board)
+            score, best = chosen_moves(engine, board)
         except (SearchTimeout, WorkLimitError):
             total.add(engine.counts)
             break

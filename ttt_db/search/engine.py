@@ -26,7 +26,17 @@ from typing import Final, Literal, Protocol
 
 from ttt_db.errors import SearchTimeout, WorkLimitError
 from ttt_db.game.definition import MAX_CELLS, TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, final_score, legal_moves, other, play, side_to_move, status
+from ttt_db.game.rules import (
+    EMPTY,
+    Mark,
+    final_score,
+    legal_moves,
+    other,
+    play,
+    score_seen_by,
+    side_to_move,
+    status,
+)
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.evaluation import board_score
 from ttt_db.search.trace import Enter, Exit, Probe, Store
@@ -101,19 +111,19 @@ def shortest_victory_range(game: Game) -> tuple[int, int]:
     return fastest_x, fastest_o
 
 
-def line_estimate(board: str, just_moved: str, game: Game = TICTACTOE) -> int:
+def line_estimate(board: str, just_moved: Mark, game: Game = TICTACTOE) -> int:
     """ai14s's board score for the player who just moved, generalised to K-long lines
     (`ttt_db.search.evaluation.board_score`), clamped below any proven win."""
-    score = board_score(board, "o" if just_moved == "o" else "x", game)
+    score = board_score(board, just_moved, game)
     return max(-ESTIMATE_LIMIT, min(ESTIMATE_LIMIT, score))
 
 
 def best_of(board: str, scored: list[tuple[int, int]]) -> tuple[int, tuple[int, ...]]:
-    """(the mover's top value from o's side, every move with it) among `scored`, (move, value from
+    """(the mover's top score from o's side, every move with it) among `scored`, (move, score from
     o's side) pairs of an unfinished board's moves."""
-    sign = 1 if side_to_move(board) == "o" else -1
-    top = max(sign * value for _, value in scored)
-    return sign * top, tuple(move for move, value in scored if sign * value == top)
+    mover = side_to_move(board)
+    top = max(score_seen_by(score, mover) for _, score in scored)
+    return score_seen_by(top, "o", mover), tuple(move for move, score in scored if score_seen_by(score, mover) == top)
 
 
 class Engine:
@@ -170,10 +180,10 @@ class Engine:
         tracer(Exit(node_id, value, cutoff, probe, store, self.estimated))
         return value
 
-    def move_values(
+    def move_scores(
         self, board: str, window: tuple[int, int] | None = None, *, narrow: bool = False
     ) -> list[tuple[int, int]]:
-        """(move, value from o's side) for every legal move of `board`, each searched as a node below
+        """(move, score from o's side) for every legal move of `board`, each searched as a node below
         `board` (itself counted and traced as one node without a window) with `window`, the open
         window by default. With `narrow`, each move's window starts just below the mover's best so
         far: ties stay exact while worse moves are cut off (the depth-limited AIs choose so)."""
@@ -190,20 +200,19 @@ class Engine:
                 tracer(Exit(root_id, finished, False, None, None, False))
             return []
         mover = side_to_move(board)
-        sign = 1 if mover == "o" else -1
         alpha, beta = self.open_window if window is None else window
-        top = -WIN_SCORE - 1  # the mover's best value so far, from the mover's side
+        top = -WIN_SCORE - 1  # the mover's best score so far, from the mover's side
         scored: list[tuple[int, int]] = []
         estimated = False
         for move in legal_moves(board, self.game):
-            if narrow:
-                alpha, beta = (top - 1, WIN_SCORE + 1) if sign == 1 else (-(WIN_SCORE + 1), -(top - 1))
-            value = self.search(play(board, move, mover), alpha, beta, 1, root_id, move)
+            if narrow:  # the window (top - 1, beyond any win) on the mover's side, told from o's
+                alpha, beta = sorted(score_seen_by(bound, "o", mover) for bound in (top - 1, WIN_SCORE + 1))
+            score = self.search(play(board, move, mover), alpha, beta, 1, root_id, move)
             estimated = estimated or self.estimated
-            scored.append((move, value))
-            top = max(top, sign * value)
+            scored.append((move, score))
+            top = max(top, score_seen_by(score, mover))
         if tracer is not None:
-            tracer(Exit(root_id, sign * top, False, None, None, estimated))
+            tracer(Exit(root_id, score_seen_by(top, "o", mover), False, None, None, estimated))
         return scored
 
     # --- one node -------------------------------------------------------------------------
@@ -218,14 +227,13 @@ class Engine:
             return final_score(board_status, moves_made, shortest=self.spec.shortest, cells=self.game.cells)
         if board_status == "draw":
             return 0
-        return WIN_SCORE - ply if board_status == "o" else ply - WIN_SCORE
+        return score_seen_by(WIN_SCORE - ply, "o", board_status)
 
     def _estimate(self, board: str) -> int:
         if not self.spec.evaluate_lines:
             return 0
         just_moved = other(side_to_move(board))
-        score = line_estimate(board, just_moved, self.game)
-        return score if just_moved == "o" else -score
+        return score_seen_by(line_estimate(board, just_moved, self.game), "o", just_moved)
 
     def _value(self, board: str, ply: int, alpha: int, beta: int, node_id: int) -> tuple[int, bool, Probe, Store]:
         """(value, cut off, what the table probe found, what was stored) of one node."""

@@ -13,7 +13,7 @@ from typing import Any, BinaryIO, Final
 
 from ttt_db.errors import InputError, TraceFormatError
 from ttt_db.game.definition import DEFAULT_GAME, Game
-from ttt_db.game.rules import Mark
+from ttt_db.game.rules import EMPTY, Mark, mover_at, play, score_seen_by
 from ttt_db.search.trace import ENTER_FIELDS, FORMAT, SCALES, WIN_SCORE, Enter, json_bound
 
 MAX_VIOLATIONS_KEPT: Final = 100
@@ -150,12 +150,8 @@ def _bound(value: object, name: str, number: int) -> float | None:
     raise TraceFormatError(number, f'{name!r} is {value!r}: a number, "inf", "-inf" or null')
 
 
-def _mover(board: str, first: str, second: str) -> str:
-    return first if board.count(first) == board.count(second) else second
-
-
 def _check_step(
-    parent: Enter | None, node: int, board: str, ply: int, move: int | None, first: str, second: str, number: int
+    parent: Enter | None, node: int, board: str, ply: int, move: int | None, first: Mark, number: int
 ) -> None:
     """A root has no move and ply 0; a child is one ply below its parent, and its board is the
     parent's with `move` played by the parent's mover."""
@@ -168,7 +164,7 @@ def _check_step(
     cells = len(parent.board)
     if move is None or not 0 <= move < cells or parent.board[move] != ".":
         raise TraceFormatError(number, f"node {node}'s move {move!r} is not an empty cell of its parent's board")
-    after = parent.board[:move] + _mover(parent.board, first, second) + parent.board[move + 1 :]
+    after = play(parent.board, move, mover_at(cells - parent.board.count(EMPTY), first))
     if board != after:
         raise TraceFormatError(
             number, f"node {node}'s board {board!r} is not its parent's {parent.board!r} after move {move} ({after!r})"
@@ -227,7 +223,6 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
     viewpoint = header.get("viewpoint", "first")
     if viewpoint not in VIEWPOINTS:
         raise TraceFormatError(number, f"viewpoint {viewpoint!r} is not one of {', '.join(VIEWPOINTS)}")
-    second = "x" if first == "o" else "o"
     result = TraceCheck(str(header.get("algorithm", "?")), str(header.get("board", "")), scale)
     stack: list[Enter] = []  # the open nodes, root first
     last_id = -math.inf
@@ -265,7 +260,7 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
                 raise TraceFormatError(
                     number, f"node {node} names parent {parent}, but the open node is {expected_parent}"
                 )
-            _check_step(stack[-1] if stack else None, node, board, ply, move, first, second, number)
+            _check_step(stack[-1] if stack else None, node, board, ply, move, first, number)
             stack.append(Enter(node, parent, board, ply, move, alpha, beta))
             result.nodes += 1
         elif kind == "exit":
@@ -278,7 +273,7 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
                 )
             entered = stack[-1]
             board, ply, alpha, beta = entered.board, entered.ply, entered.alpha, entered.beta
-            sign = -1 if viewpoint == "mover" and _mover(board, first, second) != first else 1
+            seen_by = first if viewpoint == "first" else mover_at(len(board) - board.count(EMPTY), first)
             if record.get("estimate") is True:
                 result.estimates += 1
             else:
@@ -289,7 +284,7 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
                         known = exact_by_board[board] = lookup(board, first)
                     except InputError as error:
                         raise TraceFormatError(number, f"node {node}: {error}") from None
-                exact = sign * exact_value(scale, *known, ply)  # on the trace's own viewpoint
+                exact = score_seen_by(exact_value(scale, *known, ply), seen_by, first)  # the trace's viewpoint
                 rule = broken_rule(value, exact, alpha, beta)
                 if rule is not None:
                     result.violation_count += 1

@@ -18,9 +18,9 @@ from math import factorial
 from typing import Any, Final, TypeVar
 
 from ttt_db.errors import DatabaseDamagedError, NotStoredError
-from ttt_db.game.definition import Game
+from ttt_db.game.definition import Game, level_slots
 from ttt_db.game.rules import Value
-from ttt_db.game.slots import level_slots, representative
+from ttt_db.game.slots import representative
 from ttt_db.store.codes import CHUNK_SLOTS, chunk_checksum, value_of_code
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras
 from ttt_db.store.position import Playout, Position

@@ -22,9 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ttt_db.errors import DatabaseDamagedError
-from ttt_db.game.definition import Game
+from ttt_db.game.definition import Game, level_slots, o_count
 from ttt_db.game.rules import opposite_value, value_rank
-from ttt_db.game.slots import level_slots, o_count
 from ttt_db.store.codes import DRAW_NOW, LOSS_NOW, REMOTENESS_LIMIT, code_of, code_text, value_of_code
 
 Codes = npt.NDArray[np.uint8]

@@ -14,6 +14,7 @@ from ttt_db.game.rules import (
     Mark,
     Status,
     Value,
+    best_first,
     empty_cells,
     final_score,
     keeping_and_fastest,
@@ -22,10 +23,11 @@ from ttt_db.game.rules import (
     opposite_value,
     other,
     play,
+    score_seen_by,
     shortest_victory,
     status,
     swap_marks,
-    value_rank,
+    value_score,
     winning_lines,
 )
 from ttt_db.game.symmetry import canonical_board, orbit_size, untransform_move, untransform_moves
@@ -149,7 +151,7 @@ class Position:
             score = final_score(board_status, depth)
             sv_score = final_score(board_status, depth, shortest=True, cells=game.cells)
         else:
-            score = (value_rank(value) - 1) * (1 if mover == "o" else -1)
+            score = score_seen_by(value_score(value), "o", mover)
             sv_score = shortest_victory(value, mover, depth + remoteness, game.cells)
         return cls(
             board=board,
@@ -213,12 +215,9 @@ class Position:
     def moves_best_first(self) -> list[MoveAnalysis]:
         """Wins fastest first, then draws, then losses slowest first; ties by index."""
 
-        def key(analysis: MoveAnalysis) -> tuple[int, int, int]:
-            rank = -value_rank(analysis.value)
-            remoteness = -analysis.remoteness if analysis.value == "loss" else analysis.remoteness
-            return rank, remoteness, analysis.move
-
-        return sorted(self.moves, key=key)
+        return sorted(
+            self.moves, key=lambda analysis: (*best_first(analysis.value, analysis.remoteness), analysis.move)
+        )
 
     def to_document(self) -> dict[str, Any]:
         """The `best-moves --json` document (docs/json.md): the record, plus `moves`, every legal
@@ -226,15 +225,18 @@ class Position:
         the user's marks: a client follows a game by these boards instead of applying rules), and
         its `score` from the first player's side, as the position's own `score` is."""
         mover = self.to_move
-        sign = 1 if mover == self.first else -1
-        moves = [
-            analysis.to_dict()
-            | {
-                "board": play(self.board, analysis.move, mover) if mover else None,
-                "score": sign * (value_rank(analysis.value) - 1),  # a loss -1, a draw 0, a win 1
-            }
-            for analysis in self.moves
-        ]
+        moves = (
+            []
+            if mover is None
+            else [
+                analysis.to_dict()
+                | {
+                    "board": play(self.board, analysis.move, mover),
+                    "score": score_seen_by(value_score(analysis.value), self.first, mover),
+                }
+                for analysis in self.moves
+            ]
+        )
         won = self.status if self.status in ("o", "x") else None
         line = sorted({cell for found in winning_lines(self.board, won, self.game) for cell in found}) if won else []
         return self.to_record() | {"moves": moves, "winning_line": line}

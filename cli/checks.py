@@ -33,8 +33,9 @@ from ttt_db.game.rules import side_to_move
 
 if TYPE_CHECKING:
     from ttt_db.checks.budget import CheckBudget
-    from ttt_db.checks.report import CheckReport, Mistake
+    from ttt_db.checks.report import CheckReport
     from ttt_db.checks.solved import Counterexample, StrongFailure, StrongResult, WeakSideResult
+    from ttt_db.play.mistakes import Mistake
     from ttt_db.store.database import SolutionDatabase
 
 

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from ttt_db.ais.protocol import NamedAI
     from ttt_db.game.rules import Mark
     from ttt_db.play.match import MatchResult, Tally
-    from ttt_db.play.playthrough import Playthrough, ValueDrop
+    from ttt_db.play.mistakes import Mistake
+    from ttt_db.play.playthrough import Playthrough
     from ttt_db.store.database import SolutionDatabase
 
 
@@ -155,13 +156,13 @@ def _result_line(playthrough: Playthrough, human: str, ai: str) -> str:
     return f"result: {playthrough.status} wins: {ai} beat you"
 
 
-def value_drop_line(drop: ValueDrop, game: Game = DEFAULT_GAME) -> str:
+def mistake_line(mistake: Mistake, game: Game = DEFAULT_GAME) -> str:
     """`move 3: you played b2 (4), which turned a win into a draw; a1 (0) would have won in 5`."""
-    after = {"draw": "a draw", "loss": "a loss"}[drop.played.value]
-    better = move_outcome(drop.better).replace("wins", "won").replace("draws", "drawn")
+    after = {"draw": "a draw", "loss": "a loss"}[mistake.value_after]
+    better = move_outcome(mistake.better).replace("wins", "won").replace("draws", "drawn")
     return (
-        f"move {drop.ply + 1}: you played {describe_move(drop.played.move, game)}, which turned "
-        f"a {drop.before} into {after};\n  {describe_move(drop.better.move, game)} would have {better}"
+        f"move {mistake.ply + 1}: you played {describe_move(mistake.move, game)}, which turned "
+        f"a {mistake.value_before} into {after};\n  {describe_move(mistake.better.move, game)} would have {better}"
     )
 
 
@@ -240,9 +241,9 @@ def parse_and_push(playthrough: Playthrough, command: str) -> int:
 def _game_summary(database: SolutionDatabase, playthrough: Playthrough, human: Mark, ai: str) -> list[str]:
     game = playthrough.game
     lines = [_result_line(playthrough, human, ai), f"moves: {describe_moves(playthrough.moves, game)}"]
-    drop = playthrough.first_value_drop(human, database.lookup)
-    if drop is not None:
-        lines.append(f"your first mistake, {value_drop_line(drop, game)}")
+    mistake = playthrough.first_mistake(human, database.lookup)
+    if mistake is not None:
+        lines.append(f"your first mistake, {mistake_line(mistake, game)}")
     return lines
 
 

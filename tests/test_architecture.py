@@ -15,7 +15,7 @@ ALLOWED = {
     "store": {"game"},
     "search": {"game"},
     "ais": {"game", "search", "store"},
-    "checks": {"ais", "game", "store", "search"},
+    "checks": {"ais", "game", "store", "search", "play"},
     "play": {"ais", "game", "store", "search"},
 }
 

@@ -143,3 +143,67 @@ def test_text_and_json_name_the_decisive_mistake(run, tmp_path, monkeypatch) -> 
     text = run("check", "bots_here:play", "--weak").stdout
     assert f"its decisive mistake, move {expected.ply + 1}: {side} could still {expected.value_before} here" in text
     assert "moves that would have held: " in text
+
+
+def _reference_first_drop(moves: list[int], side: str | None = None) -> int | None:
+    """The first ply whose mover (`side` only, when given) is worth less after its move than before."""
+    board = RULES.empty
+    for ply, move in enumerate(moves):
+        mover = RULES.mover(board)
+        after = board[:move] + mover + board[move + 1 :]
+        if (side is None or mover == side) and RANK[_value_for(mover, after)] < RANK[_value_for(mover, board)]:
+            return ply
+        board = after
+    return None
+
+
+def _random_games(count: int) -> list[list[int]]:
+    import random
+
+    rng = random.Random(7)
+    games = []
+    for _ in range(count):
+        board, moves = RULES.empty, []
+        while not RULES.finished(board):
+            move, board = rng.choice(RULES.children(board))
+            moves.append(move)
+        games.append(moves)
+    return games
+
+
+def test_play_the_page_and_the_check_name_one_first_mistake(db: SolutionDatabase) -> None:
+    from starlette.testclient import TestClient
+
+    from cli.web.app import create_app
+    from ttt_db.play.playthrough import Playthrough
+
+    games = _random_games(60)
+    with TestClient(create_app(db)) as client:
+        for moves in games:
+            playthrough = Playthrough()
+            for move in moves:
+                playthrough.push(move)
+            expected = _reference_first_drop(moves)
+            page = client.get("/api/mistake", params={"moves": ",".join(map(str, moves))}).json()["mistake"]
+            assert (None if page is None else page["ply"]) == expected, moves
+            for side in ("o", "x"):
+                mine = playthrough.first_mistake(side, db.lookup)
+                assert (None if mine is None else mine.ply) == _reference_first_drop(moves, side), (moves, side)
+            # the same game told with x first: the same move, in x-first marks
+            swapped = client.get("/api/mistake", params={"moves": ",".join(map(str, moves)), "first": "x"}).json()
+            if page is not None:
+                assert swapped["mistake"]["move"] == page["move"]
+                assert swapped["mistake"]["to_move"] == ("x" if page["to_move"] == "o" else "o")
+    assert sum(_reference_first_drop(moves) is not None for moves in games) > 30  # random play errs
+
+
+def test_a_mistake_request_refuses_an_illegal_move_with_the_move_quoted(db: SolutionDatabase) -> None:
+    from starlette.testclient import TestClient
+
+    from cli.web.app import create_app
+
+    with TestClient(create_app(db)) as client:
+        answer = client.get("/api/mistake", params={"moves": "4,4"})
+        assert answer.status_code == 400 and "4" in answer.json()["error"]
+        assert client.get("/api/mistake", params={"moves": "b2,zz"}).status_code == 400
+        assert client.get("/api/mistake").json() == {"mistake": None}

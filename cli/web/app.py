@@ -218,6 +218,12 @@ def create_app(
     async def game(request: Request) -> Response:
         return JSONResponse(service(request).game_document() | {"games": games.names})
 
+    async def mistake(request: Request) -> Response:
+        chosen = service(request)
+        return JSONResponse(
+            await heavy(chosen.mistake, param(request, "board"), param(request, "moves"), param(request, "first"))
+        )
+
     async def ais(request: Request) -> Response:
         return JSONResponse(service(request).ais_document(param(request, "ai")))
 
@@ -278,6 +284,7 @@ def create_app(
         Route("/", page),
         Route("/api/game", game),
         Route("/api/ais", ais),
+        Route("/api/mistake", mistake),
         Route("/api/ai-move", ai_move),
         Route("/api/check", check),
         Route("/api/check/cancel", cancel_check, methods=["POST"]),

@@ -20,9 +20,10 @@ from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import ais_document, load_ai
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, InputError, SearchTimeout, UnknownAIError, WorkLimitError
-from ttt_db.game.board import Board
+from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
+from ttt_db.play.mistakes import first_mistake
 from ttt_db.search.algorithms import search_board
 from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
@@ -155,6 +156,17 @@ class Service:
                 self._positions.popitem(last=False)
         return encoded
 
+    def mistake(self, text: str | None, moves: str | None, first: str | None = None) -> dict[str, Any]:
+        """`{"mistake": ...}`: the first move of the game from the board through `moves` (cells,
+        comma-separated) that made its player's outcome worse (`first_mistake`), or null."""
+        board = self._board(text, first)
+        played = [parse_move(move, self.game) for move in (moves or "").split(",") if move.strip()]
+        boards = [board]
+        for move in played:
+            boards.append(boards[-1].push(move))
+        found = first_mistake([self.database.lookup(before) for before in boards[:-1]], played)
+        return {"mistake": None if found is None else found.to_dict()}
+
     # --- AIs ----------------------------------------------------------------------------
 
     def ais_document(self, name: str | None = None) -> list[dict[str, Any]]:
@@ -249,16 +261,15 @@ class Service:
 
     def check(self, name: str | None, offset: str | None = None, limit: str | None = None) -> dict[str, Any]:
         """Weak and strong checks of a built-in AI, strong failures paged (shallowest first)."""
-        ai_name = _text(name, "ai").strip().lower()
-        if ai_name.startswith("iddfs"):
+        named = self._ai(_text(name, "ai"))
+        if not named.deterministic:
             raise ApiError(
                 400,
-                f"{ai_name} answers by the clock, so its check depends on the machine's load: "
+                f"{named.name} answers by the clock, so its check depends on the machine's load: "
                 "run `ttt-db check` instead",
             )
         first = _int(offset, "offset", 0, 0, 10**9)
         count = _int(limit, "limit", 20, 1, FAILURES_PAGE_MAX)
-        named = self._ai(ai_name)
         ai_name = named.name  # one report per AI, however its name is spelt (dls@01, dls@1)
         with self._check_lock:
             report = self._checks.get(ai_name)

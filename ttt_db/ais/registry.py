@@ -18,7 +18,7 @@ from ttt_db.ais.searching import search_ai
 from ttt_db.errors import UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, empty_cells
-from ttt_db.search.algorithms import parse_depth, parse_seconds
+from ttt_db.search.algorithms import PARAMETERISED_EXAMPLES, parse_depth, parse_seconds
 
 if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
@@ -137,9 +137,7 @@ DEFAULT_INSTANCES = (
     "minimax-tt-shortest",
     "alphabeta",
     "alphabeta-shortest",
-    "dls@3",
-    "abdls@3",
-    "iddfs@0.01",
+    *PARAMETERISED_EXAMPLES,
 )
 
 

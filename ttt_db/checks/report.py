@@ -3,7 +3,7 @@ moves fed to the pure checks of `ttt_db.checks.solved`, and the decisive mistake
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,41 +12,9 @@ from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.over_core import check_strong_over_core, check_weak_over_core
 from ttt_db.checks.solved import Counterexample, StrongResult, WeakResult, both_solved, check_weak, replay
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import Value, mover_at, opposite_value, side_to_move, value_rank
+from ttt_db.game.rules import Value
+from ttt_db.play.mistakes import Mistake, first_mistake
 from ttt_db.store.database import SolutionDatabase
-from ttt_db.store.position import MoveAnalysis, analyses_of
-
-
-@dataclass(frozen=True, slots=True)
-class Mistake:
-    """The decisive mistake of a weak-check counterexample: the first AI move after which, with
-    best play, its side can no longer get the result the check holds it to (`value_after` is below
-    the target, `value_before` was not). Values are the AI's own."""
-
-    ply: int  # moves made before it
-    board: str
-    move: int
-    value_before: Value
-    value_after: Value
-    held: tuple[int, ...]  # the moves that would have kept the target
-    best: tuple[int, ...]
-    moves: tuple[MoveAnalysis, ...] = ()  # every legal move's value there, from the database
-
-    def analyses(self, moves: Iterable[int]) -> list[MoveAnalysis]:
-        return analyses_of(self.moves, moves)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ply": self.ply,
-            "board": self.board,
-            "to_move": side_to_move(self.board),
-            "move": self.move,
-            "value_before": self.value_before,
-            "value_after": self.value_after,
-            "held": list(self.held),
-            "best": list(self.best),
-            "move_values": [analysis.to_dict() for analysis in self.moves],
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,21 +51,12 @@ class CheckReport:
 
 
 def decisive_mistake(counterexample: Counterexample, target: Value, db: SolutionDatabase) -> Mistake | None:
-    """The AI's move in `counterexample` that threw away `target` (see `Mistake`); None when the
+    """The AI's move in `counterexample` that threw away `target` (`first_mistake`); None when the
     counterexample is an AI's failure to answer rather than a game."""
     if counterexample.error is not None:
         return None
-    boards = replay(counterexample.moves, db.game)
-    positions = db.stored_positions(boards)
-    for ply, move in enumerate(counterexample.moves):
-        if mover_at(ply) != counterexample.side:
-            continue
-        before, after = positions[ply], positions[ply + 1]
-        value_after = opposite_value(after.value)  # `after.value` is the opponent's, who moves next
-        if value_rank(value_after) < value_rank(target):
-            held = tuple(a.move for a in before.moves if value_rank(a.value) >= value_rank(target))
-            return Mistake(ply, boards[ply], move, before.value, value_after, held, before.best_moves, before.moves)
-    return None
+    positions = db.stored_positions(replay(counterexample.moves, db.game))
+    return first_mistake(positions, counterexample.moves, counterexample.side, target)
 
 
 def run_checks(

@@ -4,24 +4,13 @@ legality checks, taking moves back, and finding the move where a player's outcom
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ttt_db.errors import InvalidMoveError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import Mark, Status, value_rank
-from ttt_db.store.position import MoveAnalysis, Position
-
-
-@dataclass(frozen=True, slots=True)
-class ValueDrop:
-    """A move that made its player's outcome worse under best play (a win into a draw, ...)."""
-
-    ply: int  # moves made before it
-    board: str  # the board it was played on
-    played: MoveAnalysis
-    before: str  # the value the player had before the move: win or draw
-    better: MoveAnalysis  # the best move there, fastest win first
+from ttt_db.game.rules import Mark, Status
+from ttt_db.play.mistakes import Mistake, first_mistake
+from ttt_db.store.position import Position
 
 
 class Playthrough:
@@ -72,15 +61,7 @@ class Playthrough:
                 return count
         raise InvalidMoveError("undo", f"{side} has no move on the board to take back")
 
-    def first_value_drop(self, side: Mark, lookup: Callable[[str], Position]) -> ValueDrop | None:
-        """`side`'s first move that turned a win into a draw or loss, or a draw into a loss."""
-        for ply, move in enumerate(self.moves):
-            board = self.history[ply]
-            if board.next_player != side:
-                continue
-            position = lookup(board.cells)
-            played = next(analysis for analysis in position.moves if analysis.move == move)
-            if value_rank(played.value) < value_rank(position.value):
-                better = position.moves_best_first()[0]
-                return ValueDrop(ply, board.cells, played, position.value, better)
-        return None
+    def first_mistake(self, side: Mark, lookup: Callable[[str], Position]) -> Mistake | None:
+        """`side`'s first move that turned a win into a draw or loss, or a draw into a loss
+        (`ttt_db.play.mistakes.first_mistake`)."""
+        return first_mistake([lookup(board.cells) for board in self.history[:-1]], self.moves, side)

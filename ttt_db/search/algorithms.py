@@ -67,7 +67,9 @@ PARAMETERISED: Final = {
     "iddfs": "iterative deepening: abdls@0, @1, ... until SECONDS run out",
 }
 _BY_NAME: Final = {spec.name: spec for spec in FULL_SEARCHES}
-ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), "dls@3", "abdls@3", "iddfs@0.1")
+PARAMETERISED_EXAMPLES: Final = ("dls@3", "abdls@3", "iddfs@0.01")
+"""The parameterised searches at a typical setting: `search --all` runs them, `check --all` their AIs."""
+ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), *PARAMETERISED_EXAMPLES)
 BestMovesFrom = Literal["search", "database"]
 
 

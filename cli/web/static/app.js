@@ -318,7 +318,16 @@ async function render() {
   });
   $("moves-line").textContent = state.moves.length
     ? `Moves: ${state.moves.map((m, i) => `${i + 1}. ${cellName(m)}`).join("  ")}` : "";
-  drawHistory(docs);
+  let review = { mistake: null };
+  if (state.hints && state.moves.length) {  // the library finds the first mistake (GET /api/mistake)
+    try {
+      review = await api("mistake", { board: state.start, moves: state.moves.join(","), first: state.first });
+    } catch (error) {
+      notice(`Cannot find the first mistake: ${error.message}`);
+    }
+    if (mine !== turn) return;
+  }
+  drawHistory(docs, review.mistake);
   if (doc.status === "playing" && !humanTurn(doc)) aiMove(board);
 }
 
@@ -429,7 +438,7 @@ function svgAdder(svg) {
   };
 }
 
-function drawHistory(docs) {
+function drawHistory(docs, mistake) {
   // The value history in GamesmanUni's mirrored style: a row per position, the start on top; the
   // first player's wins on the left (a win now at the edge, later ones inward), draws in the
   // middle, the second player's wins on the right. A position's dot is coloured by its value for
@@ -461,12 +470,9 @@ function drawHistory(docs) {
     }
   }
   add("line", { x1: middle, x2: middle, y1: top - 6, y2: height - 4, class: "grid draw-line" });
-  let changed = -1;
-  docs.forEach((doc, ply) => {
-    if (changed < 0 && ply > 0 && doc.score !== docs[ply - 1].score) changed = ply;
-  });
-  if (changed > 0) {
-    add("rect", { x: 2, y: y(changed - 1) - rowHeight / 2 + 1, width: width - 4, height: rowHeight - 2, rx: 8,
+  const mistakeRow = mistake ? mistake.ply + 1 : -1;  // the row the mistake led to
+  if (mistakeRow > 0) {
+    add("rect", { x: 2, y: y(mistakeRow - 1) - rowHeight / 2 + 1, width: width - 4, height: rowHeight - 2, rx: 8,
       class: "mistake" });
   }
   docs.forEach((doc, ply) => {
@@ -505,11 +511,10 @@ function drawHistory(docs) {
     dot.appendChild(title);
   });
   const caption = $("history-caption");
-  if (changed > 0) {
-    const who = docs[changed - 1].to_move;
-    caption.textContent = `First mistake: move ${changed}, ${who} played ${cellName(state.moves[changed - 1])}, ` +
-      `turning ${describe(docs[changed - 1].score, first)} into ${describe(docs[changed].score, first)}.`;
-    svg.setAttribute("aria-label", `Value after each move; the outcome changed at move ${changed}`);
+  if (mistake) {
+    caption.textContent = `First mistake: move ${mistakeRow}, ${mistake.to_move} played ${cellName(mistake.move)}, ` +
+      `turning ${describe(docs[mistakeRow - 1].score, first)} into ${describe(docs[mistakeRow].score, first)}.`;
+    svg.setAttribute("aria-label", `Value after each move; the outcome changed at move ${mistakeRow}`);
   } else {
     caption.textContent = "Each position's value with best play, and where every move led: no mistake so far.";
     svg.setAttribute("aria-label", "Value after each move; the outcome has not changed");
@@ -975,7 +980,7 @@ async function start() {
     writeUrl();
   }
   fillSelect($("ai"), ais, state.ai, (ai) => ai.opponent !== false && ai.available !== false);
-  fillSelect($("check-ai"), ais.filter((ai) => !ai.name.startsWith("iddfs")), state.checkAi);
+  fillSelect($("check-ai"), ais.filter((ai) => ai.deterministic), state.checkAi);  // the API checks no AI that answers by the clock
   fillSelect($("search-algorithm"), algorithms, "alphabeta");
   $("human").value = state.human;
   $("hints").checked = state.hints;

@@ -1,0 +1,84 @@
+"""A game's first mistake: the one definition that `check` (a weak counterexample's decisive
+mistake), `play` (your first mistake) and the page (the value history's marked move) show."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ttt_db.game.rules import Mark, Value, best_first, value_rank
+from ttt_db.store.position import MoveAnalysis, Position, analyses_of
+
+
+@dataclass(frozen=True, slots=True)
+class Mistake:
+    """A move after which, with best play, its player (`side`) can no longer get what it could
+    before: `value_after` is below the value it is held to (`value_before`, or a weak check's
+    target). Values are the player's own; `board` is the board it was played on, in the game's
+    marks."""
+
+    ply: int  # moves made before it
+    board: str
+    side: Mark
+    move: int
+    value_before: Value
+    value_after: Value
+    held: tuple[int, ...]  # the moves that would have kept what it was held to
+    best: tuple[int, ...]
+    moves: tuple[MoveAnalysis, ...] = ()  # every legal move's value there, from the database
+
+    def analyses(self, moves: Iterable[int]) -> list[MoveAnalysis]:
+        return analyses_of(self.moves, moves)
+
+    @property
+    def played(self) -> MoveAnalysis:
+        return self.analyses([self.move])[0]
+
+    @property
+    def better(self) -> MoveAnalysis:
+        """The best move there: the fastest win, else a draw, else the slowest loss."""
+        return min(self.moves, key=lambda move: (*best_first(move.value, move.remoteness), move.move))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ply": self.ply,
+            "board": self.board,
+            "to_move": self.side,
+            "move": self.move,
+            "value_before": self.value_before,
+            "value_after": self.value_after,
+            "held": list(self.held),
+            "best": list(self.best),
+            "move_values": [analysis.to_dict() for analysis in self.moves],
+        }
+
+
+def first_mistake(
+    positions: Sequence[Position], moves: Sequence[int], side: Mark | None = None, target: Value | None = None
+) -> Mistake | None:
+    """The first of `moves` (by `side` only, when given) after which its player's value with best
+    play is below the value it had before the move, or below `target` when given (a weak check
+    holds the AI to the start's value, so giving back what an opponent's blunder offered is not
+    its decisive mistake). `positions[i]` is the position `moves[i]` is played from."""
+    for ply, (position, move) in enumerate(zip(positions, moves, strict=False)):
+        if position.to_move is None or (side is not None and position.to_move != side):
+            continue
+        played = analyses_of(position.moves, [move])
+        if not played:
+            continue
+        floor = position.value if target is None else target
+        if value_rank(played[0].value) < value_rank(floor):
+            held = tuple(a.move for a in position.moves if value_rank(a.value) >= value_rank(floor))
+            return Mistake(
+                ply,
+                position.board,
+                position.to_move,
+                move,
+                position.value,
+                played[0].value,
+                held,
+                position.best_moves,
+                position.moves,
+            )
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+import reference
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -100,7 +101,7 @@ def test_push_checks_legality() -> None:
 
 @st.composite
 def reachable_boards(draw: st.DrawFn) -> Board:
-    board = Board.empty()
+    board = Board.empty(first=draw(st.sampled_from(["o", "x"])))
     for _ in range(draw(st.integers(0, 9))):
         moves = board.legal_moves()
         if not moves:
@@ -111,15 +112,46 @@ def reachable_boards(draw: st.DrawFn) -> Board:
 
 @given(reachable_boards(), st.sampled_from(["plain", "upper", "slashes", "dashes"]))
 def test_parse_format_round_trip(board: Board, style: str) -> None:
-    text = str(board)
+    text, colon, first = str(board).partition(":")
     if style == "upper":
         text = text.upper()
     elif style == "slashes":
         text = "/".join(text[i : i + 3] for i in (0, 3, 6))
     elif style == "dashes":
         text = text.replace(".", "-")
+    text += colon + first
     assert Board.parse(text) == board
     assert Board.parse(str(Board.parse(text))) == board
+
+
+def test_every_reachable_board_round_trips_with_either_first_player() -> None:
+    found = {Board.empty(first=first) for first in ("o", "x")}
+    frontier = list(found)
+    while frontier:
+        board = frontier.pop()
+        for move in board.legal_moves():
+            child = board.push(move)
+            if child not in found:
+                found.add(child)
+                frontier.append(child)
+    assert len(found) == 2 * len(reference.reachable())  # each first player's reachable boards
+    assert all(Board.parse(str(board)) == board for board in found)
+    equal_counts_x_first = [b for b in found if b.first == "x" and b.cells.count("o") == b.cells.count("x")]
+    assert equal_counts_x_first and all(str(b).endswith(":x") for b in equal_counts_x_first)
+    assert not any(":" in str(b) for b in found if b.first == "o")
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "message"),
+    [
+        ("xo.......:x", "o", "the board says x moved first, but first is o"),
+        ("xo.......:y", None, "after ':' comes who moved first, o or x"),
+        ("ox..x....:o", None, "x has more marks than o"),
+    ],
+)
+def test_a_first_player_written_on_the_board_is_checked(text: str, first: str | None, message: str) -> None:
+    with pytest.raises(InvalidBoardError, match=message):
+        Board.parse(text, first)
 
 
 @pytest.mark.parametrize(

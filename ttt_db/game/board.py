@@ -2,9 +2,8 @@
 
 `Board.parse` accepts the notations of the command-line contract and refuses boards that are
 malformed or that no game reaches, saying what was probably meant. `str(board)` formats it back
-as its game's cells (`o`, `x`, `.`; 9 for tic-tac-toe); `Board.parse(str(board),
-first=board.first, game=board.game) == board` always holds, and so does
-`Board.parse(str(board), game=board.game) == board` unless x moved first on equal counts.
+as its game's cells (`o`, `x`, `.`; 9 for tic-tac-toe), followed by `:x` when x moved first and
+the counts do not say so, so `Board.parse(str(board), game=board.game) == board` always holds.
 """
 
 from __future__ import annotations
@@ -29,6 +28,8 @@ from ttt_db.game.rules import (
     winning_lines,
 )
 
+FIRST_SEPARATOR: Final = ":"
+"""Between a board's cells and who moved first, where the counts do not say: `xo..ox...:x`."""
 _CELL_CHARS: Final = {"o": "o", "O": "o", "x": "x", "X": "x", ".": ".", "-": ".", "_": ".", " ": "."}
 _MOVE_NAME: Final = re.compile(r"^([a-z])(\d+)$")
 _MOVE_XY: Final = re.compile(r"^\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?$")
@@ -166,11 +167,21 @@ class Board:
     def parse(cls, text: str, first: Mark | None = None, game: Game = TICTACTOE) -> Board:
         """Parse any accepted notation; InvalidBoardError (a ValueError) quotes the input.
 
-        `first` says who moved first; by default the side with more marks, `o` on equal counts.
+        `first` (or a `:o`/`:x` after the cells, as `str(board)` writes it) says who moved first; by
+        default the side with more marks, `o` on equal counts.
         """
         if not isinstance(text, str):
             raise TypeError(f"a board is a string, not {type(text).__name__}")
-        cells = normalize_cells(text, game)
+        written, colon, said = text.rpartition(FIRST_SEPARATOR)
+        if colon and said.strip().lower() in ("o", "x"):
+            said_first: Mark = "o" if said.strip().lower() == "o" else "x"
+            if first is not None and first != said_first:
+                raise InvalidBoardError(text, f"the board says {said_first} moved first, but first is {first}")
+            cells, first = normalize_cells(written, game), said_first
+        elif colon and FIRST_SEPARATOR not in written:
+            raise InvalidBoardError(text, f"after {FIRST_SEPARATOR!r} comes who moved first, o or x, not {said!r}")
+        else:
+            cells = normalize_cells(text, game)
         mover = first_player(cells, first)
         reason = impossibility(cells, mover, game)
         if reason is None:
@@ -194,7 +205,9 @@ class Board:
         return cls(game.empty_board, first, game)
 
     def __str__(self) -> str:
-        return self.cells
+        """The cells, and `:x` when x moved first on equal counts (what the counts cannot say)."""
+        implied = first_player(self.cells)
+        return self.cells if implied == self.first else f"{self.cells}{FIRST_SEPARATOR}{self.first}"
 
     @property
     def swapped(self) -> bool:

@@ -182,7 +182,7 @@ def _play_one_game(
     database: SolutionDatabase, opponent: NamedAI, human: Mark, rng: random.Random
 ) -> tuple[Playthrough, bool]:
     """One game, and whether it went on to the end (not quit, input not ended)."""
-    from ttt_db.ais.calling import candidate_moves
+    from ttt_db.ais.calling import choose_move
     from ttt_db.errors import AIMisbehaved, InvalidMoveError
     from ttt_db.play.playthrough import Playthrough
 
@@ -193,7 +193,7 @@ def _play_one_game(
         mover = playthrough.to_move
         if mover != human:
             try:
-                move = rng.choice(candidate_moves(opponent.play, playthrough.board.cells))
+                move = choose_move(opponent, playthrough.board, rng).move
             except AIMisbehaved as error:
                 raise fail(f"{opponent.name} misbehaved {error}") from None
             playthrough.push(move)

@@ -147,3 +147,16 @@ def test_the_sign_flip_finder_finds_the_forms_it_is_for() -> None:
     plain = ["s if m else t", '-1 if m == "o" else 0']
     assert all(_is_sign_flip(ast.parse(text, mode="eval").body) for text in forms)  # type: ignore[arg-type]
     assert not any(_is_sign_flip(ast.parse(text, mode="eval").body) for text in plain)  # type: ignore[arg-type]
+
+
+def test_every_documented_endpoint_is_in_the_route_table_and_every_route_documented(db) -> None:
+    import re
+
+    from starlette.routing import Route
+
+    from cli.web.app import create_app
+
+    documented = set(re.findall(r"^\| `(/api/[a-z/-]+)`", (ROOT / "docs" / "api.md").read_text(), re.M))
+    routes = {route.path for route in create_app(db).routes if isinstance(route, Route)}
+    assert "/api/position" in documented
+    assert documented == {path for path in routes if path.startswith("/api/")}

@@ -15,11 +15,11 @@ from collections import OrderedDict
 from typing import Any, Final
 
 from cli.web.checking import BackgroundCheck
-from ttt_db.ais.calling import candidate_moves
+from ttt_db.ais.calling import choose_move
 from ttt_db.ais.protocol import NamedAI
-from ttt_db.ais.registry import ais_document, load_ai
+from ttt_db.ais.registry import ai_document, ais_document, load_ai
 from ttt_db.checks.report import CheckReport, run_checks
-from ttt_db.errors import AIMisbehaved, InputError, SearchTimeout, UnknownAIError, WorkLimitError
+from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
@@ -130,11 +130,7 @@ class Service:
     # --- boards -------------------------------------------------------------------------
 
     def _board(self, text: str | None, first: str | None = None) -> Board:
-        board_text = _text(text, "board", self.game.empty_board)
-        try:
-            return Board.parse(board_text, _first(first), self.game)
-        except InputError as error:
-            raise ApiError(400, str(error)) from None
+        return Board.parse(_text(text, "board", self.game.empty_board), _first(first), self.game)
 
     def game_document(self) -> dict[str, Any]:
         """The game (`Game.to_document`) with the figures of its build."""
@@ -174,17 +170,7 @@ class Service:
         it is no AI of this game), so a page can check a name from a link before the first move."""
         if name in (None, ""):
             return [self._as_opponent(entry) for entry in ais_document(self.game)]
-        named = self._ai(_text(name, "ai"))
-        return [
-            {
-                "name": named.name,
-                "summary": named.summary,
-                "symmetric": named.symmetric,
-                "deterministic": named.deterministic,
-                "available": True,
-                "reason": None,
-            }
-        ]
+        return [self._as_opponent(ai_document(self._ai(_text(name, "ai")), self.game))]
 
     def _as_opponent(self, entry: dict[str, Any]) -> dict[str, Any]:
         """An AI's entry with `opponent`: whether the page can play against it here, false where
@@ -212,10 +198,7 @@ class Service:
             found = self._ais.get(key)
         if found is not None:
             return found
-        try:
-            named = load_ai(key, lambda: self.database, self.game)
-        except UnknownAIError as error:
-            raise ApiError(400, str(error)) from None
+        named = load_ai(key, lambda: self.database, self.game)
         with self._lock:
             self._ais[key] = named
             if len(self._ais) > CACHED_AIS:
@@ -244,18 +227,11 @@ class Service:
         if board.is_over:
             raise ApiError(400, f"invalid board {text!r}: the game is over, there is no move to make")
         self._refuse_unbounded_move(named, board)
+        rng = random.Random(_int(seed, "seed", 0, 0, 2**31)) if seed else random.Random()
         try:
-            candidates = candidate_moves(named.play, board.stored_cells)
+            return choose_move(named, board, rng).to_document()
         except AIMisbehaved as error:  # a built-in AI should not, but say so rather than crash
             raise ApiError(500, f"{ai_name} misbehaved {error}") from None
-        rng = random.Random(_int(seed, "seed", 0, 0, 2**31)) if seed else random.Random()
-        return {
-            "ai": named.name,
-            "board": board.cells,
-            "first": board.first,
-            "candidates": list(candidates),
-            "move": rng.choice(candidates),
-        }
 
     # --- checks -------------------------------------------------------------------------
 
@@ -353,8 +329,6 @@ class Service:
                 )
         try:
             answer = search_board(self.database, name, board, tracer=collector, node_limit=limit, time_limit=seconds)
-        except InputError as error:
-            raise ApiError(400, str(error)) from None
         except SearchTimeout:
             raise ApiError(
                 503,

@@ -5,16 +5,19 @@
 from __future__ import annotations
 
 import operator
+import random
 import signal
 import threading
 import traceback
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import SupportsIndex
+from typing import Any, SupportsIndex
 
-from ttt_db.ais.protocol import AI
+from ttt_db.ais.protocol import AI, NamedAI
 from ttt_db.errors import AIMisbehaved, DatabaseDamagedError, InputError, StopRequested
+from ttt_db.game.board import Board
 from ttt_db.game.rules import EMPTY
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)  # ttt_db/
@@ -155,3 +158,30 @@ def time_limit(board: str, seconds: float, late: str | None = None) -> Iterator[
         raise AIMisbehaved(board, late or f"the AI did not answer within {seconds:g} s") from None
     finally:
         signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass(frozen=True, slots=True)
+class AIMove:
+    """An AI's answer at a board: every move it might play, and the one drawn."""
+
+    ai: str
+    board: Board
+    candidates: tuple[int, ...]
+    move: int
+
+    def to_document(self) -> dict[str, Any]:
+        """What `/api/ai-move` sends: `{ai, board, first, candidates, move}` (docs/api.md)."""
+        return {
+            "ai": self.ai,
+            "board": self.board.cells,
+            "first": self.board.first,
+            "candidates": list(self.candidates),
+            "move": self.move,
+        }
+
+
+def choose_move(ai: NamedAI, board: Board, rng: random.Random) -> AIMove:
+    """`ai`'s candidates at `board` (asked in the database's convention, o first) and one of them
+    drawn uniformly by `rng`; AIMisbehaved when its answer is unusable."""
+    candidates = candidate_moves(ai.play, board.stored_cells)
+    return AIMove(ai.name, board, candidates, rng.choice(candidates))

@@ -161,25 +161,28 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
     return NamedAI(name, play, entry.symmetric, entry.summary, entry.deterministic, core_answer, search)
 
 
+def _document(entry: BuiltinAI, name: str, game: Game) -> dict[str, Any]:
+    refusal = entry.refusal(game)
+    return {
+        "name": name,
+        "family": entry.name,
+        "summary": entry.summary,
+        "symmetric": entry.symmetric,
+        "deterministic": entry.deterministic,
+        "available": refusal is None,
+        "reason": None if refusal is None else f"{name} {refusal}",
+    }
+
+
 def ais_document(game: Game = TICTACTOE) -> list[dict[str, Any]]:
     """What `ttt-db ais --json` prints and `/api/ais` sends: every built-in AI at a typical setting,
     what it is, and whether it plays `game` (and why not)."""
-    documents = []
-    for name in DEFAULT_INSTANCES:
-        entry = _BY_BASE[name.partition("@")[0]]
-        refusal = entry.refusal(game)
-        documents.append(
-            {
-                "name": name,
-                "family": entry.name,
-                "summary": entry.summary,
-                "symmetric": entry.symmetric,
-                "deterministic": entry.deterministic,
-                "available": refusal is None,
-                "reason": None if refusal is None else f"{name} {refusal}",
-            }
-        )
-    return documents
+    return [_document(_BY_BASE[name.partition("@")[0]], name, game) for name in DEFAULT_INSTANCES]
+
+
+def ai_document(ai: NamedAI, game: Game = TICTACTOE) -> dict[str, Any]:
+    """One built-in AI's entry of `ais_document`, at its own setting (`/api/ais?ai=dls@5`)."""
+    return _document(_BY_BASE[ai.name.partition("@")[0]], ai.name, game)
 
 
 def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TICTACTOE) -> NamedAI:

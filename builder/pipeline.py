@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.errors import DatabaseError
+from ttt_db.errors import DatabaseError, DatabaseMissingError
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
@@ -56,12 +56,9 @@ def build_database(
     is there. A build that was stopped part-way is resumed above its last finished level, which
     `notice` is told."""
     # imported here so that opening an existing database does not pay for the builder (numpy)
-    from builder.extras import solve_extras
-    from builder.levels import build_core, work_folder
-    from builder.write import BuildContent, check_ownership, write_solution
+    from builder.write import check_ownership
 
     location = resolve_location(db, game)
-    started = time.perf_counter()
     if not force and database_exists(location):
         if location.path is None:  # a server's tables of our names: ours, or refused
             check_ownership(location)
@@ -72,6 +69,18 @@ def build_database(
                     "or another --db"
                 )
         return BuildSummary(location, False, 0.0, {}, _size(location))
+    return _build(location, game, progress, notice)
+
+
+def _build(
+    location: DatabaseLocation, game: Game, progress: Progress = _ignore, notice: Callable[[str], None] = logger.info
+) -> BuildSummary:
+    """Solve `game` and write its database at `location`, over whatever is there."""
+    from builder.extras import solve_extras
+    from builder.levels import build_core, work_folder
+    from builder.write import BuildContent, write_solution
+
+    started = time.perf_counter()
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
     folder = work_folder(location, game)
     core = build_core(game, folder, progress, notice)
@@ -106,8 +115,10 @@ def open_or_build(
     announced through `notice`: by default a warning on the `builder` logger, which reaches
     stderr unless logging is configured otherwise."""
     location = resolve_location(db, game)
-    if not database_exists(location):
+    try:
+        return open_database(location, game=game)
+    except DatabaseMissingError:
         what = "" if game == DEFAULT_GAME else f" for {game}"
         notice(f"no database{what} at {location}: building it now (first use)")
-        build_database(location, game=game)
+    _build(location, game)
     return open_database(location, game=game)

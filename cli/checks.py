@@ -243,18 +243,13 @@ def _check_all(
     quiet: bool,
     bounds: tuple[int | None, float | None],
 ) -> bool | None:
-    from ttt_db.ais.registry import DEFAULT_INSTANCES, load_ai
+    from ttt_db.ais.registry import playable_ais
     from ttt_db.checks.report import run_checks
-    from ttt_db.errors import UnknownAIError
 
     reports = []
-    with progress_bar(len(DEFAULT_INSTANCES), "checking", "ai", quiet=quiet) as bar:
-        for name in DEFAULT_INSTANCES:
-            try:
-                named = load_ai(name, lambda: database, database.game)
-            except UnknownAIError:  # ai14s, on games other than 3x3k3
-                bar.update()
-                continue
+    ais = playable_ais(database.game, lambda: database)
+    with progress_bar(len(ais), "checking", "ai", quiet=quiet) as bar:
+        for named in ais:
             reports.append(
                 run_checks(
                     named,

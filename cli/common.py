@@ -399,7 +399,14 @@ def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
 
 
 def open_db(db: str | None, game: Game = TICTACTOE) -> SolutionDatabase:
-    """Open the game's database, building it first (with a notice on stderr) when it is missing."""
-    from builder.pipeline import open_or_build
+    """Open the game's database (`ttt_db.open_database`); only when there is none, build it first
+    (`builder.open_or_build`, with a notice on stderr)."""
+    from ttt_db.errors import DatabaseMissingError
+    from ttt_db.store.database import open_database
 
-    return open_or_build(db, game=game, notice=lambda message: typer.echo(message, err=True))
+    try:
+        return open_database(db, game=game)
+    except DatabaseMissingError:
+        from builder.pipeline import open_or_build
+
+        return open_or_build(db, game=game, notice=lambda message: typer.echo(message, err=True))

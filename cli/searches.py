@@ -27,7 +27,6 @@ from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
     from ttt_db.game.board import Board
-    from ttt_db.game.rules import Mark
     from ttt_db.search.algorithms import SearchAnswer
     from ttt_db.search.trace_check import TraceCheck
     from ttt_db.store.database import SolutionDatabase
@@ -271,14 +270,10 @@ def check_trace(
     import sys
 
     from ttt_db.search.trace_check import check_trace as check
-    from ttt_db.search.trace_check import trace_lines
+    from ttt_db.search.trace_check import exact_from, trace_lines
 
     with open_db(db, game) as database:
-
-        def exact(board: str, first_player: Mark) -> tuple[int, int, int]:
-            position = database.lookup(board, first=first_player)
-            return position.score, position.sv_score, position.remoteness
-
+        exact = exact_from(database)
         if str(file) == "-":
             result = check(trace_lines(sys.stdin.buffer), exact, game)
         else:

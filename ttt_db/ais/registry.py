@@ -185,6 +185,15 @@ def ai_document(ai: NamedAI, game: Game = TICTACTOE) -> dict[str, Any]:
     return _document(_BY_BASE[ai.name.partition("@")[0]], ai.name, game)
 
 
+def playable_ais(game: Game = TICTACTOE, database: DatabaseProvider | None = None) -> list[NamedAI]:
+    """Every built-in AI at its typical setting that plays `game` (`check --all`)."""
+    return [
+        load_ai(name, database, game)
+        for name in DEFAULT_INSTANCES
+        if _BY_BASE[name.partition("@")[0]].refusal(game) is None
+    ]
+
+
 def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TICTACTOE) -> NamedAI:
     """A built-in AI by name (`ai14s`, `dls@3`, ...) for `game`, or a user's
     `package.module:function` or `path/to/file.py:function` (it receives that game's boards).

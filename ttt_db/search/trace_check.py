@@ -9,11 +9,15 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from ttt_db.errors import InputError, TraceFormatError
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import EMPTY, Mark, mover_at, play, score_seen_by
+
+if TYPE_CHECKING:
+    from ttt_db.store.database import SolutionDatabase
+
 from ttt_db.search.trace import ENTER_FIELDS, FORMAT, SCALES, WIN_SCORE, Enter, json_bound
 
 MAX_VIOLATIONS_KEPT: Final = 100
@@ -72,6 +76,16 @@ class TraceCheck:
             "violations": self.violation_count,
             "failures": [v.to_dict() for v in self.violations],
         }
+
+
+def exact_from(database: SolutionDatabase) -> Lookup:
+    """The exact values `check_trace` holds a trace to, from an open database."""
+
+    def exact(board: str, first: Mark) -> tuple[int, int, int]:
+        position = database.lookup(board, first=first)
+        return position.score, position.sv_score, position.remoteness
+
+    return exact
 
 
 def exact_value(scale: str, score: int, sv_score: int, remoteness: int, ply: int) -> int:

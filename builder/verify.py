@@ -76,7 +76,7 @@ def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | Non
         "positions": [level.positions for level in levels[:reached]],
         "canonical positions": [level.canonical for level in levels[:reached]],
     }
-    sizes = {name: figures.get(name) for name in ("playing", "decision", "decision_canonical")}
+    sizes = {name: figures.get(name) for name in ("playing", "playing_canonical", "decision", "decision_canonical")}
     sizes |= {"all": figures["positions"], "canonical": figures["canonical_positions"]}
     check_figures(report, db, by_depth, figures, sizes)
     check_file(report, db)

@@ -437,3 +437,17 @@ def check_strong(ai, boards, best_moves) -> StrongChecked:
             failures.append(StrongFailureSeen(board, chosen, tuple(sorted(best_moves[board]))))
     failures.sort(key=lambda failure: (len(failure.board) - failure.board.count("."), failure.board))
     return StrongChecked(len(boards), len(boards) - len(failures), failures)
+
+
+@cache
+def decision_boards(rules: Rules = TICTACTOE) -> tuple[str, ...]:
+    """The boards still on where not every legal move is a best move."""
+    return tuple(
+        b for b in reachable(rules) if rules.children(b) and len(best_moves(b, rules)) < len(rules.children(b))
+    )
+
+
+def strong_check_of(ai, rules: Rules = TICTACTOE) -> StrongChecked:
+    """The strong check of `ai` by its definition, over the reference's own decision boards."""
+    boards = decision_boards(rules)
+    return check_strong(ai, boards, {board: best_moves(board, rules) for board in boards})

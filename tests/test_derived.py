@@ -8,6 +8,7 @@ import reference
 from reference import best_moves, tree_nodes_below
 
 from ttt_db.ais.rule_based import ai14s
+from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
 
 solve = reference.solver()
@@ -18,9 +19,7 @@ def children(board: str) -> list[tuple[int, str]]:
 
 
 def test_the_tree_counted_depth_first() -> None:
-    by_depth = tree_nodes_below(".........")
-    assert sum(by_depth) == 549_946
-    assert by_depth == (1, 9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872)
+    assert tree_nodes_below(".........") == published.TREE_NODES_BY_DEPTH  # counted, against the literature
 
 
 def test_every_stored_value_equals_a_brute_force_minimax(positions) -> None:
@@ -42,11 +41,11 @@ def test_ai14s_strong_failures_are_the_ones_the_test_finds(db: SolutionDatabase)
         (b for b in reference.reachable() if children(b) and len(best_moves(b)) < len(children(b))),
         key=lambda b: (9 - b.count("."), b),
     )
-    assert len(decision) == 3191
+    assert len(decision) == published.LIST_SIZES["decision"]
     expected = [b for b in decision if not set(ai14s(b)) <= set(best_moves(b))]
     result = reference.check_strong(ai14s, db.node_list("decision"), db.best_moves_table())
     assert [f.board for f in result.failures] == expected
-    assert (result.correct, result.total) == (3191 - len(expected), 3191)
+    assert (result.correct, result.total) == (len(decision) - len(expected), len(decision))
 
 
 @pytest.mark.parametrize("board", ["o........", "....o....", ".o.......", "xo..o....", "ox..o..x."])
@@ -67,7 +66,7 @@ def test_the_export_holds_every_position_as_the_reference_derives_it(db: Solutio
     stream = io.StringIO()
     write_jsonl(db.all_positions(), stream)
     records = [json.loads(line) for line in stream.getvalue().splitlines()]
-    assert len(records) == len(paths_to) == 5478
+    assert len(records) == len(paths_to) == published.LIST_SIZES["all"]
     for record in records:
         expected = reference.export_record(record["board"], reference.TICTACTOE, paths_to)
         assert {key: record[key] for key in expected} == expected, record["board"]

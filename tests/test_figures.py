@@ -5,25 +5,26 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
+from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.position import Position
 from ttt_db.store.schema import SCHEMA_VERSION
 
-TREE_NODES_BY_DEPTH = [1, 9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
-POSITIONS_BY_DEPTH = [1, 9, 72, 252, 756, 1260, 1520, 1140, 390, 78]
+TREE_NODES_BY_DEPTH = list(published.TREE_NODES_BY_DEPTH)
+POSITIONS_BY_DEPTH = list(published.POSITIONS_BY_DEPTH)
+TREE_NODES = sum(TREE_NODES_BY_DEPTH)
 
 
 def test_tree_nodes_and_positions_by_depth(db: SolutionDatabase) -> None:
     depths = db.depth_figures()
     assert [d.tree_nodes for d in depths] == TREE_NODES_BY_DEPTH
     assert [d.positions for d in depths] == POSITIONS_BY_DEPTH
-    assert sum(d.tree_nodes for d in depths) == 549_946
-    assert sum(d.canonical_positions for d in depths) == 765
+    assert sum(d.canonical_positions for d in depths) == published.LIST_SIZES["canonical"]
 
 
 def test_paths_sum_to_the_tree(positions: dict[str, Position]) -> None:
-    assert len(positions) == 5478
-    assert sum(p.paths for p in positions.values()) == 549_946
+    assert len(positions) == published.LIST_SIZES["all"]
+    assert sum(p.paths for p in positions.values()) == TREE_NODES
     by_depth = Counter()
     for p in positions.values():
         by_depth[p.depth] += p.paths
@@ -31,24 +32,17 @@ def test_paths_sum_to_the_tree(positions: dict[str, Position]) -> None:
 
 
 def test_value_counts(positions: dict[str, Position]) -> None:
-    assert Counter(p.value for p in positions.values()) == {"win": 2836, "loss": 1574, "draw": 1068}
+    assert Counter(p.value for p in positions.values()) == published.VALUES
     canonical = [p for p in positions.values() if p.board == p.canonical]
-    assert len(canonical) == 765
-    assert Counter(p.value for p in canonical) == {"win": 390, "loss": 224, "draw": 151}
+    assert len(canonical) == published.LIST_SIZES["canonical"]
+    assert Counter(p.value for p in canonical) == published.VALUES_CANONICAL
 
 
 def test_node_lists(db: SolutionDatabase, positions: dict[str, Position]) -> None:
     sizes = {name: len(db.node_list(name)) for name in db.node_list_names()}
-    assert sizes == {
-        "all": 5478,
-        "canonical": 765,
-        "playing": 4520,
-        "playing_canonical": 627,
-        "decision": 3191,
-        "decision_canonical": 431,
-    }
+    assert sizes == published.LIST_SIZES
     playing = {p.board for p in positions.values() if p.status == "playing"}
-    assert len({positions[b].canonical for b in playing}) == 627
+    assert len({positions[b].canonical for b in playing}) == published.LIST_SIZES["playing_canonical"]
     for board in db.node_list("decision"):
         position = positions[board]
         assert position.status == "playing"
@@ -112,5 +106,5 @@ def test_meta(db: SolutionDatabase) -> None:
     assert meta["schema_version"] == SCHEMA_VERSION == 7
     assert meta["rules"] == {"game": "3x3k3", "rows": 3, "columns": 3, "in_a_row": 3, "first": "o"}
     assert meta["figures"]["empty_board"] == {"value": "draw", "remoteness": 9}
-    assert meta["figures"]["tree_nodes"] == 549_946
+    assert meta["figures"]["tree_nodes"] == TREE_NODES
     assert meta["figures"]["decision_canonical"] == 431

@@ -1,6 +1,6 @@
 """Loading a user's AI, which is foreign code: `package.module:function` (the installed packages
 first, then the current folder) or `path/to/file.py:function`; every failure to load it an
-`UnknownAIError` that says where it was looked for. `ttt_db.ais.worker` runs what this loads in a
+`UnknownAIError` that says where it was looked for. `ttt_db.ais.isolation` runs what this loads in a
 process of its own."""
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ LIST_SIZES: Final = {
     "all": 5478,
     "canonical": 765,
     "playing": 4520,
+    "playing_canonical": 627,
     "decision": 3191,
     "decision_canonical": 431,
 }

@@ -93,7 +93,7 @@ def outcome_line(position: Position) -> str:
 def first_mover_note(position: Position) -> str:
     if position.first == "o":
         return "o moved first"
-    if position.board.count("x") > position.board.count("o"):
+    if position.cells.count("x") > position.cells.count("o"):
         return "x moved first (it has one more mark than o)"
     return "x moved first (--first x)"
 
@@ -108,7 +108,7 @@ def score_line(position: Position) -> str:
 def _header(position: Position) -> list[str]:
     """The board drawn, then who is to move and what it is worth, then who moved first."""
     return [
-        diagram(position.board, position.game),
+        diagram(position.cells, position.game),
         "",
         outcome_line(position),
         first_mover_note(position),

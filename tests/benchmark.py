@@ -380,7 +380,7 @@ def serve_commands(db: Path, runs: int) -> list[Measurement]:
     from ttt_db.store.database import open_database
 
     with open_database(db) as database:
-        boards = [position.board for position in database.all_positions()]
+        boards = [position.cells for position in database.all_positions()]
     random.Random(1).shuffle(boards)
     paths = [f"/api/position?board={board}" for board in boards]
     server = subprocess.Popen(command("serve", "--port", "0", "--db", str(db)), stdout=subprocess.PIPE, text=True)
@@ -532,7 +532,7 @@ def in_process(db_path: Path, runs: int) -> list[Measurement]:
 
     measurements = []
     with open_database(db_path) as db:
-        boards = [p.board for p in db.all_positions()]
+        boards = [p.cells for p in db.all_positions()]
 
         def lookups() -> None:
             for board in boards:

@@ -43,7 +43,7 @@ def db(db_path: Path) -> Iterator[SolutionDatabase]:
 
 @pytest.fixture(scope="session")
 def positions(db: SolutionDatabase) -> dict[str, object]:
-    return {p.board: p for p in db.all_positions()}
+    return {p.cells: p for p in db.all_positions()}
 
 
 @pytest.fixture(scope="session")

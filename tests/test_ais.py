@@ -61,7 +61,7 @@ def _playing(positions: dict[str, Position]) -> list[Position]:
 def test_full_searches_agree_with_the_database(positions: dict[str, Position], make, shortest: bool) -> None:
     ai = make()
     for p in _playing(positions):
-        assert ai(p.board) == (p.best_moves_shortest if shortest else p.best_moves), p.board
+        assert ai(p.cells) == (p.best_moves_shortest if shortest else p.best_moves), p.cells
 
 
 def test_alphabeta_table_holds_true_bounds_for_every_symmetric_image() -> None:
@@ -77,7 +77,7 @@ def test_alphabeta_table_holds_true_bounds_for_every_symmetric_image() -> None:
 def test_abdls_at_depth_0_is_ai14s(positions: dict[str, Position]) -> None:
     abdls0 = load_ai("abdls@0").play
     for p in _playing(positions):
-        assert abdls0(p.board) == ai14s(p.board), p.board
+        assert abdls0(p.cells) == ai14s(p.cells), p.cells
 
 
 def test_deep_depth_limited_searches_play_perfectly(positions: dict[str, Position]) -> None:
@@ -85,7 +85,7 @@ def test_deep_depth_limited_searches_play_perfectly(positions: dict[str, Positio
     for p in _playing(positions):
         if p.depth >= 4:
             best = set(p.best_moves)
-            assert set(deep(p.board)) <= best, p.board
+            assert set(deep(p.cells)) <= best, p.cells
 
 
 def test_dls_sees_only_its_horizon() -> None:

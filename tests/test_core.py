@@ -89,14 +89,14 @@ def core_only_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_game_stored_as_its_core_alone_answers_every_board_as_with_its_extras(
     core_only_path: Path, db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    boards = [p.board for p in db.all_positions()]
+    boards = [p.cells for p in db.all_positions()]
     swapped = [board.translate(str.maketrans("ox", "xo")) for board in boards if board.count("o") > board.count("x")]
     told = [db.lookup(board) for board in boards + swapped]  # x-first boards too
     monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
     with open_database(core_only_path) as core:
         assert not core.has_extras
         for position in told:
-            assert core.lookup(position.board, first=position.first) == replace(position, playout=None, paths=None)
+            assert core.lookup(position.cells, first=position.first) == replace(position, playout=None, paths=None)
         with pytest.raises(NotStoredError, match="keeps the ranked core alone"):
             core.node_list("decision")
 
@@ -302,12 +302,12 @@ def test_every_position_streamed_from_the_core_is_the_looked_up_position(
     """`all_positions` of a game without extras: every reachable board, with every move's value,
     from the codes of its level and the next in arrays, as a lookup tells it by probing the
     children one by one (without odds and paths)."""
-    expected = {position.board: replace(position, playout=None, paths=None) for position in db.all_positions()}
+    expected = {position.cells: replace(position, playout=None, paths=None) for position in db.all_positions()}
     monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
     with open_database(core_only_path) as core:
         streamed = list(core.all_positions())
     assert len(streamed) == len(expected) == 5478
-    assert all(position == expected[position.board] for position in streamed)
+    assert all(position == expected[position.cells] for position in streamed)
     assert [position.depth for position in streamed] == sorted(position.depth for position in streamed)
 
 

@@ -30,7 +30,7 @@ def test_lookup_accepts_every_notation_and_board_objects(db: SolutionDatabase) -
 def test_x_first_answers_in_the_users_marks(db: SolutionDatabase) -> None:
     swapped = db.lookup("ox..x....")
     stored = db.lookup("xo..o....")
-    assert swapped.board == "ox..x...." and stored.board == "xo..o...."
+    assert swapped.cells == "ox..x...." and stored.cells == "xo..o...."
     assert (swapped.first, stored.first) == ("x", "o")
     assert (swapped.to_move, stored.to_move) == ("o", "x")
     assert swapped.best_moves == stored.best_moves

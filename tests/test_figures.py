@@ -33,7 +33,7 @@ def test_paths_sum_to_the_tree(positions: dict[str, Position]) -> None:
 
 def test_value_counts(positions: dict[str, Position]) -> None:
     assert Counter(p.value for p in positions.values()) == published.VALUES
-    canonical = [p for p in positions.values() if p.board == p.canonical]
+    canonical = [p for p in positions.values() if p.cells == p.canonical]
     assert len(canonical) == published.LIST_SIZES["canonical"]
     assert Counter(p.value for p in canonical) == published.VALUES_CANONICAL
 
@@ -41,7 +41,7 @@ def test_value_counts(positions: dict[str, Position]) -> None:
 def test_node_lists(db: SolutionDatabase, positions: dict[str, Position]) -> None:
     sizes = {name: len(db.node_list(name)) for name in db.node_list_names()}
     assert sizes == published.LIST_SIZES
-    playing = {p.board for p in positions.values() if p.status == "playing"}
+    playing = {p.cells for p in positions.values() if p.status == "playing"}
     assert len({positions[b].canonical for b in playing}) == published.LIST_SIZES["playing_canonical"]
     for board in db.node_list("decision"):
         position = positions[board]

@@ -34,8 +34,8 @@ def test_node_counts_are_the_subtree_sizes(board: str) -> None:
 def test_full_searches_agree_with_the_database_everywhere(positions, algorithm: str) -> None:
     for position in positions.values():
         if position.depth >= 5:  # every board from depth 5 on (the shallow ones cost most)
-            report = run_search(algorithm, position.board)
-            assert agreement(report, position).agrees, (algorithm, position.board)
+            report = run_search(algorithm, position.cells)
+            assert agreement(report, position).agrees, (algorithm, position.cells)
 
 
 def _sample_boards() -> list[str]:
@@ -79,7 +79,7 @@ def test_the_search_ais_choose_the_references_moves(positions) -> None:
     minimax, alphabeta = load_ai("minimax-tt").play, load_ai("alphabeta").play
     shortest = load_ai("alphabeta-shortest").play
     dls1, abdls1 = load_ai("dls@1").play, load_ai("abdls@1").play
-    decision = [p.board for p in positions.values() if p.status == "playing" and len(p.best_moves) < len(p.moves)]
+    decision = [p.cells for p in positions.values() if p.status == "playing" and len(p.best_moves) < len(p.moves)]
     assert len(decision) == 3191
     for board in decision:
         best = reference.best_moves(board)
@@ -91,7 +91,7 @@ def test_the_search_ais_choose_the_references_moves(positions) -> None:
 
 def test_deeper_depth_limited_ais_choose_the_references_moves(positions) -> None:
     dls3, abdls2, abdls3 = load_ai("dls@3").play, load_ai("abdls@2").play, load_ai("abdls@3").play
-    canonical = [p.board for p in positions.values() if p.status == "playing" and p.board == p.canonical]
+    canonical = [p.cells for p in positions.values() if p.status == "playing" and p.cells == p.canonical]
     for board in canonical[::3]:
         assert dls3(board) == reference.depth_limited_choice(board, 3, lines_at_limit=False), board
         assert abdls2(board) == reference.depth_limited_choice(board, 2, lines_at_limit=True), board

@@ -68,7 +68,7 @@ def canonical_slot_board(board: str) -> str:
 def _library_record(db: SolutionDatabase, board: str) -> dict[str, object]:
     position = db.lookup(board)
     return {
-        "board": position.board,
+        "board": position.cells,
         "to_move": position.to_move,
         "status": position.status,
         "score": position.score,
@@ -89,7 +89,7 @@ def _library_record(db: SolutionDatabase, board: str) -> dict[str, object]:
             "x": float(position.playout.x),
             "draw": float(position.playout.draw),
         },
-        "orbit": len(set(symmetric_images(position.board))),
+        "orbit": len(set(symmetric_images(position.cells))),
         "game": "3x3k3",
     }
 

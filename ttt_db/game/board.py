@@ -192,6 +192,11 @@ class Board:
         raise ImpossibleBoardError(text, reason, reachable_with_first=reachable_with)
 
     @classmethod
+    def known(cls, cells: str, first: Mark = "o", game: Game = TICTACTOE) -> Board:
+        """A board whose cells are known reachable (the database's, or a legal move's), not checked again."""
+        return cls._validated(cells, first, game)
+
+    @classmethod
     def _validated(cls, cells: str, first: Mark, game: Game = TICTACTOE) -> Board:
         """A board from cells already checked, without checking them again."""
         board = object.__new__(cls)

@@ -72,7 +72,7 @@ def first_mistake(
             held = tuple(a.move for a in position.moves if value_rank(a.value) >= value_rank(floor))
             return Mistake(
                 ply,
-                position.board,
+                position.cells,
                 position.to_move,
                 move,
                 position.value,

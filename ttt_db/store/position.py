@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError
+from ttt_db.game.board import Board
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import (
     EMPTY,
@@ -88,15 +89,13 @@ def analyses_of(analyses: Sequence[MoveAnalysis], moves: Iterable[int]) -> list[
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """A solved board. `score` and `sv_score` are from the side of the player who moved first;
-    `paths` counts the move sequences reaching this board, `orbit` its symmetric images."""
+    """A solved board: a `Board` (with who moved first and its game) and what the database knows
+    of it. `score` and `sv_score` are from the side of the player who moved first; `paths` counts
+    the move sequences reaching this board, `orbit` its symmetric images."""
 
-    board: str
+    board: Board
     canonical: str
-    depth: int
     status: Status
-    to_move: Mark | None
-    first: Mark
     score: int
     value: Value
     remoteness: int
@@ -107,7 +106,27 @@ class Position:
     playout: Playout | None  # None where the database keeps the ranked core alone (over 16 cells)
     paths: int | None
     orbit: int = 1
-    game: Game = TICTACTOE
+
+    @property
+    def cells(self) -> str:
+        return self.board.cells
+
+    @property
+    def first(self) -> Mark:
+        return self.board.first
+
+    @property
+    def game(self) -> Game:
+        return self.board.game
+
+    @property
+    def depth(self) -> int:
+        return self.board.depth
+
+    @property
+    def to_move(self) -> Mark | None:
+        """Who moves next, None on a finished board."""
+        return self.board.next_player if self.status == "playing" else None
 
     @classmethod
     def from_core(cls, board: str, game: Game, probe: Callable[[str], tuple[Value, int]]) -> Position:
@@ -154,12 +173,9 @@ class Position:
             score = score_seen_by(value_score(value), "o", mover)
             sv_score = shortest_victory(value, mover, depth + remoteness, game.cells)
         return cls(
-            board=board,
+            board=Board.known(board, "o", game),
             canonical=canonical_board(board, game),
-            depth=depth,
             status=board_status,
-            to_move=mover if board_status == "playing" else None,
-            first="o",
             score=score,
             value=value,
             remoteness=remoteness,
@@ -170,7 +186,6 @@ class Position:
             playout=None,
             paths=None,
             orbit=orbit_size(board, game),
-            game=game,
         )
 
     def seen_as(self, board: str, transform: int) -> Position:
@@ -181,7 +196,7 @@ class Position:
         game = self.game
         return replace(
             self,
-            board=board,
+            board=Board.known(board, self.first, game),
             best_moves=untransform_moves(self.best_moves, transform, game),
             best_moves_shortest=untransform_moves(self.best_moves_shortest, transform, game),
             moves=tuple(
@@ -200,15 +215,12 @@ class Position:
 
     def with_marks_swapped(self) -> Position:
         """The same position told with `o` and `x` exchanged (the other first player)."""
-        board = swap_marks(self.board)
+        cells = swap_marks(self.cells)
         return replace(
             self,
-            board=board,
-            canonical=canonical_board(board, self.game),
-            depth=self.depth,
+            board=Board.known(cells, other(self.first), self.game),
+            canonical=canonical_board(cells, self.game),
             status=other(self.status) if self.status in ("o", "x") else self.status,
-            to_move=other(self.to_move) if self.to_move else None,
-            first=other(self.first),
             playout=None if self.playout is None else self.playout.swapped(),
         )
 
@@ -231,21 +243,21 @@ class Position:
             else [
                 analysis.to_dict()
                 | {
-                    "board": play(self.board, analysis.move, mover),
+                    "board": play(self.cells, analysis.move, mover),
                     "score": score_seen_by(value_score(analysis.value), self.first, mover),
                 }
                 for analysis in self.moves
             ]
         )
         won = self.status if self.status in ("o", "x") else None
-        line = sorted({cell for found in winning_lines(self.board, won, self.game) for cell in found}) if won else []
+        line = sorted({cell for found in winning_lines(self.cells, won, self.game) for cell in found}) if won else []
         return self.to_record() | {"moves": moves, "winning_line": line}
 
     def to_record(self) -> dict[str, Any]:
         """The export record (docs/json.md): the stable keys, then `depth`, `first`, the
         labelled viewpoints (`score_viewpoint`, `value_viewpoint`, `playout_odds`), `orbit` and `game`."""
         return {
-            "board": self.board,
+            "board": self.cells,
             "to_move": self.to_move,
             "status": self.status,
             "score": self.score,

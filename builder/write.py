@@ -20,6 +20,7 @@ from builder.levels import CoreBuild, CoreLevel, Progress, process_alive
 from ttt_db import __version__
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
+from ttt_db.game.rules import VALUES
 from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
 from ttt_db.store.codes import CHUNK_SLOTS, value_of_code
 from ttt_db.store.database import make_engine
@@ -99,10 +100,8 @@ def core_figures(game: Game, levels: Sequence[CoreLevel], empty_board: int) -> d
         "positions": sum(level.positions for level in levels),
         "canonical_positions": sum(level.canonical for level in levels),
         **counts,
-        "values": {value: sum(level.values[value] for level in levels) for value in ("win", "loss", "draw")},
-        "values_canonical": {
-            value: sum(level.values_canonical[value] for level in levels) for value in ("win", "loss", "draw")
-        },
+        "values": {value: sum(level.values[value] for level in levels) for value in VALUES},
+        "values_canonical": {value: sum(level.values_canonical[value] for level in levels) for value in VALUES},
         "empty_board": {"value": empty[0], "remoteness": empty[1]},
     }
 

@@ -126,6 +126,13 @@ def score_value(score: int) -> Value:
     return "win" if score > 0 else "loss" if score < 0 else "draw"
 
 
+def result_for(board_status: Status, mark: Mark) -> Value | None:
+    """What a finished game is for `mark`: `win`, `loss` or `draw`; None while it is on."""
+    if board_status == "playing":
+        return None
+    return "draw" if board_status == "draw" else "win" if board_status == mark else "loss"
+
+
 def best_first(value: Value, remoteness: int) -> tuple[int, int]:
     """A sort key putting a player's better outcomes first: wins, fastest first; draws; losses,
     slowest first (`remoteness`: the plies left)."""

@@ -16,14 +16,12 @@ from ttt_db.ais.calling import candidate_moves
 from ttt_db.ais.protocol import AI
 from ttt_db.errors import AIMisbehaved, InputError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import Mark, Status, mover_at, play, side_to_move, status
+from ttt_db.game.rules import VALUES, Mark, Status, Value, mover_at, play, result_for, side_to_move, status
 
 Progress = Callable[[int, int], None]
 PROGRESS_EVERY = 1000
 LOST_KEPT = 10
 """Distinct games AI1 lost kept with their moves, per side (the counts cover them all)."""
-
-_WIN, _LOSS, _DRAW = 0, 1, 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,19 +90,13 @@ class MoveTable:
         self.ais = {"o": o_ai, "x": x_ai}
         self.hero = hero
         self.game = game
-        self.table: dict[str, tuple[str, ...] | int] = {}
+        self.table: dict[str, tuple[str, ...] | Value] = {}
 
-    def fill(self, board: str) -> tuple[str, ...] | int:
-        outcome = status(board, self.game)
-        entry: tuple[str, ...] | int
-        if outcome == "playing":
+    def fill(self, board: str) -> tuple[str, ...] | Value:
+        entry: tuple[str, ...] | Value | None = result_for(status(board, self.game), self.hero)
+        if entry is None:
             mover = side_to_move(board)
-            moves = candidate_moves(self.ais[mover], board)
-            entry = tuple(play(board, m, mover) for m in moves)
-        elif outcome == "draw":
-            entry = _DRAW
-        else:
-            entry = _WIN if outcome == self.hero else _LOSS
+            entry = tuple(play(board, m, mover) for m in candidate_moves(self.ais[mover], board))
         self.table[board] = entry
         return entry
 
@@ -113,7 +105,7 @@ def _play_games(
     table: MoveTable, games: int, rng: random.Random, done_before: int, total: int, progress: Progress | None
 ) -> tuple[Tally, tuple[GameRecord, ...]]:
     """The tally from the hero's side, and the first LOST_KEPT distinct games it lost."""
-    counts = [0, 0, 0]
+    counts = dict.fromkeys(VALUES, 0)
     lost: list[GameRecord] = []
     lookup = table.table.get
     fill = table.fill
@@ -126,9 +118,9 @@ def _play_games(
             entry = lookup(board)
             if entry is None:
                 entry = fill(board)
-            if isinstance(entry, int):
+            if isinstance(entry, str):
                 counts[entry] += 1
-                if entry == _LOSS and path is not None:
+                if entry == "loss" and path is not None:
                     record = _record(path, table.game)
                     if record not in lost:
                         lost.append(record)
@@ -138,7 +130,7 @@ def _play_games(
                 path.append(board)
         if progress is not None and game % PROGRESS_EVERY == PROGRESS_EVERY - 1:
             progress(done_before + game + 1, total)
-    return Tally(*counts), tuple(lost)
+    return Tally(counts["win"], counts["loss"], counts["draw"]), tuple(lost)
 
 
 def _record(path: list[str], game: Game) -> GameRecord:

@@ -24,6 +24,7 @@ from ttt_db.game.rules import (
     opposite_value,
     other,
     play,
+    result_for,
     score_seen_by,
     shortest_victory,
     status,
@@ -164,7 +165,7 @@ class Position:
                 raise DatabaseDamagedError(
                     f"value {value} in {remoteness}, but its moves give {best} in {plies + 1}", f"board {board!r}"
                 )
-        elif own != (("loss" if board_status in ("o", "x") else "draw"), 0) or board_status == "playing":
+        elif board_status == "playing" or own != (result_for(board_status, mover), 0):
             raise DatabaseDamagedError(f"value {value} in {remoteness} for a board {board_status}", f"board {board!r}")
         if board_status != "playing":
             score = final_score(board_status, depth)

@@ -157,6 +157,15 @@ class AIMisbehaved(TttDbError):
         super().__init__(f"at {board!r}: {reason}" + (f" (at {where})" if where else ""))
 
 
+class MissingExtraError(TttDbError):
+    """An optional package this feature needs is not installed: the message says what to install."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(f"{package} is not installed: pip install 'ttt-db[{extra}]'")
+        self.package = package
+        self.extra = extra
+
+
 class StopRequested(SystemExit):
     """A signal asked the command to stop (the command line raises it on SIGTERM, with exit code
     143): it unwinds every `finally`, and code that runs an AI lets it pass, never counting it as

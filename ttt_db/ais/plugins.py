@@ -96,11 +96,32 @@ def load_user_ai(spec: str, game: Game = TICTACTOE) -> NamedAI:
         if not hasattr(target, part):
             raise UnknownAIError(spec, f"module {module_name!r} has no attribute {attribute!r}")
         target = getattr(target, part)
+    target = _from_openspiel(target)
     if not callable(target):
         raise UnknownAIError(spec, f"{attribute!r} in {module_name!r} is not callable")
     doc = getattr(target, "__doc__", None)
     doc_lines = doc.strip().splitlines() if isinstance(doc, str) else []
     return NamedAI(spec, _told_the_game(target, game), None, doc_lines[0] if doc_lines else "user AI")
+
+
+def _from_openspiel(target: object) -> object:
+    """An OpenSpiel bot, policy or RL agent (or a list of agents, one per player) made an AI;
+    anything else as it is. OpenSpiel is looked for only when the user's module imported it."""
+    if "pyspiel" not in sys.modules:
+        return target
+    import pyspiel
+    from open_spiel.python import policy, rl_agent
+
+    from ttt_db.ais import openspiel
+
+    agents = target if isinstance(target, list | tuple) else [target]
+    if agents and all(isinstance(agent, rl_agent.AbstractAgent) for agent in agents):
+        return openspiel.from_agent(target)
+    if isinstance(target, policy.Policy):
+        return openspiel.from_policy(target)
+    if isinstance(target, pyspiel.Bot):
+        return openspiel.from_bot(target)
+    return target
 
 
 def asks_for_the_game(function: Callable[..., Any]) -> bool:

@@ -23,7 +23,7 @@ from cli.common import (
     print_json,
     progress_bar,
 )
-from cli.render import describe_move, describe_moves, diagram, indented_diagram, move_outcome, plural, shares
+from cli.render import describe_move, describe_moves, diagram, indented_diagram, plural, shares
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
@@ -144,7 +144,7 @@ def _hint_lines(database: SolutionDatabase, playthrough: Playthrough) -> list[st
     outcome = {"win": "win", "draw": "draw", "loss": "lose"}[position.value]
     lines = [f"hint: you {outcome} with best play", f"best: {describe_moves(position.best_moves, game)}"]
     for analysis in position.moves_best_first():
-        lines.append(f"  {describe_move(analysis.move, game)} {move_outcome(analysis)}")
+        lines.append(f"  {describe_move(analysis.move, game)} {analysis.outcome}")
     return lines
 
 
@@ -159,7 +159,7 @@ def _result_line(playthrough: Playthrough, human: str, ai: str) -> str:
 def mistake_line(mistake: Mistake, game: Game = DEFAULT_GAME) -> str:
     """`move 3: you played b2 (4), which turned a win into a draw; a1 (0) would have won in 5`."""
     after = {"draw": "a draw", "loss": "a loss"}[mistake.value_after]
-    better = move_outcome(mistake.better).replace("wins", "won").replace("draws", "drawn")
+    better = mistake.better.outcome.replace("wins", "won").replace("draws", "drawn")
     return (
         f"move {mistake.ply + 1}: you played {describe_move(mistake.move, game)}, which turned "
         f"a {mistake.value_before} into {after};\n  {describe_move(mistake.better.move, game)} would have {better}"

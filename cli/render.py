@@ -58,23 +58,12 @@ def describe_moves(moves: Iterable[int], game: Game = TICTACTOE) -> str:
 
 
 PLIES_COUNTED = "plies counted from this board, the move included"
-"""How every text output counts a move's plies (`move_outcome`); JSON's remoteness is after the move."""
-
-
-def move_outcome(analysis: MoveAnalysis) -> str:
-    """What a move leads to for the player making it: `wins in 3`, `draws`, `loses in 4`
-    (plies counted from before the move, the move included)."""
-    plies = analysis.remoteness + 1
-    if analysis.value == "win":
-        return f"wins in {plies}"
-    if analysis.value == "loss":
-        return f"loses in {plies}"
-    return "draws"
+"""How every text output counts a move's plies (`MoveAnalysis.outcome`); JSON's remoteness is after the move."""
 
 
 def describe_analyses(analyses: Iterable[MoveAnalysis]) -> str:
     """`4 (b2) draws, 0 (a1) wins in 5`."""
-    return ", ".join(f"{describe_move(a.move, a.game)} {move_outcome(a)}" for a in analyses)
+    return ", ".join(f"{describe_move(a.move, a.game)} {a.outcome}" for a in analyses)
 
 
 def outcome_line(position: Position) -> str:
@@ -133,9 +122,7 @@ def show_text(position: Position) -> str:
     for analysis in position.moves_best_first():
         best = "*" if analysis.move in position.best_moves else ""
         shortest = "shortest" if analysis.move in position.best_moves_shortest and best else ""
-        lines.append(
-            f"{analysis.move:>4}  {analysis.name:<4}  {move_outcome(analysis):<12}  {best} {shortest}".rstrip()
-        )
+        lines.append(f"{analysis.move:>4}  {analysis.name:<4}  {analysis.outcome:<12}  {best} {shortest}".rstrip())
     lines.append(f"(outcome for {position.to_move}, the player making the move; {PLIES_COUNTED})")
     return "\n".join(lines)
 

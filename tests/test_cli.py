@@ -66,6 +66,7 @@ def test_best_moves_json(run) -> None:
         "name": "c1",
         "value": "loss",
         "remoteness": 1,
+        "outcome": "loses in 2",
         "board": "oxo.x....",
         "score": 1,
     }

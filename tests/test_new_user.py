@@ -309,9 +309,10 @@ def test_strong_failure_json_adds_values(run) -> None:
         "chosen": [4],
         "best": [0, 2, 3],
         "wrong": [4],
-        "wrong_move_values": [{"move": 4, "name": "b2", "value": "draw", "remoteness": 6}],
+        "wrong_move_values": [{"move": 4, "name": "b2", "value": "draw", "remoteness": 6, "outcome": "draws"}],
         "best_move_values": [
-            {"move": m, "name": n, "value": "win", "remoteness": 4} for m, n in ((0, "a1"), (2, "c1"), (3, "a2"))
+            {"move": m, "name": n, "value": "win", "remoteness": 4, "outcome": "wins in 5"}
+            for m, n in ((0, "a1"), (2, "c1"), (3, "a2"))
         ],
     }
 

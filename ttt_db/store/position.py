@@ -48,8 +48,21 @@ class MoveAnalysis:
     def name(self) -> str:
         return move_name(self.move, self.game)
 
+    @property
+    def outcome(self) -> str:
+        """What the move leads to for the player making it, as every text says it: `wins in 3`,
+        `draws`, `loses in 4`, its plies counted from before the move, the move included."""
+        plies = self.remoteness + 1
+        return f"wins in {plies}" if self.value == "win" else f"loses in {plies}" if self.value == "loss" else "draws"
+
     def to_dict(self) -> dict[str, Any]:
-        return {"move": self.move, "name": self.name, "value": self.value, "remoteness": self.remoteness}
+        return {
+            "move": self.move,
+            "name": self.name,
+            "value": self.value,
+            "remoteness": self.remoteness,
+            "outcome": self.outcome,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,12 +82,6 @@ function notice(text, append = false) {
   box.hidden = !box.textContent;
 }
 
-function outcome(analysis) {
-  const plies = analysis.remoteness + 1;
-  if (analysis.value === "win") return `wins in ${plies}`;
-  if (analysis.value === "loss") return `loses in ${plies}`;
-  return "draws";
-}
 
 function cellName(cell) { return state.game.cell_names[cell]; }
 
@@ -286,7 +280,7 @@ async function render() {
     if (analysis && state.hints) {
       button.classList.add(analysis.value);
       if (best.has(cell)) button.classList.add("best");
-      hint = outcome(analysis);
+      hint = analysis.outcome;  // the library's words (MoveAnalysis.outcome)
     }
     if (marks && marks.chosen.includes(cell)) button.classList.add("chosen");
     if (marks && marks.best.includes(cell)) button.classList.add("marked-best");
@@ -486,7 +480,7 @@ function drawHistory(docs, mistake) {
       const dot = add("circle", { cx: x(sample.score, sample.remoteness), cy: y(ply) + lane, r: moves.length > 1 ? 5 : 3,
         class: `next ${sample.value}`, "data-count": String(moves.length) });
       const title = document.createElementNS(SVG, "title");
-      title.textContent = moves.map((m) => `${doc.to_move} ${cellName(m.move)} ${outcome(m)}`).join("; ");
+      title.textContent = moves.map((m) => `${doc.to_move} ${cellName(m.move)} ${m.outcome}`).join("; ");
       dot.appendChild(title);
       if (moves.length > 1) {
         add("text", { x: x(sample.score, sample.remoteness), y: y(ply) + lane + 2.5, "text-anchor": "middle", class: "count" },
@@ -633,7 +627,7 @@ async function runCheck(offset) {
     button.className = "failure";
     button.dataset.board = failure.board;
     const described = (values, moves) => (values && values.length
-      ? values.map((m) => `${m.name} ${outcome(m)}`) : moves.map(cellName)).join(", ");
+      ? values.map((m) => `${m.name} ${m.outcome}`) : moves.map(cellName)).join(", ");
     const wrong = failure.wrong.length ? failure.wrong : failure.chosen;
     button.textContent = `${failure.board} (${failure.to_move} to move): ${state.checkAi} may play ` +
       `${described(failure.wrong_move_values, wrong)}; best ${described(failure.best_move_values, failure.best)}` +

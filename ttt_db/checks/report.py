@@ -5,14 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.over_core import check_strong_over_core, check_weak_over_core
-from ttt_db.checks.solved import Counterexample, StrongResult, WeakResult, both_solved, check_weak, replay
+from ttt_db.checks.solved import (
+    Counterexample,
+    StrongFailure,
+    StrongResult,
+    WeakResult,
+    both_solved,
+    check_weak,
+    replay,
+)
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import Value
+from ttt_db.game.drawing import board_svg, figure, table, value_text
+from ttt_db.game.rules import Value, side_to_move
 from ttt_db.play.mistakes import Mistake, first_mistake
 from ttt_db.store.database import SolutionDatabase
 
@@ -31,6 +41,35 @@ class CheckReport:
         early (its budget ran out) without a failure: not decided."""
         return both_solved(*(result.solved for result in (self.weak, self.strong) if result is not None))
 
+    def _repr_html_(self) -> str:
+        """The report in a notebook: the verdict, each check's result, each weak counterexample's
+        decisive mistake and the shallowest strong failures drawn as boards."""
+        verdict = {True: "solved", False: "not solved", None: "not decided (a check stopped early)"}[self.solved]
+        rows: list[tuple[str, str]] = []
+        if self.weak is not None:
+            for side in (self.weak.o, self.weak.x):
+                said = {True: "never does worse than", False: "can end below", None: "not decided for"}[side.solved]
+                moves = ""
+                if side.counterexample is not None:
+                    names = " ".join(self.game.move_name(move) for move in side.counterexample.moves)
+                    moves = f" (lost game: {escape(names)})"
+                rows.append((f"weak, as {side.side}", f"{said} {value_text(side.target, side.side)}{moves}"))
+        if self.strong is not None:
+            strong = self.strong
+            kinds = ", ".join(f"{count:,} {kind.replace('_', ' ')}" for kind, count in strong.by_kind.items() if count)
+            rows.append(
+                (
+                    "strong",
+                    f"{strong.correct:,} of {strong.checked:,} decision positions answered with best moves only"
+                    + (f" ({kinds})" if kinds else ""),
+                )
+            )
+        figures = [_mistake_figure(mistake, self.game) for mistake in self.mistakes.values()]
+        if self.strong is not None:
+            figures += [_failure_figure(failure, self.game) for failure in self.strong.failures[:3]]
+        head = f"<p><b>{escape(self.ai)}</b> on {self.game.name}: <b>{verdict}</b></p>"
+        return f"<div>{head}{table(rows)}{''.join(figures)}</div>"
+
     def to_document(self, failures_from: int = 0, failures_limit: int | None = None) -> dict[str, Any]:
         """What `ttt-db check --json` prints and `/api/check` sends (docs/json.md): the strong
         check's failures from `failures_from`, at most `failures_limit` of them (all by default),
@@ -48,6 +87,39 @@ class CheckReport:
             strong["failures_from"] = failures_from
             strong["failures_total"] = len(self.strong.failures)  # kept; `failing` counts them all
         return document
+
+
+def _mistake_figure(mistake: Mistake, game: Game) -> str:
+    played = mistake.played
+    held = ", ".join(analysis.name for analysis in mistake.analyses(mistake.held))
+    svg = board_svg(
+        mistake.board,
+        game,
+        values={move.move: move.value for move in mistake.moves},
+        notes={move.move: move.outcome for move in mistake.moves},
+        rings={mistake.move: "loss", **dict.fromkeys(mistake.held, "win")},
+        title=f"the decisive mistake as {mistake.side}",
+    )
+    caption = (
+        f"As {mistake.side}, move {mistake.ply + 1}: it could still get "
+        f"{value_text(mistake.value_before, mistake.side)}; it may play {played.name}, which {played.outcome}. "
+        f"{held} would have held."
+    )
+    return figure(svg, caption)
+
+
+def _failure_figure(failure: StrongFailure, game: Game) -> str:
+    wrong = ", ".join(f"{a.name} {a.outcome}" for a in failure.analyses(failure.wrong)) or failure.error or ""
+    best = ", ".join(f"{a.name} {a.outcome}" for a in failure.analyses(failure.best))
+    svg = board_svg(
+        failure.board,
+        game,
+        values={move.move: move.value for move in failure.moves},
+        notes={move.move: move.outcome for move in failure.moves},
+        rings={**dict.fromkeys(failure.best, "win"), **dict.fromkeys(failure.wrong, "loss")},
+        title=f"a strong failure at {failure.board}",
+    )
+    return figure(svg, f"{side_to_move(failure.board)} to move may play {wrong}; best: {best}")
 
 
 def decisive_mistake(counterexample: Counterexample, target: Value, db: SolutionDatabase) -> Mistake | None:

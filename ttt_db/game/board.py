@@ -214,6 +214,20 @@ class Board:
         implied = first_player(self.cells)
         return self.cells if implied == self.first else f"{self.cells}{FIRST_SEPARATOR}{self.first}"
 
+    def _repr_svg_(self) -> str:
+        """The board drawn in a notebook (python-chess's convention), its winning line outlined."""
+        from ttt_db.game.drawing import board_svg
+
+        return board_svg(self.cells, self.game, winning=self.winning_cells, title=str(self))
+
+    @property
+    def winning_cells(self) -> tuple[int, ...]:
+        """The cells of the line (or lines) that won the game, in order; none while it is on or drawn."""
+        won = self.status
+        if won not in ("o", "x"):
+            return ()
+        return tuple(sorted({cell for line in winning_lines(self.cells, won, self.game) for cell in line}))
+
     @property
     def swapped(self) -> bool:
         """True when `x` moved first, so the database answers for the mark-swapped board."""

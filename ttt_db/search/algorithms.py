@@ -284,6 +284,37 @@ class SearchAnswer:
     def best_moves(self) -> tuple[int, ...]:
         return self.report.best_moves if self.report.best_moves is not None else self.exact.exact_best
 
+    def _repr_html_(self) -> str:
+        """The search in a notebook: its board with the moves it chose ringed, its score beside
+        the database's, and its work."""
+        from html import escape
+
+        from ttt_db.game.drawing import board_svg, table
+
+        report = self.report
+        chosen = "the database's best moves" if report.best_moves is None else "its choice"
+        svg = board_svg(
+            self.board.cells,
+            self.board.game,
+            rings=dict.fromkeys(self.best_moves, "win"),
+            winning=self.board.winning_cells,
+            title=f"{report.algorithm} from {self.board}",
+        )
+        verdict = "agrees with the database" if self.exact.agrees else "DISAGREES with the database"
+        rows = [
+            (
+                "score",
+                f"{report.score} ({report.scale} scale, {self.board.first}'s side); exact {self.exact.exact_score}",
+            ),
+            ("ringed", chosen),
+            ("nodes", f"{report.counts.nodes:,}"),
+            ("cutoffs", f"{report.counts.cutoffs:,}"),
+            ("table hits", f"{report.counts.table_hits_exact + report.counts.table_hits_bound:,}"),
+            ("seconds", f"{report.seconds:.3f}"),
+        ]
+        head = f"<p><b>{escape(report.algorithm)}</b> from {escape(str(self.board))}: {verdict}</p>"
+        return f"<div>{head}{svg}{table(rows)}</div>"
+
     def to_document(self) -> dict[str, Any]:
         report = self.report
         return {

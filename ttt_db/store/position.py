@@ -30,7 +30,6 @@ from ttt_db.game.rules import (
     status,
     swap_marks,
     value_score,
-    winning_lines,
 )
 from ttt_db.game.symmetry import canonical_board, orbit_size, untransform_move, untransform_moves
 
@@ -245,6 +244,28 @@ class Position:
             self.moves, key=lambda analysis: (*best_first(analysis.value, analysis.remoteness), analysis.move)
         )
 
+    def _repr_html_(self) -> str:
+        """The position in a notebook: its value for the side to move, and the board with every
+        legal move coloured by its value for the mover, labelled with its outcome, the best moves
+        ringed."""
+        from ttt_db.game.drawing import board_svg, value_text
+
+        mover = self.next_player
+        if self.status == "playing":
+            head = f"{mover} to move: {value_text(self.value, mover)} with best play, in {self.remoteness} plies"
+        else:
+            head = "a draw" if self.status == "draw" else f"{self.status} has won"
+        svg = board_svg(
+            self.cells,
+            self.game,
+            values={move.move: move.value for move in self.moves},
+            notes={move.move: move.outcome for move in self.moves},
+            rings=dict.fromkeys(self.best_moves, "win" if self.value == "win" else self.value),
+            winning=self.board.winning_cells,
+            title=str(self.board),
+        )
+        return f"<div><p>{head}</p>{svg}</div>"
+
     def to_document(self) -> dict[str, Any]:
         """The `best-moves --json` document (docs/json.md): the record, plus `moves`, every legal
         move's value for the player making it, the remoteness after it and the board it makes (in
@@ -263,9 +284,7 @@ class Position:
                 for analysis in self.moves
             ]
         )
-        won = self.status if self.status in ("o", "x") else None
-        line = sorted({cell for found in winning_lines(self.cells, won, self.game) for cell in found}) if won else []
-        return self.to_record() | {"moves": moves, "winning_line": line}
+        return self.to_record() | {"moves": moves, "winning_line": list(self.board.winning_cells)}
 
     def to_record(self) -> dict[str, Any]:
         """The export record (docs/json.md): the stable keys, then `depth`, `first`, the

@@ -231,14 +231,16 @@ def test_a_first_legal_action_agent_is_checked_with_its_decisive_mistake(zoo, db
 def test_ttt_dbs_perfect_player_never_loses_in_pettingzoo(zoo, db: SolutionDatabase) -> None:
     import random
 
-    from ttt_db.ais.pettingzoo import _environment, from_policy, perfect_policy
+    from pettingzoo import make
+
+    from ttt_db.ais.pettingzoo import from_policy, perfect_policy
 
     assert run_checks(_named(from_policy(perfect_policy(db, seed=2))), db, weak=True, strong=False).solved is True
     rng = random.Random(4)
     for game in range(40):
         perfect_seat = ("player_1", "player_2")[game % 2]
         perfect = perfect_policy(db, seed=game)
-        environment = _environment()
+        environment = make("aec", "classic/tictactoe-v3")
         environment.reset(seed=game)
         for agent in environment.agent_iter():
             observation, reward, terminated, truncated, _ = environment.last()

@@ -171,21 +171,25 @@ class Games:
             raise ApiError(400, f"game {name!r} is not served here; these are: {', '.join(self.names)}")
         return found
 
+    def boot(self, name: str | None) -> dict[str, Any]:
+        """The page's first data for the game `name` (the default game's for one not served): the
+        game, the lists and the empty board's position, so the page plays at once."""
+        service = self.services[name if name in self.services else self.default]
+        return {
+            "game": service.game_document(),
+            "games": self.names,
+            "default_game": self.default,
+            "ais": service.ais_document(),
+            "algorithms": algorithms_document(),
+            "position": json.loads(service.position_json(None)),
+        }
+
     def page(self, name: str | None) -> str:
         """The page with the game's first data inlined (the default game's for one not served,
         which the page then names)."""
         key = name if name in self.services else self.default
         if key not in self._pages:
-            service = self.services[key]
-            boot = {
-                "game": service.game_document(),
-                "games": self.names,
-                "default_game": self.default,
-                "ais": service.ais_document(),
-                "algorithms": algorithms_document(),
-                "position": json.loads(service.position_json(None)),
-            }
-            self._pages[key] = _inlined_page(json.dumps(boot))
+            self._pages[key] = _inlined_page(json.dumps(self.boot(key)))
         return self._pages[key]
 
 
@@ -296,5 +300,6 @@ def create_app(
         routes=routes, exception_handlers=dict.fromkeys((ApiError, TttDbError, HTTPException), answer_error)
     )
     app.state.stopping = stopping
+    app.state.games = games
     app.add_middleware(RequestLimits)  # added last, so it runs first
     return app

@@ -36,15 +36,10 @@ def cell_of_action(action: int) -> int:
 
 def _environment() -> Any:
     try:
-        import pettingzoo
+        from pettingzoo import make
     except ImportError:
-        raise MissingExtraError("PettingZoo (pettingzoo[classic])", "pettingzoo") from None
-    make = getattr(pettingzoo, "make", None)  # the registry, where the release has one
-    if make is not None:
-        return make("aec", "classic/tictactoe-v3")
-    from pettingzoo.classic import tictactoe_v3
-
-    return tictactoe_v3.env()
+        raise MissingExtraError("PettingZoo (pettingzoo>=1.27)", "pettingzoo") from None
+    return make("aec", "classic/tictactoe-v3")
 
 
 def environment_at(board: str) -> Any:

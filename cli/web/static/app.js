@@ -2,7 +2,29 @@
 // Plain JavaScript, no build step. The position lives in the URL: ?board=START&moves=4,0,8&ai=...&as=o
 "use strict";
 
-const $ = (id) => document.getElementById(id);
+// Where the page runs: this document, its URL and the HTTP API. The notebook widget
+// (cli/web/widget.py) runs this same script inside its own element, with a host of its own
+// (`tttDbHost`: its settings for a URL, the same API answered over the kernel).
+const host = (typeof tttDbHost !== "undefined" && tttDbHost) || {
+  root: document,
+  query: () => location.search,
+  saveQuery: (query) => history.replaceState(null, "", query ? `?${query}` : location.pathname),
+  request: async (path, query, method) => {
+    const response = await fetch(`/api/${path}${query ? "?" + query : ""}`, { method });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    return body;
+  },
+  boot: () => JSON.parse(document.getElementById("boot").textContent || "{}"),
+  link: () => location.href,
+  switchGame: (name) => { location.search = `?game=${encodeURIComponent(name)}`; },
+  started: (game) => {
+    document.title = `ttt-db ${game}`;
+    document.body.dataset.ready = "1";
+    performance.mark("ttt-db-ready");  // navigation start to a playable board (the benchmark reads it)
+  },
+};
+const $ = (id) => host.root.querySelector(`#${id}`);
 const SVG = "http://www.w3.org/2000/svg";
 const DEFAULT_AI = "perfect-shortest";  // never passes up a faster win: a slower one reads as toying with you
 const PAGE = 10;  // failing positions per page of the check view
@@ -31,10 +53,7 @@ let focusCell = 0;
 
 async function api(path, params, method = "GET") {
   const query = new URLSearchParams({ ...(params || {}), ...(state.game ? { game: state.game.game } : {}) }).toString();
-  const response = await fetch(`/api/${path}${query ? "?" + query : ""}`, { method });
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
-  return body;
+  return host.request(path, query, method);
 }
 
 // The page holds no rule of the game: who moves, what a move makes of the board, how a game
@@ -88,7 +107,7 @@ function cellName(cell) { return state.game.cell_names[cell]; }
 // --- the URL -------------------------------------------------------------------------
 
 function readUrl() {
-  const params = new URLSearchParams(location.search);
+  const params = new URLSearchParams(host.query());
   state.start = params.get("board") || state.game.empty_board;
   const askedGame = params.get("game");
   state.first = ["o", "x"].includes(params.get("first")) ? params.get("first") : null;
@@ -136,8 +155,7 @@ function writeUrl() {
     params.set("best", state.marks.best.join(","));
     params.set("by", state.marks.ai);
   }
-  const query = params.toString();
-  history.replaceState(null, "", query ? `?${query}` : location.pathname);
+  host.saveQuery(params.toString());
 }
 
 // --- the board -----------------------------------------------------------------------
@@ -402,10 +420,10 @@ function swapSides() {
 async function copyLink() {
   const status = $("copy-status");
   try {
-    await navigator.clipboard.writeText(location.href);
+    await navigator.clipboard.writeText(host.link());
     status.textContent = "Link copied.";
   } catch (error) {
-    status.textContent = `Copy this link: ${location.href}`;
+    status.textContent = `Copy this link: ${host.link()}`;
   }
 }
 
@@ -940,20 +958,19 @@ function fillSelect(select, items, chosen, usable = (item) => item.available !==
 
 async function start() {
   // the page arrives with the game, the lists and the empty board's position inlined (one round trip)
-  const boot = JSON.parse($("boot").textContent || "{}");
+  const boot = host.boot();
   const lists = boot.ais ? Promise.resolve([boot.ais, boot.algorithms]) : Promise.all([api("ais"), api("algorithms")]);
-  state.game = boot.game || await (await fetch("/api/game")).json();
+  state.game = boot.game || await api("game");
   state.games = boot.games || state.game.games || [state.game.game];
   state.defaultGame = boot.default_game || state.games[0];
   const chooser = $("game-choice");
   for (const name of state.games) chooser.appendChild(new Option(name, name, false, name === state.game.game));
   chooser.disabled = state.games.length < 2;
-  chooser.addEventListener("change", () => { location.search = `?game=${encodeURIComponent(chooser.value)}`; });
+  chooser.addEventListener("change", () => host.switchGame(chooser.value));
   if (boot.position) {
     for (const first of ["", boot.position.first]) positions.set(`${first} ${boot.position.board}`, Promise.resolve(boot.position));
   }
   $("game-name").textContent = state.game.game === "3x3k3" ? "tic-tac-toe" : state.game.game;
-  document.title = `ttt-db ${state.game.game}`;
   readUrl();
   buildBoard();
   position(currentBoard()).catch(() => {});  // on its way while the lists arrive
@@ -988,14 +1005,15 @@ async function start() {
   $("redo").addEventListener("click", redo);
   $("restart").addEventListener("click", restart);
   $("swap").addEventListener("click", swapSides);
+  $("copy-link").hidden = !host.link;  // a notebook's widget has no link of its own
   $("copy-link").addEventListener("click", copyLink);
-  document.addEventListener("keydown", (event) => {
+  host.root.addEventListener("keydown", (event) => {
     if (!(event.ctrlKey || event.metaKey) || state.view !== "play") return;
     if (event.key === "z") { event.preventDefault(); undo(); }
     if (event.key === "y") { event.preventDefault(); redo(); }
   });
   $("new-game").addEventListener("click", newGame);
-  document.querySelectorAll("[role=tab]").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
+  host.root.querySelectorAll("[role=tab]").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
   $("check-run").addEventListener("click", () => runCheck(0));
   $("check-cancel").addEventListener("click", cancelCheck);
   $("failures-prev").addEventListener("click", () => runCheck(Math.max(0, state.checkOffset - PAGE)));
@@ -1007,9 +1025,8 @@ async function start() {
   wireTree();
   showView(state.view);
   await render();
-  document.body.dataset.ready = "1";
-  performance.mark("ttt-db-ready");  // navigation start to a playable board (the benchmark reads it)
-  if (state.view === "check" && new URLSearchParams(location.search).has("check")) runCheck(0);
+  host.started(state.game.game);
+  if (state.view === "check" && new URLSearchParams(host.query()).has("check")) runCheck(0);
 }
 
 start().catch((error) => { $("status").textContent = `The page could not start: ${error.message}`; });

@@ -1,0 +1,151 @@
+"""docs/tutorial.ipynb runs top to bottom (nbclient, a real kernel), and its widget plays a game and
+replays a search in JupyterLab in Chromium, with screenshots saved to look at (skipped, saying
+why, without nbclient, JupyterLab, anywidget or Chromium; CI has them)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import reference
+
+from ttt_db.ais.rule_based import ai14s as ai14s_rules
+from ttt_db.store import published
+
+ROOT = Path(__file__).resolve().parents[1]
+TUTORIAL = ROOT / "docs" / "tutorial.ipynb"
+CHROMIUM = os.environ.get("TTT_DB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _outputs(cell: Any) -> dict[str, Any]:
+    bundle: dict[str, Any] = {}
+    for output in cell.get("outputs", []):
+        bundle.update(output.get("data", {}))
+    return bundle
+
+
+def test_the_tutorial_runs_top_to_bottom(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed: pip install -e '.[test]'")
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed: pip install -e '.[test]'")
+    pytest.importorskip("anywidget", reason="anywidget is not installed: pip install -e '.[notebook]'")
+    monkeypatch.setenv("TTT_DB", str(db_path))  # the kernel inherits it: the session's database
+    notebook = nbformat.read(TUTORIAL, as_version=4)
+    assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")  # kept clean
+    nbclient.NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    ).execute()
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    shown = [_outputs(cell) for cell in code]
+    by_source = {cell.source: bundle for cell, bundle in zip(code, shown, strict=True)}
+    assert by_source['Board.parse("ox..x...o")']["image/svg+xml"].startswith("<svg")
+    assert "o to move" in by_source['db.lookup("ox..x...o")']["text/html"]
+    ai14s = by_source['run_checks(load_ai("ai14s"), db)']["text/html"]
+    strong = reference.strong_check_of(ai14s_rules)
+    assert "<b>not solved</b>" in ai14s and f"{strong.correct:,} of {strong.total:,}" in ai14s
+    _, calls = reference.seed_alpha_beta(".........")
+    assert f"<td>{calls:,}</td>" in by_source['search_board(db, "alphabeta", Board.parse("........."))']["text/html"]
+    minimax = 'search_board(db, "minimax", Board.parse(".........")).report.counts.nodes'
+    assert by_source[minimax]["text/plain"] == str(sum(published.TREE_NODES_BY_DEPTH))
+    widgets = [bundle for bundle in shown if "application/vnd.jupyter.widget-view+json" in bundle]
+    assert len(widgets) == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        return int(listener.getsockname()[1])
+
+
+@pytest.fixture
+def jupyterlab(db_path: Path, tmp_path: Path) -> Iterator[str]:
+    pytest.importorskip("jupyterlab", reason="JupyterLab is not installed: pip install -e '.[test]'")
+    pytest.importorskip("anywidget", reason="anywidget is not installed: pip install -e '.[notebook]'")
+    if CHROMIUM is None:
+        pytest.skip("no Chromium: apt-get install chromium (CI does)")
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    shutil.copy(TUTORIAL, notebooks / "tutorial.ipynb")
+    port = _free_port()
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1"]
+    command += ["--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={notebooks}"]
+    command += ["--allow-root"] if os.geteuid() == 0 else []
+    settings = tmp_path / "jupyter-settings"  # a fresh JupyterLab, whatever the machine's has
+    environment = {**os.environ, "TTT_DB": str(db_path), "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(settings)}
+    server = subprocess.Popen(command, env=environment, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url + "api/status", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("JupyterLab did not start") from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_the_widget_plays_a_game_and_replays_a_search_in_jupyterlab(jupyterlab: str, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(jupyterlab + "lab/tree/tutorial.ipynb")
+        page.wait_for_selector(".jp-Notebook", timeout=90_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
+        news = page.get_by_role("button", name="No", exact=True)  # JupyterLab's question about its news
+        if news.count():
+            news.click()
+        page.locator(".jp-Notebook").first.click()
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_text("Run All Cells", exact=True).click()
+        widgets = page.locator(".ttt-db-page")
+        widgets.nth(1).wait_for(timeout=90_000)
+        play, search = widgets.nth(0), widgets.nth(1)
+        play.locator("#board .cell.empty").first.wait_for(timeout=30_000)
+        assert play.locator("#board .cell.win, #board .cell.draw, #board .cell.loss").count() == 9  # the hints
+        play.locator("#board [data-cell='4']").click()  # o takes the centre; perfect-shortest answers as x
+        page.wait_for_function("() => document.querySelectorAll('.jp-OutputArea-output').length > 0", timeout=10_000)
+        play.locator("#moves-line").filter(has_text="2.").wait_for(timeout=30_000)
+        assert play.locator("#board .cell.taken").count() == 2
+        play.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "widget-play-1280x800.png"))
+        search.locator("#search-run").click()
+        search.locator("#player:not([hidden])").wait_for(timeout=30_000)
+        for _ in range(5):
+            search.locator("#trace-step").click()
+        assert "step 5 of" in search.locator("#trace-progress").inner_text()
+        search.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "widget-search-1280x800.png"))
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.keyboard.press("Escape")
+        page.keyboard.press("Control+b")  # the file browser closed, as on a phone
+        play.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "widget-play-390x844.png"))
+        browser.close()
+    assert not errors, errors
+    assert sorted(path.name for path in shots.iterdir()) == [
+        "widget-play-1280x800.png",
+        "widget-play-390x844.png",
+        "widget-search-1280x800.png",
+    ]
+    if os.environ.get("TTT_DB_SCREENSHOTS"):  # a folder to keep them in, to look at
+        shutil.copytree(shots, os.environ["TTT_DB_SCREENSHOTS"], dirs_exist_ok=True)

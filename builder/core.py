@@ -4,13 +4,14 @@ no edges and no forward pass (a slot's reachability is a local test: `block_stat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import astuple, dataclass
 
 import numpy as np
 
 from ttt_db.game.definition import Game, level_slots
 from ttt_db.store.core_arrays import (
+    Block,
     Codes,
     Tables,
     block_codes,
@@ -43,37 +44,66 @@ class SolvedLevel:
     decision_canonical: int = 0
 
 
-def solve_level(tables: Tables, depth: int, below: Codes | None, progress: LevelProgress = _no_progress) -> SolvedLevel:
-    """Level `depth` from the codes of every reachable slot one level deeper (None at a full board)."""
-    n = tables.cells
-    codes = np.zeros(level_slots(n, depth), np.uint8)
-    representative = np.zeros(len(codes), bool)
-    playing = np.zeros(len(codes), bool)
-    decision = np.zeros(len(codes), bool)
-    insert = tables.insert(depth) if depth < n and below is not None else None
-    for block in tables.blocks(depth):
+@dataclass(frozen=True, slots=True)
+class LevelCounts:
+    """A level's counts over some of its slots; parts add up (`+`)."""
+
+    positions: int = 0
+    canonical: int = 0
+    playing: int = 0
+    playing_canonical: int = 0
+    decision: int = 0
+    decision_canonical: int = 0
+
+    def __add__(self, other: LevelCounts) -> LevelCounts:
+        return LevelCounts(*(mine + theirs for mine, theirs in zip(astuple(self), astuple(other), strict=True)))
+
+
+def solve_blocks(
+    tables: Tables,
+    depth: int,
+    below: Codes | None,
+    blocks: Iterable[Block],
+    codes: Codes,
+    stored: Codes,
+    progress: LevelProgress = _no_progress,
+) -> LevelCounts:
+    """The level step: `blocks` of level `depth` solved from the codes of every reachable slot one
+    level deeper (None at a full board), each slot's code written to `codes` and, for the
+    representatives, to `stored` (both the whole level's arrays, or files mapped as such); the
+    counts over those slots. Ranges of blocks are independent: a level may be solved in parts."""
+    insert = tables.insert(depth) if depth < tables.cells and below is not None else None
+    counts = LevelCounts()
+    for block in blocks:
         state = block_state(tables, block)
-        in_play = state.reachable & ~state.finished
+        in_play = (state.reachable & ~state.finished).ravel()
+        decision = np.zeros(len(in_play), bool)
         moves = None
         if insert is not None and below is not None:
             moves = block_moves(tables, block, below, insert)
-            decision[block.slots] = (in_play & moves.deciding).ravel()
-        codes[block.slots] = block_codes(state, moves).ravel()
-        playing[block.slots] = in_play.ravel()
-        representative[block.slots] = representatives(tables, block).ravel()
+            decision = (state.reachable & ~state.finished & moves.deciding).ravel()
+        block_codes_here = block_codes(state, moves).ravel()
+        representative = representatives(tables, block).ravel()
+        codes[block.slots] = block_codes_here
+        stored[block.slots] = np.where(representative, block_codes_here, 0)
+        counts += LevelCounts(
+            int(np.count_nonzero(block_codes_here)),
+            int(np.count_nonzero(block_codes_here[representative])),
+            int(np.count_nonzero(in_play)),
+            int(np.count_nonzero(in_play & representative)),
+            int(np.count_nonzero(decision)),
+            int(np.count_nonzero(decision & representative)),
+        )
         progress(block.slots.stop, len(codes))
-    stored = np.where(representative, codes, 0).astype(np.uint8)
-    return SolvedLevel(
-        depth,
-        codes,
-        stored,
-        int(np.count_nonzero(codes)),
-        int(np.count_nonzero(stored)),
-        int(np.count_nonzero(playing)),
-        int(np.count_nonzero(playing & representative)),
-        int(np.count_nonzero(decision)),
-        int(np.count_nonzero(decision & representative)),
-    )
+    return counts
+
+
+def solve_level(tables: Tables, depth: int, below: Codes | None, progress: LevelProgress = _no_progress) -> SolvedLevel:
+    """Level `depth` from the codes of every reachable slot one level deeper (None at a full board)."""
+    codes = np.zeros(level_slots(tables.cells, depth), np.uint8)
+    stored = np.zeros(len(codes), np.uint8)
+    counts = solve_blocks(tables, depth, below, tables.blocks(depth), codes, stored, progress)
+    return SolvedLevel(depth, codes, stored, *astuple(counts))
 
 
 def solve_core(

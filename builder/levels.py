@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import msgpack
 import numpy as np
@@ -80,19 +80,22 @@ class CoreLevel:
 
 
 def value_counts(codes: Codes) -> dict[str, int]:
-    """How many nonzero codes are losses, draws and wins for the side to move."""
-    counts = np.bincount(codes, minlength=256)
+    """How many nonzero codes are losses, draws and wins for the side to move (read a chunk at a
+    time: `codes` may be a level's file, mapped)."""
+    counts = np.zeros(256, np.int64)
+    for start in range(0, len(codes), CHUNK_SLOTS):
+        counts += np.bincount(codes[start : start + CHUNK_SLOTS], minlength=256)
     return {value: int(counts[code_of(value, 0) : code_of(value, REMOTENESS_LIMIT - 1) + 1].sum()) for value in VALUES}
 
 
 def compress_level(game: Game, level: SolvedLevel) -> CoreLevel:
+    """The level's stored codes in compressed chunks, a chunk at a time, and its counts."""
     import zstandard
 
     compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
-    data = level.stored.tobytes()
     chunks = []
-    for number, start in enumerate(range(0, len(data), CHUNK_SLOTS)):
-        part = data[start : start + CHUNK_SLOTS]
+    for number, start in enumerate(range(0, len(level.stored), CHUNK_SLOTS)):
+        part = level.stored[start : start + CHUNK_SLOTS].tobytes()
         blob = compressor.compress(part)
         chunks.append(CoreChunk(number, len(part), blob, chunk_checksum(game.name, level.depth, number, blob)))
     counts = {name: getattr(level, name) for name in ("playing", "playing_canonical", "decision", "decision_canonical")}
@@ -147,7 +150,7 @@ class WorkFolder:
     def _level_file(self, depth: int) -> Path:
         return self.path / f"level-{depth:02d}.msgpack"
 
-    def _codes_file(self, depth: int) -> Path:
+    def codes_file(self, depth: int) -> Path:
         return self.path / f"codes-{depth:02d}.npy"
 
     def _stamp(self) -> dict[str, object]:
@@ -168,7 +171,7 @@ class WorkFolder:
                 levels.append(CoreLevel.from_plain(msgpack.unpackb(self._level_file(depth).read_bytes())))
             except (OSError, ValueError, KeyError, TypeError, msgpack.UnpackException):
                 break
-        while levels and not self._codes_file(levels[-1].depth).is_file():
+        while levels and not self.codes_file(levels[-1].depth).is_file():
             levels.pop()  # the next level up needs the reachable codes of the shallowest one
         return levels
 
@@ -176,7 +179,7 @@ class WorkFolder:
         if not levels:
             return None
         depth = levels[-1].depth
-        codes: Codes = np.load(self._codes_file(depth))
+        codes: Codes = np.load(self.codes_file(depth))
         return depth, codes
 
     def reset(self) -> None:
@@ -186,9 +189,9 @@ class WorkFolder:
 
     def save(self, level: SolvedLevel, core: CoreLevel) -> None:
         """The level's chunks, then its codes, each written whole before it is named."""
-        _write_whole(self._codes_file(level.depth), lambda f: np.save(f, level.codes))
+        _write_whole(self.codes_file(level.depth), lambda f: np.save(f, level.codes))
         _write_whole(self._level_file(level.depth), lambda f: f.write(msgpack.packb(core.to_plain())))
-        self._codes_file(level.depth + 1).unlink(missing_ok=True)
+        self.codes_file(level.depth + 1).unlink(missing_ok=True)
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
@@ -201,9 +204,15 @@ def _write_whole(path: Path, write: Callable[[BinaryIO], object]) -> None:
     os.replace(partial, path)
 
 
-def work_folder(location: DatabaseLocation, game: Game) -> WorkFolder:
-    """`.NAME.levels/` beside a database file; for a server URL, a folder in the temporary
-    directory named by the URL and game."""
+def work_folder(location: DatabaseLocation, game: Game, work_dir: Path | None = None) -> WorkFolder:
+    """`.NAME.levels/` beside a database file (in `work_dir` when given: shared storage every
+    worker of a cluster reaches); for a server URL, a folder in the temporary directory named by
+    the URL and game."""
+    if work_dir is not None:
+        name = (
+            location.path.name if location.path is not None else hashlib.sha256(location.url.encode()).hexdigest()[:16]
+        )
+        return WorkFolder(work_dir / f".{name}.{game.name}.levels", game)
     if location.path is not None:
         return WorkFolder(location.path.with_name(f".{location.path.name}.levels"), game)
     digest = hashlib.sha256(f"{location.url} {game.name}".encode()).hexdigest()[:16]
@@ -217,9 +226,12 @@ class CoreBuild:
     codes: dict[int, Codes]  # every reachable slot's code of the levels solved in this run, where kept
 
 
-def build_core(game: Game, folder: WorkFolder, progress: Progress, notice: Callable[[str], None]) -> CoreBuild:
+def build_core(
+    game: Game, folder: WorkFolder, progress: Progress, notice: Callable[[str], None], client: Any = None
+) -> CoreBuild:
     """Solve every level not finished by an earlier build into `folder`, telling `notice` when
-    an earlier build's levels are taken up; every level, by depth."""
+    an earlier build's levels are taken up; every level, by depth. With a Dask `client`, each
+    level is solved by tasks on its workers (`builder.cluster`), into the same folder."""
     done = folder.claim()
     if done:
         notice(
@@ -229,10 +241,22 @@ def build_core(game: Game, folder: WorkFolder, progress: Progress, notice: Calla
     start = folder.start(done)
     levels = {level.depth: level for level in done}
     codes: dict[int, Codes] = {}
-    for solved in solve_core(game, lambda depth, d, t: progress(f"level {depth}", d, t), start):
+    if client is None:
+        solved_levels = solve_core(game, lambda depth, d, t: progress(f"level {depth}", d, t), start)
+    else:
+        from builder.cluster import solve_core_on_dask
+
+        solved_levels = solve_core_on_dask(
+            game,
+            client,
+            folder.path,
+            lambda depth, d, t: progress(f"level {depth} (tasks)", d, t),
+            None if start is None else (start[0], folder.codes_file(start[0])),
+        )
+    for solved in solved_levels:
         level = compress_level(game, solved)
         folder.save(solved, level)
         levels[solved.depth] = level
         if game.keeps_extras:  # small levels: the extras read them instead of expanding the stored ones
-            codes[solved.depth] = solved.codes
+            codes[solved.depth] = np.array(solved.codes)
     return CoreBuild([levels[depth] for depth in range(game.cells + 1)], start[0] if start else None, codes)

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.errors import DatabaseError, DatabaseMissingError
@@ -51,10 +52,14 @@ def build_database(
     force: bool = False,
     progress: Progress = _ignore,
     notice: Callable[[str], None] = logger.info,
+    client: Any = None,
+    work_dir: Path | None = None,
 ) -> BuildSummary:
     """Build `game`'s database at `db` (path, URL, `$TTT_DB` or the game's default) unless one
     is there. A build that was stopped part-way is resumed above its last finished level, which
-    `notice` is told."""
+    `notice` is told. With a Dask `client` every level is solved by tasks on its workers, in a work
+    folder under `work_dir` (shared storage for a cluster; beside the database by default): the
+    same database as a local build."""
     # imported here so that opening an existing database does not pay for the builder (numpy)
     from builder.write import check_ownership
 
@@ -69,11 +74,16 @@ def build_database(
                     "or another --db"
                 )
         return BuildSummary(location, False, 0.0, {}, _size(location))
-    return _build(location, game, progress, notice)
+    return _build(location, game, progress, notice, client, work_dir)
 
 
 def _build(
-    location: DatabaseLocation, game: Game, progress: Progress = _ignore, notice: Callable[[str], None] = logger.info
+    location: DatabaseLocation,
+    game: Game,
+    progress: Progress = _ignore,
+    notice: Callable[[str], None] = logger.info,
+    client: Any = None,
+    work_dir: Path | None = None,
 ) -> BuildSummary:
     """Solve `game` and write its database at `location`, over whatever is there."""
     from builder.extras import solve_extras
@@ -82,8 +92,8 @@ def _build(
 
     started = time.perf_counter()
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
-    folder = work_folder(location, game)
-    core = build_core(game, folder, progress, notice)
+    folder = work_folder(location, game, work_dir)
+    core = build_core(game, folder, progress, notice, client)
     extras = solve_extras(game, core) if game.keeps_extras else None
     content = BuildContent(game, core, extras, None if reproducible else started)
     write_solution(location, content, _build_time(), progress)

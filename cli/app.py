@@ -16,6 +16,7 @@ import typer
 
 from cli.common import (
     EXIT_NO,
+    AnyGameOption,
     App,
     BoardArgument,
     BoardCommand,
@@ -25,6 +26,7 @@ from cli.common import (
     GameOption,
     JsonOption,
     QuietOption,
+    fail,
     first_mark,
     open_db,
     print_json,
@@ -79,22 +81,97 @@ def _options(
 
 @app.command()
 def build(
-    game: GameOption = TICTACTOE,
+    game: AnyGameOption = TICTACTOE,
     db: DbOption = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the database exists.")] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Solve each level on a Dask cluster of N worker processes on this machine (pip install "
+            "'ttt-db[dask]'); the same database as without.",
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="Solve each level on the Dask cluster whose scheduler is at this address (tcp://HOST:PORT); "
+            "give --work-dir on storage every worker reaches (docs/scale.md).",
+        ),
+    ] = None,
+    work_dir: Annotated[
+        Path | None,
+        typer.Option("--work-dir", help="Keep the levels being solved here (beside the database by default)."),
+    ] = None,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Say what the build would take (slots, memory per worker, disk, core-hours at this machine's "
+            "rate) and what this machine lacks, and build nothing.",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Solve the game level by level, deepest first, and write the database (atomically): the
     ranked core of every game (a byte per position), and up to 16 cells each class's random-play
-    odds and paths. A build that was stopped resumes above its last finished level; docs/games.md
-    gives each game's time, memory and size."""
+    odds and paths. A build that was stopped resumes above its last finished level; --plan says
+    what a build takes before it starts, and a build this machine cannot hold is refused with its
+    plan (docs/games.md, docs/scale.md)."""
     from builder.pipeline import build_database
+    from builder.plan import plan_build, plan_lines
     from cli.render import depth_table, figures_text
+    from ttt_db.game.definition import EXTRAS_MAX_CELLS, MAX_CELLS
 
-    with stage_progress(quiet=quiet) as progress:
-        summary = build_database(
-            db, game=game, force=force, progress=progress, notice=lambda line: typer.echo(line, err=True)
-        )
+    if workers is not None and scheduler is not None:
+        raise fail("give --workers (a cluster on this machine) or --scheduler (one of your own), not both")
+    if plan or game.cells > EXTRAS_MAX_CELLS:
+        target = work_dir or Path(db or ".").resolve().parent
+        planned = plan_build(game, workers or 1, target)
+        if plan:
+            if as_json:
+                print_json(planned.to_document())
+            else:
+                typer.echo("\n".join(plan_lines(planned)))
+            return
+        if game.cells > MAX_CELLS:
+            raise fail(
+                "\n".join(
+                    [
+                        f"{game} has {game.cells} cells; this release builds games of up to {MAX_CELLS} "
+                        "(docs/scale.md says what a larger one needs):",
+                        *plan_lines(planned),
+                    ]
+                )
+            )
+        if planned.lacks and scheduler is None:
+            raise fail("\n".join([f"{game} does not fit this machine:", *plan_lines(planned)]))
+    client = None
+    if workers is not None or scheduler is not None:
+        from builder.cluster import connect
+
+        client = connect(workers, scheduler)
+        count = len(client.scheduler_info()["workers"])
+        typer.echo(f"solving on Dask: {count} workers, dashboard at {client.dashboard_link}", err=True)
+    try:
+        with stage_progress(quiet=quiet) as progress:
+            summary = build_database(
+                db,
+                game=game,
+                force=force,
+                progress=progress,
+                notice=lambda line: typer.echo(line, err=True),
+                client=client,
+                work_dir=work_dir,
+            )
+    finally:
+        if client is not None:
+            client.close()
+            if scheduler is None:
+                client.cluster.close()
     if not summary.built:
         typer.echo(f"database already at {summary.location}; use --force to rebuild it")
         return

@@ -75,6 +75,27 @@ def _parse_game(text: str | Game) -> Game:
         raise typer.BadParameter(error.reason) from None
 
 
+def _parse_any_game(text: str | Game) -> Game:
+    if isinstance(text, Game):
+        return text
+    try:
+        return Game.parse(text)
+    except InputError as error:
+        raise typer.BadParameter(error.reason) from None
+
+
+AnyGameOption = Annotated[
+    Game,
+    typer.Option(
+        "--game",
+        "-g",
+        metavar="RxCkK",
+        parser=_parse_any_game,
+        help="The m,n,k-game: R rows x C columns, K in a row wins, o first (3x3k3, 4x4k4, 3x4k3, ...); "
+        "each game has its own database [default: 3x3k3]. --plan takes any size.",
+        show_default=False,
+    ),
+]
 GameOption = Annotated[
     Game,
     typer.Option(

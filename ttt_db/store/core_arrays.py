@@ -130,14 +130,15 @@ class Tables:
             rows.append(self.rank[inserted])
         return np.stack(rows)
 
-    def blocks(self, depth: int) -> Iterator[Block]:
-        """A level's slots in blocks of whole occupied sets, in slot order."""
+    def blocks(self, depth: int, start: int = 0, stop: int | None = None) -> Iterator[Block]:
+        """A level's slots in blocks of whole occupied sets, in slot order: blocks `start` to
+        `stop` (exclusive; all by default), each made without making the ones before it."""
         o = o_count(depth)
         per_set = comb(depth, o)
         patterns = self.combos[o][:per_set]
         occupied_sets = self.combos[depth]
         sets_per_block = max(1, BLOCK_SLOTS // per_set)
-        for first in range(0, len(occupied_sets), sets_per_block):
+        for first in range(0, len(occupied_sets), sets_per_block)[start:stop]:
             last = min(first + sets_per_block, len(occupied_sets))
             occupied = occupied_sets[first:last]
             yield Block(

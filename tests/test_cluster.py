@@ -1,0 +1,142 @@
+"""The level solve on Dask: a real LocalCluster of worker processes on 127.0.0.1 builds the same
+database as the in-process builder, a worker killed in the middle of a level costs only its task,
+a build stopped as a whole resumes; and `build --plan` derives its figures from the slot counts.
+(Skipped, saying why, without Dask; CI installs it.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Iterator
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import builder.levels
+from builder import build_database
+from builder.cluster import solve_core_on_dask, solve_range
+from builder.core import solve_core
+from ttt_db.game.definition import Game
+
+distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    from builder.cluster import connect
+
+    with connect(2, None) as opened:
+        assert len(opened.scheduler_info()["workers"]) == 2
+        yield opened
+        opened.cluster.close()
+
+
+def _files_equal(one: Path, other: Path) -> bool:
+    return one.read_bytes() == other.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["3x4k3", "4x4k4"])
+def test_a_build_on_the_cluster_is_the_local_build_byte_for_byte(
+    name: str, client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # no build time or duration in either file
+    game = Game.parse(name)
+    local, clustered = tmp_path / "local.sqlite", tmp_path / "cluster.sqlite"
+    build_database(local, game=game)
+    progress: list[str] = []
+    build_database(clustered, game=game, client=client, progress=lambda stage, done, total: progress.append(stage))
+    assert _files_equal(local, clustered)
+    assert f"level {game.cells} (tasks)" in progress and "level 0 (tasks)" in progress
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # the work folder is gone
+
+
+_KILL_MARK = "TTT_DB_TEST_KILLED_ONCE"
+
+
+def killing_once(marker: str, *task: Any) -> Any:
+    """A task that kills its own worker the first time it runs anywhere (the marker file says
+    whether it has), then solves as the real one does."""
+    if not Path(marker).exists():
+        Path(marker).touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return solve_range(*task)
+
+
+def test_a_worker_killed_in_the_middle_of_a_level_costs_only_its_task(client: Any, tmp_path: Path) -> None:
+    import functools
+    import sys
+
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
+    game = Game.parse("4x4k4")
+    marker = tmp_path / "killed"
+    work = tmp_path / "work"
+    work.mkdir()
+    clustered = solve_core_on_dask(game, client, work, solve=functools.partial(killing_once, str(marker)))
+    for local, remote in zip(solve_core(game), clustered, strict=True):
+        assert local.depth == remote.depth
+        assert np.array_equal(local.codes, remote.codes) and np.array_equal(local.stored, remote.stored)
+        assert (local.positions, local.decision_canonical) == (remote.positions, remote.decision_canonical)
+    assert marker.exists()  # a worker did die, and its task ran again elsewhere
+
+
+def test_a_build_on_the_cluster_stopped_between_levels_resumes(
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    game = Game.parse("3x4k3")
+    whole = tmp_path / "whole.sqlite"
+    build_database(whole, game=game)
+    real = builder.levels.compress_level
+    solved: list[int] = []
+
+    def stopped_after_four(game: Game, level: Any) -> Any:
+        if len(solved) == 4:
+            raise KeyboardInterrupt
+        solved.append(level.depth)
+        return real(game, level)
+
+    monkeypatch.setattr(builder.levels, "compress_level", stopped_after_four)
+    path = tmp_path / "resumed.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        build_database(path, game=game, client=client)
+    monkeypatch.setattr(builder.levels, "compress_level", real)
+    summary = build_database(path, game=game, client=client)
+    assert summary.resumed_at == 9
+    assert _files_equal(path, whole)
+
+
+def _slots(cells: int) -> list[int]:
+    return [comb(cells, depth) * comb(depth, (depth + 1) // 2) for depth in range(cells + 1)]
+
+
+def test_the_plan_of_5x5k4_is_derived_from_its_slot_counts(run) -> None:
+    planned = run("build", "--game", "5x5k4", "--plan", "--workers", "16", "--json")
+    assert planned.exit_code == 0, planned.output
+    document = json.loads(planned.stdout)
+    slots = _slots(25)
+    assert document["slots"] == sum(slots) and document["slots_by_depth"] == slots
+    assert document["widest_level"] == {"depth": slots.index(max(slots)), "slots": max(slots)}
+    assert document["result_disk_bytes"] == sum(slots) // 8  # a byte per class, 8 symmetries of the square
+    assert document["core_hours"] > 0 and document["hours_on_workers"] == pytest.approx(document["core_hours"] / 16)
+    assert document["fits"] is False and any(lack.startswith("cores: 16 workers") for lack in document["lacks"])
+    text = run("build", "--game", "5x5k4", "--plan").stdout
+    assert f"{sum(slots):,} in 26 levels" in text
+
+
+def test_a_build_larger_than_this_release_builds_is_refused_with_its_plan(run, tmp_path: Path) -> None:
+    refused = run("build", "--game", "5x5k4", "--db", str(tmp_path / "big.sqlite"))
+    assert refused.exit_code == 2
+    assert "5x5k4 has 25 cells; this release builds games of up to 20" in refused.stderr
+    assert f"slots:          {sum(_slots(25)):,}" in refused.stderr
+    assert not list(tmp_path.iterdir())  # nothing started
+
+
+def test_workers_and_scheduler_are_one_or_the_other(run) -> None:
+    both = run("build", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1")
+    assert both.exit_code == 2 and "not both" in both.stderr

@@ -89,6 +89,7 @@ def build(
         typer.Option(
             "--workers",
             min=1,
+            metavar="N",
             help="Solve each level on a Dask cluster of N worker processes on this machine (pip install "
             "'ttt-db[dask]'); the same database as without.",
         ),
@@ -97,13 +98,16 @@ def build(
         str | None,
         typer.Option(
             "--scheduler",
+            metavar="tcp://HOST:PORT",
             help="Solve each level on the Dask cluster whose scheduler is at this address (tcp://HOST:PORT); "
             "give --work-dir on storage every worker reaches (docs/scale.md).",
         ),
     ] = None,
     work_dir: Annotated[
         Path | None,
-        typer.Option("--work-dir", help="Keep the levels being solved here (beside the database by default)."),
+        typer.Option(
+            "--work-dir", metavar="PATH", help="Keep the levels being solved here (beside the database by default)."
+        ),
     ] = None,
     plan: Annotated[
         bool,

@@ -648,6 +648,7 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
             ),
         ]
         if game == "4x5k4":
+            results += _cluster_build(game, workdir, db, built)
             verified, _ = timed_with_peak_memory(command("verify", *where))
             checked, check_peak = timed_with_peak_memory(command("check", "perfect", "--strong", *where))
             results += against_reference(
@@ -667,6 +668,32 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
                 ),
             ]
     return results
+
+
+def _cluster_build(game: str, workdir: Path, local: Path, local_seconds: float) -> list[Measurement]:
+    """Issue 26: the same game built on a LocalCluster of 2 worker processes, against the in-process
+    build of the same run: its time's ratio, and its core compared row by row."""
+    import importlib.util
+    import sqlite3
+
+    if importlib.util.find_spec("distributed") is None:
+        print("no Dask: the cluster build is skipped (pip install -e '.[dask]')")
+        return []
+    db = workdir / f"{game}-cluster.sqlite"
+    seconds, peak = timed_with_peak_memory(
+        command("build", "--quiet", "--workers", "2", "--game", game, "--db", str(db))
+    )
+
+    def core(path: Path) -> list[tuple[object, ...]]:
+        with sqlite3.connect(path) as conn:
+            return conn.execute(
+                "select depth, chunk, slots, codes, checksum from ttt_core order by depth, chunk"
+            ).fetchall()
+
+    return [
+        Measurement(f"ttt-db build --game {game} --workers 2 / in-process build", seconds / local_seconds, 1.3, "x"),
+        Measurement("  its core's rows unlike the in-process build's", float(core(db) != core(local)), 0, ""),
+    ]
 
 
 def _position_p99(db: Path, game_name: str, count: int = 2_000, checking: str | None = None) -> float:

@@ -140,3 +140,11 @@ def test_a_build_larger_than_this_release_builds_is_refused_with_its_plan(run, t
 def test_workers_and_scheduler_are_one_or_the_other(run) -> None:
     both = run("build", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1")
     assert both.exit_code == 2 and "not both" in both.stderr
+
+
+def test_docs_scale_quotes_5x5k4s_derived_figures() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "scale.md").read_text()
+    slots = _slots(25)
+    widest = max(slots)
+    assert f"({sum(slots):,} slots, the widest level {widest:,} at depth {slots.index(widest)}" in text
+    assert f"{sum(slots) // 8:,}\nclasses at most" in text or f"{sum(slots) // 8:,} classes at most" in text

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.errors import DatabaseError, DatabaseMissingError
-from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.errors import BuildRefusedError, DatabaseError, DatabaseMissingError
+from ttt_db.game.definition import CLUSTER_MAX_CELLS, DEFAULT_GAME, EXTRAS_MAX_CELLS, MAX_CELLS, Game
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
@@ -85,7 +85,9 @@ def _build(
     client: Any = None,
     work_dir: Path | None = None,
 ) -> BuildSummary:
-    """Solve `game` and write its database at `location`, over whatever is there."""
+    """Solve `game` and write its database at `location`, over whatever is there (after
+    `refuse_what_cannot_fit`)."""
+    refuse_what_cannot_fit(game, client, location)
     from builder.extras import solve_extras
     from builder.levels import build_core, work_folder
     from builder.write import BuildContent, write_solution
@@ -109,6 +111,39 @@ def _build(
     )
 
 
+def refuse_what_cannot_fit(game: Game, client: Any, location: DatabaseLocation) -> None:
+    """BuildRefusedError, with the build's plan, for a game over CLUSTER_MAX_CELLS, one over
+    MAX_CELLS built without a cluster of your own, or one over EXTRAS_MAX_CELLS that this machine
+    lacks something for (its cores, memory or disk, with as many workers as its local cluster has)."""
+    from builder.plan import plan_build, plan_lines
+
+    if game.cells <= EXTRAS_MAX_CELLS:
+        return
+    workers = 1 if client is None else max(1, len(client.scheduler_info().get("workers", {})))
+    plan = plan_build(game, workers, location.path.parent if location.path is not None else Path("."))
+    if game.cells > CLUSTER_MAX_CELLS:
+        raise BuildRefusedError(
+            f"{game} has {game.cells} cells; no build takes more than {CLUSTER_MAX_CELLS}:", plan_lines(plan)
+        )
+    if client is not None and not _is_local(client):
+        return  # a cluster of your own: its machines are not this one
+    if game.cells > MAX_CELLS:
+        raise BuildRefusedError(
+            f"{game} has {game.cells} cells; one machine builds games of up to {MAX_CELLS}: build it on a "
+            "cluster of your own (--scheduler, docs/scale.md):",
+            plan_lines(plan),
+        )
+    if plan.lacks:
+        raise BuildRefusedError(f"{game} does not fit this machine:", plan_lines(plan))
+
+
+def _is_local(client: Any) -> bool:
+    """Whether the Dask client's cluster is a LocalCluster on this machine."""
+    from distributed import LocalCluster
+
+    return isinstance(getattr(client, "cluster", None), LocalCluster)
+
+
 def _size(location: DatabaseLocation) -> int | None:
     if location.path is not None and location.path.is_file():
         return location.path.stat().st_size
@@ -128,6 +163,7 @@ def open_or_build(
     try:
         return open_database(location, game=game)
     except DatabaseMissingError:
+        refuse_what_cannot_fit(game, None, location)  # before saying that it builds
         what = "" if game == DEFAULT_GAME else f" for {game}"
         notice(f"no database{what} at {location}: building it now (first use)")
     _build(location, game)

@@ -128,31 +128,16 @@ def build(
     from builder.pipeline import build_database
     from builder.plan import plan_build, plan_lines
     from cli.render import depth_table, figures_text
-    from ttt_db.game.definition import EXTRAS_MAX_CELLS, MAX_CELLS
 
     if workers is not None and scheduler is not None:
         raise fail("give --workers (a cluster on this machine) or --scheduler (one of your own), not both")
-    if plan or game.cells > EXTRAS_MAX_CELLS:
-        target = work_dir or Path(db or ".").resolve().parent
-        planned = plan_build(game, workers or 1, target)
-        if plan:
-            if as_json:
-                print_json(planned.to_document())
-            else:
-                typer.echo("\n".join(plan_lines(planned)))
-            return
-        if game.cells > MAX_CELLS:
-            raise fail(
-                "\n".join(
-                    [
-                        f"{game} has {game.cells} cells; this release builds games of up to {MAX_CELLS} "
-                        "(docs/scale.md says what a larger one needs):",
-                        *plan_lines(planned),
-                    ]
-                )
-            )
-        if planned.lacks and scheduler is None:
-            raise fail("\n".join([f"{game} does not fit this machine:", *plan_lines(planned)]))
+    if plan:
+        planned = plan_build(game, workers or 1, work_dir or Path(db or ".").resolve().parent)
+        if as_json:
+            print_json(planned.to_document())
+        else:
+            typer.echo("\n".join(plan_lines(planned)))
+        return
     client = None
     if workers is not None or scheduler is not None:
         from builder.cluster import connect

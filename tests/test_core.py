@@ -214,13 +214,13 @@ def test_a_build_stopped_between_levels_resumes_above_the_last_finished_one(
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-def test_games_up_to_20_cells_are_accepted_and_larger_ones_refused_with_what_they_would_take() -> None:
-    assert game_from_name("4x5k4").cells == 20
+def test_games_up_to_25_cells_are_accepted_and_larger_ones_refused_with_what_they_would_take() -> None:
+    assert game_from_name("4x5k4").cells == 20 and game_from_name("5x5k4").cells == 25
     with pytest.raises(UnknownGameError) as refused:
-        game_from_name("5x5k4")
-    assert str(refused.value).startswith(
-        "invalid game '5x5k4': 25 cells is more than the 20 one machine builds: its 161,995,031,226 slots"
-    )
+        game_from_name("5x6k4")
+    slots = sum(level_slots(30, depth) for depth in range(31))
+    expected = "invalid game '5x6k4': 30 cells is more than the 25 any build takes (one machine builds 20)"
+    assert str(refused.value).startswith(f"{expected}: its {slots:,} slots")
 
 
 CHECKED = [

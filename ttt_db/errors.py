@@ -157,6 +157,15 @@ class AIMisbehaved(TttDbError):
         super().__init__(f"at {board!r}: {reason}" + (f" (at {where})" if where else ""))
 
 
+class BuildRefusedError(DatabaseError):
+    """A build that this machine (or this release) cannot hold, refused before it starts; `plan`
+    says what it would take."""
+
+    def __init__(self, message: str, plan: list[str]) -> None:
+        super().__init__("\n".join([message, *plan]))
+        self.plan = plan
+
+
 class MissingExtraError(TttDbError):
     """An optional package this feature needs is not installed: the message says what to install."""
 

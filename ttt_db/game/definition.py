@@ -18,6 +18,9 @@ from ttt_db.errors import UnknownGameError
 MAX_CELLS: Final = 20
 """The largest board one machine builds: its ranked core holds a byte per slot, two levels at a
 time (docs/games.md)."""
+CLUSTER_MAX_CELLS: Final = 25
+"""The largest board any build takes, on a cluster (docs/scale.md): each worker holds lookup tables
+of 2^cells entries, and a search's estimates stay below a win this many plies away."""
 EXTRAS_MAX_CELLS: Final = 16
 """The largest board whose database also keeps each class's random-play odds and paths (exact
 integers up to (cells)!) beside the ranked core; larger ones keep the core alone."""
@@ -216,16 +219,17 @@ def level_sizes(cells: int) -> tuple[int, ...]:
 
 
 def game_from_name(text: str) -> Game:
-    """`Game.parse`, refusing games with more than MAX_CELLS cells with what they would take."""
+    """`Game.parse`, refusing games of more than CLUSTER_MAX_CELLS cells, which no build takes,
+    with what they would take (a game over MAX_CELLS builds on a cluster only: `builder.plan`)."""
     game = Game.parse(text)
-    if game.cells > MAX_CELLS:
+    if game.cells > CLUSTER_MAX_CELLS:
         sizes = level_sizes(game.cells)
-        memory = 2 * sorted(sizes)[-1] + sorted(sizes)[-2] + 16 * 2**game.cells
         raise UnknownGameError(
             text,
-            f"{game.cells} cells is more than the {MAX_CELLS} one machine builds: its {sum(sizes):,} slots would "
-            f"take {sum(sizes) / 1e9:,.0f} GB at a byte each before compression, and its widest levels "
-            f"{memory / 1e9:,.1f} GB of memory; docs/games.md says what a larger board would take",
+            f"{game.cells} cells is more than the {CLUSTER_MAX_CELLS} any build takes (one machine builds "
+            f"{MAX_CELLS}): its {sum(sizes):,} slots would take {sum(sizes) / 1e9:,.0f} GB at a byte each "
+            f"before compression, and each worker {8 * 2**game.cells / 1e9:,.1f} GB for one of its lookup "
+            "tables; docs/scale.md says what a build takes",
         )
     return game
 

@@ -11,7 +11,6 @@ writes the same bytes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import astuple
 from functools import cache
 from math import comb
 from pathlib import Path
@@ -121,7 +120,7 @@ def solve_core_on_dask(
                 progress(depth, done, len(futures))
         codes = np.load(codes_path, mmap_mode="r")
         stored = np.load(stored_path, mmap_mode="r")
-        yield SolvedLevel(depth, codes, stored, *astuple(counts))
+        yield SolvedLevel(depth, codes, stored, counts)
         if below_path is not None and Path(below_path).name.endswith(".codes.npy"):
             Path(below_path).unlink(missing_ok=True)
             Path(below_path.replace(".codes.npy", ".stored.npy")).unlink(missing_ok=True)

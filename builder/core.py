@@ -29,22 +29,6 @@ def _no_progress(done: int, total: int) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class SolvedLevel:
-    """One level: every reachable slot's code (`codes`), the codes the database keeps (only each
-    class's representative: `stored`), and its counts over every position and over the classes."""
-
-    depth: int
-    codes: Codes
-    stored: Codes
-    positions: int
-    canonical: int
-    playing: int = 0
-    playing_canonical: int = 0
-    decision: int = 0  # in play, and not every move keeps the value
-    decision_canonical: int = 0
-
-
-@dataclass(frozen=True, slots=True)
 class LevelCounts:
     """A level's counts over some of its slots; parts add up (`+`)."""
 
@@ -57,6 +41,34 @@ class LevelCounts:
 
     def __add__(self, other: LevelCounts) -> LevelCounts:
         return LevelCounts(*(mine + theirs for mine, theirs in zip(astuple(self), astuple(other), strict=True)))
+
+    def lists(self) -> dict[str, int]:
+        """The sizes of the named lists this level adds to: in play, decision, each up to symmetry."""
+        return {
+            "playing": self.playing,
+            "playing_canonical": self.playing_canonical,
+            "decision": self.decision,
+            "decision_canonical": self.decision_canonical,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SolvedLevel:
+    """One level: every reachable slot's code (`codes`), the codes the database keeps (only each
+    class's representative: `stored`), and its counts over every position and over the classes."""
+
+    depth: int
+    codes: Codes
+    stored: Codes
+    counts: LevelCounts
+
+    @property
+    def positions(self) -> int:
+        return self.counts.positions
+
+    @property
+    def canonical(self) -> int:
+        return self.counts.canonical
 
 
 def solve_blocks(
@@ -103,7 +115,7 @@ def solve_level(tables: Tables, depth: int, below: Codes | None, progress: Level
     codes = np.zeros(level_slots(tables.cells, depth), np.uint8)
     stored = np.zeros(len(codes), np.uint8)
     counts = solve_blocks(tables, depth, below, tables.blocks(depth), codes, stored, progress)
-    return SolvedLevel(depth, codes, stored, *astuple(counts))
+    return SolvedLevel(depth, codes, stored, counts)
 
 
 def solve_core(

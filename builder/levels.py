@@ -88,6 +88,19 @@ def value_counts(codes: Codes) -> dict[str, int]:
     return {value: int(counts[code_of(value, 0) : code_of(value, REMOTENESS_LIMIT - 1) + 1].sum()) for value in VALUES}
 
 
+def core_level(level: SolvedLevel, chunks: list[CoreChunk]) -> CoreLevel:
+    """A solved level as the database stores it: its `chunks` and its counts."""
+    return CoreLevel(
+        level.depth,
+        level.positions,
+        level.canonical,
+        value_counts(level.codes),
+        value_counts(level.stored),
+        level.counts.lists(),
+        chunks,
+    )
+
+
 def compress_level(game: Game, level: SolvedLevel) -> CoreLevel:
     """The level's stored codes in compressed chunks, a chunk at a time, and its counts."""
     import zstandard
@@ -98,16 +111,7 @@ def compress_level(game: Game, level: SolvedLevel) -> CoreLevel:
         part = level.stored[start : start + CHUNK_SLOTS].tobytes()
         blob = compressor.compress(part)
         chunks.append(CoreChunk(number, len(part), blob, chunk_checksum(game.name, level.depth, number, blob)))
-    counts = {name: getattr(level, name) for name in ("playing", "playing_canonical", "decision", "decision_canonical")}
-    return CoreLevel(
-        level.depth,
-        level.positions,
-        level.canonical,
-        value_counts(level.codes),
-        value_counts(level.stored),
-        counts,
-        chunks,
-    )
+    return core_level(level, chunks)
 
 
 def process_alive(pid: int) -> bool:

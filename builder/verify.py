@@ -19,7 +19,7 @@ import numpy as np
 
 from builder.core import SolvedLevel, solve_level
 from builder.extras import ExtrasLevel, extras_of_codes
-from builder.levels import CoreLevel, value_counts
+from builder.levels import core_level
 from builder.write import core_figures, reached_depths
 from ttt_db.errors import DatabaseDamagedError, ReadFailedError
 from ttt_db.game.slots import board_of_slot
@@ -49,18 +49,7 @@ def verify_database(db: SolutionDatabase, progress: Progress | None = None) -> V
 def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | None) -> VerifyReport:
     stored, solved = verify_core(report, db, progress)
     extras = verify_extras(report, db, stored) if db.has_extras else None
-    levels = [
-        CoreLevel(
-            level.depth,
-            level.positions,
-            level.canonical,
-            value_counts(level.codes),
-            value_counts(level.stored),
-            {name: getattr(level, name) for name in ("playing", "playing_canonical", "decision", "decision_canonical")},
-            [],
-        )
-        for level in solved
-    ]
+    levels = [core_level(level, []) for level in solved]
     if value_of_code(int(solved[0].stored[0])) is None:  # damage below leaves the root unsolved
         report.problems.append("figures: the empty board has no value from the levels below it")
         check_file(report, db)

@@ -81,7 +81,7 @@ def test_a_worker_killed_in_the_middle_of_a_level_costs_only_its_task(client: An
     for local, remote in zip(solve_core(game), clustered, strict=True):
         assert local.depth == remote.depth
         assert np.array_equal(local.codes, remote.codes) and np.array_equal(local.stored, remote.stored)
-        assert (local.positions, local.decision_canonical) == (remote.positions, remote.decision_canonical)
+        assert local.counts == remote.counts
     assert marker.exists()  # a worker did die, and its task ran again elsewhere
 
 

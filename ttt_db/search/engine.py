@@ -2,7 +2,8 @@
 optional depth limit, counts of its work and an optional trace. The AIs (`ttt_db.ais.searching`),
 `ttt-db search` (`ttt_db.search.algorithms`), traces and the page all run it.
 
-Values are from o's side (o maximises, x minimises) on the spec's scale:
+Scores are from o's side (o maximises, x minimises) on the spec's scale (a trace records a node's
+score as its `value`; a value, win/draw/loss, is what `ttt_db.game.rules` calls one):
 - `wdl`: 1, 0, -1;
 - `shortest`: the shortest-victory score, -2..3 on 3x3 (`ttt_db.game.rules.final_score`);
 - `plies` (depth-limited searches): a win for o found p plies below the root scores
@@ -76,7 +77,7 @@ class SearchSpec:
         return "shortest" if self.shortest else "wdl"
 
     def score_range(self, game: Game) -> tuple[int, int]:
-        """(lowest, highest) value a search of `game` on this spec's scale can return."""
+        """(lowest, highest) score a search of `game` on this spec's scale can return."""
         if self.depth is not None:
             return -WIN_SCORE, WIN_SCORE
         return shortest_victory_range(game) if self.shortest else (-1, 1)
@@ -155,13 +156,14 @@ class Engine:
 
     @property
     def open_window(self) -> tuple[int, int]:
-        """A window no value reaches: it prunes exactly as (-inf, +inf) does, and stays a number."""
+        """A window no score reaches: it prunes exactly as (-inf, +inf) does, and stays a number."""
         return self.low - 1, self.high + 1
 
     def search(
         self, board: str, alpha: int, beta: int, ply: int = 0, parent: int | None = None, move: int | None = None
     ) -> int:
-        """The value of `board` from o's side, within (alpha, beta) when the spec prunes: one node."""
+        """The score of `board` from o's side, within (alpha, beta) when the spec prunes: one node
+        (a trace calls it the node's `value`)."""
         counts = self.counts
         counts.nodes += 1
         node_id = self.first_id + counts.nodes
@@ -218,7 +220,7 @@ class Engine:
     # --- one node -------------------------------------------------------------------------
 
     def finished_value(self, board: str, ply: int) -> int | None:
-        """The value of a finished board `ply` plies below the root, None while the game is on."""
+        """The score of a finished board `ply` plies below the root, None while the game is on."""
         board_status = status(board, self.game)
         if board_status == "playing":
             return None
@@ -236,7 +238,7 @@ class Engine:
         return score_seen_by(line_estimate(board, just_moved, self.game), "o", just_moved)
 
     def _value(self, board: str, ply: int, alpha: int, beta: int, node_id: int) -> tuple[int, bool, Probe, Store]:
-        """(value, cut off, what the table probe found, what was stored) of one node."""
+        """(score, cut off, what the table probe found, what was stored) of one node."""
         counts = self.counts
         self.estimated = False
         finished = self.finished_value(board, ply)
@@ -284,7 +286,7 @@ class Engine:
         return best, cutoff, probe, store
 
     def _children(self, board: str, ply: int, alpha: int, beta: int, node_id: int) -> tuple[int, bool, bool]:
-        """(best value, cut off, rests on an estimate) over the moves of an unfinished board."""
+        """(best score, cut off, rests on an estimate) over the moves of an unfinished board."""
         mover = side_to_move(board)
         maximising = mover == "o"
         pruning = self.spec.pruning

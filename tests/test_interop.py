@@ -264,3 +264,19 @@ def test_the_recipes_in_docs_interop_run(spiel, zoo, db_path: Path, monkeypatch,
         exec(compile(block.replace("5_000", "500"), "docs/interop.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "solved: False" in printed and "would have held" in printed
+
+
+def test_without_the_extras_the_error_says_what_to_install(db: SolutionDatabase, monkeypatch, run) -> None:
+    import sys
+
+    from ttt_db.ais import openspiel, pettingzoo
+    from ttt_db.errors import MissingExtraError
+
+    for module in ("pyspiel", "pettingzoo", "distributed"):
+        monkeypatch.setitem(sys.modules, module, None)  # an import of it fails, as when it is not installed
+    with pytest.raises(MissingExtraError, match=r"pip install 'ttt-db\[openspiel\]'"):
+        openspiel.perfect_policy(db)
+    with pytest.raises(MissingExtraError, match=r"pip install 'ttt-db\[pettingzoo\]'"):
+        pettingzoo.environment_at("." * 9)
+    built = run("build", "--game", "3x4k3", "--workers", "2", "--db", "unused.sqlite")
+    assert built.exit_code == 2 and "pip install 'ttt-db[dask]'" in built.stderr

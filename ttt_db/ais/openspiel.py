@@ -90,6 +90,7 @@ def from_agent(agents: Any | Sequence[Any]) -> GameAI:
     an AI: every action its evaluation step gives a probability above 0 (a greedy agent's ties).
     One agent, or a list of one per player (player 0 is o); an agent answers only
     for its own `player_id`'s boards, so a check of both sides needs both."""
+    _pyspiel()  # MissingExtraError without OpenSpiel
     from open_spiel.python import rl_environment
 
     if isinstance(agents, Sequence):
@@ -136,6 +137,7 @@ def perfect_bot(database: SolutionDatabase, *, shortest: bool = False, seed: int
 
 def perfect_policy(database: SolutionDatabase, *, shortest: bool = False) -> Any:
     """ttt-db's perfect player as an OpenSpiel policy: every best move, equally likely."""
+    _pyspiel()  # MissingExtraError without OpenSpiel
     from open_spiel.python import policy
 
     game = database.game

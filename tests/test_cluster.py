@@ -1,7 +1,7 @@
 """The level solve on Dask: a real LocalCluster of worker processes on 127.0.0.1 builds the same
 database as the in-process builder, a worker killed in the middle of a level costs only its task,
 a build stopped as a whole resumes; and `build --plan` derives its figures from the slot counts.
-(Skipped, saying why, without Dask; CI installs it.)"""
+(The cluster's tests skip, saying why, without Dask; CI installs it.)"""
 
 from __future__ import annotations
 
@@ -22,11 +22,9 @@ from builder.cluster import solve_core_on_dask, solve_range
 from builder.core import solve_core
 from ttt_db.game.definition import Game
 
-distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")
-
-
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
+    pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")
     from builder.cluster import connect
 
     with connect(2, None) as opened:

@@ -22,6 +22,7 @@ from builder.cluster import solve_core_on_dask, solve_range
 from builder.core import solve_core
 from ttt_db.game.definition import Game
 
+
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")

@@ -142,8 +142,6 @@ def plan_build(game: Game, workers: int = 1, work_dir: Path = Path("."), machine
     core_hours = rates.seconds_per_slot_cell * game.cells * sum(sizes) / 3600
     machine = machine or Machine.here(work_dir)
     lacks = []
-    if workers > machine.cores:
-        lacks.append(f"cores: {workers} workers, {machine.cores} cores here")
     needed = workers * worker_memory + driver_memory + pairs  # the pages of the levels read, cached
     if needed > machine.memory:
         lacks.append(f"memory: {_size(needed)} for {workers} worker(s) and the driver; {_size(machine.memory)} here")

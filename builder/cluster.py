@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import cache
-from math import comb
 from pathlib import Path
 from typing import Any, Final
 
@@ -20,8 +19,8 @@ import numpy as np
 
 from builder.core import LevelCounts, SolvedLevel, solve_blocks
 from ttt_db.errors import MissingExtraError
-from ttt_db.game.definition import Game, level_slots, o_count
-from ttt_db.store.core_arrays import BLOCK_SLOTS, Tables
+from ttt_db.game.definition import Game, level_slots
+from ttt_db.store.core_arrays import Tables, block_count
 
 TASKS_PER_WORKER = 4
 """A level is cut into about this many tasks per worker (never below a block each), so that a
@@ -56,12 +55,6 @@ def solve_range(
     codes.flush()
     stored.flush()
     return counts
-
-
-def block_count(game: Game, depth: int) -> int:
-    """How many blocks `Tables.blocks` cuts level `depth` into (whole occupied sets each)."""
-    per_set = comb(depth, o_count(depth))
-    return -(-comb(game.cells, depth) // max(1, BLOCK_SLOTS // per_set))
 
 
 def connect(workers: int | None, scheduler: str | None) -> Any:
@@ -104,7 +97,7 @@ def solve_core_on_dask(
         files = (codes_path, stored_path)
         for path in files:
             np.lib.format.open_memmap(path, mode="w+", dtype=np.uint8, shape=(slots,)).flush()
-        blocks = block_count(game, depth)
+        blocks = block_count(game.cells, depth)
         step = max(1, -(-blocks // (workers * TASKS_PER_WORKER)))
         ranges = [(first, min(first + step, blocks)) for first in range(0, blocks, step)]
         futures = [

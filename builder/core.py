@@ -89,18 +89,16 @@ def solve_blocks(
     for block in blocks:
         state = block_state(tables, block)
         in_play = (state.reachable & ~state.finished).ravel()
-        decision = np.zeros(len(in_play), bool)
-        moves = None
-        if insert is not None and below is not None:
-            moves = block_moves(tables, block, below, insert)
-            decision = (state.reachable & ~state.finished & moves.deciding).ravel()
+        moves = None if insert is None or below is None else block_moves(tables, block, below, insert)
+        decision = in_play & moves.deciding.ravel() if moves is not None else np.zeros_like(in_play)
         block_codes_here = block_codes(state, moves).ravel()
         representative = representatives(tables, block).ravel()
+        stored_here = np.where(representative, block_codes_here, 0)
         codes[block.slots] = block_codes_here
-        stored[block.slots] = np.where(representative, block_codes_here, 0)
+        stored[block.slots] = stored_here
         counts += LevelCounts(
             int(np.count_nonzero(block_codes_here)),
-            int(np.count_nonzero(block_codes_here[representative])),
+            int(np.count_nonzero(stored_here)),
             int(np.count_nonzero(in_play)),
             int(np.count_nonzero(in_play & representative)),
             int(np.count_nonzero(decision)),

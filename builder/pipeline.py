@@ -74,6 +74,7 @@ def build_database(
                     "or another --db"
                 )
         return BuildSummary(location, False, 0.0, {}, _size(location))
+    refuse_what_cannot_fit(game, client, location)
     return _build(location, game, progress, notice, client, work_dir)
 
 
@@ -85,9 +86,8 @@ def _build(
     client: Any = None,
     work_dir: Path | None = None,
 ) -> BuildSummary:
-    """Solve `game` and write its database at `location`, over whatever is there (after
-    `refuse_what_cannot_fit`)."""
-    refuse_what_cannot_fit(game, client, location)
+    """Solve `game` and write its database at `location`, over whatever is there (its callers
+    have refused what cannot fit: `refuse_what_cannot_fit`)."""
     from builder.extras import solve_extras
     from builder.levels import build_core, work_folder
     from builder.write import BuildContent, write_solution

@@ -134,16 +134,26 @@ class Tables:
         """A level's slots in blocks of whole occupied sets, in slot order: blocks `start` to
         `stop` (exclusive; all by default), each made without making the ones before it."""
         o = o_count(depth)
-        per_set = comb(depth, o)
+        per_set, sets_per_block = block_shape(depth)
         patterns = self.combos[o][:per_set]
         occupied_sets = self.combos[depth]
-        sets_per_block = max(1, BLOCK_SLOTS // per_set)
         for first in range(0, len(occupied_sets), sets_per_block)[start:stop]:
             last = min(first + sets_per_block, len(occupied_sets))
             occupied = occupied_sets[first:last]
             yield Block(
                 depth, first, slice(first * per_set, last * per_set), occupied, self.deposit(occupied, patterns)
             )
+
+
+def block_shape(depth: int) -> tuple[int, int]:
+    """(slots per occupied set, occupied sets per block) of level `depth`'s blocks."""
+    per_set = comb(depth, o_count(depth))
+    return per_set, max(1, BLOCK_SLOTS // per_set)
+
+
+def block_count(cells: int, depth: int) -> int:
+    """How many blocks `Tables.blocks` cuts level `depth` of a board of `cells` cells into."""
+    return -(-comb(cells, depth) // block_shape(depth)[1])
 
 
 def _line_status(game: Game, masks: Ints) -> Codes:

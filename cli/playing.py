@@ -241,7 +241,7 @@ def parse_and_push(playthrough: Playthrough, command: str) -> int:
 def _game_summary(database: SolutionDatabase, playthrough: Playthrough, human: Mark, ai: str) -> list[str]:
     game = playthrough.game
     lines = [_result_line(playthrough, human, ai), f"moves: {describe_moves(playthrough.moves, game)}"]
-    mistake = playthrough.first_mistake(human, database.lookup)
+    mistake = playthrough.first_mistake(database.lookup, human)
     if mistake is not None:
         lines.append(f"your first mistake, {mistake_line(mistake, game)}")
     return lines

@@ -187,7 +187,7 @@ def test_play_the_page_and_the_check_name_one_first_mistake(db: SolutionDatabase
             page = client.get("/api/mistake", params={"moves": ",".join(map(str, moves))}).json()["mistake"]
             assert (None if page is None else page["ply"]) == expected, moves
             for side in ("o", "x"):
-                mine = playthrough.first_mistake(side, db.lookup)
+                mine = playthrough.first_mistake(db.lookup, side)
                 assert (None if mine is None else mine.ply) == _reference_first_drop(moves, side), (moves, side)
             # the same game told with x first: the same move, in x-first marks
             swapped = client.get("/api/mistake", params={"moves": ",".join(map(str, moves)), "first": "x"}).json()

@@ -23,7 +23,7 @@ from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
-from ttt_db.play.mistakes import first_mistake
+from ttt_db.play.playthrough import Playthrough
 from ttt_db.search.algorithms import search_board
 from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
@@ -155,12 +155,11 @@ class Service:
     def mistake(self, text: str | None, moves: str | None, first: str | None = None) -> dict[str, Any]:
         """`{"mistake": ...}`: the first move of the game from the board through `moves` (cells,
         comma-separated) that made its player's outcome worse (`first_mistake`), or null."""
-        board = self._board(text, first)
-        played = [parse_move(move, self.game) for move in (moves or "").split(",") if move.strip()]
-        boards = [board]
-        for move in played:
-            boards.append(boards[-1].push(move))
-        found = first_mistake([self.database.lookup(before) for before in boards[:-1]], played)
+        game = Playthrough(self.game, self._board(text, first))
+        for move in (moves or "").split(","):
+            if move.strip():
+                game.push(parse_move(move, self.game))
+        found = game.first_mistake(self.database.lookup)
         return {"mistake": None if found is None else found.to_dict()}
 
     # --- AIs ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ttt_db.errors import MissingExtraError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import mover_at
+from ttt_db.game.rules import mover_at, moves_reaching
 
 if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
@@ -44,10 +44,9 @@ def spiel_game(game: Game = TICTACTOE) -> Any:
 
 def spiel_state(board: str, game: Game = TICTACTOE) -> Any:
     """An OpenSpiel state showing `board` (o first): o's and x's marks placed alternately."""
-    marks = {mark: [cell for cell, char in enumerate(board) if char == mark] for mark in ("o", "x")}
     state = spiel_game(game).new_initial_state()
-    for ply in range(len(marks["o"]) + len(marks["x"])):
-        state.apply_action(marks[mover_at(ply)][ply // 2])
+    for move in moves_reaching(board):
+        state.apply_action(move)
     return state
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.errors import MissingExtraError
-from ttt_db.game.rules import mover_at
+from ttt_db.game.rules import moves_reaching
 
 if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
@@ -45,11 +45,10 @@ def _environment() -> Any:
 def environment_at(board: str) -> Any:
     """A tictactoe_v3 environment whose board is `board` (o first), o's and x's marks placed
     alternately, with the player to move current."""
-    marks = {mark: [cell for cell, char in enumerate(board) if char == mark] for mark in ("o", "x")}
     environment = _environment()
     environment.reset()
-    for ply in range(len(marks["o"]) + len(marks["x"])):
-        environment.step(action_of_cell(marks[mover_at(ply)][ply // 2]))
+    for move in moves_reaching(board):
+        environment.step(action_of_cell(move))
     return environment
 
 

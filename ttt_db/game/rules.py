@@ -61,6 +61,13 @@ def side_to_move(cells: str) -> Mark:
     return "o" if cells.count("o") == cells.count("x") else "x"
 
 
+def moves_reaching(cells: str) -> list[int]:
+    """A move order from the empty board to a board of `cells` (o first): o's and x's marks taken
+    alternately in index order. Another program's game is set up by it (OpenSpiel, PettingZoo)."""
+    marks = {mark: [cell for cell, char in enumerate(cells) if char == mark] for mark in ("o", "x")}
+    return [marks[mover_at(ply)][ply // 2] for ply in range(len(marks["o"]) + len(marks["x"]))]
+
+
 def empty_cells(cells: str) -> tuple[int, ...]:
     return tuple(i for i, char in enumerate(cells) if char == EMPTY)
 

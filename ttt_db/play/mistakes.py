@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ttt_db.game.rules import Mark, Value, best_first, value_rank
-from ttt_db.store.position import MoveAnalysis, Position, analyses_of
+from ttt_db.game.rules import Mark, Value, value_rank
+from ttt_db.store.position import MoveAnalysis, Position, analyses_of, best_first_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class Mistake:
     @property
     def better(self) -> MoveAnalysis:
         """The best move there: the fastest win, else a draw, else the slowest loss."""
-        return min(self.moves, key=lambda move: (*best_first(move.value, move.remoteness), move.move))
+        return best_first_order(self.moves)[0]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -14,11 +14,11 @@ from ttt_db.store.position import Position
 
 
 class Playthrough:
-    """A game of `game` from the empty board with `o` first."""
+    """A game of `game` from `start` (the empty board with `o` first by default)."""
 
-    def __init__(self, game: Game = TICTACTOE) -> None:
+    def __init__(self, game: Game = TICTACTOE, start: Board | None = None) -> None:
         self.game = game
-        self.history: list[Board] = [Board.empty(game=game)]
+        self.history: list[Board] = [start or Board.empty(game=game)]
         self.moves: list[int] = []
 
     @property
@@ -61,7 +61,7 @@ class Playthrough:
                 return count
         raise InvalidMoveError("undo", f"{side} has no move on the board to take back")
 
-    def first_mistake(self, side: Mark, lookup: Callable[[str], Position]) -> Mistake | None:
-        """`side`'s first move that turned a win into a draw or loss, or a draw into a loss
-        (`ttt_db.play.mistakes.first_mistake`)."""
-        return first_mistake([lookup(board.cells) for board in self.history[:-1]], self.moves, side)
+    def first_mistake(self, lookup: Callable[[Board], Position], side: Mark | None = None) -> Mistake | None:
+        """The first move (`side`'s only, when given) that turned its player's win into a draw or
+        loss, or a draw into a loss (`ttt_db.play.mistakes.first_mistake`), in the game's marks."""
+        return first_mistake([lookup(board) for board in self.history[:-1]], self.moves, side)

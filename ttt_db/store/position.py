@@ -94,6 +94,11 @@ class Playout:
         return [self.o_wins / self.ways, self.x_wins / self.ways, self.draws / self.ways]
 
 
+def best_first_order(analyses: Iterable[MoveAnalysis]) -> list[MoveAnalysis]:
+    """Wins fastest first, then draws, then losses slowest first; ties by index."""
+    return sorted(analyses, key=lambda move: (*best_first(move.value, move.remoteness), move.move))
+
+
 def analyses_of(analyses: Sequence[MoveAnalysis], moves: Iterable[int]) -> list[MoveAnalysis]:
     """The analyses of `moves`, in that order (moves without one are left out)."""
     by_move = {analysis.move: analysis for analysis in analyses}
@@ -239,10 +244,7 @@ class Position:
 
     def moves_best_first(self) -> list[MoveAnalysis]:
         """Wins fastest first, then draws, then losses slowest first; ties by index."""
-
-        return sorted(
-            self.moves, key=lambda analysis: (*best_first(analysis.value, analysis.remoteness), analysis.move)
-        )
+        return best_first_order(self.moves)
 
     def _repr_html_(self) -> str:
         """The position in a notebook: its value for the side to move, and the board with every

@@ -109,3 +109,26 @@ def altered_copy(db_path: Path, tmp_path: Path):
         return copy
 
     return make
+
+
+@pytest.fixture
+def stopping_build(monkeypatch: pytest.MonkeyPatch):
+    """`stopping_build(levels)`: the next builds stop (KeyboardInterrupt) once `levels` levels are
+    saved, as Ctrl-C between two levels would; it returns the depths saved so far, and
+    `stopping_build(None)` lets builds run again."""
+    import builder.levels
+
+    real = builder.levels.compress_level
+    saved: list[int] = []
+
+    def stop_after(levels: int | None) -> list[int]:
+        def compress_or_stop(game, level):  # type: ignore[no-untyped-def]
+            if len(saved) == levels:
+                raise KeyboardInterrupt
+            saved.append(level.depth)
+            return real(game, level)
+
+        monkeypatch.setattr(builder.levels, "compress_level", real if levels is None else compress_or_stop)
+        return saved
+
+    return stop_after

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-import builder.levels
 from builder import build_database
 from builder.cluster import solve_core_on_dask, solve_range
 from builder.core import solve_core
@@ -85,26 +84,18 @@ def test_a_worker_killed_in_the_middle_of_a_level_costs_only_its_task(client: An
 
 
 def test_a_build_on_the_cluster_stopped_between_levels_resumes(
-    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stopping_build
 ) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     game = Game.parse("3x4k3")
     whole = tmp_path / "whole.sqlite"
     build_database(whole, game=game)
-    real = builder.levels.compress_level
-    solved: list[int] = []
-
-    def stopped_after_four(game: Game, level: Any) -> Any:
-        if len(solved) == 4:
-            raise KeyboardInterrupt
-        solved.append(level.depth)
-        return real(game, level)
-
-    monkeypatch.setattr(builder.levels, "compress_level", stopped_after_four)
+    solved = stopping_build(4)
     path = tmp_path / "resumed.sqlite"
     with pytest.raises(KeyboardInterrupt):
         build_database(path, game=game, client=client)
-    monkeypatch.setattr(builder.levels, "compress_level", real)
+    assert solved == [12, 11, 10, 9]
+    stopping_build(None)
     summary = build_database(path, game=game, client=client)
     assert summary.resumed_at == 9
     assert _files_equal(path, whole)
@@ -112,6 +103,13 @@ def test_a_build_on_the_cluster_stopped_between_levels_resumes(
 
 def _slots(cells: int) -> list[int]:
     return [comb(cells, depth) * comb(depth, (depth + 1) // 2) for depth in range(cells + 1)]
+
+
+def test_the_tasks_cut_a_level_into_the_blocks_the_builder_makes() -> None:
+    from ttt_db.store.core_arrays import Tables, block_count
+
+    tables = Tables(Game.parse("4x4k4"))
+    assert [block_count(16, depth) for depth in range(17)] == [len(list(tables.blocks(d))) for d in range(17)]
 
 
 def test_the_plan_of_5x5k4_is_derived_from_its_slot_counts(run) -> None:

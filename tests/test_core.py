@@ -185,27 +185,16 @@ def _dump(path: Path) -> list[tuple[object, ...]]:
         return conn.execute("select * from ttt_core order by depth, chunk").fetchall()
 
 
-def test_a_build_stopped_between_levels_resumes_above_the_last_finished_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_build_stopped_between_levels_resumes_above_the_last_finished_one(tmp_path: Path, stopping_build) -> None:
     game = Game.parse("3x4k3")
     whole = tmp_path / "whole.sqlite"
     build_database(whole, game=game)
-    real = builder.levels.compress_level
-    solved: list[int] = []
-
-    def stopped_after_five(game: Game, level: object) -> object:
-        if len(solved) == 5:
-            raise KeyboardInterrupt
-        solved.append(level.depth)  # type: ignore[attr-defined]
-        return real(game, level)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builder.levels, "compress_level", stopped_after_five)
+    solved = stopping_build(5)
     path = tmp_path / "resumed.sqlite"
     with pytest.raises(KeyboardInterrupt):
         build_database(path, game=game)
     assert solved == [12, 11, 10, 9, 8] and not path.exists()
-    monkeypatch.setattr(builder.levels, "compress_level", real)
+    stopping_build(None)
     notices: list[str] = []
     summary = build_database(path, game=game, notice=notices.append)
     assert summary.resumed_at == 8

@@ -171,3 +171,13 @@ def test_search_command_errors(run, args: list[str], message: str) -> None:
     result = run(*args)
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: {message}")
+
+
+def test_depth_limited_minimax_visits_the_tree_to_its_horizon() -> None:
+    # dls@N prunes nothing: the root, and every board N + 1 plies below it or nearer (the deepest
+    # ones estimated), finished games included, each once per path
+    for board in [".........", *_sample_boards()[::6]]:
+        by_depth, marks = tree_nodes_below(board), 9 - board.count(".")  # by the number of marks
+        for depth in (0, 1, 3):
+            report = run_search(f"dls@{depth}", board)
+            assert report.counts.nodes == sum(by_depth[marks : marks + depth + 2]), (board, depth)

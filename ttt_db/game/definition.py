@@ -219,17 +219,15 @@ def level_sizes(cells: int) -> tuple[int, ...]:
 
 
 def game_from_name(text: str) -> Game:
-    """`Game.parse`, refusing games of more than CLUSTER_MAX_CELLS cells, which no build takes,
-    with what they would take (a game over MAX_CELLS builds on a cluster only: `builder.plan`)."""
+    """`Game.parse`, refusing games of more than CLUSTER_MAX_CELLS cells, which no build takes
+    (what one would take is `builder.plan`'s to say: `ttt-db build --plan`)."""
     game = Game.parse(text)
     if game.cells > CLUSTER_MAX_CELLS:
-        sizes = level_sizes(game.cells)
         raise UnknownGameError(
             text,
             f"{game.cells} cells is more than the {CLUSTER_MAX_CELLS} any build takes (one machine builds "
-            f"{MAX_CELLS}): its {sum(sizes):,} slots would take {sum(sizes) / 1e9:,.0f} GB at a byte each "
-            f"before compression, and each worker {8 * 2**game.cells / 1e9:,.1f} GB for one of its lookup "
-            "tables; docs/scale.md says what a build takes",
+            f"{MAX_CELLS}): its {sum(level_sizes(game.cells)):,} slots; `ttt-db build --game {game} --plan` "
+            "says what it would take",
         )
     return game
 

@@ -1,10 +1,12 @@
 """The core of a build, level by level, out of core and resumable.
 
-Each solved level is compressed into its chunks (`ttt_db.store.codes`) and saved in a work
-folder beside the database (`.NAME.levels/`) with its counts, and the codes of every reachable slot
-of the newest level are kept there too (the next level up reads them). A build that is killed
-part-way finds the work folder and resumes above its last finished level; the folder is removed
-once the database is written.
+Each level is solved from the one below it (`ttt_db.ranked.step.solve_level`, over canonical sets
+only), laid out in the stored numbering and compressed chunk by chunk (`ttt_db.ranked.layout`,
+`ttt_db.store.chunks`: a chunk of zeros is not compressed again), and saved in a work folder beside
+the database (`.NAME.levels/`): its chunks (`level-DD.chunks`) and then its counts
+(`level-DD.json`), each written whole before it is named. A build that is killed part-way finds the
+work folder and resumes above its last finished level, whose codes it takes back from its chunks;
+the folder is removed once the database is written, which reads the chunks from it level by level.
 """
 
 from __future__ import annotations
@@ -13,25 +15,28 @@ import hashlib
 import json
 import os
 import shutil
+import struct
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final
 
-import msgpack
-import numpy as np
-
-from builder.core import SolvedLevel, solve_core
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import VALUES
-from ttt_db.store.codes import CHUNK_SLOTS, REMOTENESS_LIMIT, ZSTD_LEVEL, chunk_checksum, code_of
-from ttt_db.store.core_arrays import Codes
+from ttt_db.ranked.backend import compiled
+from ttt_db.ranked.layout import level_from_chunks, stored_chunks
+from ttt_db.ranked.step import Level, LevelCounts, solve_level
+from ttt_db.ranked.tables import RankedTables
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, compressor, zero_chunk
 from ttt_db.store.location import DatabaseLocation
 
 Progress = Callable[[str, int, int], None]
-_FORMAT = 2  # of the work folder's files: a folder of another format is started afresh
+_FORMAT: Final = 3  # of the work folder's files: a folder of another format is started afresh
+_RECORD: Final = struct.Struct("<IIi")  # a chunk's slots, its blob's length, its checksum
+_BATCH: Final = 256  # chunks compressed together, on every core
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,76 +47,34 @@ class CoreChunk:
     checksum: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CoreLevel:
-    """A solved level as the database stores it: its chunks and its counts."""
+    """A solved level as the database stores it: its counts, and its chunks in the work folder."""
 
     depth: int
-    positions: int  # reachable slots
-    canonical: int  # representatives (nonzero stored codes)
-    values: dict[str, int]  # loss / draw / win for the side to move, over the positions
-    values_canonical: dict[str, int]
-    counts: dict[str, int]  # playing, decision and their canonical counts (`SolvedLevel`)
-    chunks: list[CoreChunk]
+    counts: LevelCounts
+    chunk_count: int
+    path: Path
 
-    def to_plain(self) -> dict[str, object]:
-        return {
-            "depth": self.depth,
-            "positions": self.positions,
-            "canonical": self.canonical,
-            "values": self.values,
-            "values_canonical": self.values_canonical,
-            "counts": self.counts,
-            "chunks": [[c.chunk, c.slots, c.blob, c.checksum] for c in self.chunks],
-        }
+    @property
+    def positions(self) -> int:
+        return self.counts.positions
 
-    @classmethod
-    def from_plain(cls, plain: dict[str, object]) -> CoreLevel:
-        chunks = [CoreChunk(*entry) for entry in plain["chunks"]]  # type: ignore[attr-defined]
-        return cls(
-            plain["depth"],  # type: ignore[arg-type]
-            plain["positions"],  # type: ignore[arg-type]
-            plain["canonical"],  # type: ignore[arg-type]
-            plain["values"],  # type: ignore[arg-type]
-            plain["values_canonical"],  # type: ignore[arg-type]
-            plain["counts"],  # type: ignore[arg-type]
-            chunks,
-        )
+    @property
+    def canonical(self) -> int:
+        return self.counts.canonical
 
-
-def value_counts(codes: Codes) -> dict[str, int]:
-    """How many nonzero codes are losses, draws and wins for the side to move (read a chunk at a
-    time: `codes` may be a level's file, mapped)."""
-    counts = np.zeros(256, np.int64)
-    for start in range(0, len(codes), CHUNK_SLOTS):
-        counts += np.bincount(codes[start : start + CHUNK_SLOTS], minlength=256)
-    return {value: int(counts[code_of(value, 0) : code_of(value, REMOTENESS_LIMIT - 1) + 1].sum()) for value in VALUES}
-
-
-def core_level(level: SolvedLevel, chunks: list[CoreChunk]) -> CoreLevel:
-    """A solved level as the database stores it: its `chunks` and its counts."""
-    return CoreLevel(
-        level.depth,
-        level.positions,
-        level.canonical,
-        value_counts(level.codes),
-        value_counts(level.stored),
-        level.counts.lists(),
-        chunks,
-    )
-
-
-def compress_level(game: Game, level: SolvedLevel) -> CoreLevel:
-    """The level's stored codes in compressed chunks, a chunk at a time, and its counts."""
-    import zstandard
-
-    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
-    chunks = []
-    for number, start in enumerate(range(0, len(level.stored), CHUNK_SLOTS)):
-        part = level.stored[start : start + CHUNK_SLOTS].tobytes()
-        blob = compressor.compress(part)
-        chunks.append(CoreChunk(number, len(part), blob, chunk_checksum(game.name, level.depth, number, blob)))
-    return core_level(level, chunks)
+    def chunks(self) -> Iterator[CoreChunk]:
+        """The level's chunks in order, read from its file."""
+        with open(self.path, "rb") as stream:
+            for number in range(self.chunk_count):
+                slots, length, checksum = _RECORD.unpack(stream.read(_RECORD.size))
+                blob = stream.read(length)
+                if len(blob) != length:
+                    raise DatabaseError(
+                        f"{self.path} ends inside chunk {number}: delete the work folder and build again"
+                    )
+                yield CoreChunk(number, slots, blob, checksum)
 
 
 def process_alive(pid: int) -> bool:
@@ -151,11 +114,11 @@ class WorkFolder:
         _write_whole(self.path / "owner.pid", lambda stream: stream.write(str(os.getpid()).encode()))
         return done
 
-    def _level_file(self, depth: int) -> Path:
-        return self.path / f"level-{depth:02d}.msgpack"
+    def chunks_file(self, depth: int) -> Path:
+        return self.path / f"level-{depth:02d}.chunks"
 
-    def codes_file(self, depth: int) -> Path:
-        return self.path / f"codes-{depth:02d}.npy"
+    def _counts_file(self, depth: int) -> Path:
+        return self.path / f"level-{depth:02d}.json"
 
     def _stamp(self) -> dict[str, object]:
         return {"format": _FORMAT, "game": self.game.name, "chunk_slots": CHUNK_SLOTS}
@@ -172,33 +135,93 @@ class WorkFolder:
         levels = []
         for depth in range(self.game.cells, -1, -1):
             try:
-                levels.append(CoreLevel.from_plain(msgpack.unpackb(self._level_file(depth).read_bytes())))
-            except (OSError, ValueError, KeyError, TypeError, msgpack.UnpackException):
+                saved = json.loads(self._counts_file(depth).read_text())
+                level = CoreLevel(depth, LevelCounts(**saved["counts"]), int(saved["chunks"]), self.chunks_file(depth))
+                if level.path.stat().st_size != int(saved["bytes"]):
+                    break
+            except (OSError, ValueError, KeyError, TypeError):
                 break
-        while levels and not self.codes_file(levels[-1].depth).is_file():
-            levels.pop()  # the next level up needs the reachable codes of the shallowest one
+            levels.append(level)
         return levels
-
-    def start(self, levels: list[CoreLevel]) -> tuple[int, Codes] | None:
-        if not levels:
-            return None
-        depth = levels[-1].depth
-        codes: Codes = np.load(self.codes_file(depth))
-        return depth, codes
 
     def reset(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
         self.path.mkdir(parents=True)
         (self.path / "build.json").write_text(json.dumps(self._stamp()))
 
-    def save(self, level: SolvedLevel, core: CoreLevel) -> None:
-        """The level's chunks, then its codes, each written whole before it is named."""
-        _write_whole(self.codes_file(level.depth), lambda f: np.save(f, level.codes))
-        _write_whole(self._level_file(level.depth), lambda f: f.write(msgpack.packb(core.to_plain())))
-        self.codes_file(level.depth + 1).unlink(missing_ok=True)
+    def save(self, tables: RankedTables, level: Level, counts: LevelCounts) -> CoreLevel:
+        """The level's chunks, compressed, then its counts, each written whole before it is named."""
+        depth = level.depth
+        written = 0
+        size = 0
+
+        def write(stream: BinaryIO) -> None:
+            nonlocal written, size
+            for chunk in compressed_chunks(tables, level):
+                stream.write(_RECORD.pack(chunk.slots, len(chunk.blob), chunk.checksum))
+                stream.write(chunk.blob)
+                written += 1
+                size += _RECORD.size + len(chunk.blob)
+
+        _write_whole(self.chunks_file(depth), write)
+        saved = {"counts": asdict(counts), "chunks": written, "bytes": size}
+        _write_whole(self._counts_file(depth), lambda stream: stream.write(json.dumps(saved).encode()))
+        return CoreLevel(depth, counts, written, self.chunks_file(depth))
+
+    def take_up(self, tables: RankedTables, level: CoreLevel) -> Level:
+        """A finished level's codes, taken back from its chunks (the next level up reads them)."""
+        import zstandard
+
+        decompressor = zstandard.ZstdDecompressor()
+
+        def chunks() -> Iterator[tuple[int, bytes | None]]:
+            for chunk in level.chunks():
+                zero = chunk.blob == zero_chunk(chunk.slots)
+                yield chunk.chunk, None if zero else decompressor.decompress(chunk.blob, max_output_size=chunk.slots)
+
+        return level_from_chunks(tables, level.depth, chunks(), CHUNK_SLOTS).level
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def compressed_chunks(tables: RankedTables, level: Level) -> Iterator[CoreChunk]:
+    """The level's stored chunks, compressed (a batch at a time on every core of a compiled
+    backend), each with its checksum, in order."""
+    game, depth = tables.game, level.depth
+    local = threading.local()
+
+    def compress(data: bytes | None, length: int) -> bytes:
+        if data is None:
+            return zero_chunk(length)
+        found = getattr(local, "compressor", None)
+        if found is None:
+            found = local.compressor = compressor()
+        blob: bytes = found.compress(data)
+        return blob
+
+    workers = tables.backend.workers if tables.backend.compiled else 1
+    with ThreadPoolExecutor(workers) as pool:
+        batch: list[tuple[int, bytes | None, int]] = []
+
+        def finish() -> Iterator[CoreChunk]:
+            blobs = pool.map(lambda entry: compress(entry[1], entry[2]), batch)
+            for (number, _, length), blob in zip(batch, blobs, strict=True):
+                yield CoreChunk(number, length, blob, chunk_checksum(game.name, depth, number, blob))
+
+        for number, data in stored_chunks(tables, level, CHUNK_SLOTS):
+            length = len(data) if data is not None else _chunk_length(tables, depth, number)
+            batch.append((number, None if data is None else bytes(data), length))
+            if len(batch) == _BATCH:
+                yield from finish()
+                batch = []
+        yield from finish()
+
+
+def _chunk_length(tables: RankedTables, depth: int, number: int) -> int:
+    from ttt_db.ranked.slots import level_slots
+
+    return min(CHUNK_SLOTS, level_slots(tables.cells, depth) - number * CHUNK_SLOTS)
 
 
 def _write_whole(path: Path, write: Callable[[BinaryIO], object]) -> None:
@@ -223,44 +246,65 @@ def work_folder(location: DatabaseLocation, game: Game, work_dir: Path | None = 
     return WorkFolder(Path(tempfile.gettempdir()) / f"ttt-db-levels-{digest}", game)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CoreBuild:
+    tables: RankedTables
     levels: list[CoreLevel]  # by depth, 0 first
     resumed_at: int | None  # the shallowest level an earlier, killed build had finished
-    codes: dict[int, Codes]  # every reachable slot's code of the levels solved in this run, where kept
+    held: list[Level] | None  # every level's codes, by depth, where they were kept (`keep`)
+    empty_code: int  # the empty board's code
 
 
 def build_core(
-    game: Game, folder: WorkFolder, progress: Progress, notice: Callable[[str], None], client: Any = None
+    game: Game,
+    folder: WorkFolder,
+    progress: Progress,
+    notice: Callable[[str], None],
+    client: Any = None,
+    *,
+    keep: bool = False,
 ) -> CoreBuild:
     """Solve every level not finished by an earlier build into `folder`, telling `notice` when
-    an earlier build's levels are taken up; every level, by depth. With a Dask `client`, each
-    level is solved by tasks on its workers (`builder.cluster`), into the same folder."""
+    an earlier build's levels are taken up; every level, by depth, and with `keep` every level's
+    codes. With a Dask `client`, each level is solved by tasks on its workers (`builder.cluster`),
+    in the same folder."""
     done = folder.claim()
+    tables = RankedTables(game, compiled() if client is not None else None)
+    n = game.cells
     if done:
         notice(
-            f"resuming the build of {game} stopped earlier: levels {game.cells} to {done[-1].depth} are "
+            f"resuming the build of {game} stopped earlier: levels {n} to {done[-1].depth} are "
             f"solved already (kept in {folder.path})"
         )
-    start = folder.start(done)
     levels = {level.depth: level for level in done}
-    codes: dict[int, Codes] = {}
-    if client is None:
-        solved_levels = solve_core(game, lambda depth, d, t: progress(f"level {depth}", d, t), start)
-    else:
-        from builder.cluster import solve_core_on_dask
+    held: dict[int, Level] = {}
+    below = folder.take_up(tables, done[-1]) if done else None
+    if keep:
+        held = {level.depth: folder.take_up(tables, level) for level in done}
+    if client is not None:
+        from builder.cluster import DaskLevels
 
-        solved_levels = solve_core_on_dask(
-            game,
-            client,
-            folder.path,
-            lambda depth, d, t: progress(f"level {depth} (tasks)", d, t),
-            None if start is None else (start[0], folder.codes_file(start[0])),
+        solver: Callable[[int, Level | None], tuple[Level, LevelCounts]] = DaskLevels(
+            client, tables, folder.path, progress
         )
-    for solved in solved_levels:
-        level = compress_level(game, solved)
-        folder.save(solved, level)
-        levels[solved.depth] = level
-        if game.keeps_extras:  # small levels: the extras read them instead of expanding the stored ones
-            codes[solved.depth] = np.array(solved.codes)
-    return CoreBuild([levels[depth] for depth in range(game.cells + 1)], start[0] if start else None, codes)
+    else:
+
+        def solver(depth: int, below: Level | None) -> tuple[Level, LevelCounts]:
+            sets = tables.level(depth).canonical
+            return solve_level(
+                tables, depth, below, lambda done, total: progress(f"level {depth}", done, total or sets)
+            )
+
+    for depth in range(done[-1].depth - 1 if done else n, -1, -1):
+        level, counts = solver(depth, below)
+        levels[depth] = folder.save(tables, level, counts)
+        if keep:
+            held[depth] = level
+        below = level
+    return CoreBuild(
+        tables,
+        [levels[depth] for depth in range(n + 1)],
+        done[-1].depth if done else None,
+        [held[depth] for depth in range(n + 1)] if keep else None,
+        int(below.codes[0]) if below is not None else 0,
+    )

@@ -9,10 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ttt_db.errors import BuildRefusedError, DatabaseError, DatabaseMissingError
-from ttt_db.game.definition import CLUSTER_MAX_CELLS, DEFAULT_GAME, EXTRAS_MAX_CELLS, MAX_CELLS, Game
+from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.ranked.slots import MAX_CELLS
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from builder.levels import Progress
 
 logger = logging.getLogger("builder")
+QUERY_BUILD_CELLS: Final = 20
+"""The largest game a query builds by itself when its database is missing (a larger one takes long
+enough that `ttt-db build` should be asked for it, having read its --plan)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +64,7 @@ def build_database(
     `notice` is told. With a Dask `client` every level is solved by tasks on its workers, in a work
     folder under `work_dir` (shared storage for a cluster; beside the database by default): the
     same database as a local build."""
-    # imported here so that opening an existing database does not pay for the builder (numpy)
+    # imported here so that opening an existing database does not pay for the builder (SQLAlchemy)
     from builder.write import check_ownership
 
     location = resolve_location(db, game)
@@ -88,15 +92,15 @@ def _build(
 ) -> BuildSummary:
     """Solve `game` and write its database at `location`, over whatever is there (its callers
     have refused what cannot fit: `refuse_what_cannot_fit`)."""
-    from builder.extras import solve_extras
     from builder.levels import build_core, work_folder
     from builder.write import BuildContent, write_solution
+    from ttt_db.store.extras import count_extras, keeps_extras
 
     started = time.perf_counter()
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
     folder = work_folder(location, game, work_dir)
-    core = build_core(game, folder, progress, notice, client)
-    extras = solve_extras(game, core) if game.keeps_extras else None
+    core = build_core(game, folder, progress, notice, client, keep=keeps_extras(game))
+    extras = count_extras(core.tables, core.held) if core.held is not None else None
     content = BuildContent(game, core, extras, None if reproducible else started)
     write_solution(location, content, _build_time(), progress)
     folder.remove()
@@ -112,27 +116,22 @@ def _build(
 
 
 def refuse_what_cannot_fit(game: Game, client: Any, location: DatabaseLocation) -> None:
-    """BuildRefusedError, with the build's plan, for a game over CLUSTER_MAX_CELLS, one over
-    MAX_CELLS built without a cluster of your own, or one over EXTRAS_MAX_CELLS that this machine
-    lacks something for (its cores, memory or disk, with as many workers as its local cluster has)."""
+    """BuildRefusedError, with the build's plan, for a game over MAX_CELLS, or one that this
+    machine lacks memory or disk for (with a local cluster, its workers share them too)."""
     from builder.plan import plan_build, plan_lines
+    from ttt_db.store.extras import keeps_extras
 
-    if game.cells <= EXTRAS_MAX_CELLS:
-        return
+    if keeps_extras(game) and game.cells <= MAX_CELLS:
+        return  # a few hundred MB at most
     workers = 1 if client is None else max(1, len(client.scheduler_info().get("workers", {})))
-    plan = plan_build(game, workers, location.path.parent if location.path is not None else Path("."))
-    if game.cells > CLUSTER_MAX_CELLS:
+    folder = location.path.parent if location.path is not None else Path(".")
+    plan = plan_build(game, workers, folder, measure=False, cluster=client is not None)
+    if game.cells > MAX_CELLS:
         raise BuildRefusedError(
-            f"{game} has {game.cells} cells; no build takes more than {CLUSTER_MAX_CELLS}:", plan_lines(plan)
+            f"{game} has {game.cells} cells; no build takes more than {MAX_CELLS}:", plan_lines(plan)
         )
     if client is not None and not _is_local(client):
         return  # a cluster of your own: its machines are not this one
-    if game.cells > MAX_CELLS:
-        raise BuildRefusedError(
-            f"{game} has {game.cells} cells; one machine builds games of up to {MAX_CELLS}: build it on a "
-            "cluster of your own (--scheduler, docs/scale.md):",
-            plan_lines(plan),
-        )
     if plan.lacks:
         raise BuildRefusedError(f"{game} does not fit this machine:", plan_lines(plan))
 
@@ -163,6 +162,12 @@ def open_or_build(
     try:
         return open_database(location, game=game)
     except DatabaseMissingError:
+        if game.cells > QUERY_BUILD_CELLS:
+            raise BuildRefusedError(
+                f"no database for {game} at {location}, and a query builds games of up to {QUERY_BUILD_CELLS} cells "
+                f"itself: build it first with `ttt-db build --game {game}` (`--plan` says what it takes)",
+                [],
+            ) from None
         refuse_what_cannot_fit(game, None, location)  # before saying that it builds
         what = "" if game == DEFAULT_GAME else f" for {game}"
         notice(f"no database{what} at {location}: building it now (first use)")

@@ -1,10 +1,12 @@
 """What a build will take, before it starts: `ttt-db build --plan`, and the refusal of a build this
 machine cannot hold.
 
-Every figure is derived from the game's slot counts (`ttt_db.game.definition.level_slots`) and
-from what this machine measures on a small game in a second: how many bytes the lookup tables
-hold per mask of the cells, the block temporaries per slot, and the solve rate per slot (scaled
-by the number of cells: a slot's work grows with its moves).
+Every figure but the time is exact, from the game's levels: a level holds the boards of its
+canonical occupied sets (their number counted by Burnside's lemma from the symmetries' cycles, no
+enumeration), a build holds two adjacent levels at once and the game's tables (a rank per mask of
+its cells, each set's canonical set for two levels). The time is CPU time, measured on this
+machine by solving the game's own first (deepest) levels and compressing them, then scaled by
+each level's boards and moves: never the wall clock of a run that shares the machine.
 """
 
 from __future__ import annotations
@@ -12,59 +14,125 @@ from __future__ import annotations
 import os
 import shutil
 import time
-import tracemalloc
 from dataclasses import dataclass, field
 from functools import cache
+from math import comb
 from pathlib import Path
 from typing import Any, Final
 
-import numpy as np
+from ttt_db.game.definition import Game
+from ttt_db.ranked.slots import MAX_CELLS, level_slots, o_count
+from ttt_db.store.chunks import CHUNK_SLOTS
+from ttt_db.store.extras import keeps_extras
 
-from builder.core import solve_blocks
-from ttt_db.game.definition import Game, level_slots
-from ttt_db.store.codes import CHUNK_SLOTS
-from ttt_db.store.core_arrays import BLOCK_SLOTS, Tables
+MEASURE_SECONDS: Final = 1.0
+"""CPU time spent measuring the first levels (at least two levels are solved)."""
+STORED_PER_BOARD: Final = 0.35
+"""Compressed bytes stored per board of a canonical set: above what every game measured so far
+(docs/performance.md); a chunk of zeros costs CHUNK_ROW_BYTES besides."""
+CHUNK_ROW_BYTES: Final = 64
 
-PROXY: Final = Game(4, 4, 4)
-"""The game the machine is measured on: large enough for whole blocks, built in seconds."""
+
+def canonical_sets(game: Game, depth: int) -> int:
+    """How many orbits the symmetries make of the sets of `depth` cells: Burnside's lemma, each
+    symmetry fixing the sets that are unions of its cycles."""
+    total = 0
+    for transform in game.transforms:
+        seen = [False] * game.cells
+        polynomial = [1]  # coefficients: sets of each size made of whole cycles
+        for start in range(game.cells):
+            if seen[start]:
+                continue
+            length, cell = 0, start
+            while not seen[cell]:
+                seen[cell] = True
+                cell = transform[cell]
+                length += 1
+            grown = polynomial + [0] * length
+            for size, ways in enumerate(polynomial):
+                grown[size + length] += ways
+            polynomial = grown
+        total += polynomial[depth] if depth < len(polynomial) else 0
+    return total // len(game.transforms)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanLevel:
+    depth: int
+    slots: int  # in the stored numbering
+    sets: int
+    canonical_sets: int
+    patterns: int  # boards per set
+
+    @property
+    def boards(self) -> int:
+        """Boards held: every board of the canonical sets (a byte each)."""
+        return self.canonical_sets * self.patterns
+
+    @property
+    def chunks(self) -> int:
+        return -(-self.slots // CHUNK_SLOTS)
+
+
+def plan_levels(game: Game) -> list[PlanLevel]:
+    n = game.cells
+    return [
+        PlanLevel(d, level_slots(n, d), comb(n, d), canonical_sets(game, d), comb(d, o_count(d))) for d in range(n + 1)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
 class Rates:
-    """This machine, measured on PROXY: per mask, per slot, per slot and cell."""
+    """This machine's CPU seconds per move of a board solved, and per stored slot compressed."""
 
-    table_bytes_per_mask: float
-    temporary_bytes_per_slot: float
-    seconds_per_slot_cell: float
-
-
-def _array_bytes(value: object) -> int:
-    if isinstance(value, np.ndarray):
-        return int(value.nbytes)
-    if isinstance(value, list | tuple):
-        return sum(_array_bytes(item) for item in value)
-    return 0
+    per_move: float
+    per_stored_slot: float
+    measured_levels: tuple[int, ...]
 
 
 @cache
-def measured_rates() -> Rates:
-    """Build PROXY's tables and solve two blocks of its widest level from random codes below."""
-    tables = Tables(PROXY)
-    table_bytes = sum(_array_bytes(value) for value in vars(tables).values())
-    sizes = [level_slots(PROXY.cells, depth) for depth in range(PROXY.cells + 1)]
-    depth = int(np.argmax(sizes))
-    below = np.random.default_rng(0).integers(0, 128, level_slots(PROXY.cells, depth + 1), dtype=np.uint8)
-    codes, stored = np.zeros(sizes[depth], np.uint8), np.zeros(sizes[depth], np.uint8)
-    blocks = list(tables.blocks(depth, 0, 2))
-    slots = sum(block.slots.stop - block.slots.start for block in blocks)
-    tracemalloc.start()
-    started = time.perf_counter()
-    solve_blocks(tables, depth, below, blocks, codes, stored)
-    seconds = time.perf_counter() - started
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    per_block = slots / len(blocks)
-    return Rates(table_bytes / 2**PROXY.cells, peak / per_block, seconds / slots / PROXY.cells)
+def measured_rates(game: Game) -> Rates:
+    """Solve and compress the game's deepest levels (compiled, on one thread) until MEASURE_SECONDS of
+    CPU time are spent."""
+    from ttt_db.ranked.backend import Backend, compiled
+    from ttt_db.ranked.layout import stored_chunks
+    from ttt_db.ranked.step import solve_level
+    from ttt_db.ranked.tables import RankedTables
+    from ttt_db.store.chunks import compressor
+
+    one_thread = compiled()
+    one_thread = Backend(one_thread.name, one_thread.run, 1)
+    _solve_whole(RankedTables(Game(2, 2, 2), one_thread))  # compiled before anything is timed
+    tables = RankedTables(game, one_thread)
+    below = None
+    moves = stored = 0
+    solving = packing = 0.0
+    depths = []
+    pack = compressor()
+    for depth in range(game.cells, -1, -1):
+        started = time.process_time()
+        level, _ = solve_level(tables, depth, below)
+        solving += time.process_time() - started
+        moves += level.sets.size * (game.cells - depth)
+        started = time.process_time()
+        for _, data in stored_chunks(tables, level, CHUNK_SLOTS):
+            if data is not None:
+                pack.compress(bytes(data))
+        packing += time.process_time() - started
+        stored += level_slots(game.cells, depth)
+        depths.append(depth)
+        below = level
+        if solving + packing >= MEASURE_SECONDS and len(depths) >= 2:
+            break
+    return Rates(solving / max(1, moves), packing / max(1, stored), tuple(depths))
+
+
+def _solve_whole(tables: Any) -> None:
+    from ttt_db.ranked.step import solve_level
+
+    below = None
+    for depth in range(tables.cells, -1, -1):
+        below, _ = solve_level(tables, depth, below)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,36 +154,45 @@ class Machine:
 class BuildPlan:
     game: Game
     workers: int
-    level_slots: tuple[int, ...]
-    worker_memory: int  # bytes a worker (or the one local process) holds while it solves a task
-    driver_memory: int  # bytes the process that compresses and writes each level holds
-    work_disk: int  # the work folder at its fullest
-    result_disk: int  # the database's core at most (before compression)
-    core_hours: float  # at this machine's measured rate
+    levels: tuple[PlanLevel, ...]
+    tables_memory: int  # the game's tables: a rank per mask, two levels' sets
+    levels_memory: int  # the widest pair of adjacent levels' boards
+    work_disk: int  # the work folder at its fullest: every level's chunks, and a cluster's two levels' files
+    result_disk: int  # the database: every level's chunks
+    cpu_seconds: float | None  # at this machine's measured rates (None: not measured)
     machine: Machine
     lacks: list[str] = field(default_factory=list)
 
     @property
     def total_slots(self) -> int:
-        return sum(self.level_slots)
+        return sum(level.slots for level in self.levels)
 
     @property
-    def widest(self) -> int:
-        return max(self.level_slots)
+    def widest(self) -> PlanLevel:
+        return max(self.levels, key=lambda level: level.boards)
+
+    @property
+    def memory(self) -> int:
+        return self.tables_memory + self.levels_memory
 
     def to_document(self) -> dict[str, Any]:
+        widest = self.widest
+        hours = None if self.cpu_seconds is None else self.cpu_seconds / 3600
         return {
             "game": self.game.name,
             "workers": self.workers,
             "slots": self.total_slots,
-            "slots_by_depth": list(self.level_slots),
-            "widest_level": {"depth": self.level_slots.index(self.widest), "slots": self.widest},
-            "worker_memory_bytes": self.worker_memory,
-            "driver_memory_bytes": self.driver_memory,
+            "slots_by_depth": [level.slots for level in self.levels],
+            "canonical_sets_by_depth": [level.canonical_sets for level in self.levels],
+            "boards_by_depth": [level.boards for level in self.levels],
+            "widest_level": {"depth": widest.depth, "boards": widest.boards, "slots": widest.slots},
+            "memory_bytes": self.memory,
+            "tables_memory_bytes": self.tables_memory,
+            "levels_memory_bytes": self.levels_memory,
             "work_disk_bytes": self.work_disk,
             "result_disk_bytes": self.result_disk,
-            "core_hours": self.core_hours,
-            "hours_on_workers": self.core_hours / self.workers,
+            "core_hours": hours,
+            "hours_on_workers": None if hours is None else hours / self.workers,
             "machine": {
                 "cores": self.machine.cores,
                 "memory_bytes": self.machine.memory,
@@ -126,29 +203,43 @@ class BuildPlan:
         }
 
 
-def plan_build(game: Game, workers: int = 1, work_dir: Path = Path("."), machine: Machine | None = None) -> BuildPlan:
-    """What building `game` on `workers` processes takes, and what `machine` (this one by default,
-    with the work folder in `work_dir`) lacks for it."""
-    rates = measured_rates()
-    sizes = tuple(level_slots(game.cells, depth) for depth in range(game.cells + 1))
-    widest = max(sizes)
-    pairs = max(sizes[depth] + sizes[depth + 1] for depth in range(game.cells))
-    tables = int(rates.table_bytes_per_mask * 2**game.cells)
-    temporaries = int(rates.temporary_bytes_per_slot * BLOCK_SLOTS * game.cells / PROXY.cells)
-    worker_memory = tables + temporaries
-    driver_memory = 2 * CHUNK_SLOTS * 8  # a level compressed and counted a chunk at a time
-    result = sum(sizes) // len(game.transforms)  # a byte per class's representative, at most
-    work_disk = 2 * pairs + widest + result  # codes of two levels, their scratch, the chunks so far
-    core_hours = rates.seconds_per_slot_cell * game.cells * sum(sizes) / 3600
+def plan_build(
+    game: Game,
+    workers: int = 1,
+    work_dir: Path = Path("."),
+    machine: Machine | None = None,
+    *,
+    measure: bool = True,
+    cluster: bool = False,
+) -> BuildPlan:
+    """What building `game` on `workers` cores (`cluster`: Dask workers sharing the work folder)
+    takes, and what `machine` (this one by default, with the work folder in `work_dir`) lacks for
+    it; the time measured only where `measure`."""
+    levels = tuple(plan_levels(game))
+    n = game.cells
+    pairs = [levels[d].boards + levels[d + 1].boards for d in range(n)] or [levels[0].boards]
+    widest_sets = max(levels[d].sets + (levels[d + 1].sets if d < n else 0) for d in range(n + 1))
+    tables_memory = 4 * 2**n + 5 * widest_sets + 4 * max((d + 1) * levels[d].patterns for d in range(n + 1))
+    levels_memory = max(pairs) if not keeps_extras(game) else sum(level.boards for level in levels)
+    stored = sum(int(level.boards * STORED_PER_BOARD) + CHUNK_ROW_BYTES * level.chunks for level in levels)
+    work_disk = stored + (max(pairs) if cluster else 0)
+    cpu_seconds = None
+    if measure and n <= MAX_CELLS:
+        rates = measured_rates(game)
+        moves = sum(level.boards * (n - level.depth) for level in levels)
+        cpu_seconds = rates.per_move * moves + rates.per_stored_slot * sum(level.slots for level in levels)
     machine = machine or Machine.here(work_dir)
     lacks = []
-    needed = workers * worker_memory + driver_memory + pairs  # the pages of the levels read, cached
-    if needed > machine.memory:
-        lacks.append(f"memory: {_size(needed)} for {workers} worker(s) and the driver; {_size(machine.memory)} here")
-    if work_disk + result > machine.disk_free:
-        disk = _size(work_disk + result)
-        lacks.append(f"disk: {disk} for the work folder and the database; {_size(machine.disk_free)} free")
-    return BuildPlan(game, workers, sizes, worker_memory, driver_memory, work_disk, result, core_hours, machine, lacks)
+    if tables_memory + levels_memory > machine.memory:
+        needed = _size(tables_memory + levels_memory)
+        lacks.append(f"memory: {needed} for the tables and two levels; {_size(machine.memory)} here")
+    if work_disk + stored > machine.disk_free:
+        lacks.append(
+            f"disk: {_size(work_disk + stored)} for the work folder and the database; {_size(machine.disk_free)} free"
+        )
+    return BuildPlan(
+        game, workers, levels, tables_memory, levels_memory, work_disk, stored, cpu_seconds, machine, lacks
+    )
 
 
 def _size(count: int) -> str:
@@ -160,21 +251,28 @@ def _size(count: int) -> str:
 
 def plan_lines(plan: BuildPlan) -> list[str]:
     """The plan as text: `ttt-db build --plan`, and the refusal of a build that does not fit."""
-    widest_depth = plan.level_slots.index(plan.widest)
-    hours = plan.core_hours
+    widest = plan.widest
     workers = f"{plan.workers} worker(s)"
     lines = [
         f"plan for {plan.game.name} on {workers}:",
-        f"  slots:          {plan.total_slots:,} in {len(plan.level_slots)} levels, "
-        f"the widest {plan.widest:,} (depth {widest_depth})",
-        f"  each worker:    {_size(plan.worker_memory)} of memory (lookup tables and a block's temporaries)",
-        f"  the driver:     {_size(plan.driver_memory)} of memory (a level compressed as it is written)",
+        f"  slots:          {plan.total_slots:,} in {len(plan.levels)} levels; held: "
+        f"{sum(level.boards for level in plan.levels):,} boards of canonical sets",
+        f"  widest level:   depth {widest.depth}, {widest.boards:,} boards ({widest.canonical_sets:,} canonical sets)",
+        f"  memory:         {_size(plan.memory)}: two adjacent levels {_size(plan.levels_memory)}, "
+        f"tables {_size(plan.tables_memory)}",
         f"  work folder:    {_size(plan.work_disk)} at its fullest (--work-dir: shared storage for a cluster)",
-        f"  the database:   at most {_size(plan.result_disk)} before compression (a byte per class)",
-        f"  time:           {hours:,.2f} core-hours at this machine's rate, {hours / plan.workers:,.2f} h on {workers}",
-        f"  this machine:   {plan.machine.cores} cores, {_size(plan.machine.memory)} of memory, "
-        f"{_size(plan.machine.disk_free)} free",
+        f"  the database:   about {_size(plan.result_disk)} (compressed chunks)",
     ]
+    if plan.cpu_seconds is not None:
+        hours = plan.cpu_seconds / 3600
+        lines.append(
+            f"  time:           {hours:,.2f} CPU hours at this machine's measured rate, "
+            f"{hours / plan.workers:,.2f} h on {workers}"
+        )
+    lines.append(
+        f"  this machine:   {plan.machine.cores} cores, {_size(plan.machine.memory)} of memory, "
+        f"{_size(plan.machine.disk_free)} free"
+    )
     if plan.lacks:
         lines += ["  it lacks:", *(f"    {lack}" for lack in plan.lacks)]
     else:

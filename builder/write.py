@@ -6,7 +6,7 @@ import glob
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -15,16 +15,16 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
-from builder.extras import ExtrasLevel
-from builder.levels import CoreBuild, CoreLevel, Progress, process_alive
+from builder.levels import CoreBuild, Progress, process_alive
 from ttt_db import __version__
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import VALUES
 from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
-from ttt_db.store.codes import CHUNK_SLOTS, value_of_code
+from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.database import make_engine
 from ttt_db.store.digest import ContentDigest
+from ttt_db.store.extras import ExtrasLevel
+from ttt_db.store.figures import core_figures, reached_depths
 from ttt_db.store.location import DatabaseLocation
 from ttt_db.store.schema import SCHEMA_VERSION, Base, CoreChunkRow, DepthCount, ExtrasChunkRow, MetaEntry
 from ttt_db.store.tables import (
@@ -36,6 +36,9 @@ from ttt_db.store.tables import (
     OWNER_VALUE,
 )
 
+Row = tuple[int, int, int, bytes, int]
+"""A chunk's row: depth, chunk, slots (classes), blob, checksum."""
+
 
 def rules_of(game: Game) -> dict[str, Any]:
     return {"game": game.name, "rows": game.rows, "columns": game.columns, "in_a_row": game.k, "first": "o"}
@@ -44,7 +47,7 @@ def rules_of(game: Game) -> dict[str, Any]:
 @dataclass
 class BuildContent:
     """Everything a build writes: the ranked core of every game, and the extras (random-play odds
-    and paths) of a game of at most `ttt_db.game.definition.EXTRAS_MAX_CELLS` cells."""
+    and paths) of a game that keeps them (`ttt_db.store.extras.keeps_extras`)."""
 
     game: Game
     core: CoreBuild
@@ -53,7 +56,7 @@ class BuildContent:
 
     @cached_property
     def figures(self) -> dict[str, Any]:
-        figures = core_figures(self.game, self.core.levels, empty_code(self.core.levels[0]))
+        figures = core_figures(self.game, [level.counts for level in self.core.levels], self.core.empty_code)
         if self.extras is not None:
             tree_nodes = sum(level.tree_nodes for level in self.extras)
             figures = {"game": figures.pop("game"), "tree_nodes": tree_nodes} | figures
@@ -63,47 +66,13 @@ class BuildContent:
     def depth_columns(self) -> tuple[list[int | None], list[int], list[int]]:
         """Tree nodes (counted where the extras are kept), positions and classes, by depth, to the
         deepest level a game reaches."""
-        levels = self.core.levels[: reached_depths(self.core.levels)]
+        levels = self.core.levels[: reached_depths([level.positions for level in self.core.levels])]
         tree_nodes: list[int | None] = (
             [level.tree_nodes for level in self.extras[: len(levels)]]
             if self.extras is not None
             else [None] * len(levels)
         )
         return tree_nodes, [level.positions for level in levels], [level.canonical for level in levels]
-
-
-def reached_depths(levels: Sequence[CoreLevel]) -> int:
-    """How many levels, from the empty board on, hold a position: games can end before the board
-    is full (2x2k2 by depth 3), and the depth table stops there."""
-    count = len(levels)
-    while count > 1 and levels[count - 1].positions == 0:
-        count -= 1
-    return count
-
-
-def empty_code(level: CoreLevel) -> int:
-    """The code of the empty board: level 0's one slot."""
-    import zstandard
-
-    return zstandard.ZstdDecompressor().decompress(level.chunks[0].blob)[0]
-
-
-def core_figures(game: Game, levels: Sequence[CoreLevel], empty_board: int) -> dict[str, Any]:
-    """The figures the core gives: positions and classes, in play and decision positions, their
-    values, the empty board's (from its code)."""
-    empty = value_of_code(empty_board)
-    if empty is None:
-        raise AssertionError("the empty board has no code")
-    counts = {name: sum(level.counts[name] for level in levels) for name in levels[0].counts}
-    return {
-        "game": game.name,
-        "positions": sum(level.positions for level in levels),
-        "canonical_positions": sum(level.canonical for level in levels),
-        **counts,
-        "values": {value: sum(level.values[value] for level in levels) for value in VALUES},
-        "values_canonical": {value: sum(level.values_canonical[value] for level in levels) for value in VALUES},
-        "empty_board": {"value": empty[0], "remoteness": empty[1]},
-    }
 
 
 def _meta_rows(prepared: BuildContent, built_at: str, digest: str) -> list[dict[str, str]]:
@@ -196,25 +165,34 @@ def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progr
 
 
 def _write_core(conn: Connection, core: CoreBuild, digest: ContentDigest, progress: Progress) -> None:
-    total = sum(len(level.chunks) for level in core.levels)
+    total = sum(level.chunk_count for level in core.levels)
     written = 0
     statement = _insert_statement(conn, CoreChunkRow.__tablename__, CORE_COLUMNS)
     for level in core.levels:
-        rows = [(level.depth, c.chunk, c.slots, c.blob, c.checksum) for c in level.chunks]
-        digest.add_chunks("core", level.depth, rows)
-        for start in range(0, len(rows), 1_000):
-            conn.exec_driver_sql(statement, rows[start : start + 1_000])
-        written += len(rows)
+        rows = ((level.depth, c.chunk, c.slots, c.blob, c.checksum) for c in level.chunks())
+        digest.add_chunks("core", level.depth, level.chunk_count, _inserted(conn, statement, rows))
+        written += level.chunk_count
         progress("write levels", written, total)
+
+
+def _inserted(conn: Connection, statement: str, rows: Iterable[Row]) -> Iterator[Row]:
+    """`rows`, each inserted (a thousand at a time) as it passes."""
+    batch: list[Row] = []
+    for row in rows:
+        batch.append(row)
+        yield row
+        if len(batch) == 1_000:
+            conn.exec_driver_sql(statement, batch)
+            batch = []
+    if batch:
+        conn.exec_driver_sql(statement, batch)
 
 
 def _write_extras(conn: Connection, extras: list[ExtrasLevel], digest: ContentDigest) -> None:
     statement = _insert_statement(conn, ExtrasChunkRow.__tablename__, EXTRAS_COLUMNS)
     for level in extras:
-        rows = [(level.depth, c.chunk, c.classes, c.blob, c.checksum) for c in level.chunks]
-        digest.add_chunks("extras", level.depth, rows)
-        for start in range(0, len(rows), 1_000):
-            conn.exec_driver_sql(statement, rows[start : start + 1_000])
+        rows = ((level.depth, c.chunk, c.classes, c.blob, c.checksum) for c in level.chunks)
+        digest.add_chunks("extras", level.depth, len(level.chunks), _inserted(conn, statement, rows))
 
 
 def _insert_statement(conn: Connection, table: str, columns: tuple[str, ...]) -> str:

@@ -132,7 +132,9 @@ def build(
     if workers is not None and scheduler is not None:
         raise fail("give --workers (a cluster on this machine) or --scheduler (one of your own), not both")
     if plan:
-        planned = plan_build(game, workers or 1, work_dir or Path(db or ".").resolve().parent)
+        planned = plan_build(
+            game, workers or 1, work_dir or Path(db or ".").resolve().parent, cluster=bool(workers or scheduler)
+        )
         if as_json:
             print_json(planned.to_document())
         else:
@@ -250,8 +252,8 @@ def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOptio
     """Check the file's integrity and content digest, re-derive the figures, cross-check every
     stored row against the rules, its children and its symmetric images, and compare it with a
     fresh solve; exit 1 on any mismatch or damage."""
-    from builder.verify import verify_database
     from cli.render import plural
+    from ttt_db.store.verify import verify_database
 
     with open_db(db, game) as database:
         report = verify_database(database)

@@ -19,8 +19,9 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ttt_db.errors import ImpossibleBoardError, InputError, TttDbError
-from ttt_db.game.definition import TICTACTOE, Game, game_from_name
+from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import Mark
+from ttt_db.ranked.slots import game_from_name
 
 try:  # Typer 0.28 ships its own copy of Click
     from typer._click import exceptions as click_exceptions

@@ -74,7 +74,7 @@ def serve(
 def _other_games(served: Game) -> list[SolutionDatabase]:
     """Every other game's database in the default folder that opens (`ttt-db-RxCkK.sqlite`)."""
     from ttt_db.errors import TttDbError
-    from ttt_db.game.definition import game_from_name
+    from ttt_db.ranked.slots import game_from_name
     from ttt_db.store.database import open_database
     from ttt_db.store.location import default_path
 

@@ -116,19 +116,19 @@ def stopping_build(monkeypatch: pytest.MonkeyPatch):
     """`stopping_build(levels)`: the next builds stop (KeyboardInterrupt) once `levels` levels are
     saved, as Ctrl-C between two levels would; it returns the depths saved so far, and
     `stopping_build(None)` lets builds run again."""
-    import builder.levels
+    from builder.levels import WorkFolder
 
-    real = builder.levels.compress_level
+    real = WorkFolder.save
     saved: list[int] = []
 
     def stop_after(levels: int | None) -> list[int]:
-        def compress_or_stop(game, level):  # type: ignore[no-untyped-def]
+        def save_or_stop(self, tables, level, counts):  # type: ignore[no-untyped-def]
             if len(saved) == levels:
                 raise KeyboardInterrupt
             saved.append(level.depth)
-            return real(game, level)
+            return real(self, tables, level, counts)
 
-        monkeypatch.setattr(builder.levels, "compress_level", real if levels is None else compress_or_stop)
+        monkeypatch.setattr(WorkFolder, "save", real if levels is None else save_or_stop)
         return saved
 
     return stop_after

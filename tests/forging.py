@@ -10,8 +10,8 @@ from pathlib import Path
 import zstandard
 
 from ttt_db.game.definition import Game
-from ttt_db.game.slots import representative
-from ttt_db.store.codes import CHUNK_SLOTS, chunk_checksum
+from ttt_db.ranked.slots import representative
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras
 
 

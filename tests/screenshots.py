@@ -53,7 +53,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     from builder import build_database
-    from ttt_db.game.definition import game_from_name
+    from ttt_db.ranked.slots import game_from_name
 
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -169,7 +169,7 @@ def test_verify_ok_and_tampered(run, db_path: Path, tmp_path: Path) -> None:
     from forging import forge_code
 
     from ttt_db.game.definition import TICTACTOE
-    from ttt_db.store.codes import code_of
+    from ttt_db.ranked.codes import code_of
 
     ok = run("verify")
     assert ok.exit_code == 0 and ok.stdout.startswith("ok: ")

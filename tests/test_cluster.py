@@ -17,9 +17,11 @@ import numpy as np
 import pytest
 
 from builder import build_database
-from builder.cluster import solve_core_on_dask, solve_range
-from builder.core import solve_core
+from builder.cluster import DaskLevels, solve_task
 from ttt_db.game.definition import Game
+from ttt_db.ranked.backend import compiled
+from ttt_db.ranked.step import solve_core
+from ttt_db.ranked.tables import RankedTables
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +63,7 @@ def killing_once(marker: str, *task: Any) -> Any:
     if not Path(marker).exists():
         Path(marker).touch()
         os.kill(os.getpid(), signal.SIGKILL)
-    return solve_range(*task)
+    return solve_task(*task)
 
 
 def test_a_worker_killed_in_the_middle_of_a_level_costs_only_its_task(client: Any, tmp_path: Path) -> None:
@@ -73,13 +75,13 @@ def test_a_worker_killed_in_the_middle_of_a_level_costs_only_its_task(client: An
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import the tests
     game = Game.parse("4x4k4")
     marker = tmp_path / "killed"
-    work = tmp_path / "work"
-    work.mkdir()
-    clustered = solve_core_on_dask(game, client, work, solve=functools.partial(killing_once, str(marker)))
-    for local, remote in zip(solve_core(game), clustered, strict=True):
-        assert local.depth == remote.depth
-        assert np.array_equal(local.codes, remote.codes) and np.array_equal(local.stored, remote.stored)
-        assert local.counts == remote.counts
+    tables = RankedTables(game, compiled())
+    solve = DaskLevels(client, tables, tmp_path, lambda *_: None, functools.partial(killing_once, str(marker)))
+    below = None
+    for local, counts in solve_core(tables):
+        below, remote_counts = solve(local.depth, below)
+        assert np.array_equal(np.asarray(local.codes), np.asarray(below.codes)), local.depth
+        assert counts == remote_counts
     assert marker.exists()  # a worker did die, and its task ran again elsewhere
 
 
@@ -105,39 +107,62 @@ def _slots(cells: int) -> list[int]:
     return [comb(cells, depth) * comb(depth, (depth + 1) // 2) for depth in range(cells + 1)]
 
 
-def test_the_tasks_cut_a_level_into_the_blocks_the_builder_makes() -> None:
-    from ttt_db.store.core_arrays import Tables, block_count
+@pytest.mark.parametrize("name", ["3x3k3", "3x4k3", "4x4k4", "2x5k3"])
+def test_the_plan_counts_each_levels_canonical_sets_as_the_kernels_find_them(name: str) -> None:
+    from builder.plan import plan_levels
 
-    tables = Tables(Game.parse("4x4k4"))
-    assert [block_count(16, depth) for depth in range(17)] == [len(list(tables.blocks(d))) for d in range(17)]
+    game = Game.parse(name)
+    tables = RankedTables(game, compiled())
+    assert [level.canonical_sets for level in plan_levels(game)] == [
+        tables.level(depth).canonical for depth in range(game.cells + 1)
+    ]
 
 
-def test_the_plan_of_5x5k4_is_derived_from_its_slot_counts(run) -> None:
-    planned = run("build", "--game", "5x5k4", "--plan", "--workers", "16", "--json")
+def test_the_plan_counts_5x5s_canonical_sets_without_enumerating_them() -> None:
+    from builder.plan import canonical_sets
+
+    game = Game.parse("5x5k4")
+    tables = RankedTables(game, compiled())
+    for depth in (1, 2, 7, 12, 24):
+        assert canonical_sets(game, depth) == tables.level(depth).canonical, depth
+
+
+def test_the_plan_of_5x5k4_is_derived_from_its_levels(run) -> None:
+    planned = run("build", "--game", "5x5k4", "--plan", "--json")
     assert planned.exit_code == 0, planned.output
     document = json.loads(planned.stdout)
     slots = _slots(25)
     assert document["slots"] == sum(slots) and document["slots_by_depth"] == slots
-    assert document["widest_level"] == {"depth": slots.index(max(slots)), "slots": max(slots)}
-    assert document["result_disk_bytes"] == sum(slots) // 8  # a byte per class, 8 symmetries of the square
-    assert document["core_hours"] > 0 and document["hours_on_workers"] == pytest.approx(document["core_hours"] / 16)
-    pages = max(slots[depth] + slots[depth + 1] for depth in range(25))  # the two levels read at once
-    memory = 16 * document["worker_memory_bytes"] + document["driver_memory_bytes"] + pages
-    disk = document["work_disk_bytes"] + document["result_disk_bytes"]
+    boards = [
+        canonical * comb(depth, (depth + 1) // 2) for depth, canonical in enumerate(document["canonical_sets_by_depth"])
+    ]
+    assert document["boards_by_depth"] == boards
+    widest = max(range(26), key=lambda depth: boards[depth])
+    assert document["widest_level"] == {"depth": widest, "boards": boards[widest], "slots": slots[widest]}
+    pair = max(boards[depth] + boards[depth + 1] for depth in range(25))  # two levels held at once
+    assert document["levels_memory_bytes"] == pair
+    assert document["memory_bytes"] == pair + document["tables_memory_bytes"] > 4 * 2**25  # a rank per mask
+    assert document["core_hours"] > 0
     machine = document["machine"]
     lacks = {lack.split(":")[0] for lack in document["lacks"]}
-    expected = {"memory"} if memory > machine["memory_bytes"] else set()
+    expected = {"memory"} if document["memory_bytes"] > machine["memory_bytes"] else set()
+    disk = document["work_disk_bytes"] + document["result_disk_bytes"]
     assert lacks == expected | ({"disk"} if disk > machine["disk_free_bytes"] else set())
     assert document["fits"] is (not lacks)
     text = run("build", "--game", "5x5k4", "--plan").stdout
-    assert f"{sum(slots):,} in 26 levels" in text
+    assert f"{sum(slots):,} in 26 levels" in text and f"{sum(boards):,} boards of canonical sets" in text
 
 
-def test_a_build_larger_than_one_machine_builds_is_refused_with_its_plan(run, tmp_path: Path) -> None:
-    refused = run("build", "--game", "5x5k4", "--db", str(tmp_path / "big.sqlite"))
+def test_a_build_this_machine_cannot_hold_is_refused_with_its_plan(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from builder.plan import Machine
+
+    monkeypatch.setattr(Machine, "here", classmethod(lambda cls, work_dir: cls(2, 10**7, 10**12)))
+    refused = run("build", "--game", "4x5k4", "--db", str(tmp_path / "big.sqlite"))
     assert refused.exit_code == 2
-    assert "5x5k4 has 25 cells; one machine builds games of up to 20: build it on a cluster" in refused.stderr
-    assert f"slots:          {sum(_slots(25)):,}" in refused.stderr
+    assert "4x5k4 does not fit this machine:" in refused.stderr
+    assert "memory: " in refused.stderr and "10.0 MB here" in refused.stderr
     assert not list(tmp_path.iterdir())  # nothing started
 
 
@@ -146,18 +171,11 @@ def test_workers_and_scheduler_are_one_or_the_other(run) -> None:
     assert both.exit_code == 2 and "not both" in both.stderr
 
 
-def test_docs_scale_quotes_5x5k4s_derived_figures() -> None:
-    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "scale.md").read_text().split())
-    slots = _slots(25)
-    widest = max(slots)
-    assert f"5x5k4 has {sum(slots):,} slots, the widest level {widest:,} at depth {slots.index(widest)}" in text
-    assert f"{sum(slots) // 8:,} classes at most" in text
-
-
-def test_a_query_on_a_game_no_machine_here_builds_is_refused_before_it_says_it_builds(run, tmp_path: Path) -> None:
+def test_a_query_on_a_large_game_without_its_database_says_how_to_build_it(run, tmp_path: Path) -> None:
     asked = run("best-moves", "." * 25, "--game", "5x5k4", "--db", str(tmp_path / "big.sqlite"))
     assert asked.exit_code == 2
-    assert asked.stderr.startswith("error: 5x5k4 has 25 cells; one machine builds games of up to 20")
+    assert asked.stderr.startswith("error: no database for 5x5k4 at ")
+    assert "build it first with `ttt-db build --game 5x5k4`" in asked.stderr
     assert "building it now" not in asked.stderr and not list(tmp_path.iterdir())
     too_large = run("build", "--game", "6x6k4", "--db", str(tmp_path / "huge.sqlite"))
     assert too_large.exit_code == 2 and "6x6k4 has 36 cells; no build takes more than 25" in too_large.stderr

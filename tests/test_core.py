@@ -1,9 +1,10 @@
-"""The ranked core (issue 25): dense slots, the level solve in arrays, the stored chunks, a game
-stored as its core alone, damage to a chunk, and a build stopped part-way and resumed.
+"""The ranked core (issues 25, 40): dense slots, the level step over canonical sets (interpreted
+and compiled), the stored chunks, a game stored as its core alone, damage to a chunk, and a build
+stopped part-way and resumed.
 
 The values are held to the tests' own solver (tests/reference.py), the slots to the scalar
-arithmetic of ttt_db.game.slots; the benchmark holds the levels of the larger games to
-../shared/limit/mnk_dense.c byte for byte."""
+arithmetic of ttt_db.ranked.slots; the benchmark holds the levels of the larger games to the C
+floor (bench/mnk_level.c)."""
 
 from __future__ import annotations
 
@@ -12,25 +13,28 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 import reference
 import zstandard
 
 import builder.levels
 from builder import build_database
-from builder.core import solve_core
 from ttt_db.errors import NotStoredError, UnknownGameError
-from ttt_db.game import definition
-from ttt_db.game.definition import Game, game_from_name, level_slots
-from ttt_db.game.slots import board_of_slot, representative, slot_of
-from ttt_db.store.codes import chunk_checksum, value_of_code
-from ttt_db.store.core_arrays import Tables, expand_level
+from ttt_db.game.definition import Game
+from ttt_db.ranked import backend
+from ttt_db.ranked.codes import value_of_code
+from ttt_db.ranked.layout import level_from_chunks, stored_chunks
+from ttt_db.ranked.slots import board_of_slot, game_from_name, level_slots, representative, slot_of
+from ttt_db.ranked.step import solve_core
+from ttt_db.ranked.tables import RankedTables
+from ttt_db.store import extras
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.location import DatabaseLocation
 
 REBUILD = "rebuild it with `ttt-db build --force`"
 SMALL_GAMES = ["3x3k3", "2x2k2", "3x3k2", "2x4k3", "1x5k3", "2x5k3"]
+BACKENDS = {"interpreted": backend.interpreted, "compiled": backend.compiled}
 
 
 def _reference_value(board: str, rules: reference.Rules) -> tuple[str, int]:
@@ -42,21 +46,34 @@ def _reference_value(board: str, rules: reference.Rules) -> tuple[str, int]:
     return ("loss", "draw", "win")[value + 1], solved.remoteness
 
 
+@pytest.mark.parametrize("kernel", BACKENDS)
 @pytest.mark.parametrize("name", SMALL_GAMES)
-def test_every_reachable_board_has_the_reference_value_at_its_representative_slot(name: str) -> None:
+def test_every_reachable_board_has_the_reference_value_at_its_representative_slot(name: str, kernel: str) -> None:
+    """The level step over canonical sets, interpreted and compiled, on squares and rectangles:
+    every reachable board's class holds the reference solver's value at its representative, every
+    class is counted once with its orbit, and no other stored slot holds a code."""
     game = Game.parse(name)
     rules = reference.Rules(game.rows, game.columns, game.k)
-    levels = {level.depth: level for level in solve_core(game)}
+    tables = RankedTables(game, BACKENDS[kernel]())
+    solved = {level.depth: (level, counts) for level, counts in solve_core(tables)}
+    stored = {
+        depth: b"".join(
+            bytes(chunk or bytes(min(CHUNK_SLOTS, level_slots(game.cells, depth) - n * CHUNK_SLOTS)))
+            for n, chunk in stored_chunks(tables, level, CHUNK_SLOTS)
+        )
+        for depth, (level, _) in solved.items()
+    }
     boards = reference.reachable(rules)
     classes: dict[int, set[int]] = {}
     for board in boards:
         depth, slot, _ = representative(board, game)
         classes.setdefault(depth, set()).add(slot)
-        assert value_of_code(int(levels[depth].stored[slot])) == _reference_value(board, rules), board
-    for depth, level in levels.items():
+        assert value_of_code(stored[depth][slot]) == _reference_value(board, rules), board
+    for depth, (_, counts) in solved.items():
         reached = [board for board in boards if game.cells - board.count(".") == depth]
-        assert level.positions == len(reached) == np.count_nonzero(level.codes), depth
-        assert set(np.flatnonzero(level.stored).tolist()) == classes.get(depth, set()), depth
+        assert counts.positions == len(reached), depth
+        assert counts.canonical == len({min(rules.images(board)) for board in reached}), depth
+        assert {slot for slot, code in enumerate(stored[depth]) if code} == classes.get(depth, set()), depth
 
 
 @pytest.mark.parametrize("name", ["3x3k3", "2x4k3", "3x4k3"])
@@ -69,11 +86,26 @@ def test_slots_number_each_level_without_gaps_and_round_trip(name: str) -> None:
         assert all(board.count("o") == (depth + 1) // 2 and board.count("x") == depth // 2 for board in boards)
 
 
-def test_a_level_expanded_from_its_representatives_is_every_reachable_code() -> None:
+@pytest.mark.parametrize("kernel", BACKENDS)
+@pytest.mark.parametrize("name", ["3x4k3", "4x3k3", "3x3k3"])
+def test_a_level_taken_back_from_its_stored_chunks_is_the_solved_level(name: str, kernel: str) -> None:
+    """Every board of a canonical set gets its class's code back from the representatives alone."""
+    tables = RankedTables(Game.parse(name), BACKENDS[kernel]())
+    for level, _ in solve_core(tables):
+        chunks = [
+            (number, None if data is None else bytes(data)) for number, data in stored_chunks(tables, level, 4096)
+        ]
+        taken = level_from_chunks(tables, level.depth, chunks, 4096)
+        assert bytes(taken.level.codes) == bytes(level.codes) and taken.damaged_count == 0, level.depth
+
+
+def test_the_interpreted_and_the_compiled_kernels_agree_level_by_level() -> None:
     game = Game.parse("3x4k3")
-    tables = Tables(game)
-    for level in solve_core(game):
-        assert np.array_equal(expand_level(tables, level.depth, level.stored), level.codes), level.depth
+    levels = [
+        [(bytes(level.codes), counts) for level, counts in solve_core(RankedTables(game, make()))]
+        for make in BACKENDS.values()
+    ]
+    assert levels[0] == levels[1]
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +113,7 @@ def core_only_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Tic-tac-toe stored as a game over EXTRAS_MAX_CELLS cells is: the ranked core alone."""
     path = tmp_path_factory.mktemp("core-only") / "core.sqlite"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
+        patch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
         build_database(path)
     return path
 
@@ -92,7 +124,7 @@ def test_a_game_stored_as_its_core_alone_answers_every_board_as_with_its_extras(
     boards = [p.cells for p in db.all_positions()]
     swapped = [board.translate(str.maketrans("ox", "xo")) for board in boards if board.count("o") > board.count("x")]
     told = [db.lookup(board) for board in boards + swapped]  # x-first boards too
-    monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
+    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
     with open_database(core_only_path) as core:
         assert not core.has_extras
         for position in told:
@@ -102,7 +134,7 @@ def test_a_game_stored_as_its_core_alone_answers_every_board_as_with_its_extras(
 
 
 def test_the_commands_on_a_core_only_database(run, core_only_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
+    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
     where = ["--db", str(core_only_path)]
     assert run("best-moves", "ox..x....", *where).stdout.splitlines()[-1] == "best moves: 7 (b3)"
     verified = run("verify", *where)
@@ -208,7 +240,7 @@ def test_games_up_to_25_cells_are_accepted_and_larger_ones_refused_with_what_the
     with pytest.raises(UnknownGameError) as refused:
         game_from_name("5x6k4")
     slots = sum(level_slots(30, depth) for depth in range(31))
-    expected = "invalid game '5x6k4': 30 cells is more than the 25 any build takes (one machine builds 20)"
+    expected = "invalid game '5x6k4': 30 cells is more than the 25 any database holds"
     assert str(refused.value).startswith(f"{expected}: its {slots:,} slots")
 
 
@@ -250,7 +282,7 @@ def test_the_strong_check_over_the_core_finds_the_failures_the_reference_solver_
     best = {board: reference.best_moves(board, shortest=shortest) for board in decision}
     expected = reference.check_strong(load_ai(name, lambda: db).play, decision, best)
     for path, extras_kept in ((None, True), (core_only_path, False)):
-        monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 16 if extras_kept else 8)
+        monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 16 if extras_kept else 8)
         with open_database(path or db.location) as database:
             done: list[tuple[int, int]] = []
             found = run_checks(
@@ -274,7 +306,7 @@ def test_an_ai_asked_board_by_board_over_the_core_is_told_what_it_will_take(
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
 
-    monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
+    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
     monkeypatch.setattr(ttt_db.checks.over_core, "ANNOUNCE_SECONDS", 0.0)  # 3x3's few boards take no time
     notices: list[str] = []
     with open_database(core_only_path) as core:
@@ -292,7 +324,7 @@ def test_every_position_streamed_from_the_core_is_the_looked_up_position(
     from the codes of its level and the next in arrays, as a lookup tells it by probing the
     children one by one (without odds and paths)."""
     expected = {position.cells: replace(position, playout=None, paths=None) for position in db.all_positions()}
-    monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
+    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
     with open_database(core_only_path) as core:
         streamed = list(core.all_positions())
     assert len(streamed) == len(expected) == 5478
@@ -313,11 +345,11 @@ def test_the_weak_check_of_the_database_ais_over_the_core_visits_what_the_search
 
     game = Game.parse(name)
     build_database(tmp_path / "extras.sqlite", game=game)
-    monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
+    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
     build_database(tmp_path / "core.sqlite", game=game)
     for ai in ("perfect", "perfect-shortest"):
         for path, cells in ((tmp_path / "extras.sqlite", 16), (tmp_path / "core.sqlite", 8)):
-            monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", cells)
+            monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", cells)
             with open_database(path) as database:
                 named = load_ai(ai, lambda database=database: database, game)
                 searched = check_weak(named.play, game, database.empty_board_value).to_dict()
@@ -334,7 +366,7 @@ def test_a_weak_check_over_the_core_alone_names_the_same_counterexample_and_deci
     from ttt_db.checks.report import run_checks
 
     expected = run_checks(load_ai(name), db, strong=False).to_document()
-    monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
+    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
     with open_database(core_only_path) as core:
         found = run_checks(load_ai(name), core, strong=False).to_document()
     assert found == expected

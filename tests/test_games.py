@@ -13,7 +13,6 @@ import pytest
 import reference
 
 from builder.pipeline import build_database
-from builder.verify import verify_database
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
 from ttt_db.errors import UnknownAIError
@@ -22,6 +21,7 @@ from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.evaluation import PATTERN, board_score, weighted_patterns
 from ttt_db.store.database import open_database
 from ttt_db.store.export import write_jsonl
+from ttt_db.store.verify import verify_database
 
 SMALL_GAMES = ("2x2k2", "2x3k2", "3x4k3", "4x3k3", "3x3k2", "1x4k2")
 Solved = dict[str, tuple[int, int]]  # board -> (score from o's side, remoteness)

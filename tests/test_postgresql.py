@@ -41,10 +41,10 @@ def test_build_and_answer_on_a_server(empty_schema, run) -> None:
 def test_a_game_stored_as_its_core_alone_on_a_server(empty_schema, run, monkeypatch: pytest.MonkeyPatch) -> None:
     """The ranked core's chunks written and read through SQLAlchemy: tic-tac-toe stored as a game
     over EXTRAS_MAX_CELLS cells is, answered from the core alone, verified level by level."""
-    from ttt_db.game import definition
+    from ttt_db.store import extras
 
     url, engine = empty_schema
-    monkeypatch.setattr(definition, "EXTRAS_MAX_CELLS", 8)
+    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
     assert run("build", "-q", "--db", url).exit_code == 0
     with engine.connect() as conn:
         assert conn.execute(text("select count(*) from ttt_extras")).scalar_one() == 0

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from forging import forge_code, forge_extras
 
-from builder.verify import verify_database
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.game.symmetry import symmetric_images
-from ttt_db.store.codes import code_of
+from ttt_db.ranked.codes import code_of
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.export import read_csv, read_jsonl, write_csv, write_jsonl
+from ttt_db.store.verify import verify_database
 
 
 def test_a_fresh_database_verifies(db: SolutionDatabase) -> None:
@@ -59,7 +59,7 @@ def test_each_tampering_is_reported(db_path: Path, tmp_path: Path) -> None:
 
 def canonical_slot_board(board: str) -> str:
     """The board of the class's representative, as verify names it."""
-    from ttt_db.game.slots import board_of_slot, representative
+    from ttt_db.ranked.slots import board_of_slot, representative
 
     depth, slot, _ = representative(board, TICTACTOE)
     return board_of_slot(TICTACTOE, depth, slot)

@@ -135,7 +135,7 @@ def _check_in_process(ai: str, location: DatabaseLocation, game_name: str, sendi
         from ttt_db.ais.registry import load_ai
         from ttt_db.checks.budget import CheckBudget
         from ttt_db.checks.report import run_checks
-        from ttt_db.game.definition import game_from_name
+        from ttt_db.ranked.slots import game_from_name
         from ttt_db.store.database import open_database
 
         said = 0.0

@@ -334,7 +334,7 @@ def main(arguments: list[str]) -> int:
 
     try:
         from ttt_db.ais.plugins import load_user_ai
-        from ttt_db.game.definition import game_from_name
+        from ttt_db.ranked.slots import game_from_name
 
         named = load_user_ai(spec, game_from_name(game_name))
     except UnknownAIError as error:

@@ -9,21 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
-from math import comb
 from typing import Any, Final
 
 from ttt_db.errors import UnknownGameError
 
-MAX_CELLS: Final = 20
-"""The largest board one machine builds: its ranked core holds a byte per slot, two levels at a
-time (docs/games.md)."""
-CLUSTER_MAX_CELLS: Final = 25
-"""The largest board any build takes, on a cluster (docs/scale.md): each worker holds lookup tables
-of 2^cells entries, and a search's estimates stay below a win this many plies away."""
-EXTRAS_MAX_CELLS: Final = 16
-"""The largest board whose database also keeps each class's random-play odds and paths (exact
-integers up to (cells)!) beside the ranked core; larger ones keep the core alone."""
 _COLUMN_LETTERS: Final = "abcdefghijklmnop"
 _GAME_PATTERN: Final = re.compile(r"\s*(\d+)\s*x\s*(\d+)\s*k\s*(\d+)\s*", re.IGNORECASE)
 
@@ -99,12 +88,6 @@ class Game:
     @property
     def empty_board(self) -> str:
         return "." * self.cells
-
-    @property
-    def keeps_extras(self) -> bool:
-        """Whether its database keeps random-play odds and paths beside the ranked core (at most
-        EXTRAS_MAX_CELLS cells), or the core alone."""
-        return self.cells <= EXTRAS_MAX_CELLS
 
     @property
     def square(self) -> bool:
@@ -193,43 +176,6 @@ class Game:
 _DIGITS: Final = {".": 0, "o": 1, "x": 2}
 TICTACTOE: Final = Game(3, 3, 3)
 DEFAULT_GAME: Final = TICTACTOE
-
-
-# --- how many boards a level has (the slots of `ttt_db.game.slots`) ---
-
-
-def o_count(depth: int) -> int:
-    """How many of a level's marks are o's (o moves first)."""
-    return (depth + 1) // 2
-
-
-def level_slots(cells: int, depth: int) -> int:
-    """The number of slots of level `depth` on a board of `cells` cells."""
-    return comb(cells, depth) * comb(depth, o_count(depth))
-
-
-def total_slots(cells: int) -> int:
-    return sum(level_slots(cells, depth) for depth in range(cells + 1))
-
-
-@cache
-def level_sizes(cells: int) -> tuple[int, ...]:
-    """Slots per level, depth 0 to `cells`."""
-    return tuple(level_slots(cells, depth) for depth in range(cells + 1))
-
-
-def game_from_name(text: str) -> Game:
-    """`Game.parse`, refusing games of more than CLUSTER_MAX_CELLS cells, which no build takes
-    (what one would take is `builder.plan`'s to say: `ttt-db build --plan`)."""
-    game = Game.parse(text)
-    if game.cells > CLUSTER_MAX_CELLS:
-        raise UnknownGameError(
-            text,
-            f"{game.cells} cells is more than the {CLUSTER_MAX_CELLS} any build takes (one machine builds "
-            f"{MAX_CELLS}): its {sum(level_sizes(game.cells)):,} slots; `ttt-db build --game {game} --plan` "
-            "says what it would take",
-        )
-    return game
 
 
 def boards_of_keys(keys: list[int], game: Game) -> list[str]:

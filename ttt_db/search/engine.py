@@ -26,7 +26,7 @@ from math import perm
 from typing import Final, Literal, Protocol
 
 from ttt_db.errors import SearchTimeout, WorkLimitError
-from ttt_db.game.definition import CLUSTER_MAX_CELLS, TICTACTOE, Game
+from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import (
     EMPTY,
     Mark,
@@ -39,6 +39,7 @@ from ttt_db.game.rules import (
     status,
 )
 from ttt_db.game.symmetry import symmetric_images
+from ttt_db.ranked.slots import MAX_CELLS
 from ttt_db.search.evaluation import board_score
 from ttt_db.search.trace import Enter, Exit, Probe, Store
 
@@ -47,7 +48,7 @@ Table = Literal["none", "exact", "bounds"]
 
 WIN_SCORE: Final = 1000
 """On the `plies` scale a win p plies below the root scores WIN_SCORE - p."""
-ESTIMATE_LIMIT: Final = WIN_SCORE - CLUSTER_MAX_CELLS - 2
+ESTIMATE_LIMIT: Final = WIN_SCORE - MAX_CELLS - 2
 """Line estimates are clamped to +-ESTIMATE_LIMIT, below any win found in a search (on 3x3 they
 never reach it: ai14s's scores lie within -600..600)."""
 

@@ -1,6 +1,6 @@
 """The checksums the depth counts and the meta table carry, written by the builder and checked
 on every read, so that a damaged database refuses to answer (the core's and the extras' chunks
-carry their own: `ttt_db.store.codes.chunk_checksum`).
+carry their own: `ttt_db.store.chunks.chunk_checksum`).
 
 Each checksum is seeded with the game the database solves (`seed`): counts moved under another
 game's meta, or a meta rewritten to name another game, fail their checks, so the game a database

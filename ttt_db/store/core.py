@@ -1,7 +1,8 @@
 """Reading the ranked core: a board's value and remoteness from the code byte of its class's
-representative slot (`ttt_db.game.slots`, `ttt_db.store.codes`), one compressed chunk at a time,
-and its class's extras (`ttt_db.store.extras`); in arrays, the named lists of boards, the
-best-moves table and every position, derived level by level.
+representative slot (`ttt_db.ranked.slots`, `ttt_db.ranked.codes`), one compressed chunk at a
+time, and its class's extras (`ttt_db.store.extras`); whole levels for the level walker
+(`stored_level`, `ttt_db.ranked.walk`), over which the named lists of boards, the best-moves table
+and every position are derived.
 
 Each chunk read is checked against its checksum and its size before it is decompressed and kept
 in a small cache, so a lookup reads one chunk and a warm handle reads none.
@@ -13,25 +14,32 @@ import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from functools import cached_property
+from itertools import accumulate
 from math import factorial
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from ttt_db.errors import DatabaseDamagedError, NotStoredError
-from ttt_db.game.definition import Game, level_slots
-from ttt_db.game.rules import Value
-from ttt_db.game.slots import representative
-from ttt_db.store.codes import CHUNK_SLOTS, chunk_checksum, value_of_code
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import VALUES, Value
+from ttt_db.ranked.codes import move_of_worth, value_of_code
+from ttt_db.ranked.slots import level_slots, representative
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, zero_chunk
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras
 from ttt_db.store.position import Playout, Position
 from ttt_db.store.reader import Reader
 from ttt_db.store.tables import CORE, EXTRAS
+
+if TYPE_CHECKING:
+    from ttt_db.ranked.tables import RankedTables
+    from ttt_db.ranked.walk import Report, Step, StoredLevel
 
 T = TypeVar("T")
 CACHED_CHUNKS: Final = 512
 """Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each)."""
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
 """The named lists of boards the core derives (`CoreReader.node_list_keys`)."""
+_LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}
 
 
 class CoreReader:
@@ -42,7 +50,15 @@ class CoreReader:
         self.game = game
         self._chunks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
+        self._ordinals: OrderedDict[tuple[int, int], list[int]] = OrderedDict()  # nonzero codes before each slot
         self._lock = threading.Lock()
+
+    @cached_property
+    def tables(self) -> RankedTables:
+        """The game's tables for the level kernels (built on the first walk)."""
+        from ttt_db.ranked.tables import RankedTables
+
+        return RankedTables(self.game)
 
     def chunk(self, depth: int, number: int) -> bytes:
         """Level `depth`'s chunk `number`, decompressed; DatabaseDamagedError when it is missing,
@@ -62,31 +78,47 @@ class CoreReader:
                 store.popitem(last=False)
         return loaded
 
+    def _chunk_size(self, depth: int, number: int) -> int:
+        return min(CHUNK_SLOTS, level_slots(self.game.cells, depth) - number * CHUNK_SLOTS)
+
     def _read(self, depth: int, number: int) -> bytes:
-        slots = min(CHUNK_SLOTS, level_slots(self.game.cells, depth) - number * CHUNK_SLOTS)
+        slots = self._chunk_size(depth, number)
         return self._fetch("core", depth, number, slots, slots)
 
     def _fetch(self, part: str, depth: int, number: int, count: int, size: int) -> bytes:
         """One chunk of the core (`count` slots) or of the extras (`count` classes), `size` bytes
         decompressed; DatabaseDamagedError when it is missing, fails its checksum, holds another
         count or decompresses to another size."""
-        import zstandard
-
         table, column, unit = (CORE, "codes", "slots") if part == "core" else (EXTRAS, "extras", "classes")
-        where = f"table {table}, level {depth} chunk {number}"
         rows = self.reader.rows(
             f"SELECT {unit}, {column}, checksum FROM {table} WHERE depth = :depth AND chunk = :chunk",
             {"depth": depth, "chunk": number},
         )
         if not rows:
-            raise DatabaseDamagedError(f"a chunk of the {part} is missing", where)
+            raise DatabaseDamagedError(
+                f"a chunk of the {part} is missing", f"table {table}, level {depth} chunk {number}"
+            )
         stored, blob, check = rows[0]
+        data = self._checked(part, depth, number, count, size, stored, blob, check)
+        return bytes(size) if data is None else data
+
+    def _checked(
+        self, part: str, depth: int, number: int, count: int, size: int, stored: object, blob: object, check: object
+    ) -> bytes | None:
+        """A stored chunk's bytes, decompressed (None for the core's chunk of zeros); DatabaseDamagedError
+        when it fails its checksum, holds another count or decompresses to another size."""
+        import zstandard
+
+        table, unit = (CORE, "slots") if part == "core" else (EXTRAS, "classes")
+        where = f"table {table}, level {depth} chunk {number}"
         if not isinstance(blob, bytes) or check != chunk_checksum(self.game.name, depth, number, blob, part=part):
             raise DatabaseDamagedError(f"a chunk of the {part} does not match its checksum", where)
         if stored != count:
             raise DatabaseDamagedError(f"a chunk of the {part} holds {stored!r} {unit}, not {count}", where)
+        if part == "core" and blob == zero_chunk(size):
+            return None
         try:
-            data = zstandard.ZstdDecompressor().decompress(blob, max_output_size=size)
+            data: bytes = zstandard.ZstdDecompressor().decompress(blob, max_output_size=size)
         except zstandard.ZstdError:
             raise DatabaseDamagedError(f"a chunk of the {part} does not decompress", where) from None
         if len(data) != size:
@@ -111,26 +143,69 @@ class CoreReader:
     def chunk_count(self, depth: int) -> int:
         return -(-level_slots(self.game.cells, depth) // CHUNK_SLOTS)
 
-    def level(self, depth: int) -> tuple[bytes, list[DatabaseDamagedError]]:
-        """A whole level's stored codes (a damaged chunk read as zeros), and the damage found;
-        read past the cache, for `verify`."""
-        parts: list[bytes] = []
-        damage: list[DatabaseDamagedError] = []
-        for number in range(self.chunk_count(depth)):
-            try:
-                parts.append(self._read(depth, number))
-            except DatabaseDamagedError as error:
-                damage.append(error)
-                parts.append(bytes(min(CHUNK_SLOTS, level_slots(self.game.cells, depth) - number * CHUNK_SLOTS)))
-        return b"".join(parts), damage
+    def stored_level(self, tables: RankedTables, depth: int) -> StoredLevel:
+        """A whole level as the walker takes it (`ttt_db.ranked.walk.LevelSource`): its chunks read
+        in order past the cache, each checked; a chunk that is missing, extra or fails its checks is
+        taken as zeros and named."""
+        from ttt_db.ranked.layout import level_from_chunks
+        from ttt_db.ranked.walk import StoredLevel
 
-    def extras(self, depth: int, slot: int) -> tuple[int, int, int, int]:
+        expected = self.chunk_count(depth)
+        unreadable: list[DatabaseDamagedError] = []
+
+        def chunks() -> Iterator[tuple[int, bytes | None]]:
+            seen = 0
+            query = f"SELECT chunk, slots, codes, checksum FROM {CORE} WHERE depth = :depth ORDER BY chunk"
+            for number, stored, blob, check in self.reader.stream(query, {"depth": depth}):
+                where = f"table {CORE}, level {depth} chunk {number}"
+                if not isinstance(number, int) or not 0 <= number < expected:
+                    unreadable.append(DatabaseDamagedError(f"a chunk the level has no place for ({number!r})", where))
+                    continue
+                for missing in range(seen, number):
+                    unreadable.append(self._missing(depth, missing))
+                seen = number + 1
+                size = self._chunk_size(depth, number)
+                try:
+                    yield number, self._checked("core", depth, number, size, size, stored, blob, check)
+                except DatabaseDamagedError as error:
+                    unreadable.append(error)
+            for missing in range(seen, expected):
+                unreadable.append(self._missing(depth, missing))
+
+        taken = level_from_chunks(tables, depth, chunks(), CHUNK_SLOTS)
+        return StoredLevel(taken, unreadable)
+
+    def _missing(self, depth: int, number: int) -> DatabaseDamagedError:
+        return DatabaseDamagedError("a chunk of the core is missing", f"table {CORE}, level {depth} chunk {number}")
+
+    def walk(
+        self,
+        direction: Literal["forward", "backward"] = "forward",
+        report: Report | None = None,
+        depths: range | None = None,
+    ) -> Iterator[Step]:
+        """The core's levels through the level walker (`ttt_db.ranked.walk.walk`), each held to its
+        children; the first damage raises DatabaseDamagedError unless a `report` takes it."""
+        from ttt_db.ranked.walk import walk
+
+        if report is None:
+            return walk(self.tables, self, direction, depths=depths)
+        return walk(self.tables, self, direction, report, depths)
+
+    def extras(self, depth: int, slot: int, *, bulk: bool = False) -> tuple[int, int, int, int]:
         """(o wins, x wins, draws, paths) of the class whose representative is `slot` of level
-        `depth` (`ttt_db.store.extras`); DatabaseDamagedError when they cannot be right."""
+        `depth` (`ttt_db.store.extras`); DatabaseDamagedError when they cannot be right. `bulk`: many
+        slots of each chunk will be asked (their ordinals are counted once per chunk)."""
         number, offset = divmod(slot, CHUNK_SLOTS)
         codes = self.chunk(depth, number)
-        ordinal = offset - codes[:offset].count(0)
-        values = self._extras_chunk(depth, number, len(codes) - codes.count(0))
+        if bulk:
+            ordinals = self._cached(
+                self._ordinals, (depth, number), lambda: list(accumulate(map(bool, codes), initial=0))
+            )
+            ordinal, classes = ordinals[offset], ordinals[-1]
+        else:
+            ordinal, classes = offset - codes[:offset].count(0), len(codes) - codes.count(0)
+        values = self._extras_chunk(depth, number, classes)
         o_wins, x_wins, draws, paths = values[4 * ordinal : 4 * ordinal + 4]
         ways = factorial(self.game.cells - depth)
         if min(o_wins, x_wins, draws) < 0 or o_wins + x_wins + draws != ways or paths < 1:
@@ -140,15 +215,12 @@ class CoreReader:
             )
         return o_wins, x_wins, draws, paths
 
-    def extras_level_chunk(self, depth: int, number: int, classes: int) -> Any:
-        """A chunk of the extras as an array (classes x EXTRAS_FIELDS), read past the cache, for
+    def extras_level_chunk(self, depth: int, number: int, classes: int) -> list[int]:
+        """A chunk of the extras (EXTRAS_FIELDS integers per class), read past the cache, for
         `verify`; DatabaseDamagedError when it cannot be right."""
-        import numpy as np
-
         with self._lock:
             self._extras.pop((depth, number), None)
-        values = self._extras_chunk(depth, number, classes)
-        return np.array(values, dtype=np.int64).reshape(-1, len(EXTRAS_FIELDS))
+        return list(self._extras_chunk(depth, number, classes))
 
     def _extras_chunk(self, depth: int, number: int, classes: int) -> array[int]:
         size = 8 * len(EXTRAS_FIELDS) * classes
@@ -156,137 +228,117 @@ class CoreReader:
             self._extras, (depth, number), lambda: decode_extras(self._fetch("extras", depth, number, classes, size))
         )
 
-    def _expanded(self, tables: Any, depth: int) -> Any:
-        """Every reachable slot's code of a level (its stored codes expanded), for work in arrays."""
-        import numpy as np
-
-        from ttt_db.store.core_arrays import expand_level
-
-        data, damage = self.level(depth)
-        if damage:
-            raise damage[0]
-        return expand_level(tables, depth, np.frombuffer(data, np.uint8))
-
     def node_list_keys(self, name: str) -> list[int]:
         """The boards of a named list (`NODE_LISTS`) as base-3 keys in (depth, key) order, derived
         from the core level by level: every position, those in play, the decision positions (some
         move loses value), each alone or only the canonical boards (`..._canonical`)."""
-        import numpy as np
-
-        from ttt_db.store.core_arrays import Tables, block_moves, block_state, canonical_boards
+        from ttt_db.ranked.blocks import blocks
 
         if name not in NODE_LISTS:
             raise NotStoredError(f"no node list is called {name!r}: there are {', '.join(NODE_LISTS)}")
-        kind = name.removesuffix("canonical").rstrip("_") or "all"
+        kind = _LIST_KINDS[name.removesuffix("canonical").rstrip("_") or "all"]
         canonical = name.endswith("canonical")
-        tables = Tables(self.game)
-        n = self.game.cells
-        keys: list[Any] = []
-        here = self._expanded(tables, 0)
-        for depth in range(n + 1):
-            below = self._expanded(tables, depth + 1) if depth < n and kind == "decision" else None
-            insert = tables.insert(depth) if below is not None else None
-            level_keys = []
-            for block in tables.blocks(depth):
-                chosen = here[block.slots].reshape(block.o_cells.shape) != 0
-                if kind != "all":
-                    chosen &= ~block_state(tables, block).finished
-                if kind == "decision":
-                    if below is None or insert is None:
-                        continue
-                    chosen &= block_moves(tables, block, below, insert).deciding
-                if canonical:
-                    chosen &= canonical_boards(tables, block)
-                level_keys.append(tables.keys(block.occupied, block.o_cells)[chosen])
-            keys.append(np.sort(np.concatenate(level_keys)) if level_keys else np.zeros(0, np.int64))
-            if depth < n:
-                here = below if below is not None else self._expanded(tables, depth + 1)
-        result: list[int] = np.concatenate(keys).tolist()
-        return result
+        keys: list[int] = []
+        for step in self.walk():
+            level: list[int] = []
+            for block in blocks(self.tables, step, canonical=True, moves=kind == 2):
+                where = block.select(kind)
+                level += block.orbits(where)[0] if canonical else block.keys(where)
+            keys += sorted(level)
+        return keys
 
     def best_moves_by_board(self, *, shortest: bool) -> dict[str, tuple[int, ...]]:
         """The best (`shortest`: fastest) moves of every canonical board in play, derived from the
         core level by level."""
-        import numpy as np
-
-        from ttt_db.store.core_arrays import Tables, block_moves, block_state, boards_of_block, canonical_boards
-
-        tables = Tables(self.game)
-        n = self.game.cells
-        table: dict[str, tuple[int, ...]] = {}
-        cells = range(n)
-        here = self._expanded(tables, 0)
-        for depth in range(n):
-            below = self._expanded(tables, depth + 1)
-            insert = tables.insert(depth)
-            for block in tables.blocks(depth):
-                chosen = (here[block.slots].reshape(block.o_cells.shape) != 0) & ~block_state(tables, block).finished
-                chosen &= canonical_boards(tables, block)
-                where = np.flatnonzero(chosen)
-                if len(where) == 0:
-                    continue
-                moves = block_moves(tables, block, below, insert, masks=True)
-                masks = moves.fastest if shortest else moves.best
-                assert masks is not None
-                for board, mask in zip(boards_of_block(block, n, where), masks.ravel()[where].tolist(), strict=True):
-                    table[board] = tuple(cell for cell in cells if mask >> cell & 1)
-            here = below
-        return table
-
-    def positions(self, *, extras: bool) -> Iterator[Position]:
-        """Every reachable board's position (o first), in (depth, slot) order, a level and a block
-        of slots at a time: each move's value from the codes of the next level, expanded from its
-        representatives; with `extras`, each board's random-play odds and paths."""
-        import numpy as np
-
-        from ttt_db.game.rules import VALUES
-        from ttt_db.store.core_arrays import (
-            Tables,
-            block_moves,
-            block_state,
-            boards_of_block,
-            hold_to_children,
-            move_of_worth,
-            representative_slots,
-        )
+        from ttt_db.ranked.blocks import blocks
 
         game = self.game
-        tables = Tables(game)
-        here = self._expanded(tables, 0)
-        for depth in range(game.cells + 1):
-            below = self._expanded(tables, depth + 1) if depth < game.cells else None
-            insert = tables.insert(depth) if below is not None else None
-            ways = factorial(game.cells - depth)
-            for block in tables.blocks(depth):
-                codes = here[block.slots]
-                state = block_state(tables, block)
-                block_moves_here = (
-                    None if below is None or insert is None else block_moves(tables, block, below, insert, masks=True)
-                )
-                hold_to_children(tables, here, block, state, block_moves_here)  # a forged code is never exported
-                reached = np.flatnonzero(codes)
-                if len(reached) == 0:
+        table: dict[str, tuple[int, ...]] = {}
+        for step in self.walk(depths=range(game.cells)):
+            for block in blocks(self.tables, step, canonical=True, moves=True):
+                where = block.select(1)
+                if not where:
                     continue
-                moves = None
-                if block_moves_here is not None and block_moves_here.by_cell is not None:
-                    moves = block_moves_here.by_cell.reshape(-1, game.cells)
-                classes = representative_slots(tables, block).ravel()[reached].tolist() if extras else None
-                for i, (slot, board) in enumerate(
-                    zip(reached.tolist(), boards_of_block(block, game.cells, reached), strict=True)
-                ):
-                    own = value_of_code(int(codes[slot]))
+                keys, chosen, _ = block.orbits(where)
+                assert block.moves is not None
+                masks = block.moves.fast_mask if shortest else block.moves.best_mask
+                for j, key, transform in zip(where, keys, chosen, strict=True):
+                    mask = int(masks[j])
+                    inverse = game.inverses[transform]
+                    table[game.board_of(key)] = tuple(
+                        sorted(inverse[cell] for cell in range(game.cells) if mask >> cell & 1)
+                    )
+        return table
+
+    def positions(self, *, extras: bool, depths: range | None = None) -> Iterator[Position]:
+        """Every reachable board's position (o first; of the levels `depths`, all by default), in
+        (depth, slot) order, a block of boards at a time: each move's value from the codes of the
+        next level; with `extras`, each board's random-play odds and paths."""
+        from ttt_db.ranked.backend import as_list
+        from ttt_db.ranked.blocks import blocks
+
+        game = self.game
+        n = game.cells
+        for step in self.walk(depths=depths):
+            ways = factorial(n - step.depth)
+            for block in blocks(self.tables, step, canonical=False, moves=True):
+                where = block.select(0)
+                if not where:
+                    continue
+                least, _, sizes = block.orbits(where)
+                classes = self._class_slots(block) if extras else None
+                worths = as_list(block.moves.worths) if block.moves is not None else None
+                codes = as_list(block.codes)
+                for i, (j, board) in enumerate(zip(where, block.boards(where), strict=True)):
+                    own = value_of_code(codes[j])
                     if own is None:
-                        raise DatabaseDamagedError("a code no build writes", f"table {CORE}, level {depth}")
+                        raise DatabaseDamagedError("a code no build writes", f"table {CORE}, level {step.depth}")
                     analyses = []
-                    if moves is not None and own[1] > 0:
-                        for cell, worth in enumerate(moves[slot].tolist()):
+                    if worths is not None and own[1] > 0:
+                        for cell in range(n):
+                            worth = worths[j * n + cell]
                             if worth:
                                 rank, after = move_of_worth(worth)
                                 analyses.append((cell, VALUES[rank], after))
-                    position = Position.from_values(board, game, own, analyses)
+                    playout, paths = None, None
                     if classes is not None:
-                        o_wins, x_wins, draws, paths = self.extras(depth, classes[i])
-                        position = replace(position, playout=Playout(o_wins, x_wins, draws, ways), paths=paths)
-                    yield position
-            if below is not None:
-                here = below
+                        o_wins, x_wins, draws, paths = self.extras(step.depth, classes[j], bulk=True)
+                        playout = Playout(o_wins, x_wins, draws, ways)
+                    yield Position.from_values(
+                        board,
+                        game,
+                        own,
+                        analyses,
+                        canonical=game.board_of(least[i]),
+                        orbit=sizes[i],
+                        playout=playout,
+                        paths=paths,
+                    )
+
+    def _class_slots(self, block: Any) -> list[int]:
+        """The representative slot of each board of a block of every set."""
+        from ttt_db.ranked.backend import as_list
+        from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+
+        tables, b, sets = self.tables, self.tables.backend, block.sets
+        out = b.i64(block.size)
+        tables.run.class_slots(
+            tables.cells,
+            sets.depth,
+            tables.symmetries,
+            block.first,
+            block.first + block.count,
+            sets.ci,
+            sets.xf,
+            sets.cset,
+            sets.patterns,
+            sets.pat,
+            tables.rank_of,
+            tables.ptab,
+            tables.cellimg,
+            tables.binom,
+            out,
+            b.i64(SMALL_SIZE),
+            b.i64(TABLE_SIZE),
+        )
+        return as_list(out)

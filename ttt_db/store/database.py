@@ -32,16 +32,16 @@ from ttt_db.errors import (
     PositionNotFoundError,
     ReadFailedError,
 )
-from ttt_db.game import definition
 from ttt_db.game.board import Board
 from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
-from ttt_db.game.slots import representative
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
+from ttt_db.ranked.slots import representative
 from ttt_db.store import decode as stored
 from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
 from ttt_db.store.core import NODE_LISTS, CoreReader
-from ttt_db.store.digest import content_digest, rows_by_level
+from ttt_db.store.digest import ContentDigest
+from ttt_db.store.extras import EXTRAS_MAX_CELLS, keeps_extras
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 from ttt_db.store.position import MoveAnalysis, Playout, Position
@@ -223,12 +223,12 @@ class SolutionDatabase:
     def has_extras(self) -> bool:
         """Whether random-play odds and paths are kept beside the core (games of at most
         `EXTRAS_MAX_CELLS` cells), or the core alone: decided by the game."""
-        return self.game.keeps_extras
+        return keeps_extras(self.game)
 
     def _require_extras(self, what: str) -> None:
         if not self.has_extras:
             raise NotStoredError(
-                f"the {self.game} database keeps the ranked core alone (over {definition.EXTRAS_MAX_CELLS} cells): "
+                f"the {self.game} database keeps the ranked core alone (over {EXTRAS_MAX_CELLS} cells): "
                 f"it gives no {what}"
             )
 
@@ -311,7 +311,7 @@ class SolutionDatabase:
 
     def content_digest(self) -> str:
         """The content digest recomputed from the stored chunks and counts, exactly as the build
-        computed the `content_sha256` meta entry."""
+        computed the `content_sha256` meta entry, a row at a time."""
         depths = self.reader.rows(
             f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth"
         )
@@ -320,9 +320,15 @@ class SolutionDatabase:
             [r.positions for r in depths],
             [r.canonical_positions for r in depths],
         ]
-        core = self.reader.rows(f"SELECT {', '.join(CORE_COLUMNS)} FROM {CORE} ORDER BY depth, chunk")
-        extras = self.reader.rows(f"SELECT {', '.join(EXTRAS_COLUMNS)} FROM {EXTRAS} ORDER BY depth, chunk")
-        return content_digest(rows_by_level(map(tuple, core)), rows_by_level(map(tuple, extras)), columns)
+        digest = ContentDigest()
+        for part, table, fields in (("core", CORE, CORE_COLUMNS), ("extras", EXTRAS, EXTRAS_COLUMNS)):
+            counts = self.reader.rows(f"SELECT depth, COUNT(*) AS chunks FROM {table} GROUP BY depth ORDER BY depth")
+            for depth, count in counts:
+                rows = self.reader.stream(
+                    f"SELECT {', '.join(fields)} FROM {table} WHERE depth = :depth ORDER BY chunk", {"depth": depth}
+                )
+                digest.add_chunks(part, depth, count, rows)
+        return digest.finish(columns)
 
     # --- positions -----------------------------------------------------------------------
 

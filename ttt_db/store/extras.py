@@ -1,6 +1,7 @@
-"""The extras of a game small enough to keep them (`Game.keeps_extras`): what the core cannot
-give, each class's random-play odds and paths, stored for the core's representatives in slot
-order, one compressed chunk per chunk of the core (`ttt_extras`).
+"""The extras of a game small enough to keep them (`keeps_extras`): what the core cannot give,
+each class's random-play odds and paths, stored for the core's representatives in slot order, one
+compressed chunk per chunk of the core (`ttt_extras`), counted from the core's levels
+(`count_extras`: the build writes them, `verify` recounts them).
 
 A chunk holds, for each nonzero code of the core's chunk of the same level and number, in order,
 four little-endian 64-bit integers (`EXTRAS_FIELDS`): the move orders of uniformly random play
@@ -12,16 +13,27 @@ from __future__ import annotations
 
 import sys
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from math import factorial
+from typing import Final
 
-from ttt_db.store.codes import chunk_checksum
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
+from ttt_db.game.definition import Game
+from ttt_db.ranked.backend import as_list
+from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+from ttt_db.ranked.step import Level
+from ttt_db.ranked.tables import RankedTables
+from ttt_db.store.chunks import CHUNK_SLOTS, ZSTD_LEVEL, chunk_checksum
 
 EXTRAS_FIELDS: Final = ("o_wins", "x_wins", "draws", "paths")
+EXTRAS_MAX_CELLS: Final = 16
+"""The largest board whose database keeps its classes' random-play odds and paths (exact integers up
+to cells!) beside the ranked core; larger ones keep the core alone."""
+
+
+def keeps_extras(game: Game) -> bool:
+    """Whether the game's database keeps the extras beside its core (at most EXTRAS_MAX_CELLS cells)."""
+    return game.cells <= EXTRAS_MAX_CELLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +44,16 @@ class ExtrasChunk:
     checksum: int
 
 
-def encode_extras(game_name: str, depth: int, chunk: int, values: npt.NDArray[np.int64]) -> ExtrasChunk:
-    """A chunk's extras (a classes x EXTRAS_FIELDS array), compressed, with its checksum."""
+def encode_extras(game_name: str, depth: int, chunk: int, values: Sequence[int]) -> ExtrasChunk:
+    """A chunk's extras (EXTRAS_FIELDS integers per class), compressed, with its checksum."""
     import zstandard
 
-    from ttt_db.store.codes import ZSTD_LEVEL
-
-    blob = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(values.astype("<i8").tobytes())
-    return ExtrasChunk(chunk, len(values), blob, chunk_checksum(game_name, depth, chunk, blob, part="extras"))
+    packed = array("q", values)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    blob = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(packed.tobytes())
+    classes = len(packed) // len(EXTRAS_FIELDS)
+    return ExtrasChunk(chunk, classes, blob, chunk_checksum(game_name, depth, chunk, blob, part="extras"))
 
 
 def decode_extras(data: bytes) -> array[int]:
@@ -49,3 +63,128 @@ def decode_extras(data: bytes) -> array[int]:
     if sys.byteorder == "big":
         values.byteswap()
     return values
+
+
+@dataclass(frozen=True)
+class ExtrasLevel:
+    """A level's extras: every representative with a code (its slot, in slot order) and its
+    EXTRAS_FIELDS values, the level's tree nodes (the sum of its boards' paths), its chunks."""
+
+    depth: int
+    tree_nodes: int
+    slots: list[int]
+    values: list[int]  # EXTRAS_FIELDS per representative
+    chunks: list[ExtrasChunk]
+
+    def values_of(self, index: int) -> list[int]:
+        return self.values[index * len(EXTRAS_FIELDS) : (index + 1) * len(EXTRAS_FIELDS)]
+
+
+def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLevel]:
+    """Every level's extras, by depth, from the game's levels (every level's held codes): the odds
+    backward from the full boards (a finished board's (cells - depth)! move orders all end as it
+    ended, a board in play's are its children's), the paths forward from the empty board (a
+    board's are its parents' in play)."""
+    n, b, run = tables.cells, tables.backend, tables.run
+    small, tab = b.i64(SMALL_SIZE), b.i64(TABLE_SIZE)
+    playouts: list[object] = [None] * (n + 1)
+    for depth in range(n, -1, -1):
+        here = levels[depth]
+        sets = here.sets
+        counts = b.i64(sets.size * 3)
+        below = levels[depth + 1] if depth < n else here
+        run.playout_counts(
+            n,
+            depth,
+            0,
+            sets.canonical,
+            sets.cset,
+            sets.patterns,
+            sets.pat,
+            here.codes,
+            playouts[depth + 1] if depth < n else counts,
+            below.sets.ci,
+            below.sets.xf,
+            below.sets.patterns,
+            factorial(n - depth),
+            tables.rank_of,
+            tables.ptab,
+            tables.cellimg,
+            tables.binom,
+            counts,
+            small,
+            tab,
+        )
+        playouts[depth] = counts
+    paths: list[object] = [None] * (n + 1)
+    for depth in range(n + 1):
+        sets = levels[depth].sets
+        counted = b.i64(sets.size)
+        if depth == 0:
+            counted[0] = 1
+        else:
+            above = levels[depth - 1]
+            run.path_counts(
+                n,
+                depth,
+                0,
+                sets.canonical,
+                sets.cset,
+                sets.patterns,
+                sets.pat,
+                levels[depth].codes,
+                above.codes,
+                paths[depth - 1],
+                above.sets.ci,
+                above.sets.xf,
+                above.sets.patterns,
+                tables.rank_of,
+                tables.ptab,
+                tables.cellimg,
+                tables.binom,
+                counted,
+                small,
+                tab,
+            )
+        paths[depth] = counted
+    return [_extras_level(tables, levels[depth], playouts[depth], paths[depth]) for depth in range(n + 1)]
+
+
+def _extras_level(tables: RankedTables, level: Level, playouts: object, paths: object) -> ExtrasLevel:
+    from ttt_db.ranked.slots import level_slots
+
+    b, run, sets = tables.backend, tables.run, level.sets
+    weights = b.i64(sets.size)
+    run.orbit_weights(
+        tables.cells,
+        sets.depth,
+        tables.symmetries,
+        0,
+        sets.canonical,
+        sets.cset,
+        sets.patterns,
+        sets.pat,
+        tables.rank_of,
+        tables.ptab,
+        tables.cellimg,
+        tables.binom,
+        weights,
+        b.i64(SMALL_SIZE),
+        b.i64(TABLE_SIZE),
+    )
+    slots, values = b.i64(sets.size), b.i64(sets.size * len(EXTRAS_FIELDS))
+    found = run.gather_classes(
+        0, sets.canonical, sets.cset, sets.patterns, level.codes, weights, playouts, paths, slots, values, 0
+    )
+    tree_nodes = int(run.weighted_sum(sets.size, paths, weights))
+    kept, numbers = as_list(slots, found), as_list(values, found * len(EXTRAS_FIELDS))
+    chunks = []
+    start = 0
+    for number in range(-(-level_slots(tables.cells, sets.depth) // CHUNK_SLOTS)):
+        end = start
+        while end < found and kept[end] < (number + 1) * CHUNK_SLOTS:
+            end += 1
+        part = numbers[start * len(EXTRAS_FIELDS) : end * len(EXTRAS_FIELDS)]
+        chunks.append(encode_extras(tables.game.name, sets.depth, number, part))
+        start = end
+    return ExtrasLevel(sets.depth, tree_nodes, kept, numbers, chunks)

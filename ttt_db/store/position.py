@@ -162,13 +162,23 @@ class Position:
 
     @classmethod
     def from_values(
-        cls, board: str, game: Game, own: tuple[Value, int], moves: Sequence[tuple[int, Value, int]]
+        cls,
+        board: str,
+        game: Game,
+        own: tuple[Value, int],
+        moves: Sequence[tuple[int, Value, int]],
+        *,
+        canonical: str | None = None,
+        orbit: int | None = None,
+        playout: Playout | None = None,
+        paths: int | None = None,
     ) -> Position:
         """The position of `board` (o first) from its value and remoteness for the side to move
         (`own`) and each move's value for the mover and the plies left after it: the best moves,
         the fastest ones, the score and the shortest-victory score follow (the rules
         rules.keeping_and_fastest); DatabaseDamagedError when its own value and remoteness are not
-        what its moves give (or, finished, what its end gives)."""
+        what its moves give (or, finished, what its end gives). Its canonical board and orbit are
+        derived unless given (a bulk reader has them already), its odds and paths where kept."""
         depth = game.cells - board.count(EMPTY)
         board_status = status(board, game)
         mover = mover_at(depth)
@@ -192,7 +202,7 @@ class Position:
             sv_score = shortest_victory(value, mover, depth + remoteness, game.cells)
         return cls(
             board=Board.known(board, "o", game),
-            canonical=canonical_board(board, game),
+            canonical=canonical_board(board, game) if canonical is None else canonical,
             status=board_status,
             score=score,
             value=value,
@@ -201,9 +211,9 @@ class Position:
             best_moves=keeping,
             best_moves_shortest=fastest,
             moves=tuple(analyses),
-            playout=None,
-            paths=None,
-            orbit=orbit_size(board, game),
+            playout=playout,
+            paths=paths,
+            orbit=orbit_size(board, game) if orbit is None else orbit,
         )
 
     def seen_as(self, board: str, transform: int) -> Position:

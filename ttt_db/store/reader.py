@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import namedtuple
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -30,18 +30,16 @@ class Reader(Protocol):
         """Every row of the query, each a named tuple of its columns."""
         ...
 
+    def stream(self, sql: str, params: Mapping[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        """The rows of the query one at a time, as plain tuples (a level of millions of chunks)."""
+        ...
+
     def close(self) -> None: ...
 
 
 @lru_cache(maxsize=64)
 def _row_type(columns: tuple[str, ...]) -> type:
     return namedtuple("Row", columns)
-
-
-def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
-    """`:name0, :name1, ...` for an `IN (...)` clause, and its parameters."""
-    params = {f"{name}{i}": value for i, value in enumerate(values)}
-    return ", ".join(f":{key}" for key in params), params
 
 
 class SqliteFileReader:
@@ -81,6 +79,14 @@ class SqliteFileReader:
         except sqlite3.Error as error:
             raise ReadFailedError(f"database error: {error}") from None
 
+    def stream(self, sql: str, params: Mapping[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        import sqlite3
+
+        try:
+            yield from self._connection().execute(sql, dict(params or {}))
+        except sqlite3.Error as error:
+            raise ReadFailedError(f"database error: {error}") from None
+
     def close(self) -> None:
         with self._lock:
             for connection in self._opened:
@@ -108,6 +114,18 @@ class EngineReader:
                     row_type(*(bytes(value) if isinstance(value, memoryview) else value for value in row))
                     for row in result
                 ]
+        except SQLAlchemyError as error:
+            raise ReadFailedError(f"database error: {error}".splitlines()[0]) from None
+
+    def stream(self, sql: str, params: Mapping[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        from sqlalchemy import text
+        from sqlalchemy.exc import SQLAlchemyError
+
+        try:
+            with self.engine.connect() as connection:
+                result = connection.execution_options(stream_results=True).execute(text(sql), dict(params or {}))
+                for row in result:
+                    yield tuple(bytes(value) if isinstance(value, memoryview) else value for value in row)
         except SQLAlchemyError as error:
             raise ReadFailedError(f"database error: {error}".splitlines()[0]) from None
 

@@ -1,5 +1,5 @@
 """The database schema: SQLAlchemy 2 typed models. A game is its ranked core, in compressed
-chunks of a code byte per slot (`ttt_db.store.codes`), and for a game small enough its extras
+chunks of a code byte per slot (`ttt_db.ranked.codes`), and for a game small enough its extras
 (`ttt_db.store.extras`), with the counts per depth and the meta entries.
 
 Bump SCHEMA_VERSION whenever a table or the meaning of a column changes; a database of another
@@ -44,8 +44,8 @@ class DepthCount(Base):
 
 
 class CoreChunkRow(Base):
-    """One compressed chunk of a level of the ranked core (`ttt_db.store.codes`): a code byte per
-    slot (`ttt_db.game.slots`), `slots` of them from slot `chunk * CHUNK_SLOTS`."""
+    """One compressed chunk of a level of the ranked core (`ttt_db.store.chunks`): a code byte per
+    slot (`ttt_db.ranked.slots`), `slots` of them from slot `chunk * CHUNK_SLOTS`."""
 
     __tablename__ = CORE
 

@@ -1,18 +1,32 @@
-"""What `verify` reports, and the checks that need no solver: the file's integrity, the content
-digest, and the figures of the build against the stored columns (and, for tic-tac-toe, against
-the published figures). `builder.verify` holds every row to a fresh solve and to its stored
-children, column by column, and calls these."""
+"""`ttt-db verify`, without trusting the build's output: what it checks and what it reports.
+
+1. The core, deepest level first, through the level walker (`ttt_db.ranked.walk`): every stored
+   code held to the codes of its stored children (the retrograde rule) and the rules of finished
+   boards, a code where none belongs named by its board, and each level's counts taken.
+2. The extras (games that keep them): the odds and paths recounted from the stored levels
+   (`ttt_db.store.extras.count_extras`), against every stored class's.
+3. The depth table and the meta figures against the figures the core gives (and on 3x3 the
+   published ones), the file's integrity and the content digest.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError, ReadFailedError
 from ttt_db.game.definition import TICTACTOE
+from ttt_db.ranked.slots import board_of_slot
+from ttt_db.ranked.step import Level, LevelCounts
+from ttt_db.ranked.walk import Damage
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.extras import EXTRAS_FIELDS, ExtrasLevel, count_extras
+from ttt_db.store.figures import core_figures, reached_depths
+from ttt_db.store.tables import EXTRAS
+
+Progress = Callable[[str, int, int], None]
 
 MAX_ROWS_SHOWN = 20
 
@@ -112,3 +126,110 @@ def check_figures(
         )
         for name, size in published.LIST_SIZES.items():
             report.expect(f"node list {name} size (published)", list_sizes.get(name), size)
+
+
+def verify_database(db: SolutionDatabase, progress: Progress | None = None) -> VerifyReport:
+    """Every check of the stored database; `report.ok` when nothing disagrees. Damage is reported,
+    never raised: a file the engine cannot read through (a damaged page or index) is reported with
+    the engine's integrity check."""
+    report = VerifyReport()
+    try:
+        return _verify(report, db, progress)
+    except ReadFailedError as error:
+        report.damaged(f"the file cannot be read through: {error}")
+        check_file(report, db)
+        return report
+
+
+def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | None) -> VerifyReport:
+    counts, levels, empty_code = verify_core(report, db, progress)
+    extras = verify_extras(report, db, levels) if levels is not None else None
+    try:
+        figures: dict[str, Any] = core_figures(db.game, counts, empty_code)
+    except DatabaseDamagedError:  # damage below leaves the root unsolved
+        report.problems.append("figures: the empty board has no value from the levels below it")
+        check_file(report, db)
+        return report
+    tree_nodes: list[int | None] = [None] * len(counts)
+    if extras is not None:
+        tree_nodes = [level.tree_nodes for level in extras]
+        figures = {"game": figures.pop("game"), "tree_nodes": sum(level.tree_nodes for level in extras)} | figures
+    reached = reached_depths([level.positions for level in counts])
+    by_depth: dict[str, list[int | None]] = {
+        "tree nodes": tree_nodes[:reached],
+        "positions": [level.positions for level in counts[:reached]],
+        "canonical positions": [level.canonical for level in counts[:reached]],
+    }
+    sizes = {name: figures.get(name) for name in ("playing", "playing_canonical", "decision", "decision_canonical")}
+    sizes |= {"all": figures["positions"], "canonical": figures["canonical_positions"]}
+    check_figures(report, db, by_depth, figures, sizes)
+    check_file(report, db)
+    return report
+
+
+def verify_core(
+    report: VerifyReport, db: SolutionDatabase, progress: Progress | None = None
+) -> tuple[list[LevelCounts], list[Level] | None, int]:
+    """Every level of the core held to the level below it, deepest first (the level walker with a
+    report that takes every damage): a stored code that its children do not give, a representative
+    left empty or a non-representative filled, a chunk that cannot be read, each named. Each level's
+    counts by depth, (for a game that keeps extras) every stored level's codes, and the empty
+    board's stored code."""
+    game = db.game
+    report.checks.append("every level of the core follows from the level below it")
+
+    def damaged(found: Damage | DatabaseDamagedError) -> None:
+        if isinstance(found, Damage):
+            report.damaged(f"{found.board}: {found.what} (level {found.depth} slot {found.slot})")
+        else:
+            report.damaged(f"{found.where}: {found.what}")
+
+    counts: dict[int, LevelCounts] = {}
+    levels: dict[int, Level] = {}
+    empty_code = 0
+    for step in db.core.walk("backward", damaged):
+        counts[step.depth] = step.counts
+        empty_code = int(step.here.codes[0])
+        if db.has_extras:
+            levels[step.depth] = step.here
+        if progress is not None:
+            progress("verify levels", game.cells + 1 - step.depth, game.cells + 1)
+    depths = range(game.cells + 1)
+    return (
+        [counts[depth] for depth in depths],
+        [levels[depth] for depth in depths] if db.has_extras else None,
+        empty_code,
+    )
+
+
+def verify_extras(report: VerifyReport, db: SolutionDatabase, levels: Sequence[Level]) -> list[ExtrasLevel]:
+    """Every stored class's odds and paths against those recounted from the stored levels; the
+    recounted levels."""
+    game = db.game
+    report.checks.append("every class's odds and paths follow from the core")
+    recounted = count_extras(db.core.tables, levels)
+    width = len(EXTRAS_FIELDS)
+    for level in recounted:
+        start = 0
+        for chunk in level.chunks:
+            values = level.values[start * width : (start + chunk.classes) * width]
+            slots = level.slots[start : start + chunk.classes]
+            start += chunk.classes
+            try:
+                found = db.core.extras_level_chunk(level.depth, chunk.chunk, chunk.classes)
+            except DatabaseDamagedError as error:
+                report.damaged(f"{error.where}: {error.what}")
+                continue
+            for index, slot in enumerate(slots):
+                shown, expected = (
+                    found[index * width : (index + 1) * width],
+                    values[index * width : (index + 1) * width],
+                )
+                if shown != expected:
+                    found_text = dict(zip(EXTRAS_FIELDS, shown, strict=True))
+                    report.damaged(
+                        f"{board_of_slot(game, level.depth, slot)}: extras {found_text}, the core gives "
+                        f"{dict(zip(EXTRAS_FIELDS, expected, strict=True))} (table {EXTRAS}, level {level.depth} chunk "
+                        f"{chunk.chunk})"
+                    )
+    return recounted

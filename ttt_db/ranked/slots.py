@@ -13,19 +13,54 @@ cells' order (bit j set when o holds the j-th occupied cell). A level has
 `C(cells, d) * C(d, o)` slots; the unreachable ones (both sides with a line, ...) stay empty.
 
 The representative of a symmetry class is its image with the smallest slot, and its slot is the
-one the database stores. This module is the scalar form, for one board at a time and with no
-numpy; `builder.core` holds the array form of the same arithmetic, which the tests hold equal.
+one the database stores. This module is the scalar form, for one board at a time; the level
+kernels (`ttt_db.ranked.kernel`) compute the same ranks for whole levels, and the tests hold the
+two equal.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from math import comb
 from typing import Final
 
-from ttt_db.game.definition import Game, o_count
+from ttt_db.errors import UnknownGameError
+from ttt_db.game.definition import Game
 
 O_MARK: Final = "o"
 X_MARK: Final = "x"
+MAX_CELLS: Final = 25
+"""The largest board the ranked core numbers: its tables hold an entry per mask of the cells
+(2^cells), a mask fits 32 bits, and a search's estimates stay below a win this many plies away."""
+
+
+def o_count(depth: int) -> int:
+    """How many of a level's marks are o's (o moves first)."""
+    return (depth + 1) // 2
+
+
+def level_slots(cells: int, depth: int) -> int:
+    """The number of slots of level `depth` on a board of `cells` cells."""
+    return comb(cells, depth) * comb(depth, o_count(depth))
+
+
+@cache
+def level_sizes(cells: int) -> tuple[int, ...]:
+    """Slots per level, depth 0 to `cells`."""
+    return tuple(level_slots(cells, depth) for depth in range(cells + 1))
+
+
+def game_from_name(text: str) -> Game:
+    """`Game.parse`, refusing a game of more than MAX_CELLS cells, which no database holds (what
+    one would take is the builder's plan to say: `ttt-db build --plan`)."""
+    game = Game.parse(text)
+    if game.cells > MAX_CELLS:
+        raise UnknownGameError(
+            text,
+            f"{game.cells} cells is more than the {MAX_CELLS} any database holds: its "
+            f"{sum(level_sizes(game.cells)):,} slots; `ttt-db build --game {game} --plan` says what it would take",
+        )
+    return game
 
 
 def colex_rank(mask: int) -> int:

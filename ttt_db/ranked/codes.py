@@ -1,7 +1,4 @@
-"""The ranked core's code byte and its chunks: how one slot's value and remoteness are stored.
-
-Every level of a game is an array with one byte per slot (`ttt_db.game.slots`), compressed in
-independent chunks of `CHUNK_SLOTS` slots (zstandard), each with a checksum seeded with the game:
+"""The code byte: one board's value and remoteness, as the ranked core stores it.
 
     0                                   an unreachable slot, or not its class's representative
     1 + (value + 1) * 64 + remoteness   value -1 loss, 0 draw, 1 win for the side to move;
@@ -10,18 +7,18 @@ independent chunks of `CHUNK_SLOTS` slots (zstandard), each with a checksum seed
 The same byte as ../shared/limit/mnk_dense.c writes, so a level can be compared with its output
 byte for byte. A finished board is a loss in 0 for the side that would move next (the other side
 has a line) or a draw in 0 (a full board).
+
+The retrograde rule on codes: `WORTH[child's code]` is a move's worth to the player making it
+(larger is better: a win sooner, a draw, a loss later; its value class in the top two bits), and
+`CODE_OF_WORTH[the best move's worth]` the code of the board it is played from.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Final
 
-from ttt_db.game.rules import VALUES, Value
+from ttt_db.game.rules import VALUES, Value, opposite_value, value_rank
 
-CHUNK_SLOTS: Final = 1 << 16
-"""Slots per compressed chunk: a lookup decompresses one chunk of at most this many bytes."""
-ZSTD_LEVEL: Final = 6
 REMOTENESS_LIMIT: Final = 64
 """Remoteness runs below this (a board of at most 63 cells); each value's codes are this many."""
 
@@ -54,10 +51,25 @@ def code_text(code: int) -> str:
     return "empty" if decoded is None else f"{decoded[0]} in {decoded[1]}"
 
 
-def chunk_checksum(game_name: str, depth: int, chunk: int, blob: bytes, *, part: str = "core") -> int:
-    """The checksum of one stored chunk (its compressed bytes) of the core or the extras (`part`),
-    seeded with the game and its place: a chunk moved to another level, chunk number, table or
-    game fails it. 32 bits, signed."""
-    digest = hashlib.blake2b(f"ttt-db {part} {game_name} {depth} {chunk}".encode(), digest_size=4)
-    digest.update(blob)
-    return int.from_bytes(digest.digest(), "little", signed=True)
+def _worth_tables() -> tuple[bytes, bytes]:
+    worth = bytearray(256)
+    code = bytearray(256)
+    for child in range(256):
+        decoded = value_of_code(child)
+        if decoded is None or decoded[1] + 1 >= REMOTENESS_LIMIT:
+            continue
+        value, remoteness = opposite_value(decoded[0]), decoded[1] + 1
+        rank = value_rank(value)
+        key = rank * REMOTENESS_LIMIT + (REMOTENESS_LIMIT - 1 - remoteness if value == "win" else remoteness)
+        worth[child] = key
+        code[key] = code_of(value, remoteness)
+    return bytes(worth), bytes(code)
+
+
+WORTH, CODE_OF_WORTH = _worth_tables()
+
+
+def move_of_worth(worth: int) -> tuple[int, int]:
+    """(the move's value rank for the mover: 0 loss, 1 draw, 2 win; the plies left after it)."""
+    rank, low = divmod(worth, REMOTENESS_LIMIT)
+    return rank, (REMOTENESS_LIMIT - 1 - low if rank == value_rank("win") else low) - 1

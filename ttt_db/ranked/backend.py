@@ -1,0 +1,151 @@
+"""Where the level kernels run: interpreted, or compiled by numba.
+
+`ttt_db.ranked.kernel` is one source. A game whose levels hold few slots runs it interpreted over
+`bytearray`s and `array`s: no numpy, no numba, nothing to import or compile (tic-tac-toe's whole
+core is a few thousand slots). Every larger game runs the same functions compiled by numba
+(`cache=True`: compiled once per installation, then loaded), over numpy arrays, on every core
+(the kernels release the GIL). Without numba, a large game runs interpreted too, slowly: the
+choice is `choose_backend`'s, and `TTT_DB_KERNEL=interpreted|compiled` forces it.
+
+numba was chosen over a C or Cython extension because it installs from wheels with the one
+`pip install` of the README, on Linux, macOS and Windows, without a compiler on the user's
+machine, and keeps the kernel readable Python that the interpreted backend runs unchanged.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import sys
+from array import array
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+from typing import Any, Final, TypeVar
+
+from ttt_db.errors import MissingExtraError
+from ttt_db.ranked import kernel as kernel_source
+from ttt_db.ranked.kernel import Ints
+
+T = TypeVar("T")
+INTERPRETED_SLOTS: Final = 20_000
+"""A game of at most this many slots in all runs the kernels interpreted (the compiler's start
+costs more than the work)."""
+ENVIRONMENT: Final = "TTT_DB_KERNEL"
+
+
+@dataclass(frozen=True)
+class Backend:
+    """The kernels (`ttt_db.ranked.kernel`'s functions, as `run.NAME`) and the arrays they take."""
+
+    name: str  # "interpreted" or "compiled"
+    run: ModuleType
+    workers: int  # threads a level's work is spread over
+
+    @property
+    def compiled(self) -> bool:
+        return self.name == "compiled"
+
+    def u8(self, size: int) -> Ints:
+        """`size` zero bytes (uint8)."""
+        if self.compiled:
+            import numpy as np
+
+            return np.zeros(size, np.uint8)
+        return bytearray(size)
+
+    def i64(self, size: int) -> Ints:
+        """`size` zeros (int64)."""
+        if self.compiled:
+            import numpy as np
+
+            return np.zeros(size, np.int64)
+        return array("q", bytes(8 * size))
+
+    def u32(self, size: int) -> Ints:
+        """`size` zeros (uint32: a rank)."""
+        if self.compiled:
+            import numpy as np
+
+            return np.zeros(size, np.uint32)
+        return array("I", bytes(4 * size))
+
+    def i64_of(self, values: Sequence[int]) -> Ints:
+        if self.compiled:
+            import numpy as np
+
+            return np.asarray(values, np.int64)
+        return array("q", values)
+
+    def u8_of(self, data: bytes | bytearray | memoryview) -> Ints:
+        """A writable copy of `data` as bytes (uint8)."""
+        if self.compiled:
+            import numpy as np
+
+            return np.frombuffer(bytes(data), np.uint8).copy()
+        return bytearray(data)
+
+    def spread(self, total: int, work: Callable[[int, int, int], T], grain: int = 1) -> list[T]:
+        """work(worker, start, stop) over 0..total in ranges of at least `grain`, on every worker
+        thread (compiled kernels run without the GIL); the results in range order."""
+        workers = self.workers if self.compiled else 1
+        if workers == 1 or total <= grain:
+            return [work(0, 0, total)]
+        step = max(grain, -(-total // (workers * 8)))
+        ranges = [(start, min(start + step, total)) for start in range(0, total, step)]
+        with ThreadPoolExecutor(workers) as pool:
+            futures = [pool.submit(work, i % workers, start, stop) for i, (start, stop) in enumerate(ranges)]
+            return [future.result() for future in futures]
+
+
+@cache
+def interpreted() -> Backend:
+    return Backend("interpreted", kernel_source, 1)
+
+
+@cache
+def compiled() -> Backend:
+    """The kernels compiled by numba (MissingExtraError without it): a second module made from the
+    kernel's source file, whose functions are replaced by their compiled forms, so that they call
+    each other compiled while `kernel_source` stays plain Python."""
+    try:
+        import numba
+    except ImportError:
+        raise MissingExtraError("numba", "numba") from None
+    name = "ttt_db.ranked._kernel_compiled"
+    spec = importlib.util.spec_from_file_location(name, kernel_source.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    jit = numba.njit(cache=True, nogil=True)
+    for attribute, value in list(vars(module).items()):
+        if inspect.isfunction(value) and value.__module__ == name:
+            setattr(module, attribute, jit(value))
+    return Backend("compiled", module, os.cpu_count() or 1)
+
+
+def numba_available() -> bool:
+    return importlib.util.find_spec("numba") is not None
+
+
+def choose_backend(slots: int) -> Backend:
+    """The backend for a game of `slots` slots: interpreted when it is small (or numba is missing,
+    or TTT_DB_KERNEL says so), compiled otherwise."""
+    forced = os.environ.get(ENVIRONMENT, "")
+    if forced == "interpreted":
+        return interpreted()
+    if forced == "compiled":
+        return compiled()
+    if slots <= INTERPRETED_SLOTS or not numba_available():
+        return interpreted()
+    return compiled()
+
+
+def as_list(values: Any, count: int | None = None) -> list[int]:
+    """The first `count` (all) values of an array as Python ints."""
+    part = values if count is None else values[:count]
+    return part.tolist() if hasattr(part, "tolist") else list(part)

@@ -1,0 +1,243 @@
+"""A walk's level in blocks of boards, for the readers and checks that look at boards.
+
+A `Block` is some consecutive sets of a held level (`ttt_db.ranked.walk.Step`): its canonical
+sets (each class once, at its representative: `weights` are class sizes, 0 at a board that is
+not its class's representative) or every set in rank order (each board itself: `weights` all 1,
+the stored numbering's order). It carries each board's code and, where asked, every move's worth
+from the level below (`BlockMoves`, `ttt_db.ranked.kernel.slot_moves`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from ttt_db.ranked.backend import Backend, as_list
+from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.tables import LevelSets, RankedTables
+from ttt_db.ranked.walk import Step
+
+BLOCK_SLOTS: Final = 1 << 16
+"""Boards per block (at least one set's)."""
+
+
+@dataclass(frozen=True)
+class BlockMoves:
+    """Every move of a block's boards (`ttt_db.ranked.kernel.slot_moves`)."""
+
+    worths: Ints  # [j * cells + cell]
+    best: Ints
+    worst: Ints
+    best_mask: Ints
+    fast_mask: Ints
+
+
+@dataclass(frozen=True)
+class Block:
+    tables: RankedTables
+    sets: LevelSets
+    first: int  # its first set: a canonical index, or a rank
+    count: int  # sets
+    canonical: bool
+    codes: Ints
+    weights: Ints
+    moves: BlockMoves | None
+
+    @property
+    def depth(self) -> int:
+        return self.sets.depth
+
+    @property
+    def size(self) -> int:
+        return self.count * self.sets.patterns
+
+    def set_rank(self, j: int) -> int:
+        """The rank of block slot j's set."""
+        i = self.first + j // self.sets.patterns
+        return int(self.sets.cset[i]) if self.canonical else i
+
+    def slot(self, j: int) -> int:
+        """Block slot j's slot in the stored numbering."""
+        return self.set_rank(j) * self.sets.patterns + j % self.sets.patterns
+
+    def select(self, kind: int) -> list[int]:
+        """The block slots it counts (at representatives, in a block of canonical sets) with a code
+        that are: kind 0 any board, 1 a board in play, 2 a decision position."""
+        moves = self.moves
+        if kind >= 1 and self.depth == self.tables.cells:
+            return []  # the full board's level: every board is finished
+        if kind == 2 and moves is None:
+            raise ValueError("decision positions are found from a block's moves")
+        where = self.tables.backend.i64(self.size)
+        found = self.tables.run.select_slots(
+            self.size,
+            self.depth,
+            self.tables.cells,
+            kind,
+            self.codes,
+            self.weights,
+            moves.best if moves is not None else self.codes,
+            moves.worst if moves is not None else self.codes,
+            where,
+        )
+        return [int(where[i]) for i in range(found)]
+
+    def boards(self, where: list[int]) -> list[str]:
+        """The board text of block slots `where`."""
+        b = self.tables.backend
+        found = len(where)
+        occupied, o_cells = b.i64(found), b.i64(found)
+        self.tables.run.board_masks(
+            self.tables.cells,
+            self.depth,
+            self._kernel_sets(),
+            self.first,
+            b.i64_of(where),
+            found,
+            self.sets.patterns,
+            self.sets.pat,
+            self.tables.binom,
+            occupied,
+            o_cells,
+        )
+        return board_texts(b, occupied, o_cells, self.tables.cells)
+
+    def _image_keys(self, where: list[int]) -> Ints:
+        tables, b = self.tables, self.tables.backend
+        keys = b.i64(len(where) * tables.symmetries)
+        tables.run.image_keys(
+            tables.cells,
+            self.depth,
+            tables.symmetries,
+            self._kernel_sets(),
+            self.first,
+            b.i64_of(where),
+            len(where),
+            self.sets.patterns,
+            self.sets.pat,
+            tables.binom,
+            tables.cellimg,
+            tables.powers,
+            keys,
+        )
+        return keys
+
+    def keys(self, where: list[int]) -> list[int]:
+        """The base-3 keys (`Game.key`) of every distinct image of the boards at block slots `where`."""
+        b, found = self.tables.backend, len(where)
+        out = b.i64(found * self.tables.symmetries)
+        written = self.tables.run.distinct_keys(found, self.tables.symmetries, self._image_keys(where), out)
+        return as_list(out, written)
+
+    def orbits(self, where: list[int]) -> tuple[list[int], list[int], list[int]]:
+        """For the boards at block slots `where`: the key of each one's canonical board (its least
+        image, `ttt_db.game.symmetry.canonical_board`), the first symmetry giving it, and how many
+        boards its class has."""
+        b, found = self.tables.backend, len(where)
+        least, which, sizes = b.i64(found), b.i64(found), b.i64(found)
+        self.tables.run.orbit_summary(found, self.tables.symmetries, self._image_keys(where), least, which, sizes)
+        return as_list(least), as_list(which), as_list(sizes)
+
+    def _kernel_sets(self) -> Ints:
+        return self.sets.cset if self.canonical else self.tables.backend.i64(0)
+
+
+def board_texts(backend: Backend, occupied: Ints, o_cells: Ints, cells: int) -> list[str]:
+    """Boards as text from their occupied and o's cells (in arrays where the backend is compiled)."""
+    if backend.compiled:
+        import numpy as np
+
+        shifts = np.arange(cells, dtype=np.int64)
+        marks = ((occupied[:, None] >> shifts) & 1) + ((o_cells[:, None] >> shifts) & 1)  # 0 empty, 2 o, 1 x
+        text = np.frombuffer(b".xo", np.uint8)[marks].tobytes().decode("ascii")
+        return [text[i : i + cells] for i in range(0, len(text), cells)]
+    return [
+        "".join("o" if o >> cell & 1 else "x" if occ >> cell & 1 else "." for cell in range(cells))
+        for occ, o in zip(occupied, o_cells, strict=True)
+    ]
+
+
+def blocks(tables: RankedTables, step: Step, *, canonical: bool, moves: bool) -> Iterator[Block]:
+    """The step's level in blocks: its canonical sets, or every set in rank order; with every
+    move's worth where `moves` (not at the full board)."""
+    sets = step.here.sets
+    b = tables.backend
+    per_block = max(1, BLOCK_SLOTS // sets.patterns)
+    total = sets.canonical if canonical else sets.sets
+    small, tab = b.i64(SMALL_SIZE), b.i64(TABLE_SIZE)
+    n = tables.cells
+    for first in range(0, total, per_block):
+        count = min(per_block, total - first)
+        size = count * sets.patterns
+        if canonical:
+            codes = step.here.codes[first * sets.patterns : (first + count) * sets.patterns]
+            weights = b.i64(size)
+            tables.run.orbit_weights(
+                n,
+                sets.depth,
+                tables.symmetries,
+                first,
+                first + count,
+                sets.cset,
+                sets.patterns,
+                sets.pat,
+                tables.rank_of,
+                tables.ptab,
+                tables.cellimg,
+                tables.binom,
+                weights,
+                small,
+                tab,
+            )
+        else:
+            codes = b.u8(size)
+            tables.run.expand_sets(
+                n,
+                sets.depth,
+                first,
+                first + count,
+                step.here.codes,
+                sets.ci,
+                sets.xf,
+                sets.patterns,
+                sets.pat,
+                tables.rank_of,
+                tables.ptab,
+                tables.cellimg,
+                tables.binom,
+                codes,
+                small,
+                tab,
+            )
+            weights = b.i64_of([1] * size)
+        block_moves = None
+        if moves and step.below is not None:
+            below = step.below
+            block_moves = BlockMoves(b.u8(size * n), b.u8(size), b.u8(size), b.i64(size), b.i64(size))
+            tables.run.slot_moves(
+                n,
+                sets.depth,
+                sets.cset if canonical else b.i64(0),
+                first,
+                first + count,
+                sets.patterns,
+                sets.pat,
+                below.codes,
+                below.sets.ci,
+                below.sets.xf,
+                below.sets.patterns,
+                tables.rank_of,
+                tables.ptab,
+                tables.cellimg,
+                tables.binom,
+                tables.worth,
+                block_moves.worths,
+                block_moves.best,
+                block_moves.worst,
+                block_moves.best_mask,
+                block_moves.fast_mask,
+                small,
+                tab,
+            )
+        yield Block(tables, sets, first, count, canonical, codes, weights, block_moves)

@@ -1,0 +1,1178 @@
+"""The level kernels: every per-slot loop over the ranked core, written once.
+
+The functions here are plain Python over flat arrays of integers (indexing, arithmetic, `range`,
+`min`, `max`, calls to each other), so one source runs two ways (`ttt_db.ranked.backend`):
+interpreted over `bytearray`s and `array`s for a game too small to pay for a compiler (no numpy,
+no numba imported), and compiled by numba over numpy arrays, without the GIL, for every larger
+one. Nothing here allocates: the caller hands in every output and scratch array.
+
+Notation. A level `d` holds every board with `d` marks; its occupied sets (bit masks of `n`
+cells) are ranked in colex order (`rank_of`), and a set's `P = C(d, o)` boards are ranked by the
+pattern of o's marks over the set's cells (bit `i` of a pattern is the set's `i`-th cell). A
+set's canonical set is the least-ranked image of it under the board's symmetries; `ci[s]` is the
+index of set `s`'s canonical set among the level's canonical sets and `xf[s]` a symmetry that
+maps it there. A level is held as the codes of every board of its canonical sets (`ncan * P`
+bytes): any other board's code is its image's. Symmetries act on cells through `ptab` (a mask
+moved a byte at a time) and `cellimg` (one cell). Tables of a pattern moved from one set onto
+another are built per set (`pattern_tables`): four byte tables, so a board's image pattern is
+four lookups.
+
+Codes and worths (`ttt_db.ranked.codes`): `worth[child code]` is the move's worth to the mover
+(larger is better, its value class in the top two bits), `code_of_worth[best worth]` the parent's
+code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Ints = Any
+"""An array of integers: a `bytearray` or `array` interpreted, a numpy array compiled."""
+
+STRIDE = 32
+"""Row length of the flat binomial table: binom[i * STRIDE + j] = C(i, j)."""
+LOSS_NOW = 1
+DRAW_NOW = 65
+# scratch layout (the `small` int64 array, at least SMALL_SIZE entries)
+_CELLS = 0  # the cells of a set, in order
+_POS = 32  # a cell's position within another set
+_SIGMA = 64  # a pattern position's new position
+_LINES = 96  # the lines inside a set, as patterns (up to 64)
+_FIXED = 160  # the symmetries that fix a set
+_AUX = 168  # per-cell values of one slot
+SMALL_SIZE = 208
+TABLE_SIZE = 8192
+"""The `tab` scratch: a move's pattern tables, then one per symmetry fixing a set."""
+COUNTS = 12
+"""counts: positions, classes, in play (positions, classes), decision (positions, classes), values
+loss/draw/win (positions), values loss/draw/win (classes)."""
+
+
+def next_set(v: int) -> int:
+    """The next mask with as many bits (Gosper's hack); v > 0."""
+    c = v & -v
+    r = v + c
+    return (((r ^ v) >> 2) // c) | r
+
+
+def fill_ranks(n: int, binom: Ints, rank_of: Ints) -> None:
+    """rank_of[mask]: the mask's colex rank among the masks of as many bits, for every mask."""
+    for bits in range(n + 1):
+        mask = (1 << bits) - 1
+        for i in range(binom[n * STRIDE + bits]):
+            rank_of[mask] = i
+            if bits:
+                mask = next_set(mask)
+
+
+def unrank(rank: int, bits: int, n: int, binom: Ints) -> int:
+    """The mask of `bits` bits among `n` cells whose colex rank is `rank`."""
+    mask = 0
+    for i in range(n - 1, -1, -1):
+        if bits > 0 and binom[i * STRIDE + bits] <= rank:
+            mask |= 1 << i
+            rank -= binom[i * STRIDE + bits]
+            bits -= 1
+    return mask
+
+
+def permute(x: int, k: int, ptab: Ints) -> int:
+    """Mask `x` moved by symmetry `k`."""
+    b = 1024 * k
+    return int(
+        ptab[b + (x & 255)]
+        | ptab[b + 256 + ((x >> 8) & 255)]
+        | ptab[b + 512 + ((x >> 16) & 255)]
+        | ptab[b + 768 + ((x >> 24) & 255)]
+    )
+
+
+def mark_sets(n: int, d: int, nsym: int, rank_of: Ints, ptab: Ints, undo: Ints, binom: Ints, ci: Ints, xf: Ints) -> int:
+    """ci and xf of every set of level d (see the module); returns how many sets are canonical.
+    Sets are met in rank order, so the first set met of each orbit is its canonical set, and its
+    images are marked then (`undo[k]`: the symmetry undoing k)."""
+    count = binom[n * STRIDE + d]
+    for s in range(count):
+        xf[s] = 255
+    mask = (1 << d) - 1
+    ncan = 0
+    for s in range(count):
+        if xf[s] == 255:
+            xf[s] = 0
+            ci[s] = ncan
+            for k in range(1, nsym):
+                r = rank_of[permute(mask, k, ptab)]
+                if xf[r] == 255:
+                    xf[r] = undo[k]
+                    ci[r] = ncan
+            ncan += 1
+        if d:
+            mask = next_set(mask)
+    return ncan
+
+
+def list_canonical(count: int, ci: Ints, cset: Ints) -> None:
+    """cset[c]: the rank of the c-th canonical set (the first set of each index)."""
+    c = 0
+    for s in range(count):
+        if ci[s] == c:
+            cset[c] = s
+            c += 1
+
+
+def fill_patterns(bits: int, count: int, pat: Ints) -> None:
+    """pat[i]: the i-th mask of `bits` bits in colex order."""
+    mask = (1 << bits) - 1
+    for i in range(count):
+        pat[i] = mask
+        if bits:
+            mask = next_set(mask)
+
+
+def fill_insert(d: int, count: int, pat: Ints, rank_of: Ints, mover_bit: int, ins: Ints) -> None:
+    """ins[m * count + p]: the rank of pattern p with the mover's bit put in at position m."""
+    for m in range(d + 1):
+        low_mask = (1 << m) - 1
+        for p in range(count):
+            x = pat[p]
+            ins[m * count + p] = rank_of[(x & low_mask) | (mover_bit << m) | ((x >> m) << (m + 1))]
+
+
+def set_cells(mask: int, n: int, small: Ints, at: int) -> int:
+    """The cells of `mask` in order, written to small[at:]; returns how many."""
+    j = 0
+    for cell in range(n):
+        if mask >> cell & 1:
+            small[at + j] = cell
+            j += 1
+    return j
+
+
+def set_positions(mask: int, n: int, small: Ints, at: int) -> None:
+    """small[at + cell]: the position of each cell of `mask` within it."""
+    j = 0
+    for cell in range(n):
+        if mask >> cell & 1:
+            small[at + cell] = j
+            j += 1
+
+
+def pattern_tables(small: Ints, at: int, d: int, tab: Ints, base: int) -> None:
+    """tab[base:base + 1024]: four byte tables moving pattern bit i (of d) to bit small[at + i]
+    (only the entries a pattern of d bits reads are written)."""
+    for b in range(4):
+        row = base + 256 * b
+        tab[row] = 0
+        for t in range(min(8, d - 8 * b)):
+            bit = 1 << small[at + 8 * b + t]
+            step = 1 << t
+            for v in range(step):
+                tab[row + (v | step)] = tab[row + v] | bit
+
+
+def moved(x: int, tab: Ints, base: int) -> int:
+    """Pattern x moved by the tables at tab[base:] (`pattern_tables`)."""
+    return int(
+        tab[base + (x & 255)]
+        | tab[base + 256 + ((x >> 8) & 255)]
+        | tab[base + 512 + ((x >> 16) & 255)]
+        | tab[base + 768 + ((x >> 24) & 255)]
+    )
+
+
+def child_tables(
+    mask: int,
+    cell: int,
+    m: int,
+    d: int,
+    n: int,
+    o_moves: bool,
+    k: int,
+    ptab: Ints,
+    cellimg: Ints,
+    small: Ints,
+    tab: Ints,
+) -> int:
+    """For the move at `cell` (position m among the set's cells) from a set of level d whose cells
+    are small[_CELLS:], when the child set goes to its canonical set by symmetry k: `tab` moves a
+    parent pattern onto the canonical child's pattern (k == 0: the mover's bit made room for);
+    returns the mover's bit there (0 when x moves)."""
+    if k == 0:
+        for i in range(d):
+            small[_SIGMA + i] = i + 1 if i >= m else i
+        pattern_tables(small, _SIGMA, d, tab, 0)
+        return (1 << m) if o_moves else 0
+    image = permute(mask | (1 << cell), k, ptab)
+    set_positions(image, n, small, _POS)
+    for i in range(d):
+        small[_SIGMA + i] = small[_POS + cellimg[32 * k + small[_CELLS + i]]]
+    pattern_tables(small, _SIGMA, d, tab, 0)
+    return (1 << small[_POS + cellimg[32 * k + cell]]) if o_moves else 0
+
+
+def line_patterns(mask: int, d: int, lines: Ints, small: Ints) -> int:
+    """The lines inside `mask` as patterns over its cells (small[_LINES:]); returns how many."""
+    count = 0
+    for li in range(len(lines)):
+        line = lines[li]
+        if mask & line == line:
+            lp = 0
+            for i in range(d):
+                if line >> small[_CELLS + i] & 1:
+                    lp |= 1 << i
+            small[_LINES + count] = lp
+            count += 1
+    return count
+
+
+def finished_code(pattern: int, d: int, n: int, o_moves: bool, nl: int, small: Ints) -> int:
+    """The code the rules alone give a board of a set with `nl` lines inside (small[_LINES:]):
+    0 unreachable (the side to move has a line, or the other side lines with no common cell),
+    LOSS_NOW (the side that just moved has lines through a common cell), DRAW_NOW (a full board),
+    -1 in play."""
+    full = (1 << d) - 1
+    mover = pattern if o_moves else full ^ pattern
+    last = full ^ mover
+    bad = False
+    held = False
+    common = full
+    for li in range(nl):
+        line = small[_LINES + li]
+        if mover & line == line:
+            bad = True
+        if last & line == line:
+            held = True
+            common &= line
+    if bad or (held and common == 0):
+        return 0
+    if held:
+        return LOSS_NOW
+    if d == n:
+        return DRAW_NOW
+    return -1
+
+
+def fixing_symmetries(mask: int, nsym: int, ptab: Ints, small: Ints) -> int:
+    """The symmetries other than the identity that map `mask` onto itself (small[_FIXED:])."""
+    count = 0
+    for k in range(1, nsym):
+        if permute(mask, k, ptab) == mask:
+            small[_FIXED + count] = k
+            count += 1
+    return count
+
+
+def deposit(pattern: int, d: int, small: Ints) -> int:
+    """The cells a pattern marks, over the set whose cells are small[_CELLS:]."""
+    cells = 0
+    for i in range(d):
+        if pattern >> i & 1:
+            cells |= 1 << small[_CELLS + i]
+    return cells
+
+
+def extract(cells: int, d: int, small: Ints) -> int:
+    """The pattern of `cells` over the set whose cells are small[_CELLS:]."""
+    pattern = 0
+    for i in range(d):
+        if cells >> small[_CELLS + i] & 1:
+            pattern |= 1 << i
+    return pattern
+
+
+def orbit_weight(p: int, pattern: int, nf: int, nsym: int, rank_of: Ints, tab: Ints) -> int:
+    """How many boards board p's class has if p is its class's representative (its least slot), else
+    0, for a board of a canonical set fixed by nf symmetries (`fixed_tables`)."""
+    if nf == 0:
+        return nsym
+    stabiliser = 1
+    for f in range(nf):
+        image = moved(pattern, tab, 1024 * (1 + f))
+        if image == pattern:
+            stabiliser += 1
+        elif rank_of[image] < p:
+            return 0
+    return nsym // stabiliser
+
+
+def solve_sets(
+    n: int,
+    d: int,
+    nsym: int,
+    c0: int,
+    c1: int,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    ins: Ints,
+    here: Ints,
+    below: Ints,
+    ci1: Ints,
+    xf1: Ints,
+    count1: int,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    lines: Ints,
+    binom: Ints,
+    worth: Ints,
+    code_of_worth: Ints,
+    counts: Ints,
+    best: Ints,
+    worst: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """The level step: the codes of the boards of canonical sets c0..c1 of level d (`here`, at
+    c * count + p) from the codes of level d + 1 (`below`, its tables ci1, xf1, count1; `ins` the
+    level's insert table), and their counts added to `counts` (COUNTS, over each class's
+    representative, weighted by its orbit for the positions)."""
+    o_moves = d % 2 == 0
+    n_pos = 0
+    n_can = 0
+    n_play = 0
+    n_playc = 0
+    n_dec = 0
+    n_decc = 0
+    v0 = 0
+    v1 = 0
+    v2 = 0
+    c_v0 = 0
+    c_v1 = 0
+    c_v2 = 0
+    for c in range(c0, c1):
+        mask = unrank(cset[c], d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        out = c * count
+        if d < n:
+            for p in range(count):
+                best[p] = 0
+                worst[p] = 255
+            m = 0
+            for cell in range(n):
+                if mask >> cell & 1:
+                    m += 1
+                    continue
+                r1 = rank_of[mask | (1 << cell)]
+                run = ci1[r1] * count1
+                k = xf1[r1]
+                if k == 0:
+                    row = m * count
+                    for p in range(count):
+                        w = worth[below[run + ins[row + p]]]
+                        best[p] = max(best[p], w)
+                        worst[p] = min(worst[p], w)
+                else:
+                    add = child_tables(mask, cell, m, d, n, o_moves, k, ptab, cellimg, small, tab)
+                    for p in range(count):
+                        x = pat[p]
+                        q = rank_of[tab[x & 255] | tab[256 + ((x >> 8) & 255)] | tab[512 + ((x >> 16) & 255)] | add]
+                        w = worth[below[run + q]]
+                        best[p] = max(best[p], w)
+                        worst[p] = min(worst[p], w)
+        nl = line_patterns(mask, d, lines, small)
+        nf = fixing_symmetries(mask, nsym, ptab, small)
+        if nf:
+            fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        for p in range(count):
+            code = code_of_worth[best[p]] if d < n else DRAW_NOW
+            if nl:
+                ruled = finished_code(pat[p], d, n, o_moves, nl, small)
+                if ruled >= 0:
+                    code = ruled
+            here[out + p] = code
+            if code == 0:
+                continue
+            weight = nsym if nf == 0 else orbit_weight(p, pat[p], nf, nsym, rank_of, tab)
+            if weight == 0:
+                continue
+            n_pos += weight
+            n_can += 1
+            value = (code - 1) >> 6
+            if value == 0:
+                v0 += weight
+                c_v0 += 1
+            elif value == 1:
+                v1 += weight
+                c_v1 += 1
+            else:
+                v2 += weight
+                c_v2 += 1
+            if code != LOSS_NOW and d < n:
+                n_play += weight
+                n_playc += 1
+                if (worst[p] >> 6) < (best[p] >> 6):
+                    n_dec += weight
+                    n_decc += 1
+    counts[0] += n_pos
+    counts[1] += n_can
+    counts[2] += n_play
+    counts[3] += n_playc
+    counts[4] += n_dec
+    counts[5] += n_decc
+    counts[6] += v0
+    counts[7] += v1
+    counts[8] += v2
+    counts[9] += c_v0
+    counts[10] += c_v1
+    counts[11] += c_v2
+
+
+def fixed_tables(mask: int, d: int, n: int, nf: int, ptab: Ints, cellimg: Ints, small: Ints, tab: Ints) -> None:
+    """For a set whose cells are small[_CELLS:] and which symmetries small[_FIXED:_FIXED + nf] map
+    onto itself: tab[1024 * (1 + f):] moves a pattern by the f-th of them (`pattern_tables`)."""
+    set_positions(mask, n, small, _POS)
+    for f in range(nf):
+        k = small[_FIXED + f]
+        for i in range(d):
+            small[_SIGMA + i] = small[_POS + cellimg[32 * k + small[_CELLS + i]]]
+        pattern_tables(small, _SIGMA, d, tab, 1024 * (1 + f))
+
+
+def least_image(p: int, pattern: int, nf: int, rank_of: Ints, tab: Ints) -> int:
+    """The least pattern rank among board p's images under the fixing symmetries (`fixed_tables`):
+    p itself when p is its class's representative."""
+    least = p
+    for f in range(nf):
+        r = rank_of[moved(pattern, tab, 1024 * (1 + f))]
+        if r < least:
+            least = r
+    return least
+
+
+def stored_chunks(
+    n: int,
+    d: int,
+    nsym: int,
+    first: int,
+    chunks: int,
+    chunk_slots: int,
+    slots: int,
+    codes: Ints,
+    ci: Ints,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    out: Ints,
+    nonzero: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """The stored bytes of chunks first..first + chunks of level d (a level of `slots` slots in the
+    stored numbering, `slot = set rank * count + p`): each class's code at its representative, 0
+    elsewhere; chunk j's bytes at out[j * chunk_slots:], and nonzero[j] how many are not 0."""
+    for j in range(chunks):
+        start = (first + j) * chunk_slots
+        stop = min(start + chunk_slots, slots)
+        base = j * chunk_slots - start
+        filled = 0
+        for slot in range(start, stop):
+            out[base + slot] = 0
+        s = start // count
+        while s * count < stop:
+            c = ci[s]
+            if cset[c] == s:
+                lo = max(start, s * count)
+                hi = min(stop, s * count + count)
+                mask = unrank(s, d, n, binom)
+                set_cells(mask, n, small, _CELLS)
+                nf = fixing_symmetries(mask, nsym, ptab, small)
+                if nf:
+                    fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+                for slot in range(lo, hi):
+                    p = slot - s * count
+                    code = codes[c * count + p]
+                    if code != 0 and (nf == 0 or least_image(p, pat[p], nf, rank_of, tab) == p):
+                        out[base + slot] = code
+                        filled += 1
+            s += 1
+        nonzero[j] = filled
+
+
+def take_chunk(
+    n: int,
+    d: int,
+    start: int,
+    stop: int,
+    data: Ints,
+    codes: Ints,
+    ci: Ints,
+    cset: Ints,
+    count: int,
+    damaged: Ints,
+    found: int,
+) -> int:
+    """The stored bytes of slots start..stop of level d (`data`) into the level's codes: a canonical
+    set's at its boards; any other set's must be 0, and each slot that is not is written to
+    damaged[found:] (while there is room). Returns `found` plus the damaged slots."""
+    s = start // count
+    while s * count < stop:
+        lo = max(start, s * count)
+        hi = min(stop, s * count + count)
+        c = ci[s]
+        if cset[c] == s:
+            for slot in range(lo, hi):
+                codes[c * count + slot - s * count] = data[slot - start]
+        else:
+            for slot in range(lo, hi):
+                if data[slot - start] != 0:
+                    if found < len(damaged):
+                        damaged[found] = slot
+                    found += 1
+        s += 1
+    return found
+
+
+def fill_images(
+    n: int,
+    d: int,
+    nsym: int,
+    c0: int,
+    c1: int,
+    codes: Ints,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    damaged: Ints,
+    found: int,
+    small: Ints,
+    tab: Ints,
+) -> int:
+    """Every board of canonical sets c0..c1 that is not its class's representative takes the
+    representative's code, as stored codes leave it 0; a stored one that is not 0 is written to
+    damaged[found:] as its slot (while there is room). Returns `found` plus those."""
+    for c in range(c0, c1):
+        s = cset[c]
+        mask = unrank(s, d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        nf = fixing_symmetries(mask, nsym, ptab, small)
+        if nf == 0:
+            continue
+        fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        for p in range(count):
+            least = least_image(p, pat[p], nf, rank_of, tab)
+            if least != p:
+                if codes[c * count + p] != 0:
+                    if found < len(damaged):
+                        damaged[found] = s * count + p
+                    found += 1
+                codes[c * count + p] = codes[c * count + least]
+    return found
+
+
+def differing_codes(
+    n: int,
+    d: int,
+    nsym: int,
+    c0: int,
+    c1: int,
+    found_codes: Ints,
+    rule_codes: Ints,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    out: Ints,
+    found: int,
+    small: Ints,
+    tab: Ints,
+) -> int:
+    """The representatives of canonical sets c0..c1 whose code in `found_codes` is not the one in
+    `rule_codes`: their slots written to out[found:] (while there is room); returns `found` plus
+    how many."""
+    for c in range(c0, c1):
+        base = c * count
+        differs = False
+        for p in range(count):
+            if found_codes[base + p] != rule_codes[base + p]:
+                differs = True
+                break
+        if not differs:
+            continue
+        s = cset[c]
+        mask = unrank(s, d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        nf = fixing_symmetries(mask, nsym, ptab, small)
+        if nf:
+            fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        for p in range(count):
+            if found_codes[base + p] != rule_codes[base + p] and (
+                nf == 0 or least_image(p, pat[p], nf, rank_of, tab) == p
+            ):
+                if found < len(out):
+                    out[found] = s * count + p
+                found += 1
+    return found
+
+
+def set_rank(sets: Ints, i: int) -> int:
+    """The rank of a block's i-th set: sets[i], or i itself when `sets` is empty (every set)."""
+    return sets[i] if len(sets) else i
+
+
+def slot_moves(
+    n: int,
+    d: int,
+    sets: Ints,
+    i0: int,
+    i1: int,
+    count: int,
+    pat: Ints,
+    below: Ints,
+    ci1: Ints,
+    xf1: Ints,
+    count1: int,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    worth: Ints,
+    worths: Ints,
+    best: Ints,
+    worst: Ints,
+    best_mask: Ints,
+    fast_mask: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """Every move of the boards of sets i0..i1 of a block (`set_rank`), from the codes of level
+    d + 1: at slot j = (i - i0) * count + p, each move's worth (worths[j * n + cell], 0 at a taken
+    cell), the best and the worst worth, the moves that keep the best value class (best_mask) and
+    those that also win fastest or lose slowest, every drawing move when the best is a draw
+    (fast_mask). Meaningful at boards in play."""
+    o_moves = d % 2 == 0
+    for i in range(i0, i1):
+        mask = unrank(set_rank(sets, i), d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        base = (i - i0) * count
+        for p in range(count):
+            best[base + p] = 0
+            worst[base + p] = 255
+            for cell in range(n):
+                worths[(base + p) * n + cell] = 0
+        m = 0
+        for cell in range(n):
+            if mask >> cell & 1:
+                m += 1
+                continue
+            r1 = rank_of[mask | (1 << cell)]
+            run = ci1[r1] * count1
+            add = child_tables(mask, cell, m, d, n, o_moves, xf1[r1], ptab, cellimg, small, tab)
+            for p in range(count):
+                w = worth[below[run + rank_of[moved(pat[p], tab, 0) | add]]]
+                worths[(base + p) * n + cell] = w
+                best[base + p] = max(best[base + p], w)
+                worst[base + p] = min(worst[base + p], w)
+        for p in range(count):
+            top = best[base + p]
+            keeping = 0
+            fastest = 0
+            for cell in range(n):
+                w = worths[(base + p) * n + cell]
+                if w == 0:
+                    continue
+                if w >> 6 == top >> 6:
+                    keeping |= 1 << cell
+                    if w == top or top >> 6 == 1:
+                        fastest |= 1 << cell
+            best_mask[base + p] = keeping
+            fast_mask[base + p] = fastest
+
+
+def expand_sets(
+    n: int,
+    d: int,
+    s0: int,
+    s1: int,
+    codes: Ints,
+    ci: Ints,
+    xf: Ints,
+    count: int,
+    pat: Ints,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    out: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """The codes of every board of sets s0..s1 (by rank) into out[(s - s0) * count + p], each its
+    image's in the set's canonical set (`codes`, the level's)."""
+    for s in range(s0, s1):
+        c = ci[s]
+        k = xf[s]
+        base = (s - s0) * count
+        if k == 0:
+            for p in range(count):
+                out[base + p] = codes[c * count + p]
+            continue
+        mask = unrank(s, d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        set_positions(permute(mask, k, ptab), n, small, _POS)
+        for i in range(d):
+            small[_SIGMA + i] = small[_POS + cellimg[32 * k + small[_CELLS + i]]]
+        pattern_tables(small, _SIGMA, d, tab, 0)
+        for p in range(count):
+            out[base + p] = codes[c * count + rank_of[moved(pat[p], tab, 0)]]
+
+
+def orbit_weights(
+    n: int,
+    d: int,
+    nsym: int,
+    c0: int,
+    c1: int,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    out: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """out[(c - c0) * count + p]: how many boards board p of canonical set c stands for (its class's
+    size at its representative, 0 at any other board of its class)."""
+    for c in range(c0, c1):
+        mask = unrank(cset[c], d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        nf = fixing_symmetries(mask, nsym, ptab, small)
+        if nf:
+            fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        base = (c - c0) * count
+        for p in range(count):
+            out[base + p] = orbit_weight(p, pat[p], nf, nsym, rank_of, tab)
+
+
+def board_masks(
+    n: int,
+    d: int,
+    sets: Ints,
+    i0: int,
+    where: Ints,
+    found: int,
+    count: int,
+    pat: Ints,
+    binom: Ints,
+    occupied: Ints,
+    o_cells: Ints,
+) -> None:
+    """The occupied cells and o's cells of the block slots where[0:found] (slot j of a block whose
+    first set is i0: set i0 + j // count, pattern j % count)."""
+    for e in range(found):
+        j = where[e]
+        mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
+        pattern = pat[j % count]
+        cells = 0
+        i = 0
+        for cell in range(n):
+            if mask >> cell & 1:
+                if pattern >> i & 1:
+                    cells |= 1 << cell
+                i += 1
+        occupied[e] = mask
+        o_cells[e] = cells
+
+
+def image_keys(
+    n: int,
+    d: int,
+    nsym: int,
+    sets: Ints,
+    i0: int,
+    where: Ints,
+    found: int,
+    count: int,
+    pat: Ints,
+    binom: Ints,
+    cellimg: Ints,
+    powers: Ints,
+    keys: Ints,
+) -> None:
+    """keys[e * nsym + k]: the base-3 key (`Game.key`: powers[cell] = 3^(n - 1 - cell), o 1, x 2)
+    of the image under symmetry k of block slot where[e] (as `board_masks` reads it)."""
+    for e in range(found):
+        j = where[e]
+        mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
+        pattern = pat[j % count]
+        for k in range(nsym):
+            key = 0
+            i = 0
+            for cell in range(n):
+                if mask >> cell & 1:
+                    digit = 1 if pattern >> i & 1 else 2
+                    key += digit * powers[cellimg[32 * k + cell]]
+                    i += 1
+            keys[e * nsym + k] = key
+
+
+def class_slots(
+    n: int,
+    d: int,
+    nsym: int,
+    s0: int,
+    s1: int,
+    ci: Ints,
+    xf: Ints,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    out: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """out[(s - s0) * count + p]: the slot of the representative of the class of board p of set s
+    (sets s0..s1 by rank)."""
+    for s in range(s0, s1):
+        c = ci[s]
+        k = xf[s]
+        canonical_set = cset[c]
+        mask = unrank(s, d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        image = permute(mask, k, ptab)
+        set_positions(image, n, small, _POS)
+        for i in range(d):
+            small[_SIGMA + i] = small[_POS + cellimg[32 * k + small[_CELLS + i]]]
+        pattern_tables(small, _SIGMA, d, tab, 0)
+        set_cells(image, n, small, _CELLS)
+        nf = fixing_symmetries(image, nsym, ptab, small)
+        if nf:
+            fixed_tables(image, d, n, nf, ptab, cellimg, small, tab)
+        base = (s - s0) * count
+        for p in range(count):
+            q = rank_of[moved(pat[p], tab, 0)]
+            if nf:
+                q = least_image(q, pat[q], nf, rank_of, tab)
+            out[base + p] = canonical_set * count + q
+
+
+def playout_counts(
+    n: int,
+    d: int,
+    c0: int,
+    c1: int,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    codes: Ints,
+    below_counts: Ints,
+    ci1: Ints,
+    xf1: Ints,
+    count1: int,
+    ways: int,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    counts: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """counts[(c * count + p) * 3 + f]: of the `ways` = (n - d)! equally likely move orders of
+    uniformly random play from each reachable board of canonical sets c0..c1, how many o wins
+    (f 0), x wins (1) and draw (2): a finished board's all end as it ended, a board in play's are
+    its children's (the level below's counts, laid out as its codes)."""
+    o_moves = d % 2 == 0
+    winner = 1 if o_moves else 0  # the side that moved last
+    for c in range(c0, c1):
+        for p in range(count):
+            code = codes[c * count + p]
+            if code == LOSS_NOW:
+                counts[(c * count + p) * 3 + winner] = ways
+            elif code != 0 and d == n:
+                counts[(c * count + p) * 3 + 2] = ways
+        if d == n:
+            continue
+        mask = unrank(cset[c], d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        m = 0
+        for cell in range(n):
+            if mask >> cell & 1:
+                m += 1
+                continue
+            r1 = rank_of[mask | (1 << cell)]
+            run = ci1[r1] * count1
+            add = child_tables(mask, cell, m, d, n, o_moves, xf1[r1], ptab, cellimg, small, tab)
+            for p in range(count):
+                code = codes[c * count + p]
+                if code == 0 or code == LOSS_NOW:
+                    continue
+                child = run + rank_of[moved(pat[p], tab, 0) | add]
+                for f in range(3):
+                    counts[(c * count + p) * 3 + f] += below_counts[child * 3 + f]
+
+
+def path_counts(
+    n: int,
+    d: int,
+    c0: int,
+    c1: int,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    codes: Ints,
+    above_codes: Ints,
+    above_paths: Ints,
+    ci0: Ints,
+    xf0: Ints,
+    count0: int,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    paths: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """paths[c * count + p]: how many move sequences from the empty board reach each reachable
+    board of canonical sets c0..c1 of level d > 0, the sum over its parents in play (the board
+    without one of the last mover's marks) of theirs (level d - 1's, laid out as its codes)."""
+    last_is_o = d % 2 == 1
+    for c in range(c0, c1):
+        mask = unrank(cset[c], d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        for i in range(d):
+            cell = small[_CELLS + i]
+            parent = mask ^ (1 << cell)
+            r0 = rank_of[parent]
+            k = xf0[r0]
+            run = ci0[r0] * count0
+            # parent position j (of d - 1) is position j + (j >= i) here; then moved by k
+            set_positions(permute(parent, k, ptab), n, small, _POS)
+            for j in range(d - 1):
+                own = small[_CELLS + (j + 1 if j >= i else j)]
+                small[_SIGMA + j] = small[_POS + cellimg[32 * k + own]]
+            pattern_tables(small, _SIGMA, d - 1, tab, 0)
+            low = (1 << i) - 1
+            for p in range(count):
+                x = pat[p]
+                if (x >> i & 1) != (1 if last_is_o else 0) or codes[c * count + p] == 0:
+                    continue
+                dropped = (x & low) | ((x >> (i + 1)) << i)
+                q = run + rank_of[moved(dropped, tab, 0)]
+                code = above_codes[q]
+                if code != 0 and code != LOSS_NOW:
+                    paths[c * count + p] += above_paths[q]
+
+
+def reach(
+    n: int,
+    d: int,
+    c0: int,
+    c1: int,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    codes: Ints,
+    flags: Ints,
+    allowed: int,
+    below: Ints,
+    ci1: Ints,
+    xf1: Ints,
+    count1: int,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    worth: Ints,
+    flags_below: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """Mark in flags_below (laid out as level d + 1's codes) every child of the marked boards in play
+    of canonical sets c0..c1 that a move allowed there reaches: allowed 0 every move, 1 those
+    keeping the best value class, 2 those also fastest (as `slot_moves` reads them)."""
+    o_moves = d % 2 == 0
+    for c in range(c0, c1):
+        any_marked = False
+        for p in range(count):
+            if flags[c * count + p] != 0:
+                any_marked = True
+                break
+        if not any_marked:
+            continue
+        mask = unrank(cset[c], d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        for p in range(count):
+            code = codes[c * count + p]
+            if flags[c * count + p] == 0 or code == 0 or code == LOSS_NOW:
+                continue
+            top = 0
+            m = 0
+            for cell in range(n):
+                if mask >> cell & 1:
+                    m += 1
+                    continue
+                r1 = rank_of[mask | (1 << cell)]
+                add = child_tables(mask, cell, m, d, n, o_moves, xf1[r1], ptab, cellimg, small, tab)
+                child = ci1[r1] * count1 + rank_of[moved(pat[p], tab, 0) | add]
+                small[_AUX + cell] = child
+                top = max(top, worth[below[child]])
+            for cell in range(n):
+                if mask >> cell & 1:
+                    continue
+                child = small[_AUX + cell]
+                w = worth[below[child]]
+                if allowed == 0 or (w >> 6 == top >> 6 and (allowed == 1 or w == top or top >> 6 == 1)):
+                    flags_below[child] = 1
+
+
+def share_flags(
+    n: int,
+    d: int,
+    nsym: int,
+    c0: int,
+    c1: int,
+    flags: Ints,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """Every board of a class marked in flags when any of its boards is (within canonical sets
+    c0..c1: the images of a board of a canonical set that lie in it are its fixing symmetries')."""
+    for c in range(c0, c1):
+        mask = unrank(cset[c], d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        nf = fixing_symmetries(mask, nsym, ptab, small)
+        if nf == 0:
+            continue
+        fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        for p in range(count):
+            if flags[c * count + p] != 0:
+                flags[c * count + least_image(p, pat[p], nf, rank_of, tab)] = 1
+        for p in range(count):
+            flags[c * count + p] = flags[c * count + least_image(p, pat[p], nf, rank_of, tab)]
+
+
+def gather_classes(
+    c0: int,
+    c1: int,
+    cset: Ints,
+    count: int,
+    codes: Ints,
+    weights: Ints,
+    playouts: Ints,
+    paths: Ints,
+    slots: Ints,
+    values: Ints,
+    found: int,
+) -> int:
+    """Each class representative with a code among canonical sets c0..c1 (`weights`: class sizes,
+    0 at non-representatives, laid out from c0), in slot order: its slot to slots[found:], its
+    o wins, x wins, draws and paths to values[found * 4:]; returns `found` plus how many."""
+    for c in range(c0, c1):
+        for p in range(count):
+            j = c * count + p
+            if codes[j] == 0 or weights[j - c0 * count] == 0:
+                continue
+            slots[found] = cset[c] * count + p
+            values[found * 4] = playouts[j * 3]
+            values[found * 4 + 1] = playouts[j * 3 + 1]
+            values[found * 4 + 2] = playouts[j * 3 + 2]
+            values[found * 4 + 3] = paths[j]
+            found += 1
+    return found
+
+
+def weighted_sum(total: int, values: Ints, weights: Ints) -> int:
+    """The sum of values[j] * weights[j]."""
+    result = 0
+    for j in range(total):
+        result += values[j] * weights[j]
+    return result
+
+
+def select_slots(
+    total: int, d: int, n: int, kind: int, codes: Ints, weights: Ints, best: Ints, worst: Ints, where: Ints
+) -> int:
+    """The block slots (of `total`) with a code and weight > 0 (a representative, in a block of
+    canonical sets) that are: kind 0 any board, 1 a board in play, 2 a decision position (some
+    move of a lower value class than the best; `best` and `worst` read only then). Written to
+    where[0:]; returns how many."""
+    found = 0
+    for j in range(total):
+        code = codes[j]
+        if code == 0 or weights[j] == 0:
+            continue
+        if kind >= 1 and (code == LOSS_NOW or d == n):
+            continue
+        if kind == 2 and (worst[j] >> 6) >= (best[j] >> 6):
+            continue
+        where[found] = j
+        found += 1
+    return found
+
+
+def distinct_keys(found: int, nsym: int, keys: Ints, out: Ints) -> int:
+    """From `image_keys` rows: each row's distinct keys, written to out[0:]; returns how many."""
+    written = 0
+    for e in range(found):
+        row = e * nsym
+        for k in range(nsym):
+            seen = False
+            for earlier in range(k):
+                if keys[row + earlier] == keys[row + k]:
+                    seen = True
+                    break
+            if not seen:
+                out[written] = keys[row + k]
+                written += 1
+    return written
+
+
+def count_flagged(total: int, flags: Ints, codes: Ints, code: int) -> int:
+    """How many marked boards (flags[j] != 0) hold `code`."""
+    found = 0
+    for j in range(total):
+        if flags[j] != 0 and codes[j] == code:
+            found += 1
+    return found
+
+
+def orbit_summary(found: int, nsym: int, keys: Ints, least: Ints, which: Ints, sizes: Ints) -> None:
+    """From `image_keys` rows: each row's least key, the first symmetry giving it, and how many
+    distinct keys it has (the board's orbit)."""
+    for e in range(found):
+        row = e * nsym
+        low = keys[row]
+        chosen = 0
+        distinct = 0
+        for k in range(nsym):
+            key = keys[row + k]
+            if key < low:
+                low = key
+                chosen = k
+            seen = False
+            for earlier in range(k):
+                if keys[row + earlier] == key:
+                    seen = True
+                    break
+            if not seen:
+                distinct += 1
+        least[e] = low
+        which[e] = chosen
+        sizes[e] = distinct

@@ -1,0 +1,150 @@
+"""A level's canonical codes in the stored numbering, and back.
+
+The database keeps every level in the numbering of `ttt_db.ranked.slots` (a slot for every board
+of every occupied set), a class's code at its representative and 0 everywhere else, in chunks of
+`chunk_slots` slots. The kernels hold a level as the codes of its canonical sets' boards only
+(`ttt_db.ranked.step.Level`). `stored_chunks` lays a level out chunk by chunk (a chunk that would
+be all zeros is told as None, so a writer need not compress it); `level_from_chunks` takes the
+stored chunks back into a level, every board of a canonical set given its class's code, and names
+the slots that hold a code where the stored numbering keeps 0 (damage, or a forgery).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Final
+
+from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.slots import level_slots
+from ttt_db.ranked.step import Level
+from ttt_db.ranked.tables import RankedTables
+
+BATCH_BYTES: Final = 1 << 22
+"""Stored bytes laid out per kernel call."""
+DAMAGE_KEPT: Final = 64
+"""Damaged slots named per level (all are counted)."""
+
+
+def stored_chunks(tables: RankedTables, level: Level, chunk_slots: int) -> Iterator[tuple[int, memoryview | None]]:
+    """(chunk number, its stored bytes) for every chunk of the level in order; None for a chunk
+    whose bytes are all 0. The bytes are valid until the next chunk is asked for."""
+    b = tables.backend
+    sets = level.sets
+    slots = level_slots(tables.cells, sets.depth)
+    chunks = -(-slots // chunk_slots)
+    per_batch = max(1, BATCH_BYTES // chunk_slots)
+    out = b.u8(per_batch * chunk_slots)
+    nonzero = b.i64(per_batch)
+    small, tab = b.i64(SMALL_SIZE), b.i64(TABLE_SIZE)
+    view = memoryview(out).cast("B")
+    for first in range(0, chunks, per_batch):
+        batch = min(per_batch, chunks - first)
+        tables.run.stored_chunks(
+            tables.cells,
+            sets.depth,
+            tables.symmetries,
+            first,
+            batch,
+            chunk_slots,
+            slots,
+            level.codes,
+            sets.ci,
+            sets.cset,
+            sets.patterns,
+            sets.pat,
+            tables.rank_of,
+            tables.ptab,
+            tables.cellimg,
+            tables.binom,
+            out,
+            nonzero,
+            small,
+            tab,
+        )
+        for j in range(batch):
+            number = first + j
+            length = min(chunk_slots, slots - number * chunk_slots)
+            yield number, (view[j * chunk_slots : j * chunk_slots + length] if nonzero[j] else None)
+
+
+@dataclass
+class TakenLevel:
+    """A level taken from its stored chunks, and the slots that held a code where the stored
+    numbering keeps 0 (the first DAMAGE_KEPT of them; `damaged_count` counts all)."""
+
+    level: Level
+    damaged: list[int] = field(default_factory=list)
+    damaged_count: int = 0
+
+
+def level_from_chunks(
+    tables: RankedTables, depth: int, chunks: Iterable[tuple[int, bytes | memoryview | None]], chunk_slots: int
+) -> TakenLevel:
+    """The level from its stored chunks, in any order ((number, bytes): None for a chunk of zeros;
+    a chunk never given stays zeros)."""
+    b = tables.backend
+    sets = tables.level(depth)
+    slots = level_slots(tables.cells, depth)
+    level = Level(sets, b.u8(sets.size))
+    damaged = b.i64(DAMAGE_KEPT)
+    found = 0
+    for number, data in chunks:
+        if data is None:
+            continue
+        start = number * chunk_slots
+        stop = min(start + chunk_slots, slots)
+        found = tables.run.take_chunk(
+            tables.cells,
+            depth,
+            start,
+            stop,
+            _array(b, data),
+            level.codes,
+            sets.ci,
+            sets.cset,
+            sets.patterns,
+            damaged,
+            found,
+        )
+
+    def fill(worker: int, start: int, stop: int) -> tuple[list[int], int]:
+        kept = b.i64(DAMAGE_KEPT)
+        count = tables.run.fill_images(
+            tables.cells,
+            depth,
+            tables.symmetries,
+            start,
+            stop,
+            level.codes,
+            sets.cset,
+            sets.patterns,
+            sets.pat,
+            tables.rank_of,
+            tables.ptab,
+            tables.cellimg,
+            tables.binom,
+            kept,
+            0,
+            b.i64(SMALL_SIZE),
+            b.i64(TABLE_SIZE),
+        )
+        return [int(kept[i]) for i in range(min(count, DAMAGE_KEPT))], count
+
+    slots_damaged = [int(damaged[i]) for i in range(min(found, DAMAGE_KEPT))]
+    for kept, count in b.spread(sets.canonical, fill, grain=max(1, 65_536 // max(1, sets.patterns))):
+        slots_damaged += kept
+        found += count
+    return TakenLevel(level, sorted(slots_damaged)[:DAMAGE_KEPT], found)
+
+
+def _array(backend: object, data: bytes | memoryview) -> Ints:
+    """Chunk bytes as the kernels take them (numpy reads the buffer in place)."""
+    from ttt_db.ranked.backend import Backend
+
+    assert isinstance(backend, Backend)
+    if backend.compiled:
+        import numpy as np
+
+        return np.frombuffer(data, np.uint8)
+    return data

@@ -1,0 +1,148 @@
+"""The level step: a level's codes from the level below it, over its canonical sets only.
+
+A `Level` is one level of a game's core as the kernels hold it: the codes of every board of its
+canonical sets (`LevelSets`), a board of any other set being its image's. `solve_level` solves
+every canonical set of a level from the level below (the build, and a walk holding a stored level
+to its children); `solve_range` solves a range of them (a cluster's task), and both count what
+they solve (`LevelCounts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import astuple, dataclass
+
+from ttt_db.game.rules import VALUES
+from ttt_db.ranked.kernel import COUNTS, SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.tables import LevelSets, RankedTables
+
+Progress = Callable[[int, int], None]
+"""progress(done, total): canonical sets of the level solved so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class LevelCounts:
+    """A level's counts over some of its boards, positions and classes (each class counted at its
+    representative); parts add up (`+`)."""
+
+    positions: int = 0
+    canonical: int = 0
+    playing: int = 0
+    playing_canonical: int = 0
+    decision: int = 0
+    decision_canonical: int = 0
+    losses: int = 0
+    draws: int = 0
+    wins: int = 0
+    losses_canonical: int = 0
+    draws_canonical: int = 0
+    wins_canonical: int = 0
+
+    def __add__(self, other: LevelCounts) -> LevelCounts:
+        return LevelCounts(*(mine + theirs for mine, theirs in zip(astuple(self), astuple(other), strict=True)))
+
+    @classmethod
+    def of(cls, counts: Ints) -> LevelCounts:
+        """From a kernel's counts (`ttt_db.ranked.kernel.COUNTS`, in this field order)."""
+        return cls(*(int(counts[i]) for i in range(COUNTS)))
+
+    def lists(self) -> dict[str, int]:
+        """The sizes of the named lists this level adds to: in play, decision, each up to symmetry."""
+        return {
+            "playing": self.playing,
+            "playing_canonical": self.playing_canonical,
+            "decision": self.decision,
+            "decision_canonical": self.decision_canonical,
+        }
+
+    def values(self, *, canonical: bool = False) -> dict[str, int]:
+        """Positions (classes) by their value for the side to move."""
+        counts = (
+            (self.losses_canonical, self.draws_canonical, self.wins_canonical)
+            if canonical
+            else (self.losses, self.draws, self.wins)
+        )
+        return dict(zip(VALUES, counts, strict=True))
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level's codes: every board of its canonical sets, at `c * patterns + p` (`sets`)."""
+
+    sets: LevelSets
+    codes: Ints
+
+    @property
+    def depth(self) -> int:
+        return self.sets.depth
+
+
+def solve_range(tables: RankedTables, here: Level, below: Level | None, start: int, stop: int) -> LevelCounts:
+    """Canonical sets `start` to `stop` of `here` solved from `below` (None: the full board's level),
+    their codes written into `here.codes`; their counts."""
+    b = tables.backend
+    sets = here.sets
+    counts = b.i64(COUNTS)
+    empty = b.u8(1)
+    below_sets = below.sets if below is not None else sets
+    tables.run.solve_sets(
+        tables.cells,
+        sets.depth,
+        tables.symmetries,
+        start,
+        stop,
+        sets.cset,
+        sets.patterns,
+        sets.pat,
+        sets.insert if below is not None else b.u32(1),
+        here.codes,
+        below.codes if below is not None else empty,
+        below_sets.ci,
+        below_sets.xf,
+        below_sets.patterns,
+        tables.rank_of,
+        tables.ptab,
+        tables.cellimg,
+        tables.lines,
+        tables.binom,
+        tables.worth,
+        tables.code_of_worth,
+        counts,
+        b.u8(sets.patterns),
+        b.u8(sets.patterns),
+        b.i64(SMALL_SIZE),
+        b.i64(TABLE_SIZE),
+    )
+    return LevelCounts.of(counts)
+
+
+def solve_level(
+    tables: RankedTables, depth: int, below: Level | None, progress: Progress | None = None
+) -> tuple[Level, LevelCounts]:
+    """Level `depth` solved from the level below it (None for the full board's), on every worker
+    of the tables' backend, with its counts."""
+    sets = tables.level(depth)
+    here = Level(sets, tables.backend.u8(sets.size))
+    done = 0
+
+    def work(worker: int, start: int, stop: int) -> LevelCounts:
+        nonlocal done
+        counts = solve_range(tables, here, below, start, stop)
+        done += stop - start
+        if progress is not None:
+            progress(done, sets.canonical)
+        return counts
+
+    parts = tables.backend.spread(sets.canonical, work, grain=max(1, 65_536 // max(1, sets.patterns)))
+    total = LevelCounts()
+    for part in parts:
+        total += part
+    return here, total
+
+
+def solve_core(tables: RankedTables) -> Iterator[tuple[Level, LevelCounts]]:
+    """Every level of the game, deepest first, each from the one before (two held at a time)."""
+    below = None
+    for depth in range(tables.cells, -1, -1):
+        below, counts = solve_level(tables, depth, below)
+        yield below, counts

@@ -1,0 +1,180 @@
+"""The level walker: every level of a stored core, each held to its children as it is met.
+
+Whatever reads the core in bulk (the reader's lists and tables, both checks, the extras, verify,
+export) walks it here, level by level, forward (the empty board first) or backward (the full
+board first), two levels in memory. Each level is taken from its stored chunks
+(`ttt_db.ranked.layout`) and held to the level below it by the retrograde rule
+(`ttt_db.ranked.step.solve_level`): a stored code its children do not give, or a code where the
+stored numbering keeps 0, is damage. By default the first damage raises DatabaseDamagedError
+naming the board, so no reader serves a forged code; `verify` passes a `report` that takes every
+damage and walks on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from ttt_db.errors import DatabaseDamagedError
+from ttt_db.ranked.codes import code_text
+from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+from ttt_db.ranked.layout import DAMAGE_KEPT, TakenLevel
+from ttt_db.ranked.slots import board_of_slot
+from ttt_db.ranked.step import Level, LevelCounts, solve_level
+from ttt_db.ranked.tables import RankedTables
+
+
+@dataclass(frozen=True)
+class StoredLevel:
+    """A level as a source gives it: taken from its chunks, and the chunks that could not be read
+    (taken as zeros)."""
+
+    taken: TakenLevel
+    unreadable: list[DatabaseDamagedError] = field(default_factory=list)
+
+
+class LevelSource(Protocol):
+    """Where a walk reads a core's levels: a database, or a build's levels in memory."""
+
+    def stored_level(self, tables: RankedTables, depth: int) -> StoredLevel: ...
+
+
+@dataclass(frozen=True)
+class Damage:
+    """One slot of the core that is not what the rules and its children make it."""
+
+    depth: int
+    slot: int
+    board: str
+    what: str
+
+    def error(self) -> DatabaseDamagedError:
+        return DatabaseDamagedError(
+            f"{self.board}: {self.what}", f"table ttt_core, level {self.depth} slot {self.slot}"
+        )
+
+
+Report = Callable[[Damage | DatabaseDamagedError], None]
+
+
+def _raise(damage: Damage | DatabaseDamagedError) -> None:
+    raise damage.error() if isinstance(damage, Damage) else damage
+
+
+@dataclass(frozen=True)
+class Step:
+    """One level of a walk: its held codes (`here`), the level below it (None at the full board),
+    and the counts the rule gives it."""
+
+    here: Level
+    below: Level | None
+    counts: LevelCounts
+
+    @property
+    def depth(self) -> int:
+        return self.here.depth
+
+
+def walk(
+    tables: RankedTables,
+    source: LevelSource,
+    direction: Literal["forward", "backward"] = "forward",
+    report: Report = _raise,
+    depths: range | None = None,
+) -> Iterator[Step]:
+    """Every level (or those of `depths`, in the walk's order), each held to the level below it as
+    stored; damage goes to `report` (raising by default)."""
+    n = tables.cells
+    wanted = depths if depths is not None else range(n + 1)
+    if direction == "backward":
+        below: Level | None = None
+        for depth in range(n, min(wanted, default=0) - 1, -1):
+            here = _held(tables, source, depth, below, report)
+            if depth in wanted:
+                yield Step(here[0], below, here[1])
+            below = here[0]
+        return
+    stored = _stored(tables, source, min(wanted, default=0), report)
+    for depth in range(min(wanted, default=0), max(wanted, default=-1) + 1):
+        below_level = _stored(tables, source, depth + 1, report) if depth < n else None
+        counts = _hold(tables, depth, stored, below_level, report)
+        yield Step(stored, below_level, counts)
+        if below_level is not None:
+            stored = below_level
+
+
+def _stored(tables: RankedTables, source: LevelSource, depth: int, report: Report) -> Level:
+    """A stored level; its unreadable chunks and misplaced codes reported."""
+    found = source.stored_level(tables, depth)
+    for error in found.unreadable:
+        report(error)
+    taken = found.taken
+    for slot in taken.damaged:
+        report(Damage(depth, slot, board_of_slot(tables.game, depth, slot), "a code where none is stored"))
+    if taken.damaged_count > len(taken.damaged):
+        report(
+            DatabaseDamagedError(
+                f"{taken.damaged_count - len(taken.damaged):,} more codes where none are stored",
+                f"table ttt_core, level {depth}",
+            )
+        )
+    return taken.level
+
+
+def _held(
+    tables: RankedTables, source: LevelSource, depth: int, below: Level | None, report: Report
+) -> tuple[Level, LevelCounts]:
+    level = _stored(tables, source, depth, report)
+    return level, _hold(tables, depth, level, below, report)
+
+
+def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, report: Report) -> LevelCounts:
+    """Hold a stored level to the codes its stored children give; the counts the rule gives."""
+    ruled, counts = solve_level(tables, depth, below)
+    b = tables.backend
+    sets = stored.sets
+
+    def compare(worker: int, start: int, stop: int) -> tuple[list[int], int]:
+        out = b.i64(DAMAGE_KEPT)
+        count = tables.run.differing_codes(
+            tables.cells,
+            depth,
+            tables.symmetries,
+            start,
+            stop,
+            stored.codes,
+            ruled.codes,
+            sets.cset,
+            sets.patterns,
+            sets.pat,
+            tables.rank_of,
+            tables.ptab,
+            tables.cellimg,
+            tables.binom,
+            out,
+            0,
+            b.i64(SMALL_SIZE),
+            b.i64(TABLE_SIZE),
+        )
+        return [int(out[i]) for i in range(min(count, DAMAGE_KEPT))], count
+
+    slots: list[int] = []
+    total = 0
+    for kept, count in b.spread(sets.canonical, compare, grain=max(1, 65_536 // max(1, sets.patterns))):
+        slots += kept
+        total += count
+    for slot in sorted(slots)[:DAMAGE_KEPT]:
+        rank, p = divmod(slot, sets.patterns)
+        index = int(sets.ci[rank]) * sets.patterns + p
+        found, given = code_text(int(stored.codes[index])), code_text(int(ruled.codes[index]))
+        report(
+            Damage(
+                depth, slot, board_of_slot(tables.game, depth, slot), f"core code {found}, its children give {given}"
+            )
+        )
+    if total > DAMAGE_KEPT:
+        report(
+            DatabaseDamagedError(f"{total - DAMAGE_KEPT:,} more codes not what their children give", f"level {depth}")
+        )
+    return counts

@@ -1,0 +1,38 @@
+"""How the ranked core is stored: each level's code bytes (`ttt_db.ranked.codes`, in the numbering of
+`ttt_db.ranked.slots`) cut into chunks of `CHUNK_SLOTS` slots, each compressed on its own
+(zstandard) and carrying a checksum seeded with the game and its place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from typing import Any, Final
+
+CHUNK_SLOTS: Final = 1 << 16
+"""Slots per compressed chunk: a lookup decompresses one chunk of at most this many bytes."""
+ZSTD_LEVEL: Final = 6
+
+
+def chunk_checksum(game_name: str, depth: int, chunk: int, blob: bytes, *, part: str = "core") -> int:
+    """The checksum of one stored chunk (its compressed bytes) of the core or the extras (`part`),
+    seeded with the game and its place: a chunk moved to another level, chunk number, table or
+    game fails it. 32 bits, signed."""
+    digest = hashlib.blake2b(f"ttt-db {part} {game_name} {depth} {chunk}".encode(), digest_size=4)
+    digest.update(blob)
+    return int.from_bytes(digest.digest(), "little", signed=True)
+
+
+def compressor() -> Any:
+    """A zstandard compressor at the stored level (one per thread)."""
+    import zstandard
+
+    return zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+
+
+@cache
+def zero_chunk(length: int) -> bytes:
+    """The stored bytes of a chunk of `length` zeros, compressed: a writer reuses them instead of
+    compressing each such chunk, a reader knows them without decompressing."""
+    blob: bytes = compressor().compress(bytes(length))
+    return blob

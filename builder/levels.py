@@ -172,14 +172,12 @@ class WorkFolder:
         """A finished level's codes, taken back from its chunks (the next level up reads them)."""
         import zstandard
 
-        decompressor = zstandard.ZstdDecompressor()
+        def decode(chunk: CoreChunk) -> tuple[int, bytes | None]:
+            if chunk.blob == zero_chunk(chunk.slots):
+                return chunk.chunk, None
+            return chunk.chunk, zstandard.ZstdDecompressor().decompress(chunk.blob, max_output_size=chunk.slots)
 
-        def chunks() -> Iterator[tuple[int, bytes | None]]:
-            for chunk in level.chunks():
-                zero = chunk.blob == zero_chunk(chunk.slots)
-                yield chunk.chunk, None if zero else decompressor.decompress(chunk.blob, max_output_size=chunk.slots)
-
-        return level_from_chunks(tables, level.depth, chunks(), CHUNK_SLOTS).level
+        return level_from_chunks(tables, level.depth, level.chunks(), CHUNK_SLOTS, decode).level
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
@@ -266,7 +264,7 @@ def build_core(
 ) -> CoreBuild:
     """Solve every level not finished by an earlier build into `folder`, telling `notice` when
     an earlier build's levels are taken up; every level, by depth, and with `keep` every level's
-    codes. With a Dask `client`, each level is solved by tasks on its workers (`builder.cluster`),
+    codes. With a Dask `client`, each level is solved by tasks on its workers (`ttt_db.build.cluster`),
     in the same folder."""
     done = folder.claim()
     tables = RankedTables(game, compiled() if client is not None else None)
@@ -282,7 +280,7 @@ def build_core(
     if keep:
         held = {level.depth: folder.take_up(tables, level) for level in done}
     if client is not None:
-        from builder.cluster import DaskLevels
+        from ttt_db.build.cluster import DaskLevels
 
         solver: Callable[[int, Level | None], tuple[Level, LevelCounts]] = DaskLevels(
             client, tables, folder.path, progress

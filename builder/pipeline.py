@@ -19,7 +19,7 @@ from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 
 if TYPE_CHECKING:
-    from builder.levels import Progress
+    from ttt_db.build.levels import Progress
 
 logger = logging.getLogger("builder")
 QUERY_BUILD_CELLS: Final = 20
@@ -65,7 +65,7 @@ def build_database(
     folder under `work_dir` (shared storage for a cluster; beside the database by default): the
     same database as a local build."""
     # imported here so that opening an existing database does not pay for the builder (SQLAlchemy)
-    from builder.write import check_ownership
+    from ttt_db.build.write import check_ownership
 
     location = resolve_location(db, game)
     if not force and database_exists(location):
@@ -92,8 +92,9 @@ def _build(
 ) -> BuildSummary:
     """Solve `game` and write its database at `location`, over whatever is there (its callers
     have refused what cannot fit: `refuse_what_cannot_fit`)."""
-    from builder.levels import build_core, work_folder
-    from builder.write import BuildContent, write_solution
+    from ttt_db.build.levels import build_core, work_folder
+    from ttt_db.build.write import BuildContent, write_solution
+
     from ttt_db.store.extras import count_extras, keeps_extras
 
     started = time.perf_counter()
@@ -118,7 +119,8 @@ def _build(
 def refuse_what_cannot_fit(game: Game, client: Any, location: DatabaseLocation) -> None:
     """BuildRefusedError, with the build's plan, for a game over MAX_CELLS, or one that this
     machine lacks memory or disk for (with a local cluster, its workers share them too)."""
-    from builder.plan import plan_build, plan_lines
+    from ttt_db.build.plan import plan_build, plan_lines
+
     from ttt_db.store.extras import keeps_extras
 
     if keeps_extras(game) and game.cells <= MAX_CELLS:

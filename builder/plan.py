@@ -1,12 +1,14 @@
 """What a build will take, before it starts: `ttt-db build --plan`, and the refusal of a build this
 machine cannot hold.
 
-Every figure but the time is exact, from the game's levels: a level holds the boards of its
-canonical occupied sets (their number counted by Burnside's lemma from the symmetries' cycles, no
-enumeration), a build holds two adjacent levels at once and the game's tables (a rank per mask of
-its cells, each set's canonical set for two levels). The time is CPU time, measured on this
-machine by solving the game's own first (deepest) levels and compressing them, then scaled by
-each level's boards and moves: never the wall clock of a run that shares the machine.
+Every figure but the time and the file's size is exact, from the game's levels: a level holds the
+boards of its canonical occupied sets (their number counted by Burnside's lemma from the
+symmetries' cycles, no enumeration), a build holds two adjacent levels at once, the game's tables
+(a rank per mask of its cells, each set's canonical set for two levels) and a level's insert table.
+The time is CPU time measured on this machine, never the wall clock of a run that shares it: the
+level step on a sample of each level's canonical sets (against codes made up for their children,
+the C floor's SAMPLE_DEPTH), the compression on the game's deepest levels, solved for real; each
+scaled by its level's moves and boards.
 """
 
 from __future__ import annotations
@@ -25,11 +27,9 @@ from ttt_db.ranked.slots import MAX_CELLS, level_slots, o_count
 from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.extras import keeps_extras
 
-MEASURE_SECONDS: Final = 1.0
-"""CPU time spent measuring the first levels (at least two levels are solved)."""
-STORED_PER_BOARD: Final = 0.35
-"""Compressed bytes stored per board of a canonical set: above what every game measured so far
-(docs/performance.md); a chunk of zeros costs CHUNK_ROW_BYTES besides."""
+STORED_PER_BOARD: Final = 0.3
+"""Compressed bytes stored per board of a canonical set: above what the large games measure
+(docs/performance.md); each chunk's row costs CHUNK_ROW_BYTES besides."""
 CHUNK_ROW_BYTES: Final = 64
 
 
@@ -83,48 +83,78 @@ def plan_levels(game: Game) -> list[PlanLevel]:
 
 @dataclass(frozen=True, slots=True)
 class Rates:
-    """This machine's CPU seconds per move of a board solved, and per stored slot compressed."""
+    """This machine's CPU seconds per move of a board solved, level by level, and per board
+    laid out and compressed."""
 
-    per_move: float
-    per_stored_slot: float
-    measured_levels: tuple[int, ...]
+    per_move: tuple[float, ...]  # by depth
+    per_board_stored: float
+
+
+SAMPLE_SETS: Final = 48
+"""Canonical sets of a level solved to measure its rate."""
 
 
 @cache
 def measured_rates(game: Game) -> Rates:
-    """Solve and compress the game's deepest levels (compiled, on one thread) until MEASURE_SECONDS of
-    CPU time are spent."""
+    """The level step timed on SAMPLE_SETS canonical sets of every level (compiled, one thread),
+    the layout and compression on the game's two deepest levels."""
     from ttt_db.ranked.backend import Backend, compiled
-    from ttt_db.ranked.layout import stored_chunks
-    from ttt_db.ranked.step import solve_level
     from ttt_db.ranked.tables import RankedTables
-    from ttt_db.store.chunks import compressor
 
-    one_thread = compiled()
-    one_thread = Backend(one_thread.name, one_thread.run, 1)
+    one_thread = Backend("compiled", compiled().run, 1)
     _solve_whole(RankedTables(Game(2, 2, 2), one_thread))  # compiled before anything is timed
     tables = RankedTables(game, one_thread)
+    n = game.cells
+    per_move = tuple(_sampled_rate(tables, depth) if depth < n else 0.0 for depth in range(n + 1))
+    return Rates(per_move, _stored_rate(tables))
+
+
+def _sampled_rate(tables: Any, depth: int) -> float:
+    """CPU seconds per move of the level step on a sample of the level's canonical sets, their
+    children's canonical sets made up (random codes) and renumbered to fit a small level below."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from ttt_db.ranked.step import Level, solve_range
+
+    sets, below = tables.level(depth), tables.level(depth + 1)
+    chosen = np.unique(np.linspace(0, sets.canonical - 1, min(SAMPLE_SETS, sets.canonical)).astype(np.int64))
+    needed: set[int] = set()
+    for c in chosen.tolist():
+        mask = tables.run.unrank(int(sets.cset[c]), depth, tables.cells, tables.binom)
+        needed.update(
+            int(below.ci[tables.rank_of[mask | 1 << cell]]) for cell in range(tables.cells) if not mask >> cell & 1
+        )
+    renumber = np.zeros(below.canonical, np.uint32)
+    renumber[sorted(needed)] = np.arange(len(needed), dtype=np.uint32)
+    small_below = replace(below, ci=renumber[below.ci], canonical=len(needed))
+    codes = np.random.default_rng(depth).integers(1, 193, len(needed) * below.patterns, dtype=np.uint8)
+    here = replace(sets, cset=sets.cset[chosen], canonical=len(chosen))
+    level = Level(here, np.zeros(here.size, np.uint8))
+    started = time.process_time()
+    solve_range(tables, level, Level(small_below, codes), 0, len(chosen))
+    moves: int = here.size * (tables.cells - depth)
+    return (time.process_time() - started) / max(1, moves)
+
+
+def _stored_rate(tables: Any) -> float:
+    """CPU seconds per board to lay out and compress, on the game's two deepest levels."""
+    from ttt_db.build.levels import compressed_chunks
+
+    from ttt_db.ranked.step import solve_level
+
     below = None
-    moves = stored = 0
-    solving = packing = 0.0
-    depths = []
-    pack = compressor()
-    for depth in range(game.cells, -1, -1):
+    boards = 0
+    spent = 0.0
+    for depth in (tables.cells, tables.cells - 1):
+        below, _ = solve_level(tables, depth, below)
         started = time.process_time()
-        level, _ = solve_level(tables, depth, below)
-        solving += time.process_time() - started
-        moves += level.sets.size * (game.cells - depth)
-        started = time.process_time()
-        for _, data in stored_chunks(tables, level, CHUNK_SLOTS):
-            if data is not None:
-                pack.compress(bytes(data))
-        packing += time.process_time() - started
-        stored += level_slots(game.cells, depth)
-        depths.append(depth)
-        below = level
-        if solving + packing >= MEASURE_SECONDS and len(depths) >= 2:
-            break
-    return Rates(solving / max(1, moves), packing / max(1, stored), tuple(depths))
+        for _ in compressed_chunks(tables, below):
+            pass
+        spent += time.process_time() - started
+        boards += below.sets.size
+    return spent / max(1, boards)
 
 
 def _solve_whole(tables: Any) -> None:
@@ -217,17 +247,23 @@ def plan_build(
     it; the time measured only where `measure`."""
     levels = tuple(plan_levels(game))
     n = game.cells
-    pairs = [levels[d].boards + levels[d + 1].boards for d in range(n)] or [levels[0].boards]
-    widest_sets = max(levels[d].sets + (levels[d + 1].sets if d < n else 0) for d in range(n + 1))
-    tables_memory = 4 * 2**n + 5 * widest_sets + 4 * max((d + 1) * levels[d].patterns for d in range(n + 1))
-    levels_memory = max(pairs) if not keeps_extras(game) else sum(level.boards for level in levels)
+    pairs = [levels[d].boards + (levels[d + 1].boards if d < n else 0) for d in range(n + 1)]
+    tables_by_depth = [
+        4 * 2**n + 5 * (levels[d].sets + (levels[d + 1].sets if d < n else 0)) + 4 * (d + 1) * levels[d].patterns
+        for d in range(n + 1)
+    ]
+    widest = max(range(n + 1), key=lambda d: pairs[d] + tables_by_depth[d])
+    tables_memory = tables_by_depth[widest]
+    levels_memory = pairs[widest] if not keeps_extras(game) else sum(level.boards for level in levels)
     stored = sum(int(level.boards * STORED_PER_BOARD) + CHUNK_ROW_BYTES * level.chunks for level in levels)
     work_disk = stored + (max(pairs) if cluster else 0)
     cpu_seconds = None
     if measure and n <= MAX_CELLS:
         rates = measured_rates(game)
-        moves = sum(level.boards * (n - level.depth) for level in levels)
-        cpu_seconds = rates.per_move * moves + rates.per_stored_slot * sum(level.slots for level in levels)
+        cpu_seconds = sum(
+            level.boards * ((n - level.depth) * rates.per_move[level.depth] + rates.per_board_stored)
+            for level in levels
+        )
     machine = machine or Machine.here(work_dir)
     lacks = []
     if tables_memory + levels_memory > machine.memory:

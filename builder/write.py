@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
+from ttt_db.build.levels import CoreBuild, Progress, process_alive
 
-from builder.levels import CoreBuild, Progress, process_alive
 from ttt_db import __version__
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game

@@ -22,7 +22,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        from cli.app import app
+        from ttt_db.cli.app import app
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         sys.exit(130)

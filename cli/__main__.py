@@ -1,5 +1,5 @@
-"""`python -m cli` runs the ttt-db command line."""
+"""`python -m ttt_db.cli` runs the ttt-db command line."""
 
-from cli import main
+from ttt_db.cli import main
 
 main()

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-
-from cli.common import (
+from ttt_db.cli.common import (
     EXIT_NO,
     AnyGameOption,
     App,
@@ -33,6 +32,7 @@ from cli.common import (
     progress_bar,
     stage_progress,
 )
+
 from ttt_db.game.definition import TICTACTOE
 
 if TYPE_CHECKING:
@@ -125,9 +125,9 @@ def build(
     odds and paths. A build that was stopped resumes above its last finished level; --plan says
     what a build takes before it starts, and a build this machine cannot hold is refused with its
     plan (docs/games.md, docs/scale.md)."""
-    from builder.pipeline import build_database
-    from builder.plan import plan_build, plan_lines
-    from cli.render import depth_table, figures_text
+    from ttt_db.build.pipeline import build_database
+    from ttt_db.build.plan import plan_build, plan_lines
+    from ttt_db.cli.render import depth_table, figures_text
 
     if workers is not None and scheduler is not None:
         raise fail("give --workers (a cluster on this machine) or --scheduler (one of your own), not both")
@@ -142,7 +142,7 @@ def build(
         return
     client = None
     if workers is not None or scheduler is not None:
-        from builder.cluster import connect
+        from ttt_db.build.cluster import connect
 
         client = connect(workers, scheduler)
         count = len(client.scheduler_info()["workers"])
@@ -187,7 +187,8 @@ def best_moves(
 
     A board where x has one more mark than o is answered with x as the first player. The value
     and remoteness are the mover's; score and sv_score are from the first player's side."""
-    from cli.render import best_moves_text
+    from ttt_db.cli.render import best_moves_text
+
     from ttt_db.game.board import Board
 
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
@@ -209,7 +210,8 @@ def show(
 ) -> None:
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
-    from cli.render import show_text
+    from ttt_db.cli.render import show_text
+
     from ttt_db.game.board import Board
 
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
@@ -224,7 +226,7 @@ def show(
 @app.command()
 def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Where the game's database is, its schema version, and the figures of its build."""
-    from cli.render import depth_table, figures_text
+    from ttt_db.cli.render import depth_table, figures_text
 
     with open_db(db, game) as database:
         document = database.info_document()
@@ -252,7 +254,8 @@ def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOptio
     """Check the file's integrity and content digest, re-derive the figures, cross-check every
     stored row against the rules, its children and its symmetric images, and compare it with a
     fresh solve; exit 1 on any mismatch or damage."""
-    from cli.render import plural
+    from ttt_db.cli.render import plural
+
     from ttt_db.store.verify import verify_database
 
     with open_db(db, game) as database:
@@ -288,17 +291,30 @@ def export(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
     ] = None,
+    depth: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--depth",
+            "-d",
+            metavar="D",
+            help="Only the positions with D marks on the board (repeat for several levels): a level of a "
+            "game too large to export whole.",
+        ),
+    ] = None,
     game: GameOption = TICTACTOE,
     db: DbOption = None,
 ) -> None:
     """Every position (o moved first) as one record, JSON lines or CSV, streamed from the ranked
-    core level by level (a game over 16 cells without random-play odds and paths)."""
+    core level by level (a game over 16 cells without random-play odds and paths); --depth exports
+    some levels only."""
     from ttt_db.store.export import write_csv, write_jsonl
 
     writer = write_csv if format is ExportFormat.csv else write_jsonl
     written = 0
     with open_db(db, game) as database:
-        positions = database.meta()["figures"]["positions"]
+        by_depth = [row.positions for row in database.depth_figures()]
+        levels = database.levels(depth) if depth else list(range(len(by_depth)))
+        positions = sum(by_depth[level] for level in levels if level < len(by_depth))
         if not database.has_extras or positions >= EXPORT_NOTICE_POSITIONS:
             extras = "" if database.has_extras else " (without random-play odds and paths)"
             large = ": memory stays flat, the output is large" if positions >= EXPORT_NOTICE_POSITIONS else ""
@@ -309,7 +325,7 @@ def export(
 
             def counted() -> Iterator[Position]:
                 nonlocal written
-                for position in database.all_positions():
+                for position in database.all_positions(levels if depth else None):
                     written += 1
                     if written % 10_000 == 0:
                         bar.update(10_000)
@@ -325,7 +341,7 @@ def export(
 
 
 def _register_other_commands() -> None:
-    from cli import checks, playing, searches, serve
+    from ttt_db.cli import checks, playing, searches, serve
 
     checks.register(app)
     playing.register(app)

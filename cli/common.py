@@ -429,6 +429,6 @@ def open_db(db: str | None, game: Game = TICTACTOE) -> SolutionDatabase:
     try:
         return open_database(db, game=game)
     except DatabaseMissingError:
-        from builder.pipeline import open_or_build
+        from ttt_db.build.pipeline import open_or_build
 
         return open_or_build(db, game=game, notice=lambda message: typer.echo(message, err=True))

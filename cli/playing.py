@@ -7,8 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-
-from cli.common import (
+from ttt_db.cli.common import (
     DbOption,
     GameOption,
     ImportTimeoutOption,
@@ -23,7 +22,8 @@ from cli.common import (
     print_json,
     progress_bar,
 )
-from cli.render import describe_move, describe_moves, diagram, indented_diagram, plural, shares
+from ttt_db.cli.render import describe_move, describe_moves, diagram, indented_diagram, plural, shares
+
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 

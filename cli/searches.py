@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-
-from cli.common import (
+from ttt_db.cli.common import (
     EXIT_NO,
     EXIT_UNDECIDED,
     BoardCommand,
@@ -22,7 +21,8 @@ from cli.common import (
     open_db,
     print_json,
 )
-from cli.render import describe_moves, plural
+from ttt_db.cli.render import describe_moves, plural
+
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from ttt_db.cli.common import EXIT_INTERRUPTED, DbOption, GameOption, fail, open_db
 
-from cli.common import EXIT_INTERRUPTED, DbOption, GameOption, fail, open_db
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
@@ -42,8 +42,8 @@ def serve(
     import sys
     import webbrowser
 
-    from cli.web.app import create_app
-    from cli.web.server import Server, server_config
+    from ttt_db.web.app import create_app
+    from ttt_db.web.server import Server, server_config
 
     with open_db(db, game) as database, contextlib.ExitStack() as others:
         more = [] if db is not None else [others.enter_context(other) for other in _other_games(database.game)]

@@ -61,7 +61,7 @@ def median_seconds(action: Callable[[], object], runs: int) -> float:
 
 def command(*args: str) -> list[str]:
     script = shutil.which("ttt-db")
-    return [script, *args] if script else [sys.executable, "-m", "cli", *args]
+    return [script, *args] if script else [sys.executable, "-m", "ttt_db.cli", *args]
 
 
 def run_command(args: list[str], expected_codes: tuple[int, ...] = (0,)) -> None:

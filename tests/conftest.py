@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ttt_db.build import build_database
 from typer.testing import CliRunner
 
-from builder import build_database
 from ttt_db.store.database import SolutionDatabase, open_database
 
 
@@ -67,7 +67,7 @@ def postgres_url() -> Iterator[str]:
 @pytest.fixture
 def run(db_path: Path):
     """Invoke the CLI against the session database: run("best-moves", "ox..x....")."""
-    from cli.app import app
+    from ttt_db.cli.app import app
 
     runner = CliRunner()
 
@@ -82,7 +82,7 @@ def served(db_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """`ttt-db serve --port 0` on the session database, on 127.0.0.1: the process and the line
     it printed (with the URL); killed at the end if the test has not stopped it."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "cli", "serve", "--port", "0", "--db", str(db_path)],
+        [sys.executable, "-m", "ttt_db.cli", "serve", "--port", "0", "--db", str(db_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -116,7 +116,7 @@ def stopping_build(monkeypatch: pytest.MonkeyPatch):
     """`stopping_build(levels)`: the next builds stop (KeyboardInterrupt) once `levels` levels are
     saved, as Ctrl-C between two levels would; it returns the depths saved so far, and
     `stopping_build(None)` lets builds run again."""
-    from builder.levels import WorkFolder
+    from ttt_db.build.levels import WorkFolder
 
     real = WorkFolder.save
     saved: list[int] = []

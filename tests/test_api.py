@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import reference
 from starlette.testclient import TestClient
+from ttt_db.web.app import create_app
+from ttt_db.web.service import TRACE_NODE_LIMIT
 
-from cli.web.app import create_app
-from cli.web.service import TRACE_NODE_LIMIT
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.game.definition import Game
 from ttt_db.store.database import SolutionDatabase, open_database
@@ -153,7 +153,7 @@ def test_the_page_and_its_assets_ship_in_the_package(client: TestClient) -> None
 
 
 def test_another_game_draws_its_own_board(tmp_path: Path) -> None:
-    from builder.pipeline import build_database
+    from ttt_db.build.pipeline import build_database
 
     game = Game.parse("2x3k2")
     build_database(tmp_path / "g.sqlite", game=game)
@@ -166,7 +166,7 @@ def test_another_game_draws_its_own_board(tmp_path: Path) -> None:
 
 
 def test_several_games_from_one_server(db: SolutionDatabase, tmp_path: Path) -> None:
-    from builder.pipeline import build_database
+    from ttt_db.build.pipeline import build_database
 
     game = Game.parse("2x3k2")
     build_database(tmp_path / "g.sqlite", game=game)
@@ -228,7 +228,8 @@ def test_a_check_of_a_large_game_runs_in_the_background_with_its_progress(db: So
             assert result["done"] >= 0 and result["phase"] in ("starting", "weak", "strong")
             time.sleep(0.05)
             result = client.get("/api/check", params={"ai": "ai1s", "limit": "5"}).json()
-    from cli.web.checking import PAGE_FAILURES_KEPT
+    from ttt_db.web.checking import PAGE_FAILURES_KEPT
+
     from ttt_db.checks.budget import CheckBudget
 
     expected = run_checks(load_ai("ai1s"), db, budget=CheckBudget(failures_kept=PAGE_FAILURES_KEPT)).to_document(0, 5)
@@ -264,7 +265,7 @@ def test_a_background_check_can_be_cancelled_and_frees_the_server_for_another(db
 
 
 def test_check_reports_are_kept_once_per_ai_and_bounded(db: SolutionDatabase, monkeypatch) -> None:
-    from cli.web import service as web_service
+    from ttt_db.web import service as web_service
 
     service = web_service.Service(db)
     answers = [service.check(name, "0", "1") for name in ["dls@1", "dls@01", "DLS@001", "dls@1 "]]

@@ -4,28 +4,48 @@ and a score changing sides in one place only."""
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("game", "store", "search", "ais", "checks", "play")
+PACKAGES = ("game", "ranked", "store", "search", "ais", "checks", "play")
 # what each part of the library may import (docs/architecture.md, "Which way imports run");
 # search reads the store for type hints only
 ALLOWED = {
     "game": set(),
-    "store": {"game"},
-    "search": {"game"},
-    "ais": {"game", "search", "store"},
-    "checks": {"ais", "game", "store", "search", "play"},
-    "play": {"ais", "game", "store", "search"},
+    "ranked": {"game"},
+    "store": {"game", "ranked"},
+    "search": {"game", "ranked"},
+    "ais": {"game", "ranked", "search", "store"},
+    "checks": {"ais", "game", "ranked", "store", "play"},
+    "play": {"ais", "game", "store"},
 }
+EDGES = ("ttt_db.build", "ttt_db.cli", "ttt_db.web")
+"""The parts outside the library, each installed under ttt_db from a source folder of its own."""
 
 
-def _modules(folder: str) -> dict[str, Path]:
+def _sources() -> dict[str, Path]:
+    """Each installed package's source folder: pyproject's package-dir, ttt_db in its own."""
+    with open(ROOT / "pyproject.toml", "rb") as stream:
+        mapped = tomllib.load(stream)["tool"]["setuptools"]["package-dir"]
+    return {"ttt_db": ROOT / "ttt_db"} | {name: ROOT / folder for name, folder in mapped.items()}
+
+
+def _modules(package: str = "") -> dict[str, Path]:
+    """Every module by its installed name (those under `package`, all by default)."""
+    sources = _sources()
     found = {}
-    for path in sorted((ROOT / folder).rglob("*.py")):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return found
+    for name, folder in sources.items():
+        for path in sorted(folder.glob("*.py")):
+            found[name if path.stem == "__init__" else f"{name}.{path.stem}"] = path
+        for inner in sorted(folder.iterdir()):  # the library's own subpackages (ttt_db.game, ...)
+            if inner.is_dir() and (inner / "__init__.py").is_file() and f"{name}.{inner.name}" not in sources:
+                for path in sorted(inner.glob("*.py")):
+                    stem = f"{name}.{inner.name}"
+                    found[stem if path.stem == "__init__" else f"{stem}.{path.stem}"] = path
+    if not package:
+        return found
+    return {name: path for name, path in found.items() if name == package or name.startswith(f"{package}.")}
 
 
 def _type_checking_lines(tree: ast.Module) -> set[int]:
@@ -54,24 +74,32 @@ def _imports(path: Path, *, runtime_only: bool) -> set[str]:
 
 
 def test_the_library_imports_run_the_documented_way() -> None:
-    modules = _modules("ttt_db")
     broken = []
-    for name, path in modules.items():
+    for name, path in _modules("ttt_db").items():
         part = name.split(".")[1] if name.count(".") else None
         if part not in ALLOWED:
             continue
         for target in _imports(path, runtime_only=True):
             pieces = target.split(".")
-            if pieces[0] in ("cli", "builder"):
+            if pieces[0] in ("cli", "builder") or target.startswith(EDGES):
                 broken.append(f"{name} imports {target}")
             elif pieces[0] == "ttt_db" and len(pieces) > 1 and pieces[1] in PACKAGES and pieces[1] != part:
                 broken += [] if pieces[1] in ALLOWED[part] else [f"{name} imports {target}"]
     assert not broken
 
 
-def test_builder_never_imports_the_cli() -> None:
-    for name, path in _modules("builder").items():
-        assert not any(target.split(".")[0] == "cli" for target in _imports(path, runtime_only=False)), name
+def test_the_build_never_imports_the_command_line_or_the_page_and_nothing_the_source_folders() -> None:
+    for name, path in _modules().items():
+        imported = _imports(path, runtime_only=False)
+        assert not any(target.split(".")[0] in ("cli", "builder") for target in imported), name
+        if name.startswith("ttt_db.build"):
+            assert not any(target.startswith(("ttt_db.cli", "ttt_db.web")) for target in imported), name
+
+
+def test_every_source_file_is_a_module_of_an_installed_package() -> None:
+    """Nothing in builder/ or cli/ escapes the package-dir mapping (it would not be installed)."""
+    files = {path for folder in ("ttt_db", "builder", "cli") for path in (ROOT / folder).rglob("*.py")}
+    assert files == set(_modules().values())
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -107,12 +135,13 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_module_imports_another_that_imports_it_back() -> None:
-    modules = {name: path for folder in ("ttt_db", "builder", "cli") for name, path in _modules(folder).items()}
+    modules = _modules()
+    packages = {name for name, path in modules.items() if path.stem == "__init__"}
     graph = {
         name: {target for target in _imports(path, runtime_only=False) if target in modules and target != name}
         - {name.rpartition(".")[0]}  # a module may read its own package's __init__
         for name, path in modules.items()
-        if not name.endswith("__init__") and name not in ("ttt_db", "builder", "cli")
+        if name not in packages
     }
     graph = {name: targets & set(graph) for name, targets in graph.items()}
     assert _cycles(graph) == []
@@ -132,13 +161,12 @@ def _is_sign_flip(node: ast.IfExp) -> bool:
 def test_a_score_changes_sides_only_in_the_rules() -> None:
     owner = ROOT / "ttt_db" / "game" / "rules.py"
     flips = []
-    for folder in ("ttt_db", "builder", "cli"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            if path == owner:
-                continue
-            for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.IfExp) and _is_sign_flip(node):
-                    flips.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    for path in _modules().values():
+        if path == owner:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.IfExp) and _is_sign_flip(node):
+                flips.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert flips == []
 
 
@@ -153,8 +181,7 @@ def test_every_documented_endpoint_is_in_the_route_table_and_every_route_documen
     import re
 
     from starlette.routing import Route
-
-    from cli.web.app import create_app
+    from ttt_db.web.app import create_app
 
     documented = set(re.findall(r"^\| `(/api/[a-z/-]+)`", (ROOT / "docs" / "api.md").read_text(), re.M))
     routes = {route.path for route in create_app(db).routes if isinstance(route, Route)}

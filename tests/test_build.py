@@ -6,9 +6,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-import builder.write
-from builder import build_database
+import ttt_db.build.write
+from ttt_db.build import build_database
 
 DATA_TABLES = ("ttt_core", "ttt_extras", "ttt_depth_counts")
 
@@ -51,7 +50,7 @@ def test_a_failed_build_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytes
     def interrupted(*args: object) -> list[object]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(builder.write, "_write_extras", interrupted)
+    monkeypatch.setattr(ttt_db.build.write, "_write_extras", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_database(path, force=True)
     assert path.read_bytes() == before  # the old database is untouched

@@ -7,8 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from cli.app import app
+from ttt_db.cli.app import app
 
 
 def _commands() -> list[str]:

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from ttt_db.build import build_database
+from ttt_db.build.cluster import DaskLevels, solve_task
 
-from builder import build_database
-from builder.cluster import DaskLevels, solve_task
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
 from ttt_db.ranked.step import solve_core
@@ -27,7 +27,7 @@ from ttt_db.ranked.tables import RankedTables
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")
-    from builder.cluster import connect
+    from ttt_db.build.cluster import connect
 
     with connect(2, None) as opened:
         assert len(opened.scheduler_info()["workers"]) == 2
@@ -109,7 +109,7 @@ def _slots(cells: int) -> list[int]:
 
 @pytest.mark.parametrize("name", ["3x3k3", "3x4k3", "4x4k4", "2x5k3"])
 def test_the_plan_counts_each_levels_canonical_sets_as_the_kernels_find_them(name: str) -> None:
-    from builder.plan import plan_levels
+    from ttt_db.build.plan import plan_levels
 
     game = Game.parse(name)
     tables = RankedTables(game, compiled())
@@ -119,7 +119,7 @@ def test_the_plan_counts_each_levels_canonical_sets_as_the_kernels_find_them(nam
 
 
 def test_the_plan_counts_5x5s_canonical_sets_without_enumerating_them() -> None:
-    from builder.plan import canonical_sets
+    from ttt_db.build.plan import canonical_sets
 
     game = Game.parse("5x5k4")
     tables = RankedTables(game, compiled())
@@ -156,7 +156,7 @@ def test_the_plan_of_5x5k4_is_derived_from_its_levels(run) -> None:
 def test_a_build_this_machine_cannot_hold_is_refused_with_its_plan(
     run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from builder.plan import Machine
+    from ttt_db.build.plan import Machine
 
     monkeypatch.setattr(Machine, "here", classmethod(lambda cls, work_dir: cls(2, 10**7, 10**12)))
     refused = run("build", "--game", "4x5k4", "--db", str(tmp_path / "big.sqlite"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.render import shares
+from ttt_db.cli.render import shares
 
 
 def test_show_counts_plies_as_hint_and_check_do(run) -> None:

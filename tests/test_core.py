@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 import reference
+import ttt_db.build.levels
 import zstandard
+from ttt_db.build import build_database
 
-import builder.levels
-from builder import build_database
 from ttt_db.errors import NotStoredError, UnknownGameError
 from ttt_db.game.definition import Game
 from ttt_db.ranked import backend
@@ -379,7 +379,7 @@ def test_a_second_build_of_one_database_is_refused_while_the_first_runs(tmp_path
     from ttt_db.errors import DatabaseError
 
     path = tmp_path / "db.sqlite"
-    folder = builder.levels.work_folder(DatabaseLocation(f"sqlite:///{path}", path), Game.parse("3x3k3"))
+    folder = ttt_db.build.levels.work_folder(DatabaseLocation(f"sqlite:///{path}", path), Game.parse("3x3k3"))
     running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         folder.path.mkdir()

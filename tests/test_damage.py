@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from ttt_db.build.write import remove_stale_temporaries
 
-from builder.write import remove_stale_temporaries
 from ttt_db.store.tables import SCHEMA_VERSION
 
 REBUILD = "rebuild it with `ttt-db build --force`"
@@ -143,18 +143,18 @@ def test_a_killed_builds_leftovers_are_removed_by_the_next_build(tmp_path: Path)
 def test_a_build_killed_while_writing_leaves_files_the_next_build_removes(tmp_path: Path) -> None:
     target = tmp_path / "killed.sqlite"
     script = (
-        "import os, signal, builder.write as w\n"
+        "import os, signal, ttt_db.build.write as w\n"
         "real = w.write_url\n"
         "def dying(*a, **k):\n"
         "    real(*a, **k)\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
         "w.write_url = dying\n"
-        f"from builder import build_database; build_database({str(target)!r})\n"
+        f"from ttt_db.build import build_database; build_database({str(target)!r})\n"
     )
     killed = subprocess.run([sys.executable, "-c", script], check=False)
     assert killed.returncode == -9
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # left behind
-    from builder import build_database
+    from ttt_db.build import build_database
 
     build_database(target)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["killed.sqlite"]
@@ -174,14 +174,14 @@ def test_a_database_of_an_older_schema_is_refused_with_one_line_that_says_to_reb
 def test_sigterm_while_writing_cleans_up_as_ctrl_c_does(tmp_path: Path) -> None:
     target = tmp_path / "terminated.sqlite"
     script = (
-        "import os, signal, sys, builder.write as w\n"
+        "import os, signal, sys, ttt_db.build.write as w\n"
         "real = w.write_url\n"
         "def terminated(*a, **k):\n"
         "    real(*a, **k)\n"
         "    os.kill(os.getpid(), signal.SIGTERM)  # the temporary file is complete, not yet moved\n"
         "w.write_url = terminated\n"
         f"sys.argv = ['ttt-db', 'build', '--quiet', '--db', {str(target)!r}]\n"
-        "from cli import main; main()\n"
+        "from ttt_db.cli import main; main()\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert result.returncode == 143, result.stderr

@@ -6,8 +6,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from ttt_db.build import build_database, open_or_build
 
-from builder import build_database, open_or_build
 from ttt_db import Board
 from ttt_db.errors import (
     DatabaseDamagedError,

@@ -173,8 +173,8 @@ def _random_games(count: int) -> list[list[int]]:
 
 def test_play_the_page_and_the_check_name_one_first_mistake(db: SolutionDatabase) -> None:
     from starlette.testclient import TestClient
+    from ttt_db.web.app import create_app
 
-    from cli.web.app import create_app
     from ttt_db.play.playthrough import Playthrough
 
     games = _random_games(60)
@@ -199,8 +199,7 @@ def test_play_the_page_and_the_check_name_one_first_mistake(db: SolutionDatabase
 
 def test_a_mistake_request_refuses_an_illegal_move_with_the_move_quoted(db: SolutionDatabase) -> None:
     from starlette.testclient import TestClient
-
-    from cli.web.app import create_app
+    from ttt_db.web.app import create_app
 
     with TestClient(create_app(db)) as client:
         answer = client.get("/api/mistake", params={"moves": "4,4"})

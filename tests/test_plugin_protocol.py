@@ -93,7 +93,7 @@ def test_the_ai_cannot_write_into_ttt_dbs_own_output(tmp_path: Path, db_path: Pa
         "        out.write('HIJACK')\n"
         "    return [board.index('.')]\n"
     )
-    command = [sys.executable, "-c", "from cli import main; main()", "check", f"{bot}:play", "--weak", "--json"]
+    command = [sys.executable, "-c", "from ttt_db.cli import main; main()", "check", f"{bot}:play", "--weak", "--json"]
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         if setpriv is None:

@@ -266,14 +266,14 @@ def test_a_value_error_from_a_bug_is_not_called_bad_input(run, monkeypatch) -> N
 
 
 def test_ctrl_c_while_the_app_loads_exits_130_quietly(monkeypatch, capsys) -> None:
-    import cli
+    from ttt_db import cli
 
     class InterruptedImport:
         def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-            if name == "cli.app":
+            if name == "ttt_db.cli.app":
                 raise KeyboardInterrupt
 
-    monkeypatch.delitem(sys.modules, "cli.app", raising=False)
+    monkeypatch.delitem(sys.modules, "ttt_db.cli.app", raising=False)
     monkeypatch.setattr(sys, "meta_path", [InterruptedImport(), *sys.meta_path])
     with pytest.raises(SystemExit) as stopped:
         cli.main()

@@ -20,10 +20,10 @@ from collections.abc import Iterator
 
 import pytest
 from starlette.testclient import TestClient
+from ttt_db.web.app import create_app
+from ttt_db.web.server import Server, server_config
+from ttt_db.web.service import Service
 
-from cli.web.app import create_app
-from cli.web.server import Server, server_config
-from cli.web.service import Service
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.store.database import SolutionDatabase
 
@@ -140,7 +140,7 @@ def test_unknown_parameters_are_ignored(db: SolutionDatabase) -> None:
 def test_a_search_stops_at_its_deadline(db: SolutionDatabase) -> None:
     """Within the node limit, plain minimax from the empty board visits 549,946 nodes: far more
     than 1 ms of them."""
-    from cli.web.service import ApiError
+    from ttt_db.web.service import ApiError
 
     with pytest.raises(ApiError) as refused:
         Service(db, search_seconds=0.001).search("minimax", TICTACTOE.empty_board)
@@ -236,7 +236,7 @@ def test_an_idle_crowd_does_not_keep_a_client_out(db: SolutionDatabase) -> None:
 
 
 def test_a_search_that_waited_out_its_deadline_is_answered_503(db: SolutionDatabase) -> None:
-    from cli.web.service import ApiError
+    from ttt_db.web.service import ApiError
 
     service = Service(db)
     with pytest.raises(ApiError) as refused:

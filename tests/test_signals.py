@@ -18,7 +18,7 @@ def _stopped(
 ) -> subprocess.CompletedProcess[str]:
     """Run `ttt-db ARGS`, send `stop` once its progress has begun (to its whole process group
     when `group`, as a terminal's Ctrl-C or a service manager does), and wait for it."""
-    command = [sys.executable, "-c", "from cli import main; main()", *args, "--db", str(db_path)]
+    command = [sys.executable, "-c", "from ttt_db.cli import main; main()", *args, "--db", str(db_path)]
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )

@@ -1,4 +1,4 @@
-"""ttt-db: a precomputed, exact solution database for tic-tac-toe and the m,n,k games up to 16 cells.
+"""ttt-db: a precomputed, exact solution database for tic-tac-toe and the m,n,k games up to 25 cells.
 
 The public API, importable from here: `Board`, `Game`, `open_database`, `load_ai`, `run_checks`,
 `run_search`, `check_trace` and the errors (docs/architecture.md says where everything lives).
@@ -19,6 +19,7 @@ from ttt_db.errors import (
     ImpossibleBoardError,
     InputError,
     InvalidBoardError,
+    InvalidDepthError,
     InvalidMoveError,
     PositionNotFoundError,
     TraceFormatError,
@@ -62,6 +63,7 @@ __all__ = [
     "ImpossibleBoardError",
     "InputError",
     "InvalidBoardError",
+    "InvalidDepthError",
     "InvalidMoveError",
     "PositionNotFoundError",
     "SolutionDatabase",

@@ -65,6 +65,12 @@ class InvalidMoveError(InputError):
     what = "move"
 
 
+class InvalidDepthError(InputError):
+    """A level (moves made) that the game has not."""
+
+    what = "depth"
+
+
 class DatabaseError(TttDbError):
     """The database is missing, unreadable, or of another schema version."""
 

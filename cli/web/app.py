@@ -1,5 +1,5 @@
 """The ASGI app of `ttt-db serve`: one page (static files shipped in the package) and a JSON
-API over `cli.web.service.Service` (docs/api.md).
+API over `ttt_db.web.service.Service` (docs/api.md).
 
 Every endpoint is in the route table; errors become answers in one place (`error_response`).
 Starlette, not FastAPI: the API is GET endpoints and one POST (a check's cancel) whose parameters
@@ -28,8 +28,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
+from ttt_db.web.service import CHECK_IN_REQUEST_CELLS, ApiError, Service
 
-from cli.web.service import CHECK_IN_REQUEST_CELLS, ApiError, Service
 from ttt_db.errors import InputError, TttDbError
 from ttt_db.search.algorithms import algorithms_document
 from ttt_db.store.database import SolutionDatabase
@@ -200,7 +200,7 @@ def create_app(
     A check of a game with more than `check_in_request_cells` cells runs in the background."""
     games = Games([database, *more], check_in_request_cells)
     limiter = anyio.CapacityLimiter(HEAVY_REQUESTS_AT_ONCE)
-    stopping = asyncio.Event()  # set by `cli.web.server.Server` the moment Ctrl-C or SIGTERM arrives
+    stopping = asyncio.Event()  # set by `ttt_db.web.server.Server` the moment Ctrl-C or SIGTERM arrives
 
     async def heavy(work: Callable[..., Any], *args: Any) -> Any:
         """A search, an AI's move or a check: off the event loop, at most HEAVY_REQUESTS_AT_ONCE at a

@@ -166,7 +166,7 @@ def guarded_protocol(request_seconds: float = REQUEST_SECONDS, head_bytes: int =
 
 
 class Server(uvicorn.Server):
-    """uvicorn's server, telling the app (`cli.web.app.create_app`'s `state.stopping`) that it is
+    """uvicorn's server, telling the app (`ttt_db.web.app.create_app`'s `state.stopping`) that it is
     stopping as soon as Ctrl-C or SIGTERM arrives, before it waits for requests to end."""
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:

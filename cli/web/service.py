@@ -14,7 +14,8 @@ import time
 from collections import OrderedDict
 from typing import Any, Final
 
-from cli.web.checking import BackgroundCheck
+from ttt_db.web.checking import BackgroundCheck
+
 from ttt_db.ais.calling import choose_move
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import ai_document, ais_document, load_ai

@@ -325,7 +325,7 @@ def check_weak_over_core(
     budget = budget or CheckBudget()
     budget.start()
     stopped = None
-    small, tab = b.i64(SMALL_SIZE), b.i64(TABLE_SIZE)
+    small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
     allowed = 1 if ai.core_answer == "best" else 2
     for step in db.core.walk():
         depth = step.depth
@@ -421,6 +421,6 @@ def _orbit_weights(tables: RankedTables, sets: object) -> Ints:
         tables.binom,
         weights,
         b.i64(SMALL_SIZE),
-        b.i64(TABLE_SIZE),
+        b.u32(TABLE_SIZE),
     )
     return weights

@@ -165,7 +165,7 @@ def blocks(tables: RankedTables, step: Step, *, canonical: bool, moves: bool) ->
     b = tables.backend
     per_block = max(1, BLOCK_SLOTS // sets.patterns)
     total = sets.canonical if canonical else sets.sets
-    small, tab = b.i64(SMALL_SIZE), b.i64(TABLE_SIZE)
+    small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
     n = tables.cells
     for first in range(0, total, per_block):
         count = min(per_block, total - first)

@@ -306,6 +306,7 @@ def solve_sets(
     pat: Ints,
     ins: Ints,
     here: Ints,
+    here_from: int,
     below: Ints,
     ci1: Ints,
     xf1: Ints,
@@ -324,9 +325,9 @@ def solve_sets(
     tab: Ints,
 ) -> None:
     """The level step: the codes of the boards of canonical sets c0..c1 of level d (`here`, at
-    c * count + p) from the codes of level d + 1 (`below`, its tables ci1, xf1, count1; `ins` the
-    level's insert table), and their counts added to `counts` (COUNTS, over each class's
-    representative, weighted by its orbit for the positions)."""
+    (c - here_from) * count + p) from the codes of level d + 1 (`below`, its tables ci1, xf1,
+    count1; `ins` the level's insert table), and their counts added to `counts` (COUNTS, over each
+    class's representative, weighted by its orbit for the positions)."""
     o_moves = d % 2 == 0
     n_pos = 0
     n_can = 0
@@ -343,7 +344,7 @@ def solve_sets(
     for c in range(c0, c1):
         mask = unrank(cset[c], d, n, binom)
         set_cells(mask, n, small, _CELLS)
-        out = c * count
+        out = (c - here_from) * count
         if d < n:
             for p in range(count):
                 best[p] = 0
@@ -493,12 +494,14 @@ def stored_chunks(
         nonzero[j] = filled
 
 
-def take_chunk(
+def take_chunks(
     n: int,
     d: int,
-    start: int,
-    stop: int,
+    chunks: int,
+    numbers: Ints,
     data: Ints,
+    chunk_slots: int,
+    slots: int,
     codes: Ints,
     ci: Ints,
     cset: Ints,
@@ -506,24 +509,29 @@ def take_chunk(
     damaged: Ints,
     found: int,
 ) -> int:
-    """The stored bytes of slots start..stop of level d (`data`) into the level's codes: a canonical
-    set's at its boards; any other set's must be 0, and each slot that is not is written to
-    damaged[found:] (while there is room). Returns `found` plus the damaged slots."""
-    s = start // count
-    while s * count < stop:
-        lo = max(start, s * count)
-        hi = min(stop, s * count + count)
-        c = ci[s]
-        if cset[c] == s:
-            for slot in range(lo, hi):
-                codes[c * count + slot - s * count] = data[slot - start]
-        else:
-            for slot in range(lo, hi):
-                if data[slot - start] != 0:
-                    if found < len(damaged):
-                        damaged[found] = slot
-                    found += 1
-        s += 1
+    """The stored bytes of chunks numbers[0:chunks] of level d (chunk e's at data[e * chunk_slots:],
+    as many as the chunk has of the level's `slots`) into the level's codes: a canonical set's at
+    its boards; any other set's must be 0, and each slot that is not is written to damaged[found:]
+    (while there is room). Returns `found` plus the damaged slots."""
+    for e in range(chunks):
+        start = numbers[e] * chunk_slots
+        stop = min(start + chunk_slots, slots)
+        at = e * chunk_slots - start
+        s = start // count
+        while s * count < stop:
+            lo = max(start, s * count)
+            hi = min(stop, s * count + count)
+            c = ci[s]
+            if cset[c] == s:
+                for slot in range(lo, hi):
+                    codes[c * count + slot - s * count] = data[at + slot]
+            else:
+                for slot in range(lo, hi):
+                    if data[at + slot] != 0:
+                        if found < len(damaged):
+                            damaged[found] = slot
+                        found += 1
+            s += 1
     return found
 
 
@@ -576,6 +584,7 @@ def differing_codes(
     c1: int,
     found_codes: Ints,
     rule_codes: Ints,
+    rule_from: int,
     cset: Ints,
     count: int,
     pat: Ints,
@@ -584,18 +593,21 @@ def differing_codes(
     cellimg: Ints,
     binom: Ints,
     out: Ints,
+    out_codes: Ints,
     found: int,
     small: Ints,
     tab: Ints,
 ) -> int:
-    """The representatives of canonical sets c0..c1 whose code in `found_codes` is not the one in
-    `rule_codes`: their slots written to out[found:] (while there is room); returns `found` plus
-    how many."""
+    """The representatives of canonical sets c0..c1 whose code in `found_codes` (at c * count + p)
+    is not the one in `rule_codes` (at (c - rule_from) * count + p): their slots written to
+    out[found:] and the rule's codes to out_codes[found:] (while there is room); returns `found`
+    plus how many."""
     for c in range(c0, c1):
         base = c * count
+        ruled = (c - rule_from) * count
         differs = False
         for p in range(count):
-            if found_codes[base + p] != rule_codes[base + p]:
+            if found_codes[base + p] != rule_codes[ruled + p]:
                 differs = True
                 break
         if not differs:
@@ -607,11 +619,12 @@ def differing_codes(
         if nf:
             fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
         for p in range(count):
-            if found_codes[base + p] != rule_codes[base + p] and (
+            if found_codes[base + p] != rule_codes[ruled + p] and (
                 nf == 0 or least_image(p, pat[p], nf, rank_of, tab) == p
             ):
                 if found < len(out):
                     out[found] = s * count + p
+                    out_codes[found] = rule_codes[ruled + p]
                 found += 1
     return found
 

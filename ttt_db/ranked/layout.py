@@ -11,10 +11,14 @@ the slots that hold a code where the stored numbering keeps 0 (damage, or a forg
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Final
+from itertools import islice
+from typing import Any, Final, TypeVar
 
+from ttt_db.ranked.backend import Backend
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.slots import level_slots
 from ttt_db.ranked.step import Level
@@ -24,6 +28,10 @@ BATCH_BYTES: Final = 1 << 22
 """Stored bytes laid out per kernel call."""
 DAMAGE_KEPT: Final = 64
 """Damaged slots named per level (all are counted)."""
+TAKE_BATCH: Final = 256
+"""Stored chunks taken into a level per kernel call."""
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def stored_chunks(tables: RankedTables, level: Level, chunk_slots: int) -> Iterator[tuple[int, memoryview | None]]:
@@ -36,7 +44,7 @@ def stored_chunks(tables: RankedTables, level: Level, chunk_slots: int) -> Itera
     per_batch = max(1, BATCH_BYTES // chunk_slots)
     out = b.u8(per_batch * chunk_slots)
     nonzero = b.i64(per_batch)
-    small, tab = b.i64(SMALL_SIZE), b.i64(TABLE_SIZE)
+    small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
     view = memoryview(out).cast("B")
     for first in range(0, chunks, per_batch):
         batch = min(per_batch, chunks - first)
@@ -78,35 +86,55 @@ class TakenLevel:
     damaged_count: int = 0
 
 
+def _as_is(chunk: tuple[int, bytes | None]) -> tuple[int, bytes | None]:
+    return chunk
+
+
 def level_from_chunks(
-    tables: RankedTables, depth: int, chunks: Iterable[tuple[int, bytes | memoryview | None]], chunk_slots: int
+    tables: RankedTables,
+    depth: int,
+    chunks: Iterable[Any],
+    chunk_slots: int,
+    decode: Callable[[Any], tuple[int, bytes | None]] = _as_is,
 ) -> TakenLevel:
-    """The level from its stored chunks, in any order ((number, bytes): None for a chunk of zeros;
-    a chunk never given stays zeros)."""
+    """The level from its stored chunks, in any order: `decode` makes each of `chunks` a (number,
+    bytes) pair, None for a chunk of zeros (they are such pairs already by default), on every
+    worker thread of a compiled backend (a chunk never given stays zeros; what `decode` raises is
+    the caller's)."""
     b = tables.backend
     sets = tables.level(depth)
     slots = level_slots(tables.cells, depth)
     level = Level(sets, b.u8(sets.size))
-    damaged = b.i64(DAMAGE_KEPT)
-    found = 0
-    for number, data in chunks:
-        if data is None:
-            continue
-        start = number * chunk_slots
-        stop = min(start + chunk_slots, slots)
-        found = tables.run.take_chunk(
+
+    def take(batch: list[T]) -> tuple[list[int], int]:
+        decoded = [decoded for decoded in map(decode, batch) if decoded[1] is not None]
+        data = b.u8(len(decoded) * chunk_slots)
+        for e, (_, part) in enumerate(decoded):
+            assert part is not None
+            data[e * chunk_slots : e * chunk_slots + len(part)] = _array(b, part)
+        kept = b.i64(DAMAGE_KEPT)
+        count = tables.run.take_chunks(
             tables.cells,
             depth,
-            start,
-            stop,
-            _array(b, data),
+            len(decoded),
+            b.i64_of([number for number, _ in decoded]),
+            data,
+            chunk_slots,
+            slots,
             level.codes,
             sets.ci,
             sets.cset,
             sets.patterns,
-            damaged,
-            found,
+            kept,
+            0,
         )
+        return [int(kept[i]) for i in range(min(count, DAMAGE_KEPT))], count
+
+    slots_damaged: list[int] = []
+    found = 0
+    for kept, count in _batched(b, chunks, take):
+        slots_damaged += kept
+        found += count
 
     def fill(worker: int, start: int, stop: int) -> tuple[list[int], int]:
         kept = b.i64(DAMAGE_KEPT)
@@ -127,15 +155,38 @@ def level_from_chunks(
             kept,
             0,
             b.i64(SMALL_SIZE),
-            b.i64(TABLE_SIZE),
+            b.u32(TABLE_SIZE),
         )
         return [int(kept[i]) for i in range(min(count, DAMAGE_KEPT))], count
 
-    slots_damaged = [int(damaged[i]) for i in range(min(found, DAMAGE_KEPT))]
     for kept, count in b.spread(sets.canonical, fill, grain=max(1, 65_536 // max(1, sets.patterns))):
         slots_damaged += kept
         found += count
     return TakenLevel(level, sorted(slots_damaged)[:DAMAGE_KEPT], found)
+
+
+def _batched(backend: Backend, items: Iterable[T], work: Callable[[list[T]], R]) -> Iterator[R]:
+    """work(batch) over `items` in batches of TAKE_BATCH, on every worker thread of a compiled
+    backend, a few batches in flight at a time; the results as they finish, in order."""
+    workers = backend.workers if backend.compiled else 1
+    batches = _batches(items, TAKE_BATCH)
+    if workers == 1:
+        yield from map(work, batches)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        pending: deque[Future[R]] = deque()
+        for batch in batches:
+            pending.append(pool.submit(work, batch))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
 
 
 def _array(backend: object, data: bytes | memoryview) -> Ints:

@@ -77,9 +77,11 @@ class Level:
         return self.sets.depth
 
 
-def solve_range(tables: RankedTables, here: Level, below: Level | None, start: int, stop: int) -> LevelCounts:
+def solve_range(
+    tables: RankedTables, here: Level, below: Level | None, start: int, stop: int, into: Ints | None = None
+) -> LevelCounts:
     """Canonical sets `start` to `stop` of `here` solved from `below` (None: the full board's level),
-    their codes written into `here.codes`; their counts."""
+    their codes written into `here.codes` (or, given `into`, from its beginning); their counts."""
     b = tables.backend
     sets = here.sets
     counts = b.i64(COUNTS)
@@ -95,7 +97,8 @@ def solve_range(tables: RankedTables, here: Level, below: Level | None, start: i
         sets.patterns,
         sets.pat,
         sets.insert if below is not None else b.u32(1),
-        here.codes,
+        here.codes if into is None else into,
+        0 if into is None else start,
         below.codes if below is not None else empty,
         below_sets.ci,
         below_sets.xf,
@@ -111,7 +114,7 @@ def solve_range(tables: RankedTables, here: Level, below: Level | None, start: i
         b.u8(sets.patterns),
         b.u8(sets.patterns),
         b.i64(SMALL_SIZE),
-        b.i64(TABLE_SIZE),
+        b.u32(TABLE_SIZE),
     )
     return LevelCounts.of(counts)
 

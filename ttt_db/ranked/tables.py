@@ -99,7 +99,7 @@ class RankedTables:
         self.run.list_canonical(sets, ci, cset)
         o = o_count(depth)
         patterns = comb(depth, o)
-        pat = b.i64(patterns)
+        pat = b.u32(patterns)
         self.run.fill_patterns(o, patterns, pat)
         return LevelSets(depth, sets, ci, xf, canonical, cset, patterns, pat, self)
 

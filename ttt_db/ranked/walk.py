@@ -21,7 +21,7 @@ from ttt_db.ranked.codes import code_text
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
 from ttt_db.ranked.layout import DAMAGE_KEPT, TakenLevel
 from ttt_db.ranked.slots import board_of_slot
-from ttt_db.ranked.step import Level, LevelCounts, solve_level
+from ttt_db.ranked.step import Level, LevelCounts, solve_range
 from ttt_db.ranked.tables import RankedTables
 
 
@@ -130,13 +130,15 @@ def _held(
 
 
 def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, report: Report) -> LevelCounts:
-    """Hold a stored level to the codes its stored children give; the counts the rule gives."""
-    ruled, counts = solve_level(tables, depth, below)
+    """Hold a stored level to the codes its stored children give, a range of canonical sets at a
+    time (never a second copy of the level); the counts the rule gives."""
     b = tables.backend
     sets = stored.sets
 
-    def compare(worker: int, start: int, stop: int) -> tuple[list[int], int]:
-        out = b.i64(DAMAGE_KEPT)
+    def hold(worker: int, start: int, stop: int) -> tuple[list[tuple[int, int]], int, LevelCounts]:
+        ruled = b.u8((stop - start) * sets.patterns)
+        counts = solve_range(tables, stored, below, start, stop, ruled)
+        slots, codes = b.i64(DAMAGE_KEPT), b.i64(DAMAGE_KEPT)
         count = tables.run.differing_codes(
             tables.cells,
             depth,
@@ -144,7 +146,8 @@ def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, 
             start,
             stop,
             stored.codes,
-            ruled.codes,
+            ruled,
+            start,
             sets.cset,
             sets.patterns,
             sets.pat,
@@ -152,27 +155,26 @@ def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, 
             tables.ptab,
             tables.cellimg,
             tables.binom,
-            out,
+            slots,
+            codes,
             0,
             b.i64(SMALL_SIZE),
-            b.i64(TABLE_SIZE),
+            b.u32(TABLE_SIZE),
         )
-        return [int(out[i]) for i in range(min(count, DAMAGE_KEPT))], count
+        return [(int(slots[i]), int(codes[i])) for i in range(min(count, DAMAGE_KEPT))], count, counts
 
-    slots: list[int] = []
+    damaged: list[tuple[int, int]] = []
     total = 0
-    for kept, count in b.spread(sets.canonical, compare, grain=max(1, 65_536 // max(1, sets.patterns))):
-        slots += kept
+    counts = LevelCounts()
+    for kept, count, part in b.spread(sets.canonical, hold, grain=max(1, 65_536 // max(1, sets.patterns))):
+        damaged += kept
         total += count
-    for slot in sorted(slots)[:DAMAGE_KEPT]:
+        counts += part
+    for slot, ruled_code in sorted(damaged)[:DAMAGE_KEPT]:
         rank, p = divmod(slot, sets.patterns)
-        index = int(sets.ci[rank]) * sets.patterns + p
-        found, given = code_text(int(stored.codes[index])), code_text(int(ruled.codes[index]))
-        report(
-            Damage(
-                depth, slot, board_of_slot(tables.game, depth, slot), f"core code {found}, its children give {given}"
-            )
-        )
+        found = code_text(int(stored.codes[int(sets.ci[rank]) * sets.patterns + p]))
+        what = f"core code {found}, its children give {code_text(ruled_code)}"
+        report(Damage(depth, slot, board_of_slot(tables.game, depth, slot), what))
     if total > DAMAGE_KEPT:
         report(
             DatabaseDamagedError(f"{total - DAMAGE_KEPT:,} more codes not what their children give", f"level {depth}")

@@ -153,26 +153,31 @@ class CoreReader:
         expected = self.chunk_count(depth)
         unreadable: list[DatabaseDamagedError] = []
 
-        def chunks() -> Iterator[tuple[int, bytes | None]]:
+        def rows() -> Iterator[tuple[Any, ...]]:
             seen = 0
             query = f"SELECT chunk, slots, codes, checksum FROM {CORE} WHERE depth = :depth ORDER BY chunk"
-            for number, stored, blob, check in self.reader.stream(query, {"depth": depth}):
-                where = f"table {CORE}, level {depth} chunk {number}"
+            for row in self.reader.stream(query, {"depth": depth}):
+                number = row[0]
                 if not isinstance(number, int) or not 0 <= number < expected:
+                    where = f"table {CORE}, level {depth} chunk {number}"
                     unreadable.append(DatabaseDamagedError(f"a chunk the level has no place for ({number!r})", where))
                     continue
-                for missing in range(seen, number):
-                    unreadable.append(self._missing(depth, missing))
+                unreadable.extend(self._missing(depth, missing) for missing in range(seen, number))
                 seen = number + 1
-                size = self._chunk_size(depth, number)
-                try:
-                    yield number, self._checked("core", depth, number, size, size, stored, blob, check)
-                except DatabaseDamagedError as error:
-                    unreadable.append(error)
-            for missing in range(seen, expected):
-                unreadable.append(self._missing(depth, missing))
+                yield row
+            unreadable.extend(self._missing(depth, missing) for missing in range(seen, expected))
 
-        taken = level_from_chunks(tables, depth, chunks(), CHUNK_SLOTS)
+        def decode(row: tuple[Any, ...]) -> tuple[int, bytes | None]:
+            number, stored, blob, check = row
+            size = self._chunk_size(depth, number)
+            try:
+                return number, self._checked("core", depth, number, size, size, stored, blob, check)
+            except DatabaseDamagedError as error:
+                unreadable.append(error)  # list.append is atomic: decode runs on several threads
+                return number, None
+
+        taken = level_from_chunks(tables, depth, rows(), CHUNK_SLOTS, decode)
+        unreadable.sort(key=lambda error: error.where)
         return StoredLevel(taken, unreadable)
 
     def _missing(self, depth: int, number: int) -> DatabaseDamagedError:
@@ -339,6 +344,6 @@ class CoreReader:
             tables.binom,
             out,
             b.i64(SMALL_SIZE),
-            b.i64(TABLE_SIZE),
+            b.u32(TABLE_SIZE),
         )
         return as_list(out)

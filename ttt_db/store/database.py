@@ -28,6 +28,7 @@ from ttt_db.errors import (
     ImpossibleBoardError,
     InputError,
     InvalidBoardError,
+    InvalidDepthError,
     NotStoredError,
     PositionNotFoundError,
     ReadFailedError,
@@ -419,10 +420,24 @@ class SolutionDatabase:
         """Every canonical position, o first, in (depth, board) order; warms the cache."""
         return self.stored_positions(self.node_list("canonical"))
 
-    def all_positions(self) -> Iterator[Position]:
-        """Every reachable board's position, o first, in (depth, slot) order, derived from the
-        core level by level (`CoreReader.positions`), with each class's odds and paths where kept."""
-        yield from self.core.positions(extras=self.has_extras)
+    def all_positions(self, depths: Iterable[int] | None = None) -> Iterator[Position]:
+        """Every reachable board's position (of the levels `depths`, all by default), o first, in
+        (depth, slot) order, derived from the core level by level (`CoreReader.positions`), with
+        each class's odds and paths where kept; InvalidDepthError for a depth the game has not."""
+        if depths is None:
+            yield from self.core.positions(extras=self.has_extras)
+            return
+        for depth in self.levels(depths):
+            yield from self.core.positions(extras=self.has_extras, depths=range(depth, depth + 1))
+
+    def levels(self, depths: Iterable[int]) -> list[int]:
+        """The levels named (by marks on the board), sorted, each once; InvalidDepthError for one the
+        game has not."""
+        wanted = sorted(set(depths))
+        for depth in wanted:
+            if not 0 <= depth <= self.game.cells:
+                raise InvalidDepthError(str(depth), f"{self.game} has levels 0 to {self.game.cells} (the moves made)")
+        return wanted
 
     def best_moves_table(self, *, shortest: bool = False) -> BestMovesTable:
         """Board (o first, any orientation) -> best moves, for every position still in play: the

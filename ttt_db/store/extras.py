@@ -86,7 +86,7 @@ def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLe
     ended, a board in play's are its children's), the paths forward from the empty board (a
     board's are its parents' in play)."""
     n, b, run = tables.cells, tables.backend, tables.run
-    small, tab = b.i64(SMALL_SIZE), b.i64(TABLE_SIZE)
+    small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
     playouts: list[object] = [None] * (n + 1)
     for depth in range(n, -1, -1):
         here = levels[depth]
@@ -170,7 +170,7 @@ def _extras_level(tables: RankedTables, level: Level, playouts: object, paths: o
         tables.binom,
         weights,
         b.i64(SMALL_SIZE),
-        b.i64(TABLE_SIZE),
+        b.u32(TABLE_SIZE),
     )
     slots, values = b.i64(sets.size), b.i64(sets.size * len(EXTRAS_FIELDS))
     found = run.gather_classes(

@@ -179,7 +179,7 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game:
     return lines
 
 
-def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: Game = DEFAULT_GAME) -> list[str]:
+def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: Game) -> list[str]:
     lines = [f"{report.ai}: {verdict(report.solved)}"]
     if report.weak is not None:
         for side in (report.weak.o, report.weak.x):
@@ -370,7 +370,7 @@ def check(
         limits = Limits(timeout, memory, import_timeout)
         with (
             ai_output_to_stderr(),
-            contained_ai(ai, lambda: database, game, limits) as named,
+            contained_ai(ai, game, lambda: database, limits) as named,
             _check_progress(named.name, max_boards is not None or max_seconds is not None, quiet) as (
                 weak_progress,
                 strong_progress,

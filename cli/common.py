@@ -420,7 +420,7 @@ def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
         yield report
 
 
-def open_db(db: str | None, game: Game = TICTACTOE) -> SolutionDatabase:
+def open_db(db: str | None, game: Game) -> SolutionDatabase:
     """Open the game's database (`ttt_db.open_database`); only when there is none, build it first
     (`builder.open_or_build`, with a notice on stderr)."""
     from ttt_db.errors import DatabaseMissingError

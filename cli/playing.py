@@ -42,7 +42,7 @@ def _tally_line(label: str, tally: Tally) -> str:
     return f"{label:<6}" + "".join(cells)
 
 
-def match_lines(ai1: str, ai2: str, result: MatchResult, seed: int | None, game: Game = DEFAULT_GAME) -> list[str]:
+def match_lines(ai1: str, ai2: str, result: MatchResult, seed: int | None, game: Game) -> list[str]:
     seeded = f" (seed {seed})" if seed is not None else ""
     of_game = "" if game == DEFAULT_GAME else f" of {game.name}"
     games = 2 * result.games
@@ -108,8 +108,8 @@ def match(
         with (
             ai_output_to_stderr(),
             progress_bar(2 * games, "games", "game", quiet=quiet) as bar,
-            contained_ai(ai1, provide_database, game, limits) as first,
-            contained_ai(ai2, provide_database, game, limits) as second,
+            contained_ai(ai1, game, provide_database, limits) as first,
+            contained_ai(ai2, game, provide_database, limits) as second,
         ):
             result = run_match(
                 first.play,
@@ -130,7 +130,7 @@ def match(
         typer.echo("\n".join(match_lines(ai1, ai2, result, seed, game)))
 
 
-def play_help(game: Game = DEFAULT_GAME) -> str:
+def play_help(game: Game) -> str:
     last = game.move_name(game.cells - 1)
     return (
         f"enter a move as an index 0-{game.cells - 1}, a name like {last}, or x,y (column,row from 0),\n"
@@ -156,7 +156,7 @@ def _result_line(playthrough: Playthrough, human: str, ai: str) -> str:
     return f"result: {playthrough.status} wins: {ai} beat you"
 
 
-def mistake_line(mistake: Mistake, game: Game = DEFAULT_GAME) -> str:
+def mistake_line(mistake: Mistake, game: Game) -> str:
     """`move 3: you played b2 (4), which turned a win into a draw; a1 (0) would have won in 5`."""
     after = {"draw": "a draw", "loss": "a loss"}[mistake.value_after]
     better = mistake.better.outcome.replace("wins", "won").replace("draws", "drawn")
@@ -271,7 +271,7 @@ def play(
     rng = random.Random(seed)
     limits = Limits(timeout, memory, import_timeout)
     # an unknown AI fails before anything is said
-    with open_db(db, game) as database, contained_ai(ai, lambda: database, game, limits) as opponent:
+    with open_db(db, game) as database, contained_ai(ai, game, lambda: database, limits) as opponent:
         of_game = "" if game == DEFAULT_GAME else f" on {game.name}"
         typer.echo(f"you play {human} against {ai}{of_game}\n{play_help(game)}")
         while True:

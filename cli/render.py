@@ -33,7 +33,7 @@ def shares(counts: Sequence[int]) -> list[str]:
     return [f"{tenth / 10:.1f}%" for tenth in tenths]
 
 
-def diagram(cells: str, game: Game = TICTACTOE) -> str:
+def diagram(cells: str, game: Game) -> str:
     """The board drawn with its column letters and row numbers."""
     width = game.columns
     lines = ["    " + "   ".join(game.move_name(column)[0] for column in range(width))]
@@ -44,15 +44,15 @@ def diagram(cells: str, game: Game = TICTACTOE) -> str:
     return "\n".join(lines)
 
 
-def indented_diagram(cells: str, indent: str, game: Game = TICTACTOE) -> list[str]:
+def indented_diagram(cells: str, indent: str, game: Game) -> list[str]:
     return [indent + line for line in diagram(cells, game).splitlines()]
 
 
-def describe_move(move: int, game: Game = TICTACTOE) -> str:
+def describe_move(move: int, game: Game) -> str:
     return f"{move} ({game.move_name(move)})"
 
 
-def describe_moves(moves: Iterable[int], game: Game = TICTACTOE) -> str:
+def describe_moves(moves: Iterable[int], game: Game) -> str:
     """`4 (b2), 7 (b3)`: indices with their names; `none` for no move."""
     return ", ".join(describe_move(move, game) for move in moves) or "none"
 

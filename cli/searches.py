@@ -235,7 +235,7 @@ def _traced(
     game = database.game
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as stream:
-        first = header(algorithm.strip().lower(), board.stored_cells, scale_of(algorithm, game), game=game.name)
+        first = header(algorithm.strip().lower(), board.stored_cells, scale_of(algorithm, game), "o", game.name)
         return search_board(
             database,
             algorithm,
@@ -287,7 +287,7 @@ def check_trace(
         raise typer.Exit(EXIT_NO)
 
 
-def trace_check_lines(result: TraceCheck, show: int, game: Game = DEFAULT_GAME) -> list[str]:
+def trace_check_lines(result: TraceCheck, show: int, game: Game) -> list[str]:
     breaking = "node breaks" if result.violation_count == 1 else "nodes break"
     verdict = "ok" if result.ok else f"FAILED: {result.violation_count:,} {breaking} a rule"
     lines = [

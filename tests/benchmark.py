@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ttt_db.game.definition import TICTACTOE
+
 
 @dataclass
 class Measurement:
@@ -554,16 +556,20 @@ def in_process(db_path: Path, runs: int) -> list[Measurement]:
             )
         )
         measurements.append(
-            Measurement("check ai14s --weak", median_seconds(lambda: check_weak(ai14s), runs), 0.025, "s")
+            Measurement(
+                "check ai14s --weak", median_seconds(lambda: check_weak(ai14s, TICTACTOE, "draw"), runs), 0.025, "s"
+            )
         )
         perfect = load_ai("perfect", lambda: db).play
         measurements.append(
-            Measurement("check perfect --weak", median_seconds(lambda: check_weak(perfect), runs), 0.012, "s")
+            Measurement(
+                "check perfect --weak", median_seconds(lambda: check_weak(perfect, TICTACTOE, "draw"), runs), 0.012, "s"
+            )
         )
 
         def games_per_second(first: str, second: str, games: int) -> float:
             ai1, ai2 = load_ai(first, lambda: db).play, load_ai(second, lambda: db).play
-            seconds = median_seconds(lambda: run_match(ai1, ai2, games, seed=1), runs)
+            seconds = median_seconds(lambda: run_match(ai1, ai2, games, seed=1, game=TICTACTOE), runs)
             return 2 * games / seconds
 
         for first, second, budget in (

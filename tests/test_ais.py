@@ -12,6 +12,7 @@ from ttt_db.ais.registry import BUILTIN_AIS, ai1s, ai2s, load_ai
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import IterativeDeepening
 from ttt_db.errors import UnknownAIError, UnknownAlgorithmError
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.search.algorithms import parse_algorithm, run_search
 from ttt_db.search.evaluation import board_score
 from ttt_db.store.database import SolutionDatabase, open_database
@@ -36,7 +37,7 @@ def test_ai1s_and_ai2s() -> None:
     ],
 )
 def test_ai14s_board_score(board: str, me: str, doubled_score: int) -> None:
-    assert board_score(board, me) == doubled_score  # type: ignore[arg-type]
+    assert board_score(board, me, TICTACTOE) == doubled_score  # type: ignore[arg-type]
 
 
 def test_ai14s_choices() -> None:
@@ -110,12 +111,12 @@ class TickingClock:
 def test_iddfs_answers_from_the_deepest_completed_iteration() -> None:
     board = "oo..x...."
     stopped = TickingClock()
-    assert IterativeDeepening(0.5, clock=stopped)(board) == (2, 3, 5, 6, 7, 8)  # none completed
-    frozen = IterativeDeepening(1.0, clock=lambda: 0.0)  # time never passes: every depth completes
+    assert IterativeDeepening(0.5, clock=stopped, game=TICTACTOE)(board) == (2, 3, 5, 6, 7, 8)  # none completed
+    frozen = IterativeDeepening(1.0, clock=lambda: 0.0, game=TICTACTOE)  # time never passes: every depth completes
     assert frozen(board) == load_ai(f"abdls@{board.count('.') - 1}").play(board) == (2,)
     # abdls@0 on this board reads the clock once per node: 1 (start) + 7 reads fit in 8 seconds
     nodes_at_depth_0 = 1 + len([i for i in range(9) if board[i] == "."])
-    shallow = IterativeDeepening(float(nodes_at_depth_0) + 0.5, clock=TickingClock())
+    shallow = IterativeDeepening(float(nodes_at_depth_0) + 0.5, clock=TickingClock(), game=TICTACTOE)
     assert shallow(board) == load_ai("abdls@0").play(board)
 
 
@@ -197,7 +198,7 @@ def _search_ai_names() -> list[str]:
         instances = [f"{base}@{n}" for n in (0, 2, 4)] if entry.parameter is int else [entry.name]
         for name in instances if entry.parameter is not float else []:
             try:
-                parse_algorithm(name)
+                parse_algorithm(name, TICTACTOE)
             except UnknownAlgorithmError:
                 continue
             names.append(name)
@@ -209,7 +210,7 @@ def test_every_search_ai_runs_the_search_of_its_name() -> None:
     assert {"minimax-tt", "alphabeta-shortest", "dls@2", "abdls@4"} <= set(names)
     boards = [".........", "o...x....", "oo..x....", "ox.xo...."]
     for name in names:
-        spec, _ = parse_algorithm(name)
+        spec, _ = parse_algorithm(name, TICTACTOE)
         assert load_ai(name).search == spec, name
         if spec is not None and spec.depth is not None:
             for board in boards:  # the same root: the same choice, the same work
@@ -221,7 +222,7 @@ def test_every_search_ai_runs_the_search_of_its_name() -> None:
 def test_iddfs_ai_answers_what_the_search_of_its_name_chooses() -> None:
     for board in ["oo..x....", "o...x...."]:
         report = run_search("iddfs@1", board, clock=lambda: 0.0)  # time never passes: every depth completes
-        assert IterativeDeepening(1.0, clock=lambda: 0.0)(board) == report.best_moves
+        assert IterativeDeepening(1.0, clock=lambda: 0.0, game=TICTACTOE)(board) == report.best_moves
         assert report.completed_depth == board.count(".") - 1
 
 

@@ -12,6 +12,7 @@ from ttt_db.cli.render import diagram
 
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
 from ttt_db.game.board import Board, impossibility, normalize_cells, parse_move
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.game.rules import move_name
 
 
@@ -63,8 +64,8 @@ def test_exactly_the_reachable_boards_pass_validation() -> None:
     """Of all 3^9 fillings, those that pass with o first are the 5,478 reachable positions, and
     those that pass with x first are exactly their mark-swaps."""
     fillings = list(map("".join, itertools.product(".ox", repeat=9)))
-    o_first = {cells for cells in fillings if impossibility(cells, "o") is None}
-    x_first = {cells for cells in fillings if impossibility(cells, "x") is None}
+    o_first = {cells for cells in fillings if impossibility(cells, "o", TICTACTOE) is None}
+    x_first = {cells for cells in fillings if impossibility(cells, "x", TICTACTOE) is None}
     assert o_first == set(reference.reachable())
     assert x_first == {cells.translate(str.maketrans("ox", "xo")) for cells in o_first}
     # boards with more x than o pass only with x first; with more o only with o first
@@ -91,7 +92,7 @@ def test_finished_boards_are_valid_and_have_no_move() -> None:
 
 
 def test_push_checks_legality() -> None:
-    board = Board.empty().push(4)
+    board = Board.empty(TICTACTOE).push(4)
     assert str(board) == "....o...."
     with pytest.raises(InvalidMoveError, match="taken by o"):
         board.push(4)
@@ -101,7 +102,7 @@ def test_push_checks_legality() -> None:
 
 @st.composite
 def reachable_boards(draw: st.DrawFn) -> Board:
-    board = Board.empty(first=draw(st.sampled_from(["o", "x"])))
+    board = Board.empty(TICTACTOE, first=draw(st.sampled_from(["o", "x"])))
     for _ in range(draw(st.integers(0, 9))):
         moves = board.legal_moves()
         if not moves:
@@ -125,7 +126,7 @@ def test_parse_format_round_trip(board: Board, style: str) -> None:
 
 
 def test_every_reachable_board_round_trips_with_either_first_player() -> None:
-    found = {Board.empty(first=first) for first in ("o", "x")}
+    found = {Board.empty(TICTACTOE, first=first) for first in ("o", "x")}
     frontier = list(found)
     while frontier:
         board = frontier.pop()
@@ -159,23 +160,23 @@ def test_a_first_player_written_on_the_board_is_checked(text: str, first: str | 
     [("0", 0), ("8", 8), ("a1", 0), ("b2", 4), ("b3", 7), ("C3", 8), ("2,0", 2), ("0,2", 6), ("(1, 2)", 7)],
 )
 def test_move_notations(text: str, move: int) -> None:
-    assert parse_move(text) == move
+    assert parse_move(text, TICTACTOE) == move
 
 
 @pytest.mark.parametrize("text", ["9", "d1", "a4", "3,0", "", "b", "-1", "centre"])
 def test_bad_moves_are_refused_quoting_the_input(text: str) -> None:
     with pytest.raises(InvalidMoveError) as caught:
-        parse_move(text)
+        parse_move(text, TICTACTOE)
     assert repr(text) in str(caught.value)
 
 
 def test_move_names_round_trip() -> None:
-    assert [move_name(i) for i in (0, 4, 7, 8)] == ["a1", "b2", "b3", "c3"]
-    assert all(parse_move(move_name(i)) == i for i in range(9))
+    assert [move_name(i, TICTACTOE) for i in (0, 4, 7, 8)] == ["a1", "b2", "b3", "c3"]
+    assert all(parse_move(move_name(i, TICTACTOE), TICTACTOE) == i for i in range(9))
 
 
 def test_diagram_has_coordinates() -> None:
-    assert diagram("ox..x....").splitlines() == [
+    assert diagram("ox..x....", TICTACTOE).splitlines() == [
         "    a   b   c",
         "1   o | x | .",
         "   ---+---+---",
@@ -186,4 +187,4 @@ def test_diagram_has_coordinates() -> None:
 
 
 def test_normalize_keeps_spaces_as_empty_cells() -> None:
-    assert normalize_cells("o   x    ") == "o...x...."
+    assert normalize_cells("o   x    ", TICTACTOE) == "o...x...."

@@ -13,6 +13,7 @@ import reference
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
 from ttt_db.checks.solved import check_weak, replay
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.game.rules import status
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
@@ -48,10 +49,10 @@ def test_ai2s_is_neither_and_its_counterexample_replays(db: SolutionDatabase) ->
     for side in (report.weak.o, report.weak.x):
         example = side.counterexample
         assert example is not None and example.error is None
-        boards = replay(example.moves)
+        boards = replay(example.moves, TICTACTOE)
         assert boards[-1] == example.board
-        assert status(example.board) == ("x" if side.side == "o" else "o")  # the AI lost
-        assert all(status(b) == "playing" for b in boards[:-1])
+        assert status(example.board, TICTACTOE) == ("x" if side.side == "o" else "o")  # the AI lost
+        assert all(status(b, TICTACTOE) == "playing" for b in boards[:-1])
         ai_parity = 0 if side.side == "o" else 1
         for ply, move in enumerate(example.moves):
             if ply % 2 == ai_parity:  # every AI move was among its candidates
@@ -127,7 +128,7 @@ def test_dls3_is_not_weakly_solved(db: SolutionDatabase) -> None:
 
 def test_the_weak_search_skips_boards_it_has_examined() -> None:
     # every board reachable with ai2s as o, until the first loss, is examined once
-    perfect_like = check_weak(lambda board: [i for i in range(9) if board[i] == "."])
+    perfect_like = check_weak(lambda board: [i for i in range(9) if board[i] == "."], TICTACTOE, "draw")
     # depth-first in index order; o's first loss (x completing the middle column) ends it at 37
     assert (perfect_like.o.visited, perfect_like.x.visited) == (37, 8)
     assert perfect_like.o.counterexample is not None and perfect_like.x.counterexample is not None

@@ -16,6 +16,7 @@ from ttt_db.errors import (
     ImpossibleBoardError,
     InvalidBoardError,
 )
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.location import resolve_location
 
@@ -99,12 +100,12 @@ def test_a_url_and_the_environment_address_the_database(
     with open_database(f"sqlite:///{db_path}") as database:
         assert database.lookup(".........").value == "draw"
     monkeypatch.setenv("TTT_DB", str(db_path))
-    assert resolve_location().path == db_path
+    assert resolve_location(None, TICTACTOE).path == db_path
     with open_database() as database:
         assert database.location.path == db_path
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TTT_DB")
-    assert resolve_location().path is not None and resolve_location().path.is_absolute()
+    assert resolve_location(None, TICTACTOE).path is not None and resolve_location(None, TICTACTOE).path.is_absolute()
 
 
 def test_a_missing_chunk_is_damage_not_an_impossible_board(altered_copy) -> None:
@@ -120,8 +121,8 @@ def test_a_missing_chunk_is_damage_not_an_impossible_board(altered_copy) -> None
 def test_default_location_is_the_checkouts_data_folder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TTT_DB", raising=False)
     checkout = Path(__file__).resolve().parent.parent
-    assert resolve_location().path == checkout / "data" / "ttt-db.sqlite"
-    assert resolve_location().url == f"sqlite:///{checkout / 'data' / 'ttt-db.sqlite'}"
+    assert resolve_location(None, TICTACTOE).path == checkout / "data" / "ttt-db.sqlite"
+    assert resolve_location(None, TICTACTOE).url == f"sqlite:///{checkout / 'data' / 'ttt-db.sqlite'}"
 
 
 def test_build_into_a_url_without_a_file_path(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import reference
 
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.report import run_checks
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.store.database import SolutionDatabase
 
 RULES = reference.TICTACTOE
@@ -180,7 +181,7 @@ def test_play_the_page_and_the_check_name_one_first_mistake(db: SolutionDatabase
     games = _random_games(60)
     with TestClient(create_app(db)) as client:
         for moves in games:
-            playthrough = Playthrough()
+            playthrough = Playthrough(TICTACTOE)
             for move in moves:
                 playthrough.push(move)
             expected = _reference_first_drop(moves)

@@ -16,7 +16,7 @@ from ttt_db.build.pipeline import build_database
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
 from ttt_db.errors import UnknownAIError
-from ttt_db.game.definition import Game
+from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.evaluation import PATTERN, board_score, weighted_patterns
 from ttt_db.store.database import open_database
@@ -187,7 +187,7 @@ def test_the_line_score_generalises_to_k_long_lines() -> None:
     assert board_score("ooo.x...x.......", "o", four) == 4 + 3 - 2 * 2
     # two o on an open row of four weigh 2, not a threat; on 3x3 the same two are a threat (4)
     assert board_score("oo.." + "." * 12, "o", four) == 2 + 3
-    assert board_score("oo.......", "o") == 4 + 3
+    assert board_score("oo.......", "o", TICTACTOE) == 4 + 3
 
 
 def test_commands_on_a_small_game(run, built: tuple[Game, Path, Solved], tmp_path: Path) -> None:

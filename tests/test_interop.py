@@ -15,7 +15,7 @@ from test_decisive_mistake import expected_mistake
 
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.report import run_checks
-from ttt_db.game.definition import Game
+from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.store.database import SolutionDatabase
 
 RULES = reference.TICTACTOE
@@ -52,8 +52,8 @@ def test_openspiel_states_show_the_boards_they_are_made_for(spiel) -> None:
     from ttt_db.ais.openspiel import board_of_state, spiel_state
 
     for board in PLAYING[::5]:
-        state = spiel_state(board)
-        assert board_of_state(state) == board
+        state = spiel_state(board, TICTACTOE)
+        assert board_of_state(state, TICTACTOE) == board
         # OpenSpiel draws its player 0 as x: ttt-db's o
         assert str(state).replace("\n", "") == board.translate(str.maketrans("ox", "xo"))
     game = Game.parse("3x4k3")
@@ -155,7 +155,7 @@ def test_ttt_dbs_perfect_player_is_a_perfect_openspiel_bot_and_policy(spiel, db:
 
     assert run_checks(_named(from_bot(perfect_bot(db, seed=1))), db, weak=False).solved is True  # a best move each call
     assert run_checks(_named(from_policy(perfect_policy(db))), db).solved is True
-    game = spiel_game()
+    game = spiel_game(TICTACTOE)
     rng = np.random.RandomState(5)
     for seat in (0, 1):
         for _ in range(10):
@@ -172,7 +172,7 @@ def test_a_seeded_mcts_bot_answers_every_move_its_seeds_play(spiel) -> None:
 
     from ttt_db.ais.openspiel import from_bot, spiel_game
 
-    game = spiel_game()
+    game = spiel_game(TICTACTOE)
 
     def make(seed: int):
         rng = np.random.RandomState(seed)

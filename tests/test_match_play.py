@@ -10,6 +10,7 @@ import pytest
 
 from ttt_db.ais.registry import ai2s, load_ai
 from ttt_db.errors import AIMisbehaved
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.play.match import play_game, run_match
 from ttt_db.play.playthrough import Playthrough
 from ttt_db.store.database import SolutionDatabase
@@ -19,7 +20,7 @@ ODDS = {"o": 737 / 1260, "x": 363 / 1260, "draw": 160 / 1260}
 
 def test_perfect_never_loses_to_random_play(db: SolutionDatabase) -> None:
     perfect = load_ai("perfect", lambda: db).play
-    result = run_match(perfect, ai2s, 2000, seed=11)
+    result = run_match(perfect, ai2s, 2000, seed=11, game=TICTACTOE)
     assert result.as_o.loss == 0 and result.as_x.loss == 0
     assert result.as_o.games == result.as_x.games == 2000
     assert result.as_o.win > 1800  # o wins nearly always against a random x
@@ -27,7 +28,7 @@ def test_perfect_never_loses_to_random_play(db: SolutionDatabase) -> None:
 
 def test_random_play_matches_the_exact_odds() -> None:
     games = 20_000
-    result = run_match(ai2s, ai2s, games, seed=2024)
+    result = run_match(ai2s, ai2s, games, seed=2024, game=TICTACTOE)
     # as o, AI1's wins are o wins; as x, AI1's losses are o wins
     observed = {
         "o": (result.as_o.win + result.as_x.loss) / (2 * games),
@@ -41,26 +42,26 @@ def test_random_play_matches_the_exact_odds() -> None:
 
 def test_the_same_seed_gives_the_same_match() -> None:
     ai14s = load_ai("ai14s").play
-    first = run_match(ai14s, ai2s, 500, seed=5)
-    second = run_match(ai14s, ai2s, 500, seed=5)
+    first = run_match(ai14s, ai2s, 500, seed=5, game=TICTACTOE)
+    second = run_match(ai14s, ai2s, 500, seed=5, game=TICTACTOE)
     assert (first.as_o, first.as_x) == (second.as_o, second.as_x)
-    third = run_match(ai14s, ai2s, 500, seed=6)
+    third = run_match(ai14s, ai2s, 500, seed=6, game=TICTACTOE)
     assert (third.as_o, third.as_x) != (first.as_o, first.as_x)
 
 
 def test_a_misbehaving_ai_stops_the_match_with_its_board() -> None:
     with pytest.raises(AIMisbehaved, match=r"at '\.\.\.\.\.\.\.\.\.': the AI answered no move"):
-        run_match(lambda board: [], ai2s, 10, seed=1)
+        run_match(lambda board: [], ai2s, 10, seed=1, game=TICTACTOE)
 
 
 def test_play_game_records_the_moves() -> None:
-    record = play_game(load_ai("ai1s").play, load_ai("ai1s").play, random.Random(0))
+    record = play_game(load_ai("ai1s").play, load_ai("ai1s").play, random.Random(0), TICTACTOE)
     assert record.moves == (0, 1, 2, 3, 4, 5, 6)
     assert (record.board, record.result) == ("oxoxoxo..", "o")
 
 
 def test_game_push_and_undo() -> None:
-    game = Playthrough()
+    game = Playthrough(TICTACTOE)
     game.push(4)
     game.push(0)
     assert str(game.board) == "x...o...."

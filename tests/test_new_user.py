@@ -13,6 +13,7 @@ import reference
 
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
 from ttt_db.game.board import Board, parse_move
+from ttt_db.game.definition import TICTACTOE
 
 
 def _one_error_line(result, exit_code: int = 2) -> str:
@@ -83,11 +84,11 @@ def test_boards_with_the_wrong_separators_say_what_was_meant(run, board: str, me
 )
 def test_bad_moves_name_the_range(text: str, reason: str) -> None:
     with pytest.raises(InvalidMoveError, match=reason):
-        parse_move(text)
+        parse_move(text, TICTACTOE)
 
 
 def test_xy_moves_are_column_then_row_from_zero() -> None:
-    assert [parse_move(t) for t in ("0,0", "2,0", "0,2", "2,2")] == [0, 2, 6, 8]
+    assert [parse_move(t, TICTACTOE) for t in ("0,0", "2,0", "0,2", "2,2")] == [0, 2, 6, 8]
 
 
 # --- who moved first ---------------------------------------------------------------------
@@ -134,7 +135,7 @@ def test_board_parse_with_first_round_trips() -> None:
     with pytest.raises(TypeError):
         Board.parse(None)  # type: ignore[arg-type]
     with pytest.raises(InvalidBoardError):
-        Board("ox.......", "z")  # type: ignore[arg-type]
+        Board("ox.......", "z", TICTACTOE)  # type: ignore[arg-type]
 
 
 def test_lookup_keeps_the_two_readings_of_one_text_apart(db) -> None:
@@ -395,7 +396,7 @@ def test_ctrl_c_in_play_exits_130_without_a_traceback(run, monkeypatch) -> None:
 def test_undo_turn_takes_back_to_the_players_turn() -> None:
     from ttt_db.play.playthrough import Playthrough
 
-    game = Playthrough()
+    game = Playthrough(TICTACTOE)
     for move in (4, 0, 8):
         game.push(move)
     assert game.undo_turn("x") == 2 and game.moves == [4]

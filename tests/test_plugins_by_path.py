@@ -10,6 +10,7 @@ import reference
 
 from ttt_db.ais.candidates import moves_over_seeds, top_moves
 from ttt_db.ais.registry import load_ai
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.store.database import SolutionDatabase
 
 
@@ -131,7 +132,7 @@ def test_a_contained_ai_failing_mid_check_fails_at_that_board_only(db: SolutionD
         "    return [board.index('.')]\n"
     )
     in_process = run_checks(load_ai("ai1s"), db, weak=False).strong
-    with contained_ai(f"{bot}:play", limits=Limits(seconds=0.5)) as named:
+    with contained_ai(f"{bot}:play", TICTACTOE, limits=Limits(seconds=0.5)) as named:
         contained = run_checks(named, db, weak=False).strong
     assert in_process is not None and contained is not None
     reasons = {failure.board: (failure.chosen, failure.error) for failure in contained.failures}

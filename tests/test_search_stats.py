@@ -12,6 +12,7 @@ import reference
 from reference import tree_nodes_below
 
 from ttt_db.ais.registry import load_ai
+from ttt_db.game.definition import TICTACTOE
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.algorithms import agreement, run_search
 
@@ -111,7 +112,7 @@ def test_deeper_depth_limited_ais_choose_the_references_moves(positions) -> None
     ],
 )
 def test_symmetric_boards_cost_the_same(algorithm: str, board: str) -> None:
-    counts = {run_search(algorithm, image).counts.nodes for image in symmetric_images(board)}
+    counts = {run_search(algorithm, image).counts.nodes for image in symmetric_images(board, TICTACTOE)}
     assert len(counts) == 1
 
 

@@ -24,23 +24,23 @@ def test_eight_distinct_permutations_closed_under_composition() -> None:
     assert all(sorted(t) == list(range(9)) for t in TICTACTOE.transforms)
     for a, b in itertools.product(TICTACTOE.transforms, repeat=2):
         assert tuple(a[b[i]] for i in range(9)) in TICTACTOE.transforms
-    assert transform_board("o........", 1) == "..o......"  # a quarter turn clockwise
+    assert transform_board("o........", 1, TICTACTOE) == "..o......"  # a quarter turn clockwise
 
 
 @pytest.mark.parametrize("t", range(8))
 def test_inverses(t: int) -> None:
     assert all(TICTACTOE.inverses[t][TICTACTOE.transforms[t][i]] == i for i in range(9))
     for move in range(9):
-        assert untransform_move(transform_move(move, t), t) == move
+        assert untransform_move(transform_move(move, t, TICTACTOE), t, TICTACTOE) == move
         board = "." * move + "o" + "." * (8 - move)
-        assert transform_board(board, t)[transform_move(move, t)] == "o"
+        assert transform_board(board, t, TICTACTOE)[transform_move(move, t, TICTACTOE)] == "o"
 
 
 def test_canonical_is_the_smallest_image() -> None:
-    assert canonical_board("o........") == "........o"  # "." sorts before "o"
-    canonical, t = canonical_transform("x.......o")
-    assert canonical == "..o...x.." == transform_board("x.......o", t)
-    assert canonical == min(symmetric_images("x.......o"))
+    assert canonical_board("o........", TICTACTOE) == "........o"  # "." sorts before "o"
+    canonical, t = canonical_transform("x.......o", TICTACTOE)
+    assert canonical == "..o...x.." == transform_board("x.......o", t, TICTACTOE)
+    assert canonical == min(symmetric_images("x.......o", TICTACTOE))
 
 
 def test_every_image_told_from_its_class_is_what_a_search_of_the_image_finds(db: SolutionDatabase) -> None:
@@ -61,7 +61,7 @@ def test_every_image_told_from_its_class_is_what_a_search_of_the_image_finds(db:
 
 def test_a_move_on_the_canonical_board_maps_back(db: SolutionDatabase) -> None:
     board = "x...o..o."  # x to move; its canonical image is another board
-    assert canonical_board(board) != board
-    canonical, t = canonical_transform(board)
+    assert canonical_board(board, TICTACTOE) != board
+    canonical, t = canonical_transform(board, TICTACTOE)
     canonical_best = db.lookup(canonical).best_moves
-    assert tuple(sorted(untransform_move(m, t) for m in canonical_best)) == db.lookup(board).best_moves
+    assert tuple(sorted(untransform_move(m, t, TICTACTOE) for m in canonical_best)) == db.lookup(board).best_moves

@@ -107,7 +107,9 @@ def test_ttt_db_traces_pass(run, tmp_path: Path, algorithm: str, board: str) -> 
 def test_plain_minimax_trace_checks_every_node_exactly(tmp_path: Path) -> None:
     path = tmp_path / "minimax.jsonl"
     with path.open("w") as stream:
-        report = run_search("minimax", "ox..x...o", tracer=TraceWriter(stream, header("minimax", "ox..x...o", "wdl")))
+        report = run_search(
+            "minimax", "ox..x...o", tracer=TraceWriter(stream, header("minimax", "ox..x...o", "wdl", "o", "3x3k3"))
+        )
     with path.open() as stream:
         result = check_trace(stream, _exact_wdl)
     assert result.ok and result.nodes == result.checked == report.counts.nodes

@@ -89,7 +89,7 @@ def _library_record(db: SolutionDatabase, board: str) -> dict[str, object]:
             "x": float(position.playout.x),
             "draw": float(position.playout.draw),
         },
-        "orbit": len(set(symmetric_images(position.cells))),
+        "orbit": len(set(symmetric_images(position.cells, TICTACTOE))),
         "game": "3x3k3",
     }
 

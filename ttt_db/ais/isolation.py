@@ -57,7 +57,7 @@ def is_user_ai(spec: str) -> bool:
 
 @contextlib.contextmanager
 def contained_ai(
-    spec: str, database: DatabaseProvider | None = None, game: Game = TICTACTOE, limits: Limits | None = None
+    spec: str, game: Game, database: DatabaseProvider | None = None, limits: Limits | None = None
 ) -> Iterator[NamedAI]:
     """The AI of `spec` held to `limits`: a user's AI in a worker process (stopped on exit), a
     built-in one in this process with its answers timed. UnknownAIError as `load_ai` raises it."""
@@ -98,7 +98,7 @@ def _out_of_reach() -> Iterator[None]:
 class IsolatedAI:
     """The calling side: an AI (a callable of a board) answered by a worker process."""
 
-    def __init__(self, spec: str, limits: Limits, game: Game = TICTACTOE) -> None:
+    def __init__(self, spec: str, limits: Limits, game: Game) -> None:
         self.spec = spec
         self.limits = limits
         self.game = game

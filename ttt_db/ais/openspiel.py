@@ -34,7 +34,7 @@ def _pyspiel() -> Any:
 
 
 @cache
-def spiel_game(game: Game = TICTACTOE) -> Any:
+def spiel_game(game: Game) -> Any:
     """OpenSpiel's game of `game`: `tic_tac_toe` for 3x3k3, else `mnk`."""
     pyspiel = _pyspiel()
     if game == TICTACTOE:
@@ -42,7 +42,7 @@ def spiel_game(game: Game = TICTACTOE) -> Any:
     return pyspiel.load_game("mnk", {"m": game.columns, "n": game.rows, "k": game.k})
 
 
-def spiel_state(board: str, game: Game = TICTACTOE) -> Any:
+def spiel_state(board: str, game: Game) -> Any:
     """An OpenSpiel state showing `board` (o first): o's and x's marks placed alternately."""
     state = spiel_game(game).new_initial_state()
     for move in moves_reaching(board):
@@ -50,7 +50,7 @@ def spiel_state(board: str, game: Game = TICTACTOE) -> Any:
     return state
 
 
-def board_of_state(state: Any, game: Game = TICTACTOE) -> str:
+def board_of_state(state: Any, game: Game) -> str:
     """The board (o first) an OpenSpiel state shows, from its moves."""
     cells = list(game.empty_board)
     for ply, action in enumerate(state.history()):

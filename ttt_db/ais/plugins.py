@@ -81,7 +81,7 @@ def _run_import(spec: str, what: str, load: Callable[[], Any]) -> Any:
         raise UnknownAIError(spec, f"importing {what!r} raised {type(error).__name__}: {error}") from None
 
 
-def load_user_ai(spec: str, game: Game = TICTACTOE) -> NamedAI:
+def load_user_ai(spec: str, game: Game) -> NamedAI:
     """The user's AI of `spec` (`module:function` or `file.py:function`), imported in this process.
     A function with a parameter named `game` is called `function(board, game=game)`: it learns
     which game it plays (rows, columns, k), as two games of one size share their boards' length."""

@@ -174,18 +174,18 @@ def _document(entry: BuiltinAI, name: str, game: Game) -> dict[str, Any]:
     }
 
 
-def ais_document(game: Game = TICTACTOE) -> list[dict[str, Any]]:
+def ais_document(game: Game) -> list[dict[str, Any]]:
     """What `ttt-db ais --json` prints and `/api/ais` sends: every built-in AI at a typical setting,
     what it is, and whether it plays `game` (and why not)."""
     return [_document(_BY_BASE[name.partition("@")[0]], name, game) for name in DEFAULT_INSTANCES]
 
 
-def ai_document(ai: NamedAI, game: Game = TICTACTOE) -> dict[str, Any]:
+def ai_document(ai: NamedAI, game: Game) -> dict[str, Any]:
     """One built-in AI's entry of `ais_document`, at its own setting (`/api/ais?ai=dls@5`)."""
     return _document(_BY_BASE[ai.name.partition("@")[0]], ai.name, game)
 
 
-def playable_ais(game: Game = TICTACTOE, database: DatabaseProvider | None = None) -> list[NamedAI]:
+def playable_ais(game: Game, database: DatabaseProvider | None = None) -> list[NamedAI]:
     """Every built-in AI at its typical setting that plays `game` (`check --all`)."""
     return [
         load_ai(name, database, game)

@@ -20,7 +20,7 @@ class SearchAI:
     (`exact_moves`); a depth-limited one (`dls@N`, `abdls@N`) answers with the moves its root
     chooses, as `ttt-db search` does (`chosen_moves`)."""
 
-    def __init__(self, spec: SearchSpec, game: Game = TICTACTOE) -> None:
+    def __init__(self, spec: SearchSpec, game: Game) -> None:
         self.engine = Engine(spec, game)
 
     def __call__(self, board: str) -> tuple[int, ...]:
@@ -34,7 +34,7 @@ class IterativeDeepening:
     iteration answers, or every legal move when none completed."""
 
     def __init__(
-        self, seconds: float, *, game: Game = TICTACTOE, clock: Callable[[], float] = time.perf_counter
+        self, seconds: float, *, game: Game, clock: Callable[[], float] = time.perf_counter
     ) -> None:
         self.seconds = seconds
         self.game = game
@@ -45,7 +45,7 @@ class IterativeDeepening:
         return report.best_moves or ()
 
 
-def search_ai(name: str, game: Game = TICTACTOE) -> tuple[AI, SearchSpec | None]:
+def search_ai(name: str, game: Game) -> tuple[AI, SearchSpec | None]:
     """The AI asking the search `name` (`minimax-tt`, `abdls@3`, `iddfs@0.1`, ...) for its moves, and
     the spec it runs for every answer (None for iddfs, whose depth is the clock's).
     UnknownAlgorithmError for a name that is no search."""

@@ -263,8 +263,8 @@ WEAK_STRIDE: Final = 64
 def check_weak_side(
     ai: AI,
     side: Mark,
-    game: Game = TICTACTOE,
-    target: Value = "draw",
+    game: Game,
+    target: Value,
     *,
     budget: CheckBudget | None = None,
     progress: Callable[[int], None] | None = None,
@@ -342,8 +342,8 @@ def check_weak_side(
 
 def check_weak(
     ai: AI,
-    game: Game = TICTACTOE,
-    value: Value = "draw",
+    game: Game,
+    value: Value,
     *,
     budget: CheckBudget | None = None,
     progress: Callable[[int], None] | None = None,
@@ -362,7 +362,7 @@ def check_weak(
     return WeakResult(as_o, as_x)
 
 
-def replay(moves: tuple[int, ...] | list[int], game: Game = TICTACTOE) -> list[str]:
+def replay(moves: tuple[int, ...] | list[int], game: Game) -> list[str]:
     """The boards after each move of a sequence from the empty board (o first)."""
     boards = [game.empty_board]
     for number, move in enumerate(moves):

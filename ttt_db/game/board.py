@@ -68,7 +68,7 @@ _NORMALIZE: Final = str.maketrans({char: cell for char, cell in _CELL_CHARS.item
 _PLAIN_CHARS: Final = frozenset(_CELL_CHARS)
 
 
-def normalize_cells(text: str, game: Game = TICTACTOE) -> str:
+def normalize_cells(text: str, game: Game) -> str:
     """The game's cells in lowercase from any accepted notation, or InvalidBoardError naming
     the fault (a board of another size says which game it does not fit)."""
     if len(text) == game.cells and _PLAIN_CHARS.issuperset(text):
@@ -108,7 +108,7 @@ def _in_a_row(game: Game) -> str:
     return "three in a row" if game.k == 3 else f"{game.k} in a row"
 
 
-def impossibility(cells: str, first: Mark = "o", game: Game = TICTACTOE) -> str | None:
+def impossibility(cells: str, first: Mark, game: Game) -> str | None:
     """Why no game in which `first` moved first reaches these cells, or None when one does."""
     o_lines = winning_lines(cells, "o", game)
     x_lines = winning_lines(cells, "x", game)
@@ -149,8 +149,8 @@ class Board:
     """
 
     cells: str
-    first: Mark = "o"
-    game: Game = TICTACTOE
+    first: Mark
+    game: Game
 
     def __post_init__(self) -> None:
         if len(self.cells) != self.game.cells or any(c not in "ox." for c in self.cells):
@@ -192,12 +192,12 @@ class Board:
         raise ImpossibleBoardError(text, reason, reachable_with_first=reachable_with)
 
     @classmethod
-    def known(cls, cells: str, first: Mark = "o", game: Game = TICTACTOE) -> Board:
+    def known(cls, cells: str, first: Mark, game: Game) -> Board:
         """A board whose cells are known reachable (the database's, or a legal move's), not checked again."""
         return cls._validated(cells, first, game)
 
     @classmethod
-    def _validated(cls, cells: str, first: Mark, game: Game = TICTACTOE) -> Board:
+    def _validated(cls, cells: str, first: Mark, game: Game) -> Board:
         """A board from cells already checked, without checking them again."""
         board = object.__new__(cls)
         object.__setattr__(board, "cells", cells)
@@ -206,7 +206,7 @@ class Board:
         return board
 
     @classmethod
-    def empty(cls, first: Mark = "o", game: Game = TICTACTOE) -> Board:
+    def empty(cls, game: Game, first: Mark = "o") -> Board:
         return cls(game.empty_board, first, game)
 
     def __str__(self) -> str:
@@ -276,7 +276,7 @@ class Board:
         return Board(play(self.cells, move, mover), self.first, self.game)
 
 
-def parse_move(text: str, game: Game = TICTACTOE) -> int:
+def parse_move(text: str, game: Game) -> int:
     """A cell index (`0`-`8` on 3x3), a name like `b3`, or `x,y` (column, row, both counted
     from 0). Raises InvalidMoveError naming the accepted range."""
     token = text.strip().lower()

@@ -25,7 +25,7 @@ CELL: Final = 56
 
 def board_svg(
     cells: str,
-    game: Game = TICTACTOE,
+    game: Game,
     *,
     values: Mapping[int, str] | None = None,
     notes: Mapping[int, str] | None = None,

@@ -19,7 +19,7 @@ EMPTY: Final = "."
 _SWAP_MARKS: Final = str.maketrans("ox", "xo")
 
 
-def winner(cells: str, game: Game = TICTACTOE) -> Mark | None:
+def winner(cells: str, game: Game) -> Mark | None:
     """The mark with K in a row, or None (the first found if, impossibly, both have one)."""
     if game.k == 3:
         for a, b, c in game.lines:
@@ -34,12 +34,12 @@ def winner(cells: str, game: Game = TICTACTOE) -> Mark | None:
     return None
 
 
-def winning_lines(cells: str, mark: Mark, game: Game = TICTACTOE) -> list[tuple[int, ...]]:
+def winning_lines(cells: str, mark: Mark, game: Game) -> list[tuple[int, ...]]:
     """Every line on which `mark` has K in a row."""
     return [line for line in game.lines if all(cells[i] == mark for i in line)]
 
 
-def status(cells: str, game: Game = TICTACTOE) -> Status:
+def status(cells: str, game: Game) -> Status:
     """`o` or `x` when that side has won, `draw` on a full board, else `playing`."""
     won = winner(cells, game)
     if won is not None:
@@ -72,7 +72,7 @@ def empty_cells(cells: str) -> tuple[int, ...]:
     return tuple(i for i, char in enumerate(cells) if char == EMPTY)
 
 
-def legal_moves(cells: str, game: Game = TICTACTOE) -> tuple[int, ...]:
+def legal_moves(cells: str, game: Game) -> tuple[int, ...]:
     """The empty cells of a game still on; none once somebody has won."""
     if winner(cells, game) is not None:
         return ()
@@ -167,6 +167,6 @@ def shortest_victory(value: Value, mover: Mark, plies: int, cells: int) -> int:
     return final_score(mover if value == "win" else other(mover), plies, shortest=True, cells=cells)
 
 
-def move_name(move: int, game: Game = TICTACTOE) -> str:
+def move_name(move: int, game: Game) -> str:
     """Human name of a cell: column letter, row number from the top (on 3x3, 0 -> a1, 7 -> b3)."""
     return game.move_name(move)

@@ -14,45 +14,45 @@ from collections.abc import Iterable
 from ttt_db.game.definition import TICTACTOE, Game
 
 
-def transform_board(cells: str, transform: int, game: Game = TICTACTOE) -> str:
+def transform_board(cells: str, transform: int, game: Game) -> str:
     """The image of `cells` under transform number `transform`."""
     perm = game.transforms[transform]
     return "".join([cells[i] for i in perm])
 
 
-def transform_move(move: int, transform: int, game: Game = TICTACTOE) -> int:
+def transform_move(move: int, transform: int, game: Game) -> int:
     """Where `move` on a board lands on its image under `transform`."""
     return game.inverses[transform][move]
 
 
-def untransform_move(move: int, transform: int, game: Game = TICTACTOE) -> int:
+def untransform_move(move: int, transform: int, game: Game) -> int:
     """Where `move` on the image under `transform` lies on the original board."""
     return game.transforms[transform][move]
 
 
-def untransform_moves(moves: Iterable[int], transform: int, game: Game = TICTACTOE) -> tuple[int, ...]:
+def untransform_moves(moves: Iterable[int], transform: int, game: Game) -> tuple[int, ...]:
     """`moves` on the image under `transform`, carried back to the original board, sorted."""
     perm = game.transforms[transform]
     return tuple(sorted(perm[move] for move in moves))
 
 
-def symmetric_images(cells: str, game: Game = TICTACTOE) -> list[str]:
+def symmetric_images(cells: str, game: Game) -> list[str]:
     """Every image, in transform order (duplicates kept for symmetric boards)."""
     return ["".join([cells[i] for i in perm]) for perm in game.transforms]
 
 
-def canonical_board(cells: str, game: Game = TICTACTOE) -> str:
+def canonical_board(cells: str, game: Game) -> str:
     """The smallest image in plain character order (`.` < `o` < `x`)."""
     return min(symmetric_images(cells, game))
 
 
-def canonical_transform(cells: str, game: Game = TICTACTOE) -> tuple[str, int]:
+def canonical_transform(cells: str, game: Game) -> tuple[str, int]:
     """The canonical board and the first transform that produces it from `cells`."""
     images = symmetric_images(cells, game)
     canonical = min(images)
     return canonical, images.index(canonical)
 
 
-def orbit_size(cells: str, game: Game = TICTACTOE) -> int:
+def orbit_size(cells: str, game: Game) -> int:
     """How many distinct boards the symmetries make of `cells` (itself included)."""
     return len(set(symmetric_images(cells, game)))

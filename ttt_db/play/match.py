@@ -86,7 +86,7 @@ class MoveTable:
     """Board -> the boards the mover's AI may move to, or the result code (from `hero`'s side)
     once the game is over. Filled lazily; each board asks its AI once."""
 
-    def __init__(self, o_ai: AI, x_ai: AI, hero: Mark, game: Game = TICTACTOE) -> None:
+    def __init__(self, o_ai: AI, x_ai: AI, hero: Mark, game: Game) -> None:
         self.ais = {"o": o_ai, "x": x_ai}
         self.hero = hero
         self.game = game
@@ -143,7 +143,7 @@ def _record(path: list[str], game: Game) -> GameRecord:
 
 
 def run_match(
-    ai1: AI, ai2: AI, games: int, *, seed: int | None = None, game: Game = TICTACTOE, progress: Progress | None = None
+    ai1: AI, ai2: AI, games: int, *, game: Game, seed: int | None = None, progress: Progress | None = None
 ) -> MatchResult:
     """`games` games of `game` with AI1 as o, then `games` with AI1 as x. Raises AIMisbehaved
     if an AI gives an unusable answer."""
@@ -158,7 +158,7 @@ def run_match(
     return MatchResult(games, as_o, as_x, time.perf_counter() - started, lost_as_o, lost_as_x)
 
 
-def play_game(o_ai: AI, x_ai: AI, rng: random.Random, game: Game = TICTACTOE) -> GameRecord:
+def play_game(o_ai: AI, x_ai: AI, rng: random.Random, game: Game) -> GameRecord:
     """One game, move by move, with the record of the moves."""
     board = game.empty_board
     moves: list[int] = []

@@ -16,7 +16,7 @@ from ttt_db.store.position import Position
 class Playthrough:
     """A game of `game` from `start` (the empty board with `o` first by default)."""
 
-    def __init__(self, game: Game = TICTACTOE, start: Board | None = None) -> None:
+    def __init__(self, game: Game, start: Board | None = None) -> None:
         self.game = game
         self.history: list[Board] = [start or Board.empty(game=game)]
         self.moves: list[int] = []

@@ -116,7 +116,7 @@ def parse_seconds(text: str) -> float | None:
     return seconds if seconds > 0 else None
 
 
-def parse_algorithm(name: str, game: Game = TICTACTOE) -> tuple[SearchSpec | None, float | None]:
+def parse_algorithm(name: str, game: Game) -> tuple[SearchSpec | None, float | None]:
     """(spec, seconds): a full search, `dls@N`/`abdls@N` (a spec, N at most the game's cells), or
     `iddfs@SECONDS` (seconds). UnknownAlgorithmError (an InputError) naming the algorithms otherwise."""
     key = name.strip().lower()
@@ -137,7 +137,7 @@ def parse_algorithm(name: str, game: Game = TICTACTOE) -> tuple[SearchSpec | Non
     raise UnknownAlgorithmError(name, f"the algorithms are {known}")
 
 
-def scale_of(algorithm: str, game: Game = TICTACTOE) -> Scale:
+def scale_of(algorithm: str, game: Game) -> Scale:
     """The scale an algorithm's values are on."""
     spec, _ = parse_algorithm(algorithm, game)
     return spec.scale if spec is not None else "plies"

@@ -113,7 +113,7 @@ def shortest_victory_range(game: Game) -> tuple[int, int]:
     return fastest_x, fastest_o
 
 
-def line_estimate(board: str, just_moved: Mark, game: Game = TICTACTOE) -> int:
+def line_estimate(board: str, just_moved: Mark, game: Game) -> int:
     """ai14s's board score for the player who just moved, generalised to K-long lines
     (`ttt_db.search.evaluation.board_score`), clamped below any proven win."""
     score = board_score(board, just_moved, game)
@@ -135,7 +135,7 @@ class Engine:
     def __init__(
         self,
         spec: SearchSpec,
-        game: Game = TICTACTOE,
+        game: Game,
         *,
         tracer: Tracer | None = None,
         node_limit: int | None = None,

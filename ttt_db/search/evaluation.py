@@ -81,7 +81,7 @@ def weighted_patterns(k: int) -> tuple[tuple[tuple[int, int], ...], ...]:
     return tuple(tuple(classify(mine, theirs) for theirs in range(k + 1)) for mine in range(k + 1))
 
 
-def board_score(after: str, me: Mark, game: Game = TICTACTOE) -> int:
+def board_score(after: str, me: Mark, game: Game) -> int:
     """ai14s's doubled score of a board of `game`, seen by `me` (the player who just moved)."""
     patterns = weighted_patterns(game.k)
     counts = [0] * 6

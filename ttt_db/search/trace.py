@@ -94,7 +94,7 @@ ENTER_FIELDS: Final = tuple(field.name for field in fields(Enter))
 """The fields of an `enter` record, in the order `Enter` takes them."""
 
 
-def header(algorithm: str, board: str, scale: str, first: Mark = "o", game: str = DEFAULT_GAME.name) -> dict[str, Any]:
+def header(algorithm: str, board: str, scale: str, first: Mark, game: str) -> dict[str, Any]:
     """The first record of a trace."""
     return {
         "type": "header",

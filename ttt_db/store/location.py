@@ -25,12 +25,12 @@ class DatabaseLocation:
         return str(self.path) if self.path is not None else self.url
 
 
-def default_filename(game: Game = DEFAULT_GAME) -> str:
+def default_filename(game: Game) -> str:
     """`ttt-db.sqlite` for tic-tac-toe, `ttt-db-4x4k4.sqlite` and so on for the other games."""
     return DEFAULT_FILENAME if game == DEFAULT_GAME else f"ttt-db-{game.name}.sqlite"
 
 
-def default_path(game: Game = DEFAULT_GAME) -> Path:
+def default_path(game: Game) -> Path:
     """`data/ttt-db.sqlite` (or the game's own name) in the project checkout; the user's data
     folder for a plain install."""
     checkout = Path(__file__).resolve().parents[2]  # ttt_db/store/location.py -> the checkout
@@ -58,7 +58,7 @@ def _is_in_memory(url: str) -> bool:
 
 
 def resolve_location(
-    db: str | os.PathLike[str] | DatabaseLocation | None = None, game: Game = DEFAULT_GAME
+    db: str | os.PathLike[str] | DatabaseLocation | None, game: Game
 ) -> DatabaseLocation:
     """`db` if given, else `$TTT_DB`, else the game's default path. A value with `://` is a URL.
 

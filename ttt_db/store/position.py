@@ -41,7 +41,7 @@ class MoveAnalysis:
     move: int
     value: Value
     remoteness: int
-    game: Game = TICTACTOE
+    game: Game
 
     @property
     def name(self) -> str:

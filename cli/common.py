@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ttt_db.errors import ImpossibleBoardError, InputError, TttDbError
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
 from ttt_db.ranked.slots import game_from_name
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 
 if TYPE_CHECKING:
     from ttt_db.store.figures import DepthFigures

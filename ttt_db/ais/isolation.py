@@ -40,7 +40,7 @@ from ttt_db.ais.limits import Limits
 from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
 from ttt_db.errors import AIMisbehaved, UnknownAIError
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 
 WINDOW: Final = 64
 """Boards sent to a worker before their answers are read (`IsolatedAI.ask_ahead`)."""

@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.errors import StopRequested, UnknownAIError
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 
 if TYPE_CHECKING:
     from ttt_db.ais.protocol import NamedAI

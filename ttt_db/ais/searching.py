@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from ttt_db.ais.protocol import AI
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 from ttt_db.search.algorithms import chosen_moves, exact_moves, iterative_deepening, parse_algorithm
 from ttt_db.search.engine import Engine, SearchSpec
 
@@ -33,9 +33,7 @@ class IterativeDeepening:
     """`iddfs@SECONDS`: the search `iddfs@SECONDS` from every board; the deepest completed
     iteration answers, or every legal move when none completed."""
 
-    def __init__(
-        self, seconds: float, *, game: Game, clock: Callable[[], float] = time.perf_counter
-    ) -> None:
+    def __init__(self, seconds: float, *, game: Game, clock: Callable[[], float] = time.perf_counter) -> None:
         self.seconds = seconds
         self.game = game
         self.clock = clock  # injectable, so tests need not race the machine

@@ -112,6 +112,10 @@ def check_strong_over_core(
     at_representatives = canonical or by_orbit
     total = figures["decision_canonical" if canonical else "decision"]
     to_ask = figures["decision_canonical" if at_representatives else "decision"]
+    if ai.core_answer == "fastest" or (ai.core_answer == "best" and not shortest):
+        return _check_own_moves(
+            db, canonical=canonical, shortest=shortest, by_orbit=by_orbit, report=report, budget=budget
+        )
     tally = _Tally(budget.failures_kept)
     asked = 0
     asking = 0.0  # seconds spent waiting for a board-by-board AI's answers
@@ -172,6 +176,49 @@ def check_strong_over_core(
         tally.failing,
         tally.failures,
         tally.ordered(),
+        asked=asked if by_orbit else None,
+        stopped=stopped,
+        depth_reached=depth if stopped is not None else None,
+    )
+
+
+def _check_own_moves(
+    db: SolutionDatabase, *, canonical: bool, shortest: bool, by_orbit: bool, report: Progress, budget: CheckBudget
+) -> StrongResult:
+    """The strong check of an AI answering the database's own moves where they cannot fail the
+    target (the best moves held to the best, the fastest to either: the fastest keep the value):
+    every level held to its children as the walker reads it, its decision positions counted by the
+    rule as it holds them, no board made or asked."""
+    figures = db.meta()["figures"]
+    name = "decision_canonical" if canonical else "decision"
+    to_ask = figures["decision_canonical" if canonical or by_orbit else "decision"]
+    checked = asked = 0
+    stopped: str | None = None
+    depth = 0
+    report(0, to_ask)
+    for step in db.core.walk():
+        depth = step.depth
+        stopped = budget.stop_reason()
+        if stopped is not None:
+            break
+        counts = step.counts
+        checked += counts.decision_canonical if canonical else counts.decision
+        asked += counts.decision_canonical if canonical or by_orbit else counts.decision
+        budget.spend(counts.decision_canonical if canonical or by_orbit else counts.decision)
+        report(asked, to_ask)
+    if stopped is None and checked != figures[name]:
+        raise DatabaseDamagedError(
+            f"the meta's {figures[name]:,} decision positions, where the core holds {checked:,}", "table ttt_meta"
+        )
+    total = figures[name]
+    return StrongResult(
+        name,
+        shortest,
+        total,
+        total if stopped is None else checked,
+        0,
+        [],
+        {},
         asked=asked if by_orbit else None,
         stopped=stopped,
         depth_reached=depth if stopped is not None else None,

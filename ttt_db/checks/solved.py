@@ -22,7 +22,7 @@ from ttt_db.ais.calling import candidate_moves
 from ttt_db.ais.protocol import AI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.errors import AIMisbehaved
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, opposite_value, play, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move
 from ttt_db.store.position import analyses_of

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Final
 
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 
 SIDE_COLOURS: Final = {"o": "#2454c5", "x": "#a0349a"}
 VALUE_COLOURS: Final = {"win": ("#176b3a", "#d9f2e3"), "draw": ("#735b00", "#fbf0c4"), "loss": ("#b3261e", "#f9dedc")}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, Literal
 
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 
 Mark = Literal["o", "x"]
 Status = Literal["playing", "o", "x", "draw"]

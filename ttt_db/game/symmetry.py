@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 
 
 def transform_board(cells: str, transform: int, game: Game) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from ttt_db.ais.calling import candidate_moves
 from ttt_db.ais.protocol import AI
 from ttt_db.errors import AIMisbehaved, InputError
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Mark, Status, Value, mover_at, play, result_for, side_to_move, status
 
 Progress = Callable[[int, int], None]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ttt_db.errors import InvalidMoveError
 from ttt_db.game.board import Board
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark, Status
 from ttt_db.play.mistakes import Mistake, first_mistake
 from ttt_db.store.position import Position

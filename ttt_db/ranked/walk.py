@@ -84,24 +84,36 @@ def walk(
     depths: range | None = None,
 ) -> Iterator[Step]:
     """Every level (or those of `depths`, in the walk's order), each held to the level below it as
-    stored; damage goes to `report` (raising by default)."""
+    stored; damage goes to `report` (raising by default). A step's levels are the walk's until it
+    moves on: it then lets go of those it no longer needs (keep a level, not the step, to hold on)."""
     n = tables.cells
     wanted = depths if depths is not None else range(n + 1)
     if direction == "backward":
         below: Level | None = None
         for depth in range(n, min(wanted, default=0) - 1, -1):
-            here = _held(tables, source, depth, below, report)
+            here, counts = _held(tables, source, depth, below, report)
             if depth in wanted:
-                yield Step(here[0], below, here[1])
-            below = here[0]
+                step = Step(here, below, counts)
+                yield step
+                _let_go(step)
+            below = here
         return
     stored = _stored(tables, source, min(wanted, default=0), report)
     for depth in range(min(wanted, default=0), max(wanted, default=-1) + 1):
         below_level = _stored(tables, source, depth + 1, report) if depth < n else None
         counts = _hold(tables, depth, stored, below_level, report)
-        yield Step(stored, below_level, counts)
+        step = Step(stored, below_level, counts)
+        yield step
+        _let_go(step)
         if below_level is not None:
             stored = below_level
+
+
+def _let_go(step: Step) -> None:
+    """The step's levels dropped once the walk has moved on, so that a caller still holding the step
+    does not keep a third level in memory while the next is read."""
+    object.__setattr__(step, "here", None)
+    object.__setattr__(step, "below", None)
 
 
 def _stored(tables: RankedTables, source: LevelSource, depth: int, report: Report) -> Level:

@@ -26,7 +26,7 @@ from math import perm
 from typing import Final, Literal, Protocol
 
 from ttt_db.errors import SearchTimeout, WorkLimitError
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 from ttt_db.game.rules import (
     EMPTY,
     Mark,

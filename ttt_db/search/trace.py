@@ -20,7 +20,6 @@ import math
 from dataclasses import dataclass, fields
 from typing import IO, Any, Final, Literal
 
-from ttt_db.game.definition import DEFAULT_GAME
 from ttt_db.game.rules import Mark
 
 FORMAT: Final = "ttt-db-trace"

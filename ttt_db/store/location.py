@@ -57,9 +57,7 @@ def _is_in_memory(url: str) -> bool:
     return name in ("", ":memory:") or "mode=memory" in url
 
 
-def resolve_location(
-    db: str | os.PathLike[str] | DatabaseLocation | None, game: Game
-) -> DatabaseLocation:
+def resolve_location(db: str | os.PathLike[str] | DatabaseLocation | None, game: Game) -> DatabaseLocation:
     """`db` if given, else `$TTT_DB`, else the game's default path. A value with `://` is a URL.
 
     Raises DatabaseError for an in-memory SQLite URL: it would be gone when the build ends."""

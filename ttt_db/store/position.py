@@ -9,7 +9,7 @@ from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.board import Board
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import Game
 from ttt_db.game.rules import (
     EMPTY,
     Mark,

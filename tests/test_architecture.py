@@ -187,3 +187,33 @@ def test_every_documented_endpoint_is_in_the_route_table_and_every_route_documen
     routes = {route.path for route in create_app(db).routes if isinstance(route, Route)}
     assert "/api/position" in documented
     assert documented == {path for path in routes if path.startswith("/api/")}
+
+
+def _documented_tree() -> set[str]:
+    """The paths docs/architecture.md's tree names (folders end in /), by their indentation."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    block = text.split("```\n", 2)[1]
+    paths: set[str] = set()
+    stack: list[str] = []
+    for line in block.splitlines():
+        head = line[:22].rstrip()
+        if not head.strip():
+            continue  # a description's second line
+        depth = (len(head) - len(head.lstrip())) // 2
+        stack = [*stack[:depth], head.strip()]
+        paths.add("".join(stack))
+    return paths
+
+
+def test_the_documented_tree_is_the_code() -> None:
+    """Every module and folder of the library, the build and the command line, and nothing else."""
+    actual = set()
+    for folder in ("ttt_db", "builder", "cli"):
+        for path in (ROOT / folder).rglob("*"):
+            relative = path.relative_to(ROOT).as_posix()
+            if "__pycache__" in relative or "/static/" in relative or path.name in ("__init__.py", "__main__.py"):
+                continue
+            actual.add(relative + "/" if path.is_dir() else relative)
+        actual.add(folder + "/")
+    documented = {path for path in _documented_tree() if path.startswith(("ttt_db/", "builder/", "cli/"))}
+    assert documented == actual

@@ -24,66 +24,16 @@ from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.ranked import backend
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.layout import level_from_chunks, stored_chunks
-from ttt_db.ranked.slots import board_of_slot, game_from_name, level_slots, representative, slot_of
+from ttt_db.ranked.slots import game_from_name, level_slots
 from ttt_db.ranked.step import solve_core
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store import extras
-from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum
+from ttt_db.store.chunks import chunk_checksum
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.location import DatabaseLocation
 
 REBUILD = "rebuild it with `ttt-db build --force`"
-SMALL_GAMES = ["3x3k3", "2x2k2", "3x3k2", "2x4k3", "1x5k3", "2x5k3"]
 BACKENDS = {"interpreted": backend.interpreted, "compiled": backend.compiled}
-
-
-def _reference_value(board: str, rules: reference.Rules) -> tuple[str, int]:
-    """The side to move's value and the remoteness, from the reference solver."""
-    solved = reference.solver(rules)(board)
-    sign = 1 if rules.mover(board) == "o" else -1
-    finished = rules.finished(board)
-    value = sign * solved.score if not finished else (-1 if rules.winner(board) else 0)
-    return ("loss", "draw", "win")[value + 1], solved.remoteness
-
-
-@pytest.mark.parametrize("kernel", BACKENDS)
-@pytest.mark.parametrize("name", SMALL_GAMES)
-def test_every_reachable_board_has_the_reference_value_at_its_representative_slot(name: str, kernel: str) -> None:
-    """The level step over canonical sets, interpreted and compiled, on squares and rectangles:
-    every reachable board's class holds the reference solver's value at its representative, every
-    class is counted once with its orbit, and no other stored slot holds a code."""
-    game = Game.parse(name)
-    rules = reference.Rules(game.rows, game.columns, game.k)
-    tables = RankedTables(game, BACKENDS[kernel]())
-    solved = {level.depth: (level, counts) for level, counts in solve_core(tables)}
-    stored = {
-        depth: b"".join(
-            bytes(chunk or bytes(min(CHUNK_SLOTS, level_slots(game.cells, depth) - n * CHUNK_SLOTS)))
-            for n, chunk in stored_chunks(tables, level, CHUNK_SLOTS)
-        )
-        for depth, (level, _) in solved.items()
-    }
-    boards = reference.reachable(rules)
-    classes: dict[int, set[int]] = {}
-    for board in boards:
-        depth, slot, _ = representative(board, game)
-        classes.setdefault(depth, set()).add(slot)
-        assert value_of_code(stored[depth][slot]) == _reference_value(board, rules), board
-    for depth, (_, counts) in solved.items():
-        reached = [board for board in boards if game.cells - board.count(".") == depth]
-        assert counts.positions == len(reached), depth
-        assert counts.canonical == len({min(rules.images(board)) for board in reached}), depth
-        assert {slot for slot, code in enumerate(stored[depth]) if code} == classes.get(depth, set()), depth
-
-
-@pytest.mark.parametrize("name", ["3x3k3", "2x4k3", "3x4k3"])
-def test_slots_number_each_level_without_gaps_and_round_trip(name: str) -> None:
-    game = Game.parse(name)
-    for depth in range(game.cells + 1):
-        boards = [board_of_slot(game, depth, slot) for slot in range(level_slots(game.cells, depth))]
-        assert [slot_of(board) for board in boards] == [(depth, slot) for slot in range(len(boards))]
-        assert len(set(boards)) == len(boards)
-        assert all(board.count("o") == (depth + 1) // 2 and board.count("x") == depth // 2 for board in boards)
 
 
 @pytest.mark.parametrize("kernel", BACKENDS)
@@ -97,15 +47,6 @@ def test_a_level_taken_back_from_its_stored_chunks_is_the_solved_level(name: str
         ]
         taken = level_from_chunks(tables, level.depth, chunks, 4096)
         assert bytes(taken.level.codes) == bytes(level.codes) and taken.damaged_count == 0, level.depth
-
-
-def test_the_interpreted_and_the_compiled_kernels_agree_level_by_level() -> None:
-    game = Game.parse("3x4k3")
-    levels = [
-        [(bytes(level.codes), counts) for level, counts in solve_core(RankedTables(game, make()))]
-        for make in BACKENDS.values()
-    ]
-    assert levels[0] == levels[1]
 
 
 @pytest.fixture(scope="module")
@@ -330,32 +271,6 @@ def test_every_position_streamed_from_the_core_is_the_looked_up_position(
     assert len(streamed) == len(expected) == 5478
     assert all(position == expected[position.cells] for position in streamed)
     assert [position.depth for position in streamed] == sorted(position.depth for position in streamed)
-
-
-@pytest.mark.parametrize("name", ["3x3k3", "3x4k3", "3x3k2"])
-def test_the_weak_check_of_the_database_ais_over_the_core_visits_what_the_search_visits(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Forward in arrays from the empty board, with and without extras, the weak check of perfect
-    and perfect-shortest reaches exactly the boards the depth-first search of
-    ttt_db.checks.solved examines (o wins 3x4k3: as x there is nothing to prove)."""
-    from ttt_db.ais.registry import load_ai
-    from ttt_db.checks.report import run_checks
-    from ttt_db.checks.solved import check_weak
-
-    game = Game.parse(name)
-    build_database(tmp_path / "extras.sqlite", game=game)
-    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
-    build_database(tmp_path / "core.sqlite", game=game)
-    for ai in ("perfect", "perfect-shortest"):
-        for path, cells in ((tmp_path / "extras.sqlite", 16), (tmp_path / "core.sqlite", 8)):
-            monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", cells)
-            with open_database(path) as database:
-                named = load_ai(ai, lambda database=database: database, game)
-                searched = check_weak(named.play, game, database.empty_board_value).to_dict()
-                found = run_checks(named, database, strong=False).to_document()["weak"]
-            del found["o"]["mistake"], found["x"]["mistake"]
-            assert found == searched and found["o"]["visited"] > 0
 
 
 @pytest.mark.parametrize("name", ["ai1s", "ai14s", "dls@3"])

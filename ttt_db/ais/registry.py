@@ -198,7 +198,14 @@ def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TI
     """A built-in AI by name (`ai14s`, `dls@3`, ...) for `game`, or a user's
     `package.module:function` or `path/to/file.py:function` (it receives that game's boards).
 
-    `database` is called only by AIs that read the database. Raises UnknownAIError."""
+    `database` is called only by AIs that read the database. Raises UnknownAIError. An AI is asked
+    boards with o moved first, and answers every move it may play:
+
+    >>> load_ai("ai14s").play("xo..o....")
+    (7,)
+    >>> load_ai("ai1s").name, load_ai("ai1s").play("xo..o....")
+    ('ai1s', (2,))
+    """
     spec = spec.strip()
     if ":" in spec:
         return load_user_ai(spec, game)

@@ -151,7 +151,14 @@ def run_checks(
     symmetry class, its answer speaking for the images. The weak one is the depth-first search
     (`check_weak`, reporting `weak_progress(boards examined)`), or for the database's own AIs the
     same boards reached in arrays. Both spend one `budget` (unbounded by default): a check it
-    stops answers with what it proved (`solved` None when that decides nothing)."""
+    stops answers with what it proved (`solved` None when that decides nothing).
+
+    >>> from ttt_db import load_ai, open_database
+    >>> with open_database() as db:
+    ...     report = run_checks(load_ai("ai14s"), db)
+    >>> report.solved, report.weak.solved, report.strong.by_kind
+    (False, True, {'win_to_loss': 4, 'win_to_draw': 32, 'draw_to_loss': 16})
+    """
     game = db.game
     budget = budget or CheckBudget()
     budget.start()

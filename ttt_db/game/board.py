@@ -169,6 +169,14 @@ class Board:
 
         `first` (or a `:o`/`:x` after the cells, as `str(board)` writes it) says who moved first; by
         default the side with more marks, `o` on equal counts.
+
+        >>> Board.parse("ox./.x./...")
+        Board(cells='ox..x....', first='x', game=Game(rows=3, columns=3, k=3))
+        >>> str(Board.parse("ooo.xx..x", first="x"))
+        'ooo.xx..x:x'
+        >>> Board.parse("oxo")
+        Traceback (most recent call last):
+        ttt_db.errors.InvalidBoardError: invalid board 'oxo': expected 9 cells, got 3; ...
         """
         if not isinstance(text, str):
             raise TypeError(f"a board is a string, not {type(text).__name__}")

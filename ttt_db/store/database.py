@@ -517,9 +517,13 @@ def open_database(
     """Open the database at `db` (a path or SQLAlchemy URL), `$TTT_DB`, or the default path of
     `game` (tic-tac-toe's when None).
 
-    Raises `DatabaseMissingError` when there is none (`builder.open_or_build` or
+    Raises `DatabaseMissingError` when there is none (`ttt_db.build.open_or_build` or
     `ttt-db build` makes it) and `DatabaseError` when it is not a ttt-db database of this
     schema version, or when `game` is given and the database solves another game.
+
+    >>> with open_database() as db:
+    ...     db.lookup("ox..x....").best_moves, db.game.name
+    ((7,), '3x3k3')
     """
     location = resolve_location(db, game or DEFAULT_GAME)
     if not database_exists(location):

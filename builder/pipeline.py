@@ -94,7 +94,6 @@ def _build(
     have refused what cannot fit: `refuse_what_cannot_fit`)."""
     from ttt_db.build.levels import build_core, work_folder
     from ttt_db.build.write import BuildContent, write_solution
-
     from ttt_db.store.extras import count_extras, keeps_extras
 
     started = time.perf_counter()
@@ -120,7 +119,6 @@ def refuse_what_cannot_fit(game: Game, client: Any, location: DatabaseLocation) 
     """BuildRefusedError, with the build's plan, for a game over MAX_CELLS, or one that this
     machine lacks memory or disk for (with a local cluster, its workers share them too)."""
     from ttt_db.build.plan import plan_build, plan_lines
-
     from ttt_db.store.extras import keeps_extras
 
     if keeps_extras(game) and game.cells <= MAX_CELLS:

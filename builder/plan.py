@@ -141,7 +141,6 @@ def _sampled_rate(tables: Any, depth: int) -> float:
 def _stored_rate(tables: Any) -> float:
     """CPU seconds per board to lay out and compress, on the game's two deepest levels."""
     from ttt_db.build.levels import compressed_chunks
-
     from ttt_db.ranked.step import solve_level
 
     below = None

@@ -14,9 +14,9 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
-from ttt_db.build.levels import CoreBuild, Progress, process_alive
 
 from ttt_db import __version__
+from ttt_db.build.levels import CoreBuild, Progress, process_alive
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
 from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
 from ttt_db.cli.common import (
     EXIT_NO,
     AnyGameOption,
@@ -32,7 +33,6 @@ from ttt_db.cli.common import (
     progress_bar,
     stage_progress,
 )
-
 from ttt_db.game.definition import TICTACTOE
 
 if TYPE_CHECKING:
@@ -188,7 +188,6 @@ def best_moves(
     A board where x has one more mark than o is answered with x as the first player. The value
     and remoteness are the mover's; score and sv_score are from the first player's side."""
     from ttt_db.cli.render import best_moves_text
-
     from ttt_db.game.board import Board
 
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
@@ -211,7 +210,6 @@ def show(
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
     from ttt_db.cli.render import show_text
-
     from ttt_db.game.board import Board
 
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
@@ -255,7 +253,6 @@ def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOptio
     stored row against the rules, its children and its symmetric images, and compare it with a
     fresh solve; exit 1 on any mismatch or damage."""
     from ttt_db.cli.render import plural
-
     from ttt_db.store.verify import verify_database
 
     with open_db(db, game) as database:

@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.cli.common import (
     EXIT_NO,
     EXIT_UNDECIDED,
@@ -26,8 +28,6 @@ from ttt_db.cli.common import (
     progress_bar,
 )
 from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_move, describe_moves, indented_diagram, plural
-
-from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import side_to_move
 

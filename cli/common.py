@@ -421,14 +421,8 @@ def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
 
 
 def open_db(db: str | None, game: Game) -> SolutionDatabase:
-    """Open the game's database (`ttt_db.open_database`); only when there is none, build it first
-    (`builder.open_or_build`, with a notice on stderr)."""
-    from ttt_db.errors import DatabaseMissingError
-    from ttt_db.store.database import open_database
+    """Open the game's database, building it first when there is none (`open_or_build`, with a
+    notice on stderr)."""
+    from ttt_db.build.pipeline import open_or_build
 
-    try:
-        return open_database(db, game=game)
-    except DatabaseMissingError:
-        from ttt_db.build.pipeline import open_or_build
-
-        return open_or_build(db, game=game, notice=lambda message: typer.echo(message, err=True))
+    return open_or_build(db, game=game, notice=lambda message: typer.echo(message, err=True))

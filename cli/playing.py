@@ -7,6 +7,8 @@ import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.cli.common import (
     DbOption,
     GameOption,
@@ -23,8 +25,6 @@ from ttt_db.cli.common import (
     progress_bar,
 )
 from ttt_db.cli.render import describe_move, describe_moves, diagram, indented_diagram, plural, shares
-
-from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
 from ttt_db.cli.common import (
     EXIT_NO,
     EXIT_UNDECIDED,
@@ -22,7 +23,6 @@ from ttt_db.cli.common import (
     print_json,
 )
 from ttt_db.cli.render import describe_moves, plural
-
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:

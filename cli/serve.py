@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from ttt_db.cli.common import EXIT_INTERRUPTED, DbOption, GameOption, fail, open_db
 
+from ttt_db.cli.common import EXIT_INTERRUPTED, DbOption, GameOption, fail, open_db
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ttt_db.build import build_database
 from typer.testing import CliRunner
 
+from ttt_db.build import build_database
 from ttt_db.store.database import SolutionDatabase, open_database
 
 

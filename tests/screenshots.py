@@ -31,10 +31,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
 
 def serve(database_path: Path) -> tuple[str, object]:
     import uvicorn
-    from ttt_db.web.app import create_app
-    from ttt_db.web.server import server_config
 
     from ttt_db.store.database import open_database
+    from ttt_db.web.app import create_app
+    from ttt_db.web.server import server_config
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -51,8 +51,8 @@ def main() -> int:
     parser.add_argument("--game", default=None, help="also shoot the play view of this game (e.g. 4x4k3)")
     options = parser.parse_args()
     from playwright.sync_api import sync_playwright
-    from ttt_db.build import build_database
 
+    from ttt_db.build import build_database
     from ttt_db.ranked.slots import game_from_name
 
     out = Path(options.out)

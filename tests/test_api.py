@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import reference
 from starlette.testclient import TestClient
-from ttt_db.web.app import create_app
-from ttt_db.web.service import TRACE_NODE_LIMIT
 
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.game.definition import Game
 from ttt_db.store.database import SolutionDatabase, open_database
+from ttt_db.web.app import create_app
+from ttt_db.web.service import TRACE_NODE_LIMIT
 
 
 @pytest.fixture(scope="module")
@@ -228,9 +228,8 @@ def test_a_check_of_a_large_game_runs_in_the_background_with_its_progress(db: So
             assert result["done"] >= 0 and result["phase"] in ("starting", "weak", "strong")
             time.sleep(0.05)
             result = client.get("/api/check", params={"ai": "ai1s", "limit": "5"}).json()
-    from ttt_db.web.checking import PAGE_FAILURES_KEPT
-
     from ttt_db.checks.budget import CheckBudget
+    from ttt_db.web.checking import PAGE_FAILURES_KEPT
 
     expected = run_checks(load_ai("ai1s"), db, budget=CheckBudget(failures_kept=PAGE_FAILURES_KEPT)).to_document(0, 5)
     assert result == expected | {"status": "done"}  # the same result as the command line's

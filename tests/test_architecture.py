@@ -181,6 +181,7 @@ def test_every_documented_endpoint_is_in_the_route_table_and_every_route_documen
     import re
 
     from starlette.routing import Route
+
     from ttt_db.web.app import create_app
 
     documented = set(re.findall(r"^\| `(/api/[a-z/-]+)`", (ROOT / "docs" / "api.md").read_text(), re.M))

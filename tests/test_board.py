@@ -8,8 +8,8 @@ import pytest
 import reference
 from hypothesis import given
 from hypothesis import strategies as st
-from ttt_db.cli.render import diagram
 
+from ttt_db.cli.render import diagram
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
 from ttt_db.game.board import Board, impossibility, normalize_cells, parse_move
 from ttt_db.game.definition import TICTACTOE

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 import ttt_db.build.write
 from ttt_db.build import build_database
 

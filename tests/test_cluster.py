@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from ttt_db.build import build_database
 from ttt_db.build.cluster import DaskLevels, solve_task
-
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
 from ttt_db.ranked.step import solve_core

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 import reference
-from ttt_db.build.pipeline import build_database
 
 from ttt_db.ais.registry import load_ai
+from ttt_db.build.pipeline import build_database
 from ttt_db.checks.report import run_checks
 from ttt_db.errors import UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game

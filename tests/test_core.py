@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 import reference
-import ttt_db.build.levels
 import zstandard
-from ttt_db.build import build_database
 
+import ttt_db.build.levels
+from ttt_db.build import build_database
 from ttt_db.errors import NotStoredError, UnknownGameError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.ranked import backend

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from ttt_db.build.write import remove_stale_temporaries
 
+from ttt_db.build.write import remove_stale_temporaries
 from ttt_db.store.tables import SCHEMA_VERSION
 
 REBUILD = "rebuild it with `ttt-db build --force`"

@@ -6,9 +6,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from ttt_db.build import build_database, open_or_build
 
 from ttt_db import Board
+from ttt_db.build import build_database, open_or_build
 from ttt_db.errors import (
     DatabaseDamagedError,
     DatabaseError,

@@ -174,9 +174,9 @@ def _random_games(count: int) -> list[list[int]]:
 
 def test_play_the_page_and_the_check_name_one_first_mistake(db: SolutionDatabase) -> None:
     from starlette.testclient import TestClient
-    from ttt_db.web.app import create_app
 
     from ttt_db.play.playthrough import Playthrough
+    from ttt_db.web.app import create_app
 
     games = _random_games(60)
     with TestClient(create_app(db)) as client:
@@ -200,6 +200,7 @@ def test_play_the_page_and_the_check_name_one_first_mistake(db: SolutionDatabase
 
 def test_a_mistake_request_refuses_an_illegal_move_with_the_move_quoted(db: SolutionDatabase) -> None:
     from starlette.testclient import TestClient
+
     from ttt_db.web.app import create_app
 
     with TestClient(create_app(db)) as client:

@@ -11,18 +11,18 @@ from pathlib import Path
 
 import typer
 from benchmark import MEASURED, PERFORMANCE, render_performance
-from ttt_db.cli.app import app
-from ttt_db.cli.checks import WEAK_NOTICE_SECONDS
-from ttt_db.cli.common import LineBar
-from ttt_db.cli.serve import SWITCH_INTERVAL
-from ttt_db.web.checking import CHECK_MEMORY_MB
-from ttt_db.web.server import HEAD_BYTES, REQUEST_SECONDS
-from ttt_db.web.service import IDDFS_MAX_SECONDS, SEARCH_SECONDS
 from typer.testing import CliRunner
 
 from ttt_db.ais.isolation import MAX_REPLY_BYTES
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS
+from ttt_db.cli.app import app
+from ttt_db.cli.checks import WEAK_NOTICE_SECONDS
+from ttt_db.cli.common import LineBar
+from ttt_db.cli.serve import SWITCH_INTERVAL
 from ttt_db.search.algorithms import ALL_ALGORITHMS
+from ttt_db.web.checking import CHECK_MEMORY_MB
+from ttt_db.web.server import HEAD_BYTES, REQUEST_SECONDS
+from ttt_db.web.service import IDDFS_MAX_SECONDS, SEARCH_SECONDS
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURE = re.compile(r"(?<![\w@.])(\d[\d,]*(?:\.\d+)?) ?(ms|s|seconds|minutes|hours|KB|MB|GB)\b")

@@ -53,6 +53,7 @@ def server_url(db: SolutionDatabase, second_game: SolutionDatabase) -> Iterator[
 def serving(*databases: SolutionDatabase) -> Iterator[str]:
     """The app over `databases` on a free port of 127.0.0.1, in a thread, until the block ends."""
     import uvicorn
+
     from ttt_db.web.app import create_app
     from ttt_db.web.server import server_config
 
@@ -419,7 +420,6 @@ def test_the_value_history_draws_every_move_each_player_had(page: Any, server_ur
 def game_4x4k4(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SolutionDatabase]:
     """A 16-cell game, where a check by a searching AI takes minutes."""
     from ttt_db.build import build_database
-
     from ttt_db.game.definition import Game
     from ttt_db.store.database import open_database
 

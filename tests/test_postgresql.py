@@ -9,8 +9,8 @@ import threading
 
 import pytest
 from sqlalchemy import create_engine, text
-from ttt_db.build import build_database
 
+from ttt_db.build import build_database
 from ttt_db.errors import DatabaseError
 from ttt_db.store.database import open_database
 

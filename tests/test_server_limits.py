@@ -20,12 +20,12 @@ from collections.abc import Iterator
 
 import pytest
 from starlette.testclient import TestClient
-from ttt_db.web.app import create_app
-from ttt_db.web.server import Server, server_config
-from ttt_db.web.service import Service
 
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.store.database import SolutionDatabase
+from ttt_db.web.app import create_app
+from ttt_db.web.server import Server, server_config
+from ttt_db.web.service import Service
 
 REQUEST_SECONDS = 0.5
 HEAD_BYTES = 2048

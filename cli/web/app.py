@@ -15,7 +15,8 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qsl
@@ -28,11 +29,11 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
-from ttt_db.web.service import CHECK_IN_REQUEST_CELLS, ApiError, Service
 
 from ttt_db.errors import InputError, TttDbError
 from ttt_db.search.algorithms import algorithms_document
 from ttt_db.store.database import SolutionDatabase
+from ttt_db.web.service import CHECK_IN_REQUEST_CELLS, ApiError, Service
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 HEAVY_REQUESTS_AT_ONCE: Final = 2
@@ -109,6 +110,28 @@ class PositionAnswers:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An endpoint answered by a `Service` method, called with its query parameters in order."""
+
+    path: str
+    method: str
+    params: tuple[str, ...]
+    heavy: bool = False  # off the event loop, HEAVY_REQUESTS_AT_ONCE at a time
+    timed: bool = False  # also told when the request arrived
+    verbs: tuple[str, ...] = ("GET",)
+
+
+SERVICE_ENDPOINTS: Final = (
+    Endpoint("/api/ais", "ais_document", ("ai",)),
+    Endpoint("/api/mistake", "mistake", ("board", "moves", "first"), heavy=True),
+    Endpoint("/api/ai-move", "ai_move", ("ai", "board", "first", "seed"), heavy=True),
+    Endpoint("/api/check", "check", ("ai", "offset", "limit"), heavy=True),
+    Endpoint("/api/check/cancel", "cancel_check", ("ai",), verbs=("POST",)),
+    Endpoint("/api/search", "search", ("algorithm", "board", "first", "trace"), heavy=True, timed=True),
+)
 
 
 class RequestLimits:
@@ -227,52 +250,20 @@ def create_app(
     def service(request: Request) -> Service:
         return games.service(param(request, "game"))
 
+    def answering(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+        """The handler of a service endpoint: its query parameters, in order, to its method."""
+
+        async def answer(request: Request) -> Response:
+            work = getattr(service(request), endpoint.method)
+            args: list[Any] = [param(request, name) for name in endpoint.params]
+            if endpoint.timed:
+                args.append(time.monotonic())  # its deadline counts its wait for a slot
+            return JSONResponse(await heavy(work, *args) if endpoint.heavy else work(*args))
+
+        return answer
+
     async def game(request: Request) -> Response:
         return JSONResponse(service(request).game_document() | {"games": games.names})
-
-    async def mistake(request: Request) -> Response:
-        chosen = service(request)
-        return JSONResponse(
-            await heavy(chosen.mistake, param(request, "board"), param(request, "moves"), param(request, "first"))
-        )
-
-    async def ais(request: Request) -> Response:
-        return JSONResponse(service(request).ais_document(param(request, "ai")))
-
-    async def ai_move(request: Request) -> Response:
-        chosen = service(request)
-        return JSONResponse(
-            await heavy(
-                chosen.ai_move,
-                param(request, "ai"),
-                param(request, "board"),
-                param(request, "first"),
-                param(request, "seed"),
-            )
-        )
-
-    async def check(request: Request) -> Response:
-        chosen = service(request)
-        return JSONResponse(
-            await heavy(chosen.check, param(request, "ai"), param(request, "offset"), param(request, "limit"))
-        )
-
-    async def cancel_check(request: Request) -> Response:
-        return JSONResponse(service(request).cancel_check(param(request, "ai")))
-
-    async def search(request: Request) -> Response:
-        chosen = service(request)
-        arrived = time.monotonic()  # its deadline counts its wait for a slot
-        return JSONResponse(
-            await heavy(
-                chosen.search,
-                param(request, "algorithm"),
-                param(request, "board"),
-                param(request, "first"),
-                param(request, "trace"),
-                arrived,
-            )
-        )
 
     async def algorithms(request: Request) -> Response:
         return JSONResponse(algorithms_document())
@@ -287,12 +278,7 @@ def create_app(
         Route("/api/position", PositionAnswers(games), methods=["GET"]),
         Route("/", page),
         Route("/api/game", game),
-        Route("/api/ais", ais),
-        Route("/api/mistake", mistake),
-        Route("/api/ai-move", ai_move),
-        Route("/api/check", check),
-        Route("/api/check/cancel", cancel_check, methods=["POST"]),
-        Route("/api/search", search),
+        *(Route(endpoint.path, answering(endpoint), methods=list(endpoint.verbs)) for endpoint in SERVICE_ENDPOINTS),
         Route("/api/algorithms", algorithms),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -14,8 +14,6 @@ import time
 from collections import OrderedDict
 from typing import Any, Final
 
-from ttt_db.web.checking import BackgroundCheck
-
 from ttt_db.ais.calling import choose_move
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import ai_document, ais_document, load_ai
@@ -28,6 +26,7 @@ from ttt_db.play.playthrough import Playthrough
 from ttt_db.search.algorithms import search_board
 from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
+from ttt_db.web.checking import BackgroundCheck
 
 MAX_TEXT: Final = 64
 """The longest board, AI or algorithm name a request may carry (a 4x4 board with `/` is 19)."""

@@ -14,10 +14,9 @@ from collections.abc import MutableMapping
 from typing import Any, Final
 from urllib.parse import urlencode
 
-from ttt_db.web.app import STATIC, create_app
-
 from ttt_db.errors import MissingExtraError
 from ttt_db.store.database import SolutionDatabase
+from ttt_db.web.app import STATIC, create_app
 
 try:
     import anywidget

@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 REQUIRED_META = (
     "schema_version",
     "rules",
@@ -120,6 +122,17 @@ _LIST_FIGURES: Final = {"all": "positions", "canonical": "canonical_positions"}
 """The build's figure each named list is held to, where it is not the list's own name."""
 _SMALL_TABLE_ROWS: Final = 50_000
 """Up to this many canonical positions in play, an AI reads the whole best-moves table at once."""
+CACHED_BOARDS: Final = 200_000
+"""Positions a handle remembers per cache (every position of a small game); a full cache starts
+again empty, so a long-running server on a large game holds a bounded amount."""
+
+
+def _remember(cache: dict[K, V], key: K, value: V) -> V:
+    """`cache[key] = value`, the cache emptied first when it is full."""
+    if len(cache) >= CACHED_BOARDS:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 class SolutionDatabase:
@@ -357,9 +370,9 @@ class SolutionDatabase:
         key = (parsed.cells, parsed.first)
         position = self._answers.get(key)
         if position is None:
-            position = self._answers.setdefault(key, self._position(parsed))
+            position = _remember(self._answers, key, self._position(parsed))
         if first is None and board == parsed.cells:  # already in normal form: the fast path's key
-            self._by_plain_text[parsed.cells] = position
+            _remember(self._by_plain_text, parsed.cells, position)
         return position
 
     def get(self, board: str | Board, default: T | None = None, *, first: Mark | None = None) -> Position | T | None:
@@ -397,10 +410,11 @@ class SolutionDatabase:
         from the core (its value and its moves' from the codes of its children's classes) with,
         where kept, its class's odds and paths; remembered per board."""
         wanted = list(boards)
-        for board in dict.fromkeys(wanted):
-            if board not in self._stored:
-                self._stored[board] = self._derived(board)
-        return [self._stored[board] for board in wanted]
+        found: dict[str, Position] = {}
+        for board in wanted:
+            if board not in found:
+                found[board] = self._stored.get(board) or _remember(self._stored, board, self._derived(board))
+        return [found[board] for board in wanted]
 
     def _derived(self, board: str) -> Position:
         game = self.game

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from ttt_db.game.definition import TICTACTOE
 
@@ -178,19 +179,44 @@ def peak_memory_mb(args: list[str]) -> float:
     return int(completed.stdout) / 1024
 
 
-def timed_with_peak_memory(args: list[str], codes: tuple[int, ...] = (0,)) -> tuple[float, float]:
-    """(wall seconds, peak resident MB) of one run of a command that exits with one of `codes`
-    (a check of a failing AI exits 1), from a fresh parent."""
+@dataclass(frozen=True)
+class Usage:
+    """What one run of a command took: wall seconds, CPU seconds (user and system, its children
+    included) and its peak resident memory."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+
+
+def usage(args: list[str], codes: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> Usage:
+    """One run of a command that exits with one of `codes` (a check of a failing AI exits 1), from
+    a fresh parent that runs only it."""
+    import os
+
     probe = (
         "import resource, subprocess, sys, time; started = time.perf_counter(); "
         "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode; "
-        "print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)"
+        "used = resource.getrusage(resource.RUSAGE_CHILDREN); "
+        "print(time.perf_counter() - started, used.ru_utime + used.ru_stime, used.ru_maxrss, code)"
     )
-    completed = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True)
-    seconds, peak_kb, code = completed.stdout.split()
+    completed = subprocess.run(
+        [sys.executable, "-c", probe, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=None if env is None else {**os.environ, **env},
+    )
+    wall, cpu, peak_kb, code = completed.stdout.split()
     if int(code) not in codes:
         raise SystemExit(f"{' '.join(args)} exited {code}")
-    return float(seconds), int(peak_kb) / 1024
+    return Usage(float(wall), float(cpu), int(peak_kb) / 1024)
+
+
+def timed_with_peak_memory(args: list[str], codes: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """(wall seconds, peak resident MB) of one run of a command (`usage`)."""
+    used = usage(args, codes)
+    return used.wall, used.peak_mb
 
 
 LARGE_GAMES = ("4x4k4", "4x4k3")
@@ -589,38 +615,172 @@ def in_process(db_path: Path, runs: int) -> list[Measurement]:
     return measurements
 
 
-FLOOR_SOURCE = Path(__file__).resolve().parents[2] / "shared" / "limit" / "mnk_dense.c"
+FIRST_CALL = """
+import json, sys, time
+sys.path.insert(0, {tests!r})
+import reference
+from ttt_db.ais.registry import load_ai
+from ttt_db.checks import over_core, report  # the code is loaded: the call itself is timed, cold
+from ttt_db.store.database import open_database
+mode, name = {mode!r}, {name!r}
+db = open_database({db!r})
+db.meta()
+ai = load_ai(name, lambda: db)
+if mode.startswith("reference"):
+    lists = json.load(open({lists!r}))
+    started = time.perf_counter()
+    if mode == "reference-strong":
+        reference.check_strong(ai.play, lists["decision"], lists["best"])
+    else:
+        reference.check_weak(ai.play)
+else:
+    started = time.perf_counter()
+    report.run_checks(ai, db, weak=mode == "weak", strong=mode == "strong")
+print(time.perf_counter() - started)
+"""
+
+
+def small_end(db: Path, workdir: Path, runs: int) -> list[Measurement]:
+    """Issue 40's budgets at the small end, on 3x3: each check's first call in a fresh process
+    (its code loaded, its data cold) against tests/reference.py's list-based check of the same AI
+    (the lists given), `check ai14s` as whole commands against a bare `import typer, sqlite3`, and
+    the solve of every level in-process against the reference solver's."""
+    import json
+
+    from ttt_db.store.database import open_database
+
+    lists = workdir / "lists.json"
+    with open_database(db) as database:
+        decision = database.node_list("decision")
+        table = database.best_moves_table()
+        lists.write_text(json.dumps({"decision": decision, "best": {b: list(table[b]) for b in decision}}))
+
+    def first_call(mode: str, name: str) -> float:
+        script = FIRST_CALL.format(
+            tests=str(Path(__file__).resolve().parent), mode=mode, name=name, db=str(db), lists=str(lists)
+        )
+        completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        return float(completed.stdout)
+
+    results = []
+    for name, kind in (("perfect", "strong"), ("ai14s", "strong"), ("perfect", "weak")):
+        ours, theirs = [], []
+        for _ in range(runs):
+            theirs.append(first_call(f"reference-{kind}", name))
+            ours.append(first_call(kind, name))
+        results += [
+            Measurement(
+                f"3x3 {kind} check of {name}, first call / reference list check",
+                statistics.median(ours) / statistics.median(theirs),
+                0.5,
+                "x",
+            ),
+            Measurement("  in seconds", statistics.median(ours), None, "s"),
+        ]
+    typer_and_sqlite = [sys.executable, "-c", "import typer, sqlite3"]
+    for flag in ("--weak", "--strong"):
+        codes = (0,) if flag == "--weak" else (1,)
+        results += against_reference(
+            f"ttt-db check ai14s {flag}, whole command (3x3)",
+            lambda flag=flag: command("check", "ai14s", flag, "--db", str(db)),
+            typer_and_sqlite,
+            "import typer, sqlite3",
+            2.5,
+            runs,
+            codes,
+        )
+    solve = f"""
+import sys, time
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+import reference
+from ttt_db.game.definition import TICTACTOE
+from ttt_db.ranked.step import solve_core
+from ttt_db.ranked.tables import RankedTables
+started = time.perf_counter()
+reference.Solver(reference.TICTACTOE)(reference.TICTACTOE.empty)
+theirs = time.perf_counter() - started
+started = time.perf_counter()
+for _ in solve_core(RankedTables(TICTACTOE)):
+    pass
+print(time.perf_counter() - started, theirs)
+"""
+    timings = [
+        subprocess.run([sys.executable, "-c", solve], capture_output=True, text=True, check=True).stdout.split()
+        for _ in range(runs)
+    ]
+    ours = statistics.median(float(ours) for ours, _ in timings)
+    theirs = statistics.median(float(theirs) for _, theirs in timings)
+    results += [
+        Measurement("3x3 solve of every level in-process / reference solver", ours / theirs, SOLVE_RATIO, "x"),
+        Measurement("  in milliseconds", 1000 * ours, None, "ms"),
+    ]
+    return results
+
+
+SOLVE_RATIO: Final = round(0.003 / 0.066, 3)
+"""Issue 40: the 3x3 solve no slower than before the ranked core (3 ms) when tests/reference.py's
+solver took 66 ms on this machine: the budget is that ratio, measured in the same run."""
+
+
+FLOOR_SOURCE = Path(__file__).resolve().parent / "floor" / "mnk_level.c"
+"""The C floor: the level step over canonical sets (SYM=1), in C with OpenMP, compiled in the run."""
 CORE_GAMES = ("3x6k3", "2x9k3", "3x6k4", "4x5k3", "4x5k4")
 """Issue 25: games over 16 cells (and two below), built by ttt-db and by the C floor; each game's
 positions and classes per depth and empty-board value must equal the floor's."""
+FLOOR_RATIO = {"4x5k4": 2.0}
+"""Issue 40: a build's CPU time over the floor's SYM=1 solve; the other core games keep issue 25's 5x."""
 
 
 def compile_floor(workdir: Path) -> Path | None:
-    """../shared/limit/mnk_dense.c compiled, or None (no compiler, no source): the ratios are skipped."""
+    """tests/floor/mnk_level.c compiled (OpenMP, libzstd), or None (no compiler): the ratios are skipped."""
     compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None or not FLOOR_SOURCE.is_file():
-        print("no C compiler or no ../shared/limit/mnk_dense.c: the ratios to the C floor are skipped")
+    if compiler is None:
+        print("no C compiler: the ratios to the C floor are skipped")
         return None
-    binary = workdir / "mnk_dense"
-    subprocess.run([compiler, "-O3", "-march=native", "-o", str(binary), str(FLOOR_SOURCE)], check=True)
-    return binary
+    binary = workdir / "mnk_level"
+    for zstd in ("-l:libzstd.so.1", "-lzstd"):
+        built = subprocess.run(
+            [compiler, "-O3", "-march=native", "-fopenmp", "-o", str(binary), str(FLOOR_SOURCE), zstd],
+            capture_output=True,
+            check=False,
+        )
+        if built.returncode == 0:
+            return binary
+    print("the C floor does not compile here (it needs OpenMP and libzstd): its ratios are skipped")
+    return None
 
 
-def run_floor(binary: Path, game: str) -> tuple[float, dict[str, object]]:
-    """(wall seconds, the floor's JSON) of one solve of the game by the C program."""
+def run_floor(binary: Path, game: str) -> tuple[Usage, dict[str, object]]:
+    """(what it took, the floor's JSON) of one solve of the game by the C floor over canonical sets
+    (SYM=1), on every core."""
     import json
+    import os
     import re
 
     rows, columns, k = re.fullmatch(r"(\d+)x(\d+)k(\d+)", game).groups()  # type: ignore[union-attr]
-    started = time.perf_counter()
-    completed = subprocess.run([str(binary), rows, columns, k], capture_output=True, text=True, check=True)
-    return time.perf_counter() - started, json.loads(completed.stdout)
+    probe = (
+        "import resource, subprocess, sys, time; started = time.perf_counter(); "
+        "out = subprocess.run(sys.argv[1:], capture_output=True, text=True, check=True).stdout; "
+        "used = resource.getrusage(resource.RUSAGE_CHILDREN); "
+        "print(time.perf_counter() - started, used.ru_utime + used.ru_stime, used.ru_maxrss); print(out)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe, str(binary), rows, columns, k],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "SYM": "1"},
+    )
+    first, _, rest = completed.stdout.partition("\n")
+    wall, cpu, peak = first.split()
+    return Usage(float(wall), float(cpu), int(peak) / 1024), json.loads(rest)
 
 
 def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurement]:
     """One game built by ttt-db and solved by the C floor, alternately (floor, build, floor): the
-    build's ratio to the floor's mean, its peak memory and size; its counts against the floor's;
-    for 4x5k4 a whole best-moves command and verify against the floor's time."""
+    build's CPU time over the floor's mean, its peak memory and size; its counts against the
+    floor's; for 4x5k4 the core built in-process beside the floor, a whole best-moves command,
+    verify and the strong check against the floor's time."""
     import json
 
     db = workdir / f"{game}.sqlite"
@@ -628,52 +788,87 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
     floor_runs: list[float] = []
     floor_result: dict[str, object] = {}
     if floor is not None:
-        seconds, floor_result = run_floor(floor, game)
-        floor_runs.append(seconds)
-    built, peak = timed_with_peak_memory(command("build", "--quiet", *where))
+        used, floor_result = run_floor(floor, game)
+        floor_runs.append(used.cpu)
+    built = usage(command("build", "--quiet", *where))
     if floor is not None:
-        floor_runs.append(run_floor(floor, game)[0])
+        floor_runs.append(run_floor(floor, game)[0].cpu)
     info = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
     results = [
-        Measurement(f"ttt-db build --game {game}, whole command", built, None, "s"),
-        Measurement("  its peak memory", peak, 4096.0, "MB"),
+        Measurement(f"ttt-db build --game {game}, whole command", built.wall, None, "s"),
+        Measurement("  its CPU time", built.cpu, None, "s"),
+        Measurement("  its peak memory", built.peak_mb, 4096.0, "MB"),
         Measurement("  its file size", db.stat().st_size / 1e6, 64.0, "MB"),
     ]
     if floor is not None:
-        floor_seconds = statistics.mean(floor_runs)
+        floor_cpu = statistics.mean(floor_runs)
         depths = info["depths"]
         counts = ([d["positions"] for d in depths], [d["canonical_positions"] for d in depths])
         empty = info["figures"]["empty_board"]
         floor_empty = {"value": floor_result["empty_value"], "remoteness": floor_result["remoteness"]}
         differing = (counts[0] != floor_result["per_depth"]) + (counts[1] != floor_result["canonical_per_depth"])
         results += [
-            Measurement(f"  the C floor's time ({game})", floor_seconds, None, "s"),
-            Measurement("  build / C floor", built / floor_seconds, 5.0, "x"),
+            Measurement(f"  the C floor's CPU time ({game}, SYM=1)", floor_cpu, None, "s"),
+            Measurement("  build / C floor (CPU)", built.cpu / floor_cpu, FLOOR_RATIO.get(game, 5.0), "x"),
             Measurement(
                 "  counts per depth and empty-board value unlike the floor's", differing + (empty != floor_empty), 0, ""
             ),
         ]
         if game == "4x5k4":
-            results += _cluster_build(game, workdir, db, built)
-            verified, _ = timed_with_peak_memory(command("verify", *where))
-            checked, check_peak = timed_with_peak_memory(command("check", "perfect", "--strong", *where))
-            results += against_reference(
-                f"ttt-db best-moves --game {game} BOARD, whole command",
-                lambda: command("best-moves", "o.x../...../...../.....", *where),
-                one_row_read(db),
-                "one-row read",
-                20,
-                5,
-            )
+            core, _ = in_process_core(game)
+            verified = usage(command("verify", *where))
+            checked = usage(command("check", "perfect", "--strong", *where))
             results += [
-                Measurement(f"ttt-db verify --game {game} / C floor", verified / floor_seconds, 10.0, "x"),
-                Measurement(f"ttt-db check perfect --game {game} --strong", checked, None, "s"),
-                Measurement("  its peak memory", check_peak, None, "MB"),
+                Measurement("  its core in-process / C floor (CPU)", core / floor_cpu, None, "x"),
+                *_cluster_build(game, workdir, db, built.wall),
+                *against_reference(
+                    f"ttt-db best-moves --game {game} BOARD, whole command",
+                    lambda: command("best-moves", "o.x../...../...../.....", *where),
+                    one_row_read(db),
+                    "one-row read",
+                    20,
+                    5,
+                ),
+                Measurement(f"ttt-db verify --game {game} / C floor (CPU)", verified.cpu / floor_cpu, 10.0, "x"),
+                Measurement(f"ttt-db check perfect --game {game} --strong", checked.wall, None, "s"),
+                Measurement("  its peak memory", checked.peak_mb, None, "MB"),
                 Measurement(
                     f"serve --game {game}: /api/position p99, 2,000 boards", _position_p99(db, game), 10.0, "ms"
                 ),
             ]
     return results
+
+
+def in_process_core(game: str, runs: int = 3, *, extras: bool = False) -> tuple[float, float]:
+    """The least CPU seconds of building the game's core in a process already started and compiled
+    (solve every level, lay it out, compress it and save it in a work folder: what the build does
+    beyond starting up and writing the file), and with `extras` the least of counting its extras
+    (odds and paths) from the levels."""
+    script = f"""
+import tempfile, time
+from pathlib import Path
+from ttt_db.build.levels import WorkFolder, build_core
+from ttt_db.game.definition import Game
+from ttt_db.store.extras import count_extras
+game = Game.parse({game!r})
+core = extras = None
+for _ in range({runs + 1}):
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = WorkFolder(Path(scratch) / "work", game)
+        started = time.process_time()
+        built = build_core(game, folder, lambda *args: None, lambda line: None, keep={extras})
+        spent = time.process_time() - started
+        core = spent if core is None or spent < core else core
+        if {extras}:
+            started = time.process_time()
+            count_extras(built.tables, built.held)
+            spent = time.process_time() - started
+            extras = spent if extras is None or spent < extras else extras
+print(core, extras or 0.0)
+"""
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    core, counted = completed.stdout.split()
+    return float(core), float(counted)
 
 
 def _cluster_build(game: str, workdir: Path, local: Path, local_seconds: float) -> list[Measurement]:
@@ -806,6 +1001,7 @@ def main() -> int:
             *whole_commands(db, workdir, options.runs),
             *search_commands(db, workdir, options.runs),
             *in_process(db, options.runs),
+            *small_end(db, workdir, options.runs),
             *serve_commands(db, options.runs),
             Measurement("database file size", db.stat().st_size / 1e6, 2.0, "MB"),
         ]
@@ -815,9 +1011,12 @@ def main() -> int:
             if game == "4x4k4":
                 measurements.append(Measurement("  its core levels", core_size(workdir / f"{game}.sqlite"), 1.0, "MB"))
                 if floor is not None:
-                    build = next(m for m in measurements if m.name == f"ttt-db build --game {game}, whole command")
-                    floor_seconds = run_floor(floor, game)[0]
-                    measurements.append(Measurement("  build / C floor", build.value / floor_seconds, 4.0, "x"))
+                    floor_cpu = min(run_floor(floor, game)[0].cpu for _ in range(3))
+                    core, extras = in_process_core(game, extras=True)
+                    measurements += [
+                        Measurement("  its core in-process / C floor (CPU)", core / floor_cpu, 2.0, "x"),
+                        Measurement("  its extras in-process (odds and paths), apart", extras, None, "s"),
+                    ]
             (workdir / f"{game}.sqlite").unlink()
         core_games = [] if options.core_games == "none" else options.core_games.split(",")
         for game in core_games:

@@ -451,3 +451,31 @@ def strong_check_of(ai, rules: Rules = TICTACTOE) -> StrongChecked:
     """The strong check of `ai` by its definition, over the reference's own decision boards."""
     boards = decision_boards(rules)
     return check_strong(ai, boards, {board: best_moves(board, rules) for board in boards})
+
+
+def check_weak(ai, rules: Rules = TICTACTOE) -> dict[str, tuple[bool, int]]:
+    """The weak check by its definition (docs/checks.md), on a game whose value is a draw: from the
+    empty board the AI never loses, as o and as x; a depth-first search following every candidate
+    of the AI and every move of the opponent, a board already examined skipped, stopping at the
+    first lost game. Per side: (solved, distinct boards examined)."""
+    found = {}
+    for side in ("o", "x"):
+        examined: set[str] = set()
+        stack = [rules.empty]
+        lost = False
+        while stack and not lost:
+            board = stack.pop()
+            if board in examined:
+                continue
+            examined.add(board)
+            won = rules.winner(board)
+            if won is not None:
+                lost = won != side
+                continue
+            if "." not in board:
+                continue
+            mark = rules.mover(board)
+            moves = ai(board) if mark == side else [i for i in range(rules.cells) if board[i] == "."]
+            stack += [board[:i] + mark + board[i + 1 :] for i in moves]
+        found[side] = (not lost, len(examined))
+    return found

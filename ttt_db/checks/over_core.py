@@ -32,14 +32,13 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
 from ttt_db.game.symmetry import transform_move, untransform_moves
 from ttt_db.ranked.blocks import Block, blocks
-from ttt_db.ranked.codes import DRAW_NOW, LOSS_NOW, move_of_worth
+from ttt_db.ranked.codes import move_of_worth
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
 from ttt_db.store.position import MoveAnalysis
 
 if TYPE_CHECKING:
     from ttt_db.ais.protocol import NamedAI
     from ttt_db.ranked.kernel import Ints
-    from ttt_db.ranked.tables import RankedTables
     from ttt_db.store.database import SolutionDatabase
 
 ANNOUNCE_SECONDS: Final = 10.0
@@ -358,9 +357,10 @@ def check_weak_over_core(
     """The weak check of one of the database's own AIs (`NamedAI.core_answer`), forward from the
     empty board over the core's levels: every board the AI's moves and every reply reach, as o and
     as x at once (the depth-first search's boards, all of them, as it examines every one of a
-    solved AI's), marked class by class (the AI's moves treat symmetric boards alike). None when
-    some reached board ends worse than the side's value: the depth-first search then finds the game
-    that leads there. The budget is read between levels, a level's boards counting as examined."""
+    solved AI's), marked class by class, a bit a board (the AI's moves treat symmetric boards
+    alike). None when some reached board ends worse than the side's value: the depth-first search
+    then finds the game that leads there. The budget is read between levels, a level's boards
+    counting as examined."""
     game = db.game
     n = game.cells
     tables = db.core.tables
@@ -380,23 +380,37 @@ def check_weak_over_core(
         if stopped is not None:
             break
         sets = step.here.sets
-        weights = _orbit_weights(tables, step.here.sets)
         for side in sides:
-            count = int(run.weighted_sum(sets.size, reached[side], weights))
-            visited[side] += count
-            budget.spend(count)
-            ai_moves = mover_at(depth) == side
-            lost = ai_moves and run.count_flagged(sets.size, reached[side], step.here.codes, LOSS_NOW) > 0
-            drawn = (
-                targets[side] == "win" and run.count_flagged(sets.size, reached[side], step.here.codes, DRAW_NOW) > 0
+            found = b.i64(3)
+            run.marked_classes(
+                n,
+                depth,
+                tables.symmetries,
+                0,
+                sets.canonical,
+                reached[side],
+                step.here.codes,
+                sets.cset,
+                sets.patterns,
+                sets.pat,
+                tables.rank_of,
+                tables.ptab,
+                tables.cellimg,
+                tables.binom,
+                found,
+                small,
+                tab,
             )
-            if lost or drawn:
+            visited[side] += int(found[0])
+            budget.spend(int(found[0]))
+            lost = mover_at(depth) == side and found[1] > 0  # the AI to move, and the other side has a line
+            if lost or (targets[side] == "win" and found[2] > 0):
                 return None
         below = step.below
         if below is None:
             break
         for side in sides:
-            flags = b.u8(below.sets.size)
+            flags = b.u8(-(-below.sets.size // 8))
             run.reach(
                 n,
                 depth,
@@ -405,6 +419,7 @@ def check_weak_over_core(
                 sets.cset,
                 sets.patterns,
                 sets.pat,
+                sets.insert,
                 step.here.codes,
                 reached[side],
                 allowed if mover_at(depth) == side else 0,
@@ -421,7 +436,7 @@ def check_weak_over_core(
                 small,
                 tab,
             )
-            run.share_flags(
+            run.share_marks(
                 n,
                 depth + 1,
                 tables.symmetries,
@@ -444,30 +459,3 @@ def check_weak_over_core(
         for side in ("o", "x")
     }
     return WeakResult(results["o"], results["x"])
-
-
-def _orbit_weights(tables: RankedTables, sets: object) -> Ints:
-    """Each board of the level's canonical sets: its class's size at its representative, else 0."""
-    from ttt_db.ranked.tables import LevelSets
-
-    assert isinstance(sets, LevelSets)
-    b = tables.backend
-    weights = b.i64(sets.size)
-    tables.run.orbit_weights(
-        tables.cells,
-        sets.depth,
-        tables.symmetries,
-        0,
-        sets.canonical,
-        sets.cset,
-        sets.patterns,
-        sets.pat,
-        tables.rank_of,
-        tables.ptab,
-        tables.cellimg,
-        tables.binom,
-        weights,
-        b.i64(SMALL_SIZE),
-        b.u32(TABLE_SIZE),
-    )
-    return weights

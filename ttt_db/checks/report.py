@@ -10,7 +10,6 @@ from typing import Any
 
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.budget import CheckBudget
-from ttt_db.checks.over_core import check_strong_over_core, check_weak_over_core
 from ttt_db.checks.solved import (
     Counterexample,
     StrongFailure,
@@ -164,11 +163,15 @@ def run_checks(
     budget.start()
     weak_result = None
     if weak and ai.core_answer is not None:
+        from ttt_db.checks.over_core import check_weak_over_core
+
         weak_result = check_weak_over_core(ai, db, db.empty_board_value, budget)
     if weak and weak_result is None:
         weak_result = check_weak(ai.play, game, db.empty_board_value, budget=budget, progress=weak_progress)
     strong_result = None
     if strong:
+        from ttt_db.checks.over_core import check_strong_over_core
+
         strong_result = check_strong_over_core(
             ai, db, canonical=canonical, shortest=shortest, progress=progress, notice=notice, budget=budget
         )

@@ -128,11 +128,6 @@ def value_score(value: Value) -> int:
     return value_rank(value) - 1
 
 
-def score_value(score: int) -> Value:
-    """`win`, `draw` or `loss` for the side a score is on, on any scale (its sign)."""
-    return "win" if score > 0 else "loss" if score < 0 else "draw"
-
-
 def result_for(board_status: Status, mark: Mark) -> Value | None:
     """What a finished game is for `mark`: `win`, `loss` or `draw`; None while it is on."""
     if board_status == "playing":

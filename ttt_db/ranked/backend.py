@@ -14,13 +14,9 @@ machine, and keeps the kernel readable Python that the interpreted backend runs 
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
 import os
-import sys
 from array import array
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -94,6 +90,8 @@ class Backend:
         workers = self.workers if self.compiled else 1
         if workers == 1 or total <= grain:
             return [work(0, 0, total)]
+        from concurrent.futures import ThreadPoolExecutor
+
         step = max(grain, -(-total // (workers * 8)))
         ranges = [(start, min(start + step, total)) for start in range(0, total, step)]
         with ThreadPoolExecutor(workers) as pool:
@@ -111,6 +109,10 @@ def compiled() -> Backend:
     """The kernels compiled by numba (MissingExtraError without it): a second module made from the
     kernel's source file, whose functions are replaced by their compiled forms, so that they call
     each other compiled while `kernel_source` stays plain Python."""
+    import importlib.util
+    import inspect
+    import sys
+
     try:
         import numba
     except ImportError:
@@ -129,6 +131,8 @@ def compiled() -> Backend:
 
 
 def numba_available() -> bool:
+    import importlib.util
+
     return importlib.util.find_spec("numba") is not None
 
 

@@ -223,6 +223,7 @@ def blocks(tables: RankedTables, step: Step, *, canonical: bool, moves: bool) ->
                 first + count,
                 sets.patterns,
                 sets.pat,
+                sets.insert,
                 below.codes,
                 below.sets.ci,
                 below.sets.xf,

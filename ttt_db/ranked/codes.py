@@ -4,7 +4,7 @@
     1 + (value + 1) * 64 + remoteness   value -1 loss, 0 draw, 1 win for the side to move;
                                         remoteness the plies to the end under best play
 
-The same byte as ../shared/limit/mnk_dense.c writes, so a level can be compared with its output
+The same byte as the C floor (tests/floor/mnk_level.c) writes, so a level can be compared with its output
 byte for byte. A finished board is a loss in 0 for the side that would move next (the other side
 has a line) or a draw in 0 (a full board).
 

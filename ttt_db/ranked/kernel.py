@@ -642,6 +642,7 @@ def slot_moves(
     i1: int,
     count: int,
     pat: Ints,
+    ins: Ints,
     below: Ints,
     ci1: Ints,
     xf1: Ints,
@@ -681,9 +682,11 @@ def slot_moves(
                 continue
             r1 = rank_of[mask | (1 << cell)]
             run = ci1[r1] * count1
-            add = child_tables(mask, cell, m, d, n, o_moves, xf1[r1], ptab, cellimg, small, tab)
+            k = xf1[r1]
+            add = child_tables(mask, cell, m, d, n, o_moves, k, ptab, cellimg, small, tab) if k != 0 else 0
             for p in range(count):
-                w = worth[below[run + rank_of[moved(pat[p], tab, 0) | add]]]
+                q = ins[m * count + p] if k == 0 else rank_of[moved(pat[p], tab, 0) | add]
+                w = worth[below[run + q]]
                 worths[(base + p) * n + cell] = w
                 best[base + p] = max(best[base + p], w)
                 worst[base + p] = min(worst[base + p], w)
@@ -885,6 +888,7 @@ def playout_counts(
     cset: Ints,
     count: int,
     pat: Ints,
+    ins: Ints,
     codes: Ints,
     below_counts: Ints,
     ci1: Ints,
@@ -923,12 +927,13 @@ def playout_counts(
                 continue
             r1 = rank_of[mask | (1 << cell)]
             run = ci1[r1] * count1
-            add = child_tables(mask, cell, m, d, n, o_moves, xf1[r1], ptab, cellimg, small, tab)
+            k = xf1[r1]
+            add = child_tables(mask, cell, m, d, n, o_moves, k, ptab, cellimg, small, tab) if k != 0 else 0
             for p in range(count):
                 code = codes[c * count + p]
                 if code == 0 or code == LOSS_NOW:
                     continue
-                child = run + rank_of[moved(pat[p], tab, 0) | add]
+                child = run + (ins[m * count + p] if k == 0 else rank_of[moved(pat[p], tab, 0) | add])
                 for f in range(3):
                     counts[(c * count + p) * 3 + f] += below_counts[child * 3 + f]
 
@@ -986,6 +991,15 @@ def path_counts(
                     paths[c * count + p] += above_paths[q]
 
 
+def marked(flags: Ints, j: int) -> bool:
+    """Whether board j is marked in a bit array (bit j % 8 of byte j // 8)."""
+    return bool((flags[j >> 3] >> (j & 7)) & 1)
+
+
+def mark(flags: Ints, j: int) -> None:
+    flags[j >> 3] |= 1 << (j & 7)
+
+
 def reach(
     n: int,
     d: int,
@@ -994,6 +1008,7 @@ def reach(
     cset: Ints,
     count: int,
     pat: Ints,
+    ins: Ints,
     codes: Ints,
     flags: Ints,
     allowed: int,
@@ -1010,14 +1025,15 @@ def reach(
     small: Ints,
     tab: Ints,
 ) -> None:
-    """Mark in flags_below (laid out as level d + 1's codes) every child of the marked boards in play
-    of canonical sets c0..c1 that a move allowed there reaches: allowed 0 every move, 1 those
-    keeping the best value class, 2 those also fastest (as `slot_moves` reads them)."""
+    """Mark in flags_below (a bit per board, laid out as level d + 1's codes) every child of the
+    boards in play marked in `flags` (likewise) of canonical sets c0..c1 that a move allowed there
+    reaches: allowed 0 every move, 1 those keeping the best value class, 2 those also fastest (as
+    `slot_moves` reads them)."""
     o_moves = d % 2 == 0
     for c in range(c0, c1):
         any_marked = False
         for p in range(count):
-            if flags[c * count + p] != 0:
+            if marked(flags, c * count + p):
                 any_marked = True
                 break
         if not any_marked:
@@ -1026,7 +1042,7 @@ def reach(
         set_cells(mask, n, small, _CELLS)
         for p in range(count):
             code = codes[c * count + p]
-            if flags[c * count + p] == 0 or code == 0 or code == LOSS_NOW:
+            if not marked(flags, c * count + p) or code == 0 or code == LOSS_NOW:
                 continue
             top = 0
             m = 0
@@ -1035,8 +1051,12 @@ def reach(
                     m += 1
                     continue
                 r1 = rank_of[mask | (1 << cell)]
-                add = child_tables(mask, cell, m, d, n, o_moves, xf1[r1], ptab, cellimg, small, tab)
-                child = ci1[r1] * count1 + rank_of[moved(pat[p], tab, 0) | add]
+                k = xf1[r1]
+                if k == 0:
+                    child = ci1[r1] * count1 + ins[m * count + p]
+                else:
+                    add = child_tables(mask, cell, m, d, n, o_moves, k, ptab, cellimg, small, tab)
+                    child = ci1[r1] * count1 + rank_of[moved(pat[p], tab, 0) | add]
                 small[_AUX + cell] = child
                 top = max(top, worth[below[child]])
             for cell in range(n):
@@ -1045,10 +1065,10 @@ def reach(
                 child = small[_AUX + cell]
                 w = worth[below[child]]
                 if allowed == 0 or (w >> 6 == top >> 6 and (allowed == 1 or w == top or top >> 6 == 1)):
-                    flags_below[child] = 1
+                    mark(flags_below, child)
 
 
-def share_flags(
+def share_marks(
     n: int,
     d: int,
     nsym: int,
@@ -1065,8 +1085,9 @@ def share_flags(
     small: Ints,
     tab: Ints,
 ) -> None:
-    """Every board of a class marked in flags when any of its boards is (within canonical sets
-    c0..c1: the images of a board of a canonical set that lie in it are its fixing symmetries')."""
+    """Every board of a class marked (bits, as `reach` marks) when any of its boards is, within
+    canonical sets c0..c1 (the images of a board of a canonical set that lie in it are its fixing
+    symmetries')."""
     for c in range(c0, c1):
         mask = unrank(cset[c], d, n, binom)
         set_cells(mask, n, small, _CELLS)
@@ -1075,10 +1096,60 @@ def share_flags(
             continue
         fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
         for p in range(count):
-            if flags[c * count + p] != 0:
-                flags[c * count + least_image(p, pat[p], nf, rank_of, tab)] = 1
+            if marked(flags, c * count + p):
+                mark(flags, c * count + least_image(p, pat[p], nf, rank_of, tab))
         for p in range(count):
-            flags[c * count + p] = flags[c * count + least_image(p, pat[p], nf, rank_of, tab)]
+            if marked(flags, c * count + least_image(p, pat[p], nf, rank_of, tab)):
+                mark(flags, c * count + p)
+
+
+def marked_classes(
+    n: int,
+    d: int,
+    nsym: int,
+    c0: int,
+    c1: int,
+    flags: Ints,
+    codes: Ints,
+    cset: Ints,
+    count: int,
+    pat: Ints,
+    rank_of: Ints,
+    ptab: Ints,
+    cellimg: Ints,
+    binom: Ints,
+    out: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """Of the marked boards of canonical sets c0..c1 (bits), at each class's representative: how
+    many boards their classes hold (out[0]), how many are losses now for the side to move (out[1])
+    and full boards drawn (out[2])."""
+    for c in range(c0, c1):
+        any_marked = False
+        for p in range(count):
+            if marked(flags, c * count + p):
+                any_marked = True
+                break
+        if not any_marked:
+            continue
+        mask = unrank(cset[c], d, n, binom)
+        set_cells(mask, n, small, _CELLS)
+        nf = fixing_symmetries(mask, nsym, ptab, small)
+        if nf:
+            fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        for p in range(count):
+            if not marked(flags, c * count + p):
+                continue
+            weight = orbit_weight(p, pat[p], nf, nsym, rank_of, tab)
+            if weight == 0:
+                continue
+            out[0] += weight
+            code = codes[c * count + p]
+            if code == LOSS_NOW:
+                out[1] += 1
+            elif code == DRAW_NOW:
+                out[2] += 1
 
 
 def gather_classes(
@@ -1155,15 +1226,6 @@ def distinct_keys(found: int, nsym: int, keys: Ints, out: Ints) -> int:
                 out[written] = keys[row + k]
                 written += 1
     return written
-
-
-def count_flagged(total: int, flags: Ints, codes: Ints, code: int) -> int:
-    """How many marked boards (flags[j] != 0) hold `code`."""
-    found = 0
-    for j in range(total):
-        if flags[j] != 0 and codes[j] == code:
-            found += 1
-    return found
 
 
 def orbit_summary(found: int, nsym: int, keys: Ints, least: Ints, which: Ints, sizes: Ints) -> None:

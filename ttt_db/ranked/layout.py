@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Final, TypeVar
@@ -173,6 +172,8 @@ def _batched(backend: Backend, items: Iterable[T], work: Callable[[list[T]], R])
     if workers == 1:
         yield from map(work, batches)
         return
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     with ThreadPoolExecutor(workers) as pool:
         pending: deque[Future[R]] = deque()
         for batch in batches:

@@ -2,7 +2,7 @@
 
 A level is every board with `d` marks (`d` moves made, `o` first): `o` holds `(d + 1) // 2` of
 them. Its boards are numbered without gaps by two colex ranks (the GamesmanOne / Syzygy way, the
-numbering of ../shared/limit/mnk_dense.c):
+numbering of the C floor, tests/floor/mnk_level.c):
 
     slot = rank(occupied cells) * C(d, o) + rank(o's cells among the occupied ones)
 

@@ -73,14 +73,6 @@ ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), *PARAMETERISED_
 BestMovesFrom = Literal["search", "database"]
 
 
-def full_search(name: str) -> SearchSpec:
-    """The full search named `name` (`minimax`, `alphabeta-shortest`, ...); UnknownAlgorithmError otherwise."""
-    spec = _BY_NAME.get(name)
-    if spec is None:
-        raise UnknownAlgorithmError(name, f"the full searches are {', '.join(_BY_NAME)}")
-    return spec
-
-
 def depth_limited_spec(name: str, depth: int, *, evaluate_lines: bool) -> SearchSpec:
     """`dls@N` (no pruning, unfinished boards at the limit score 0) or `abdls@N` (alpha-beta, unfinished
     boards scored by their lines)."""

@@ -101,6 +101,7 @@ def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLe
             sets.cset,
             sets.patterns,
             sets.pat,
+            sets.insert if depth < n else b.u32(1),
             here.codes,
             playouts[depth + 1] if depth < n else counts,
             below.sets.ci,

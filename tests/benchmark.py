@@ -871,6 +871,143 @@ print(core, extras or 0.0)
     return float(core), float(counted)
 
 
+HUGE_GAMES = ("5x5k4",)
+"""Issue 40: games over 20 cells built on this machine (--huge): 5x5k4 takes about an hour here."""
+
+
+def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> list[Measurement]:
+    """A game of 25 cells on one machine: the floor's SYM=1 run, the build (CPU time, peak memory,
+    file), its counts against the floor's, a build killed in the middle levels and resumed (the same
+    content), verify, a whole best-moves command, and boards sampled from its deepest levels against
+    the reference solver."""
+    import json
+    import os
+    import signal
+
+    db = workdir / f"{game}.sqlite"
+    where = ["--game", game, "--db", str(db)]
+    results: list[Measurement] = []
+    floor_cpu = None
+    floor_result: dict[str, object] = {}
+    if floor is not None:
+        used, floor_result = run_floor(floor, game)
+        floor_cpu = used.cpu
+        results.append(Measurement(f"the C floor's CPU time ({game}, SYM=1, whole run)", floor_cpu, None, "s"))
+    epoch = {"SOURCE_DATE_EPOCH": "1700000000"}
+    built = usage(command("build", "--quiet", *where), env=epoch)
+    info = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
+    results += [
+        Measurement(f"ttt-db build --game {game}, whole command", built.wall, None, "s"),
+        Measurement("  its CPU time", built.cpu, None, "s"),
+        Measurement("  its peak memory", built.peak_mb / 1024, 12.0, "GB"),
+        Measurement("  its file size", db.stat().st_size / 1e9, 5.0, "GB"),
+    ]
+    if floor_cpu is not None:
+        depths = info["depths"]
+        counts = ([d["positions"] for d in depths], [d["canonical_positions"] for d in depths])
+        empty = info["figures"]["empty_board"]
+        floor_empty = {"value": floor_result["empty_value"], "remoteness": floor_result["remoteness"]}
+        differing = (counts[0] != floor_result["per_depth"]) + (counts[1] != floor_result["canonical_per_depth"])
+        results += [
+            Measurement("  build / C floor (CPU)", built.cpu / floor_cpu, 3.0, "x"),
+            Measurement(
+                "  counts per depth and empty-board value unlike the floor's", differing + (empty != floor_empty), 0, ""
+            ),
+        ]
+    resumed = workdir / f"{game}-resumed.sqlite"
+    folder = workdir / f".{resumed.name}.levels"
+    running = subprocess.Popen(
+        command("build", "--quiet", "--game", game, "--db", str(resumed)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **epoch},
+    )
+    from ttt_db.game.definition import Game
+
+    middle = f"level-{Game.parse(game).cells * 2 // 3:02d}.json"  # 16 of 5x5k4's 25: its widest levels follow
+    while running.poll() is None and not (folder / middle).exists():
+        time.sleep(1)
+    running.send_signal(signal.SIGKILL)
+    running.wait()
+    completed = subprocess.run(
+        command("build", "--game", game, "--db", str(resumed)),
+        capture_output=True,
+        text=True,
+        env={**os.environ, **epoch},
+        check=True,
+    )
+    same = (
+        json.loads(
+            subprocess.run(
+                command("info", "--json", "--game", game, "--db", str(resumed)), capture_output=True, check=True
+            ).stdout
+        )["content_sha256"]
+        == info["content_sha256"]
+    )
+    results.append(
+        Measurement(
+            "  killed in the middle levels, resumed: unlike the whole build",
+            float("resuming the build" not in completed.stderr) + float(not same),
+            0,
+            "",
+        )
+    )
+    resumed.unlink()
+    verified = usage(command("verify", *where))
+    results.append(Measurement(f"ttt-db verify --game {game}, whole command", verified.wall, None, "s"))
+    if floor_cpu is not None:
+        results.append(Measurement("  verify / C floor (CPU)", verified.cpu / floor_cpu, 3.0, "x"))
+    results += against_reference(
+        f"ttt-db best-moves --game {game} BOARD, whole command",
+        lambda: command("best-moves", "o..../..x../...../...../.....", *where),
+        [sys.executable, "-c", "import typer, sqlite3"],
+        "import typer, sqlite3",
+        4,
+        runs,
+    )
+    results.append(
+        Measurement(
+            f"  {game}: deepest levels' sampled boards unlike the reference solver's", _deep_unlike(db, game), 0, ""
+        )
+    )
+    db.unlink()
+    return results
+
+
+def _deep_unlike(db: Path, game_name: str, sample: int = 60) -> int:
+    """How many of `sample` boards reached by random play to 8 or fewer empty cells (the reference
+    solver is plain Python) answer differently from tests/reference.py."""
+    import random
+
+    import reference
+
+    from ttt_db.game.definition import Game
+    from ttt_db.game.rules import empty_cells, mover_at, play, status
+    from ttt_db.store.database import open_database
+
+    game = Game.parse(game_name)
+    rules = reference.Rules(game.rows, game.columns, game.k)
+    solve = reference.solver(rules)
+    rng = random.Random(40)
+    differing = checked = 0
+    with open_database(db, game=game) as database:
+        while checked < sample:
+            board = game.empty_board
+            for ply in range(game.cells - 8):
+                if status(board, game) != "playing":
+                    break
+                board = play(board, rng.choice(empty_cells(board)), mover_at(ply))
+            stored, expected = database.lookup(board), solve(board)
+            best = reference.best_moves(board, rules) if stored.status == "playing" else ()
+            differing += (stored.score, stored.remoteness, stored.best_moves) != (
+                expected.score,
+                expected.remoteness,
+                best,
+            )
+            checked += 1
+    return differing
+
+
 def _cluster_build(game: str, workdir: Path, local: Path, local_seconds: float) -> list[Measurement]:
     """Issue 26: the same game built on a LocalCluster of 2 worker processes, against the in-process
     build of the same run: its time's ratio, and its core compared row by row."""
@@ -986,6 +1123,12 @@ def main() -> int:
         help="games to build and hold to the C floor (../shared/limit/mnk_dense.c), comma-separated, or 'none'",
     )
     parser.add_argument(
+        "--huge",
+        default="none",
+        help=f"games over 20 cells to build and hold to the floor here ({', '.join(HUGE_GAMES)}: about an hour), "
+        "or 'none'",
+    )
+    parser.add_argument(
         "--games",
         default=",".join((*LARGE_GAMES, "3x4k3", "4x3k3")),
         help="other m,n,k games to build and measure, comma-separated, or 'none' "
@@ -1022,6 +1165,8 @@ def main() -> int:
         for game in core_games:
             measurements += core_commands(game.strip(), workdir, floor)
             (workdir / f"{game.strip()}.sqlite").unlink()
+        for game in [] if options.huge == "none" else options.huge.split(","):
+            measurements += huge_commands(game.strip(), workdir, floor, options.runs)
     print(f"median of {options.runs} runs")
     for measurement in measurements:
         print(measurement.line())

@@ -113,8 +113,8 @@ def build(
         bool,
         typer.Option(
             "--plan",
-            help="Say what the build would take (slots, memory per worker, disk, core-hours at this machine's "
-            "rate) and what this machine lacks, and build nothing.",
+            help="Say what the build would take (slots, canonical sets and boards per level, memory, disk, CPU "
+            "hours measured on this machine) and what this machine lacks, and build nothing.",
         ),
     ] = False,
     as_json: JsonOption = False,

@@ -179,3 +179,26 @@ def test_a_query_on_a_large_game_without_its_database_says_how_to_build_it(run, 
     assert "building it now" not in asked.stderr and not list(tmp_path.iterdir())
     too_large = run("build", "--game", "6x6k4", "--db", str(tmp_path / "huge.sqlite"))
     assert too_large.exit_code == 2 and "6x6k4 has 36 cells; no build takes more than 25" in too_large.stderr
+
+
+def test_docs_scale_quotes_5x5k4s_derived_figures() -> None:
+    """docs/scale.md's slots and held boards are the plan's; its table of the solution adds up to its
+    totals, and no position at a depth too shallow for a line is missing."""
+    import re
+
+    from ttt_db.build.plan import plan_levels
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "scale.md").read_text()
+    flat = " ".join(text.split())
+    levels = plan_levels(Game.parse("5x5k4"))
+    assert f"5x5k4 has {sum(_slots(25)):,} slots" in flat
+    assert f"holds {sum(level.boards for level in levels):,} boards of canonical sets in all" in flat
+    rows = re.findall(r"^\| (\d+) \| ([\d,]+) \| ([\d,]+) \| (\d+) \| ([\d,]+) \| ([\d,]+) \|$", text, re.M)
+    by_depth = {}
+    for row in rows:
+        for depth, positions, classes in (row[:3], row[3:]):
+            by_depth[int(depth)] = (int(positions.replace(",", "")), int(classes.replace(",", "")))
+    assert sorted(by_depth) == list(range(26))
+    assert f"| positions | {sum(p for p, _ in by_depth.values()):,} |" in text
+    assert f"| classes (up to the 8 symmetries) | {sum(c for _, c in by_depth.values()):,} |" in text
+    assert all(by_depth[depth][0] == _slots(25)[depth] for depth in range(7))  # four in a row needs 7 marks

@@ -7,8 +7,8 @@ symmetries' cycles, no enumeration), a build holds two adjacent levels at once, 
 (a rank per mask of its cells, each set's canonical set for two levels) and a level's insert table.
 The time is CPU time measured on this machine, never the wall clock of a run that shares it: the
 level step on a sample of each level's canonical sets (against codes made up for their children,
-the C floor's SAMPLE_DEPTH), the compression on the game's deepest levels, solved for real; each
-scaled by its level's moves and boards.
+the C floor's SAMPLE_DEPTH) on the levels that hold the work, the layout and compression on a whole
+4x4k4 solved for real; each scaled by its level's moves and boards.
 """
 
 from __future__ import annotations
@@ -90,14 +90,18 @@ class Rates:
     per_board_stored: float
 
 
+PROXY: Final = Game(4, 4, 4)
+"""The game whose levels are laid out and compressed to measure that rate: real codes, in a second."""
 SAMPLE_SETS: Final = 48
 """Canonical sets of a level solved to measure its rate."""
+SAMPLED_SHARE: Final = 0.95
+"""The levels holding this share of the moves are measured; each other level takes the nearest's rate."""
 
 
 @cache
 def measured_rates(game: Game) -> Rates:
     """The level step timed on SAMPLE_SETS canonical sets of every level (compiled, one thread),
-    the layout and compression on the game's two deepest levels."""
+    the layout and compression on PROXY's levels."""
     from ttt_db.ranked.backend import Backend, compiled
     from ttt_db.ranked.tables import RankedTables
 
@@ -105,8 +109,14 @@ def measured_rates(game: Game) -> Rates:
     _solve_whole(RankedTables(Game(2, 2, 2), one_thread))  # compiled before anything is timed
     tables = RankedTables(game, one_thread)
     n = game.cells
-    per_move = tuple(_sampled_rate(tables, depth) if depth < n else 0.0 for depth in range(n + 1))
-    return Rates(per_move, _stored_rate(tables))
+    moves = {level.depth: level.boards * (n - level.depth) for level in plan_levels(game)}
+    sampled: dict[int, float] = {}
+    for depth in sorted(moves, key=lambda depth: -moves[depth]):  # the levels that hold the work
+        if sum(moves[d] for d in sampled) >= SAMPLED_SHARE * sum(moves.values()) or moves[depth] == 0:
+            break
+        sampled[depth] = _sampled_rate(tables, depth)
+    per_move = tuple(sampled[min(sampled, key=lambda d: abs(d - depth))] for depth in range(n + 1))
+    return Rates(per_move, _stored_rate(RankedTables(PROXY, one_thread)))
 
 
 def _sampled_rate(tables: Any, depth: int) -> float:
@@ -139,20 +149,18 @@ def _sampled_rate(tables: Any, depth: int) -> float:
 
 
 def _stored_rate(tables: Any) -> float:
-    """CPU seconds per board to lay out and compress, on the game's two deepest levels."""
+    """CPU seconds per board held to lay a level out and compress it, on every level of PROXY."""
     from ttt_db.build.levels import compressed_chunks
-    from ttt_db.ranked.step import solve_level
+    from ttt_db.ranked.step import solve_core
 
-    below = None
     boards = 0
     spent = 0.0
-    for depth in (tables.cells, tables.cells - 1):
-        below, _ = solve_level(tables, depth, below)
+    for level, _ in solve_core(tables):
         started = time.process_time()
-        for _ in compressed_chunks(tables, below):
+        for _ in compressed_chunks(tables, level):
             pass
         spent += time.process_time() - started
-        boards += below.sets.size
+        boards += level.sets.size
     return spent / max(1, boards)
 
 

@@ -468,11 +468,10 @@ def _p99_under_searches(url: str, host: str, port: int, seconds: float = 8.0) ->
     """p99 milliseconds of /api/position, asked every 10 ms on one connection, while eight clients
     keep asking for a full minimax search from the empty board (549,946 nodes each)."""
     import threading
+    import urllib.error
     import urllib.request
 
     stop = time.monotonic() + seconds
-
-    import urllib.error
 
     def searcher() -> None:
         while time.monotonic() < stop:

@@ -361,8 +361,6 @@ def check_weak_over_core(
     alike). None when some reached board ends worse than the side's value: the depth-first search
     then finds the game that leads there. The budget is read between levels, a level's boards
     counting as examined."""
-    game = db.game
-    n = game.cells
     tables = db.core.tables
     b, run = tables.backend, tables.run
     targets = {"o": value, "x": opposite_value(value)}
@@ -383,23 +381,7 @@ def check_weak_over_core(
         for side in sides:
             found = b.i64(3)
             run.marked_classes(
-                n,
-                depth,
-                tables.symmetries,
-                0,
-                sets.canonical,
-                reached[side],
-                step.here.codes,
-                sets.cset,
-                sets.patterns,
-                sets.pat,
-                tables.rank_of,
-                tables.ptab,
-                tables.cellimg,
-                tables.binom,
-                found,
-                small,
-                tab,
+                tables.arrays, sets.arrays, 0, sets.canonical, reached[side], step.here.codes, found, small, tab
             )
             visited[side] += int(found[0])
             budget.spend(int(found[0]))
@@ -412,47 +394,21 @@ def check_weak_over_core(
         for side in sides:
             flags = b.u8(-(-below.sets.size // 8))
             run.reach(
-                n,
-                depth,
+                tables.arrays,
+                sets.arrays,
                 0,
                 sets.canonical,
-                sets.cset,
-                sets.patterns,
-                sets.pat,
                 sets.insert,
                 step.here.codes,
                 reached[side],
                 allowed if mover_at(depth) == side else 0,
                 below.codes,
-                below.sets.ci,
-                below.sets.xf,
-                below.sets.patterns,
-                tables.rank_of,
-                tables.ptab,
-                tables.cellimg,
-                tables.binom,
-                tables.worth,
+                below.sets.arrays,
                 flags,
                 small,
                 tab,
             )
-            run.share_marks(
-                n,
-                depth + 1,
-                tables.symmetries,
-                0,
-                below.sets.canonical,
-                flags,
-                below.sets.cset,
-                below.sets.patterns,
-                below.sets.pat,
-                tables.rank_of,
-                tables.ptab,
-                tables.cellimg,
-                tables.binom,
-                small,
-                tab,
-            )
+            run.share_marks(tables.arrays, below.sets.arrays, 0, below.sets.canonical, flags, small, tab)
             reached[side] = flags
     results = {
         side: WeakSideResult(side, visited[side], None, targets[side], stopped if side in sides else None)

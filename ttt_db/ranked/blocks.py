@@ -89,15 +89,12 @@ class Block:
         found = len(where)
         occupied, o_cells = b.i64(found), b.i64(found)
         self.tables.run.board_masks(
-            self.tables.cells,
-            self.depth,
+            self.tables.arrays,
+            self.sets.arrays,
             self._kernel_sets(),
             self.first,
             b.i64_of(where),
             found,
-            self.sets.patterns,
-            self.sets.pat,
-            self.tables.binom,
             occupied,
             o_cells,
         )
@@ -107,19 +104,7 @@ class Block:
         tables, b = self.tables, self.tables.backend
         keys = b.i64(len(where) * tables.symmetries)
         tables.run.image_keys(
-            tables.cells,
-            self.depth,
-            tables.symmetries,
-            self._kernel_sets(),
-            self.first,
-            b.i64_of(where),
-            len(where),
-            self.sets.patterns,
-            self.sets.pat,
-            tables.binom,
-            tables.cellimg,
-            tables.powers,
-            keys,
+            tables.arrays, self.sets.arrays, self._kernel_sets(), self.first, b.i64_of(where), len(where), keys
         )
         return keys
 
@@ -173,66 +158,24 @@ def blocks(tables: RankedTables, step: Step, *, canonical: bool, moves: bool) ->
         if canonical:
             codes = step.here.codes[first * sets.patterns : (first + count) * sets.patterns]
             weights = b.i64(size)
-            tables.run.orbit_weights(
-                n,
-                sets.depth,
-                tables.symmetries,
-                first,
-                first + count,
-                sets.cset,
-                sets.patterns,
-                sets.pat,
-                tables.rank_of,
-                tables.ptab,
-                tables.cellimg,
-                tables.binom,
-                weights,
-                small,
-                tab,
-            )
+            tables.run.orbit_weights(tables.arrays, sets.arrays, first, first + count, weights, small, tab)
         else:
             codes = b.u8(size)
-            tables.run.expand_sets(
-                n,
-                sets.depth,
-                first,
-                first + count,
-                step.here.codes,
-                sets.ci,
-                sets.xf,
-                sets.patterns,
-                sets.pat,
-                tables.rank_of,
-                tables.ptab,
-                tables.cellimg,
-                tables.binom,
-                codes,
-                small,
-                tab,
-            )
+            tables.run.expand_sets(tables.arrays, sets.arrays, first, first + count, step.here.codes, codes, small, tab)
             weights = b.i64_of([1] * size)
         block_moves = None
         if moves and step.below is not None:
             below = step.below
             block_moves = BlockMoves(b.u8(size * n), b.u8(size), b.u8(size), b.i64(size), b.i64(size))
             tables.run.slot_moves(
-                n,
-                sets.depth,
+                tables.arrays,
+                sets.arrays,
                 sets.cset if canonical else b.i64(0),
                 first,
                 first + count,
-                sets.patterns,
-                sets.pat,
                 sets.insert,
                 below.codes,
-                below.sets.ci,
-                below.sets.xf,
-                below.sets.patterns,
-                tables.rank_of,
-                tables.ptab,
-                tables.cellimg,
-                tables.binom,
-                tables.worth,
+                below.sets.arrays,
                 block_moves.worths,
                 block_moves.best,
                 block_moves.worst,

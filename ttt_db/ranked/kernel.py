@@ -17,6 +17,10 @@ moved a byte at a time) and `cellimg` (one cell). Tables of a pattern moved from
 another are built per set (`pattern_tables`): four byte tables, so a board's image pattern is
 four lookups.
 
+Kernels take a game's arrays as one tuple, `game = (n, nsym, rank_of, ptab, cellimg, binom,
+lines, worth, code_of_worth, powers)` (`RankedTables.arrays`), and a level's as another, `level =
+(d, ci, xf, cset, count, pat)` (`LevelSets.arrays`, `count` the level's patterns per set).
+
 Codes and worths (`ttt_db.ranked.codes`): `worth[child code]` is the move's worth to the mover
 (larger is better, its value class in the top two bits), `code_of_worth[best worth]` the parent's
 code.
@@ -202,12 +206,53 @@ def child_tables(
             small[_SIGMA + i] = i + 1 if i >= m else i
         pattern_tables(small, _SIGMA, d, tab, 0)
         return (1 << m) if o_moves else 0
-    image = permute(mask | (1 << cell), k, ptab)
+    image_tables(permute(mask | (1 << cell), k, ptab), k, d, n, cellimg, small, tab, 0)
+    return (1 << small[_POS + cellimg[32 * k + cell]]) if o_moves else 0
+
+
+def image_tables(image: int, k: int, d: int, n: int, cellimg: Ints, small: Ints, tab: Ints, base: int) -> None:
+    """tab[base:base + 1024] (`pattern_tables`): a pattern over the set whose cells are
+    small[_CELLS:] moved onto its image `image` under symmetry k (small[_POS:] left as the image's
+    positions)."""
     set_positions(image, n, small, _POS)
     for i in range(d):
         small[_SIGMA + i] = small[_POS + cellimg[32 * k + small[_CELLS + i]]]
-    pattern_tables(small, _SIGMA, d, tab, 0)
-    return (1 << small[_POS + cellimg[32 * k + cell]]) if o_moves else 0
+    pattern_tables(small, _SIGMA, d, tab, base)
+
+
+def open_child(
+    game: Any, below_level: Any, mask: int, cell: int, m: int, d: int, small: Ints, tab: Ints
+) -> tuple[int, int, int]:
+    """For the move at `cell` (position m among the cells of set `mask`, at small[_CELLS:]) onto
+    level d + 1 (`below_level`): the child's canonical set's first slot in that level's codes, the
+    symmetry k taking the child there, and (k != 0) the mover's bit there, with `tab` built
+    (`child_tables`). A board's child is then `child_pattern`'s."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d1, ci1, xf1, cset1, count1, pat1 = below_level
+    r1 = rank_of[mask | (1 << cell)]
+    k = xf1[r1]
+    add = child_tables(mask, cell, m, d, n, d % 2 == 0, k, ptab, cellimg, small, tab) if k != 0 else 0
+    return ci1[r1] * count1, k, add
+
+
+def child_pattern(
+    p: int, pattern: int, m: int, k: int, add: int, count: int, ins: Ints, rank_of: Ints, tab: Ints
+) -> int:
+    """The pattern rank, within its canonical child set, of board p's (o's marks `pattern`) child
+    by the move `open_child` opened (`ins` the level's insert table)."""
+    return int(ins[m * count + p]) if k == 0 else int(rank_of[moved(pattern, tab, 0) | add])
+
+
+def open_set(game: Any, d: int, s: int, small: Ints, tab: Ints) -> tuple[int, int]:
+    """Set s (by rank) of level d: its cells to small[_CELLS:], the symmetries fixing it to
+    small[_FIXED:] with their tables (`fixed_tables`); returns its mask and how many fix it."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    mask = unrank(s, d, n, binom)
+    set_cells(mask, n, small, _CELLS)
+    nf = fixing_symmetries(mask, nsym, ptab, small)
+    if nf:
+        fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+    return mask, nf
 
 
 def line_patterns(mask: int, d: int, lines: Ints, small: Ints) -> int:
@@ -296,28 +341,15 @@ def orbit_weight(p: int, pattern: int, nf: int, nsym: int, rank_of: Ints, tab: I
 
 
 def solve_sets(
-    n: int,
-    d: int,
-    nsym: int,
+    game: Any,
+    level: Any,
     c0: int,
     c1: int,
-    cset: Ints,
-    count: int,
-    pat: Ints,
     ins: Ints,
     here: Ints,
     here_from: int,
     below: Ints,
-    ci1: Ints,
-    xf1: Ints,
-    count1: int,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    lines: Ints,
-    binom: Ints,
-    worth: Ints,
-    code_of_worth: Ints,
+    below_level: Any,
     counts: Ints,
     best: Ints,
     worst: Ints,
@@ -325,9 +357,11 @@ def solve_sets(
     tab: Ints,
 ) -> None:
     """The level step: the codes of the boards of canonical sets c0..c1 of level d (`here`, at
-    (c - here_from) * count + p) from the codes of level d + 1 (`below`, its tables ci1, xf1,
-    count1; `ins` the level's insert table), and their counts added to `counts` (COUNTS, over each
-    class's representative, weighted by its orbit for the positions)."""
+    (c - here_from) * count + p) from the codes of level d + 1 (`below`, laid out by
+    `below_level`; `ins` the level's insert table), and their counts added to `counts` (COUNTS,
+    over each class's representative, weighted by its orbit for the positions)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     o_moves = d % 2 == 0
     n_pos = 0
     n_can = 0
@@ -342,8 +376,7 @@ def solve_sets(
     c_v1 = 0
     c_v2 = 0
     for c in range(c0, c1):
-        mask = unrank(cset[c], d, n, binom)
-        set_cells(mask, n, small, _CELLS)
+        mask, nf = open_set(game, d, cset[c], small, tab)
         out = (c - here_from) * count
         if d < n:
             for p in range(count):
@@ -354,9 +387,7 @@ def solve_sets(
                 if mask >> cell & 1:
                     m += 1
                     continue
-                r1 = rank_of[mask | (1 << cell)]
-                run = ci1[r1] * count1
-                k = xf1[r1]
+                run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
                 if k == 0:
                     row = m * count
                     for p in range(count):
@@ -364,7 +395,6 @@ def solve_sets(
                         best[p] = max(best[p], w)
                         worst[p] = min(worst[p], w)
                 else:
-                    add = child_tables(mask, cell, m, d, n, o_moves, k, ptab, cellimg, small, tab)
                     for p in range(count):
                         x = pat[p]
                         q = rank_of[tab[x & 255] | tab[256 + ((x >> 8) & 255)] | tab[512 + ((x >> 16) & 255)] | add]
@@ -372,9 +402,6 @@ def solve_sets(
                         best[p] = max(best[p], w)
                         worst[p] = min(worst[p], w)
         nl = line_patterns(mask, d, lines, small)
-        nf = fixing_symmetries(mask, nsym, ptab, small)
-        if nf:
-            fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
         for p in range(count):
             code = code_of_worth[best[p]] if d < n else DRAW_NOW
             if nl:
@@ -422,12 +449,8 @@ def solve_sets(
 def fixed_tables(mask: int, d: int, n: int, nf: int, ptab: Ints, cellimg: Ints, small: Ints, tab: Ints) -> None:
     """For a set whose cells are small[_CELLS:] and which symmetries small[_FIXED:_FIXED + nf] map
     onto itself: tab[1024 * (1 + f):] moves a pattern by the f-th of them (`pattern_tables`)."""
-    set_positions(mask, n, small, _POS)
     for f in range(nf):
-        k = small[_FIXED + f]
-        for i in range(d):
-            small[_SIGMA + i] = small[_POS + cellimg[32 * k + small[_CELLS + i]]]
-        pattern_tables(small, _SIGMA, d, tab, 1024 * (1 + f))
+        image_tables(mask, small[_FIXED + f], d, n, cellimg, small, tab, 1024 * (1 + f))
 
 
 def least_image(p: int, pattern: int, nf: int, rank_of: Ints, tab: Ints) -> int:
@@ -442,22 +465,13 @@ def least_image(p: int, pattern: int, nf: int, rank_of: Ints, tab: Ints) -> int:
 
 
 def stored_chunks(
-    n: int,
-    d: int,
-    nsym: int,
+    game: Any,
+    level: Any,
     first: int,
     chunks: int,
     chunk_slots: int,
     slots: int,
     codes: Ints,
-    ci: Ints,
-    cset: Ints,
-    count: int,
-    pat: Ints,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
     out: Ints,
     nonzero: Ints,
     small: Ints,
@@ -466,6 +480,8 @@ def stored_chunks(
     """The stored bytes of chunks first..first + chunks of level d (a level of `slots` slots in the
     stored numbering, `slot = set rank * count + p`): each class's code at its representative, 0
     elsewhere; chunk j's bytes at out[j * chunk_slots:], and nonzero[j] how many are not 0."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for j in range(chunks):
         start = (first + j) * chunk_slots
         stop = min(start + chunk_slots, slots)
@@ -479,11 +495,7 @@ def stored_chunks(
             if cset[c] == s:
                 lo = max(start, s * count)
                 hi = min(stop, s * count + count)
-                mask = unrank(s, d, n, binom)
-                set_cells(mask, n, small, _CELLS)
-                nf = fixing_symmetries(mask, nsym, ptab, small)
-                if nf:
-                    fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+                mask, nf = open_set(game, d, s, small, tab)
                 for slot in range(lo, hi):
                     p = slot - s * count
                     code = codes[c * count + p]
@@ -495,17 +507,13 @@ def stored_chunks(
 
 
 def take_chunks(
-    n: int,
-    d: int,
+    level: Any,
     chunks: int,
     numbers: Ints,
     data: Ints,
     chunk_slots: int,
     slots: int,
     codes: Ints,
-    ci: Ints,
-    cset: Ints,
-    count: int,
     damaged: Ints,
     found: int,
 ) -> int:
@@ -513,6 +521,7 @@ def take_chunks(
     as many as the chunk has of the level's `slots`) into the level's codes: a canonical set's at
     its boards; any other set's must be 0, and each slot that is not is written to damaged[found:]
     (while there is room). Returns `found` plus the damaged slots."""
+    d, ci, xf, cset, count, pat = level
     for e in range(chunks):
         start = numbers[e] * chunk_slots
         stop = min(start + chunk_slots, slots)
@@ -536,35 +545,18 @@ def take_chunks(
 
 
 def fill_images(
-    n: int,
-    d: int,
-    nsym: int,
-    c0: int,
-    c1: int,
-    codes: Ints,
-    cset: Ints,
-    count: int,
-    pat: Ints,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
-    damaged: Ints,
-    found: int,
-    small: Ints,
-    tab: Ints,
+    game: Any, level: Any, c0: int, c1: int, codes: Ints, damaged: Ints, found: int, small: Ints, tab: Ints
 ) -> int:
     """Every board of canonical sets c0..c1 that is not its class's representative takes the
     representative's code, as stored codes leave it 0; a stored one that is not 0 is written to
     damaged[found:] as its slot (while there is room). Returns `found` plus those."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
         s = cset[c]
-        mask = unrank(s, d, n, binom)
-        set_cells(mask, n, small, _CELLS)
-        nf = fixing_symmetries(mask, nsym, ptab, small)
+        mask, nf = open_set(game, d, s, small, tab)
         if nf == 0:
             continue
-        fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
         for p in range(count):
             least = least_image(p, pat[p], nf, rank_of, tab)
             if least != p:
@@ -577,21 +569,13 @@ def fill_images(
 
 
 def differing_codes(
-    n: int,
-    d: int,
-    nsym: int,
+    game: Any,
+    level: Any,
     c0: int,
     c1: int,
     found_codes: Ints,
     rule_codes: Ints,
     rule_from: int,
-    cset: Ints,
-    count: int,
-    pat: Ints,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
     out: Ints,
     out_codes: Ints,
     found: int,
@@ -602,6 +586,8 @@ def differing_codes(
     is not the one in `rule_codes` (at (c - rule_from) * count + p): their slots written to
     out[found:] and the rule's codes to out_codes[found:] (while there is room); returns `found`
     plus how many."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
         base = c * count
         ruled = (c - rule_from) * count
@@ -613,11 +599,7 @@ def differing_codes(
         if not differs:
             continue
         s = cset[c]
-        mask = unrank(s, d, n, binom)
-        set_cells(mask, n, small, _CELLS)
-        nf = fixing_symmetries(mask, nsym, ptab, small)
-        if nf:
-            fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        mask, nf = open_set(game, d, s, small, tab)
         for p in range(count):
             if found_codes[base + p] != rule_codes[ruled + p] and (
                 nf == 0 or least_image(p, pat[p], nf, rank_of, tab) == p
@@ -635,23 +617,14 @@ def set_rank(sets: Ints, i: int) -> int:
 
 
 def slot_moves(
-    n: int,
-    d: int,
+    game: Any,
+    level: Any,
     sets: Ints,
     i0: int,
     i1: int,
-    count: int,
-    pat: Ints,
     ins: Ints,
     below: Ints,
-    ci1: Ints,
-    xf1: Ints,
-    count1: int,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
-    worth: Ints,
+    below_level: Any,
     worths: Ints,
     best: Ints,
     worst: Ints,
@@ -665,7 +638,8 @@ def slot_moves(
     cell), the best and the worst worth, the moves that keep the best value class (best_mask) and
     those that also win fastest or lose slowest, every drawing move when the best is a draw
     (fast_mask). Meaningful at boards in play."""
-    o_moves = d % 2 == 0
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for i in range(i0, i1):
         mask = unrank(set_rank(sets, i), d, n, binom)
         set_cells(mask, n, small, _CELLS)
@@ -680,13 +654,9 @@ def slot_moves(
             if mask >> cell & 1:
                 m += 1
                 continue
-            r1 = rank_of[mask | (1 << cell)]
-            run = ci1[r1] * count1
-            k = xf1[r1]
-            add = child_tables(mask, cell, m, d, n, o_moves, k, ptab, cellimg, small, tab) if k != 0 else 0
+            run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
             for p in range(count):
-                q = ins[m * count + p] if k == 0 else rank_of[moved(pat[p], tab, 0) | add]
-                w = worth[below[run + q]]
+                w = worth[below[run + child_pattern(p, pat[p], m, k, add, count, ins, rank_of, tab)]]
                 worths[(base + p) * n + cell] = w
                 best[base + p] = max(best[base + p], w)
                 worst[base + p] = min(worst[base + p], w)
@@ -706,26 +676,11 @@ def slot_moves(
             fast_mask[base + p] = fastest
 
 
-def expand_sets(
-    n: int,
-    d: int,
-    s0: int,
-    s1: int,
-    codes: Ints,
-    ci: Ints,
-    xf: Ints,
-    count: int,
-    pat: Ints,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
-    out: Ints,
-    small: Ints,
-    tab: Ints,
-) -> None:
+def expand_sets(game: Any, level: Any, s0: int, s1: int, codes: Ints, out: Ints, small: Ints, tab: Ints) -> None:
     """The codes of every board of sets s0..s1 (by rank) into out[(s - s0) * count + p], each its
     image's in the set's canonical set (`codes`, the level's)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for s in range(s0, s1):
         c = ci[s]
         k = xf[s]
@@ -736,59 +691,30 @@ def expand_sets(
             continue
         mask = unrank(s, d, n, binom)
         set_cells(mask, n, small, _CELLS)
-        set_positions(permute(mask, k, ptab), n, small, _POS)
-        for i in range(d):
-            small[_SIGMA + i] = small[_POS + cellimg[32 * k + small[_CELLS + i]]]
-        pattern_tables(small, _SIGMA, d, tab, 0)
+        image_tables(permute(mask, k, ptab), k, d, n, cellimg, small, tab, 0)
         for p in range(count):
             out[base + p] = codes[c * count + rank_of[moved(pat[p], tab, 0)]]
 
 
-def orbit_weights(
-    n: int,
-    d: int,
-    nsym: int,
-    c0: int,
-    c1: int,
-    cset: Ints,
-    count: int,
-    pat: Ints,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
-    out: Ints,
-    small: Ints,
-    tab: Ints,
-) -> None:
+def orbit_weights(game: Any, level: Any, c0: int, c1: int, out: Ints, small: Ints, tab: Ints) -> None:
     """out[(c - c0) * count + p]: how many boards board p of canonical set c stands for (its class's
     size at its representative, 0 at any other board of its class)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
-        mask = unrank(cset[c], d, n, binom)
-        set_cells(mask, n, small, _CELLS)
-        nf = fixing_symmetries(mask, nsym, ptab, small)
-        if nf:
-            fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        mask, nf = open_set(game, d, cset[c], small, tab)
         base = (c - c0) * count
         for p in range(count):
             out[base + p] = orbit_weight(p, pat[p], nf, nsym, rank_of, tab)
 
 
 def board_masks(
-    n: int,
-    d: int,
-    sets: Ints,
-    i0: int,
-    where: Ints,
-    found: int,
-    count: int,
-    pat: Ints,
-    binom: Ints,
-    occupied: Ints,
-    o_cells: Ints,
+    game: Any, level: Any, sets: Ints, i0: int, where: Ints, found: int, occupied: Ints, o_cells: Ints
 ) -> None:
     """The occupied cells and o's cells of the block slots where[0:found] (slot j of a block whose
     first set is i0: set i0 + j // count, pattern j % count)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for e in range(found):
         j = where[e]
         mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
@@ -804,23 +730,11 @@ def board_masks(
         o_cells[e] = cells
 
 
-def image_keys(
-    n: int,
-    d: int,
-    nsym: int,
-    sets: Ints,
-    i0: int,
-    where: Ints,
-    found: int,
-    count: int,
-    pat: Ints,
-    binom: Ints,
-    cellimg: Ints,
-    powers: Ints,
-    keys: Ints,
-) -> None:
+def image_keys(game: Any, level: Any, sets: Ints, i0: int, where: Ints, found: int, keys: Ints) -> None:
     """keys[e * nsym + k]: the base-3 key (`Game.key`: powers[cell] = 3^(n - 1 - cell), o 1, x 2)
     of the image under symmetry k of block slot where[e] (as `board_masks` reads it)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for e in range(found):
         j = where[e]
         mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
@@ -836,42 +750,19 @@ def image_keys(
             keys[e * nsym + k] = key
 
 
-def class_slots(
-    n: int,
-    d: int,
-    nsym: int,
-    s0: int,
-    s1: int,
-    ci: Ints,
-    xf: Ints,
-    cset: Ints,
-    count: int,
-    pat: Ints,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
-    out: Ints,
-    small: Ints,
-    tab: Ints,
-) -> None:
+def class_slots(game: Any, level: Any, s0: int, s1: int, out: Ints, small: Ints, tab: Ints) -> None:
     """out[(s - s0) * count + p]: the slot of the representative of the class of board p of set s
     (sets s0..s1 by rank)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for s in range(s0, s1):
         c = ci[s]
         k = xf[s]
         canonical_set = cset[c]
         mask = unrank(s, d, n, binom)
         set_cells(mask, n, small, _CELLS)
-        image = permute(mask, k, ptab)
-        set_positions(image, n, small, _POS)
-        for i in range(d):
-            small[_SIGMA + i] = small[_POS + cellimg[32 * k + small[_CELLS + i]]]
-        pattern_tables(small, _SIGMA, d, tab, 0)
-        set_cells(image, n, small, _CELLS)
-        nf = fixing_symmetries(image, nsym, ptab, small)
-        if nf:
-            fixed_tables(image, d, n, nf, ptab, cellimg, small, tab)
+        image_tables(permute(mask, k, ptab), k, d, n, cellimg, small, tab, 0)
+        image, nf = open_set(game, d, canonical_set, small, tab)
         base = (s - s0) * count
         for p in range(count):
             q = rank_of[moved(pat[p], tab, 0)]
@@ -881,24 +772,15 @@ def class_slots(
 
 
 def playout_counts(
-    n: int,
-    d: int,
+    game: Any,
+    level: Any,
     c0: int,
     c1: int,
-    cset: Ints,
-    count: int,
-    pat: Ints,
     ins: Ints,
     codes: Ints,
     below_counts: Ints,
-    ci1: Ints,
-    xf1: Ints,
-    count1: int,
+    below_level: Any,
     ways: int,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
     counts: Ints,
     small: Ints,
     tab: Ints,
@@ -907,8 +789,9 @@ def playout_counts(
     uniformly random play from each reachable board of canonical sets c0..c1, how many o wins
     (f 0), x wins (1) and draw (2): a finished board's all end as it ended, a board in play's are
     its children's (the level below's counts, laid out as its codes)."""
-    o_moves = d % 2 == 0
-    winner = 1 if o_moves else 0  # the side that moved last
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
+    winner = 1 if d % 2 == 0 else 0  # the side that moved last
     for c in range(c0, c1):
         for p in range(count):
             code = codes[c * count + p]
@@ -925,44 +808,35 @@ def playout_counts(
             if mask >> cell & 1:
                 m += 1
                 continue
-            r1 = rank_of[mask | (1 << cell)]
-            run = ci1[r1] * count1
-            k = xf1[r1]
-            add = child_tables(mask, cell, m, d, n, o_moves, k, ptab, cellimg, small, tab) if k != 0 else 0
+            run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
             for p in range(count):
                 code = codes[c * count + p]
                 if code == 0 or code == LOSS_NOW:
                     continue
-                child = run + (ins[m * count + p] if k == 0 else rank_of[moved(pat[p], tab, 0) | add])
+                child = run + child_pattern(p, pat[p], m, k, add, count, ins, rank_of, tab)
                 for f in range(3):
                     counts[(c * count + p) * 3 + f] += below_counts[child * 3 + f]
 
 
 def path_counts(
-    n: int,
-    d: int,
+    game: Any,
+    level: Any,
     c0: int,
     c1: int,
-    cset: Ints,
-    count: int,
-    pat: Ints,
     codes: Ints,
     above_codes: Ints,
     above_paths: Ints,
-    ci0: Ints,
-    xf0: Ints,
-    count0: int,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
+    above_level: Any,
     paths: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
     """paths[c * count + p]: how many move sequences from the empty board reach each reachable
     board of canonical sets c0..c1 of level d > 0, the sum over its parents in play (the board
-    without one of the last mover's marks) of theirs (level d - 1's, laid out as its codes)."""
+    without one of the last mover's marks) of theirs (level d - 1's, laid out as `above_level`)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
+    d0, ci0, xf0, cset0, count0, pat0 = above_level
     last_is_o = d % 2 == 1
     for c in range(c0, c1):
         mask = unrank(cset[c], d, n, binom)
@@ -1001,26 +875,16 @@ def mark(flags: Ints, j: int) -> None:
 
 
 def reach(
-    n: int,
-    d: int,
+    game: Any,
+    level: Any,
     c0: int,
     c1: int,
-    cset: Ints,
-    count: int,
-    pat: Ints,
     ins: Ints,
     codes: Ints,
     flags: Ints,
     allowed: int,
     below: Ints,
-    ci1: Ints,
-    xf1: Ints,
-    count1: int,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
-    worth: Ints,
+    below_level: Any,
     flags_below: Ints,
     small: Ints,
     tab: Ints,
@@ -1029,7 +893,8 @@ def reach(
     boards in play marked in `flags` (likewise) of canonical sets c0..c1 that a move allowed there
     reaches: allowed 0 every move, 1 those keeping the best value class, 2 those also fastest (as
     `slot_moves` reads them)."""
-    o_moves = d % 2 == 0
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
         any_marked = False
         for p in range(count):
@@ -1050,13 +915,8 @@ def reach(
                 if mask >> cell & 1:
                     m += 1
                     continue
-                r1 = rank_of[mask | (1 << cell)]
-                k = xf1[r1]
-                if k == 0:
-                    child = ci1[r1] * count1 + ins[m * count + p]
-                else:
-                    add = child_tables(mask, cell, m, d, n, o_moves, k, ptab, cellimg, small, tab)
-                    child = ci1[r1] * count1 + rank_of[moved(pat[p], tab, 0) | add]
+                run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
+                child = run + child_pattern(p, pat[p], m, k, add, count, ins, rank_of, tab)
                 small[_AUX + cell] = child
                 top = max(top, worth[below[child]])
             for cell in range(n):
@@ -1068,33 +928,16 @@ def reach(
                     mark(flags_below, child)
 
 
-def share_marks(
-    n: int,
-    d: int,
-    nsym: int,
-    c0: int,
-    c1: int,
-    flags: Ints,
-    cset: Ints,
-    count: int,
-    pat: Ints,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
-    small: Ints,
-    tab: Ints,
-) -> None:
+def share_marks(game: Any, level: Any, c0: int, c1: int, flags: Ints, small: Ints, tab: Ints) -> None:
     """Every board of a class marked (bits, as `reach` marks) when any of its boards is, within
     canonical sets c0..c1 (the images of a board of a canonical set that lie in it are its fixing
     symmetries')."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
-        mask = unrank(cset[c], d, n, binom)
-        set_cells(mask, n, small, _CELLS)
-        nf = fixing_symmetries(mask, nsym, ptab, small)
+        mask, nf = open_set(game, d, cset[c], small, tab)
         if nf == 0:
             continue
-        fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
         for p in range(count):
             if marked(flags, c * count + p):
                 mark(flags, c * count + least_image(p, pat[p], nf, rank_of, tab))
@@ -1104,27 +947,13 @@ def share_marks(
 
 
 def marked_classes(
-    n: int,
-    d: int,
-    nsym: int,
-    c0: int,
-    c1: int,
-    flags: Ints,
-    codes: Ints,
-    cset: Ints,
-    count: int,
-    pat: Ints,
-    rank_of: Ints,
-    ptab: Ints,
-    cellimg: Ints,
-    binom: Ints,
-    out: Ints,
-    small: Ints,
-    tab: Ints,
+    game: Any, level: Any, c0: int, c1: int, flags: Ints, codes: Ints, out: Ints, small: Ints, tab: Ints
 ) -> None:
     """Of the marked boards of canonical sets c0..c1 (bits), at each class's representative: how
     many boards their classes hold (out[0]), how many are losses now for the side to move (out[1])
     and full boards drawn (out[2])."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
         any_marked = False
         for p in range(count):
@@ -1133,11 +962,7 @@ def marked_classes(
                 break
         if not any_marked:
             continue
-        mask = unrank(cset[c], d, n, binom)
-        set_cells(mask, n, small, _CELLS)
-        nf = fixing_symmetries(mask, nsym, ptab, small)
-        if nf:
-            fixed_tables(mask, d, n, nf, ptab, cellimg, small, tab)
+        mask, nf = open_set(game, d, cset[c], small, tab)
         for p in range(count):
             if not marked(flags, c * count + p):
                 continue
@@ -1153,10 +978,9 @@ def marked_classes(
 
 
 def gather_classes(
+    level: Any,
     c0: int,
     c1: int,
-    cset: Ints,
-    count: int,
     codes: Ints,
     weights: Ints,
     playouts: Ints,
@@ -1168,6 +992,7 @@ def gather_classes(
     """Each class representative with a code among canonical sets c0..c1 (`weights`: class sizes,
     0 at non-representatives, laid out from c0), in slot order: its slot to slots[found:], its
     o wins, x wins, draws and paths to values[found * 4:]; returns `found` plus how many."""
+    d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
         for p in range(count):
             j = c * count + p

@@ -48,26 +48,7 @@ def stored_chunks(tables: RankedTables, level: Level, chunk_slots: int) -> Itera
     for first in range(0, chunks, per_batch):
         batch = min(per_batch, chunks - first)
         tables.run.stored_chunks(
-            tables.cells,
-            sets.depth,
-            tables.symmetries,
-            first,
-            batch,
-            chunk_slots,
-            slots,
-            level.codes,
-            sets.ci,
-            sets.cset,
-            sets.patterns,
-            sets.pat,
-            tables.rank_of,
-            tables.ptab,
-            tables.cellimg,
-            tables.binom,
-            out,
-            nonzero,
-            small,
-            tab,
+            tables.arrays, sets.arrays, first, batch, chunk_slots, slots, level.codes, out, nonzero, small, tab
         )
         for j in range(batch):
             number = first + j
@@ -113,17 +94,13 @@ def level_from_chunks(
             data[e * chunk_slots : e * chunk_slots + len(part)] = _array(b, part)
         kept = b.i64(DAMAGE_KEPT)
         count = tables.run.take_chunks(
-            tables.cells,
-            depth,
+            sets.arrays,
             len(decoded),
             b.i64_of([number for number, _ in decoded]),
             data,
             chunk_slots,
             slots,
             level.codes,
-            sets.ci,
-            sets.cset,
-            sets.patterns,
             kept,
             0,
         )
@@ -138,19 +115,11 @@ def level_from_chunks(
     def fill(worker: int, start: int, stop: int) -> tuple[list[int], int]:
         kept = b.i64(DAMAGE_KEPT)
         count = tables.run.fill_images(
-            tables.cells,
-            depth,
-            tables.symmetries,
+            tables.arrays,
+            sets.arrays,
             start,
             stop,
             level.codes,
-            sets.cset,
-            sets.patterns,
-            sets.pat,
-            tables.rank_of,
-            tables.ptab,
-            tables.cellimg,
-            tables.binom,
             kept,
             0,
             b.i64(SMALL_SIZE),

@@ -45,6 +45,11 @@ class LevelSets:
         return self.canonical * self.patterns
 
     @cached_property
+    def arrays(self) -> tuple[int, Ints, Ints, Ints, int, Ints]:
+        """The level as the kernels take it (`level` in `ttt_db.ranked.kernel`)."""
+        return (self.depth, self.ci, self.xf, self.cset, self.patterns, self.pat)
+
+    @cached_property
     def insert(self) -> Ints:
         """[m * patterns + p]: the rank, in the level below, of pattern p with the mover's bit put in
         at position m (what a move of a set onto its canonical child reads)."""
@@ -76,6 +81,19 @@ class RankedTables:
         self.powers = b.i64_of([3 ** (n - 1 - cell) for cell in range(n)])
         self.worth = b.u8_of(WORTH)
         self.code_of_worth = b.u8_of(CODE_OF_WORTH)
+        self.arrays = (
+            n,
+            self.symmetries,
+            self.rank_of,
+            self.ptab,
+            self.cellimg,
+            self.binom,
+            self.lines,
+            self.worth,
+            self.code_of_worth,
+            self.powers,
+        )
+        """The game as the kernels take it (`game` in `ttt_db.ranked.kernel`)."""
         self._levels: OrderedDict[int, LevelSets] = OrderedDict()
 
     def level(self, depth: int) -> LevelSets:

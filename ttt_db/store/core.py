@@ -328,20 +328,10 @@ class CoreReader:
         tables, b, sets = self.tables, self.tables.backend, block.sets
         out = b.i64(block.size)
         tables.run.class_slots(
-            tables.cells,
-            sets.depth,
-            tables.symmetries,
+            tables.arrays,
+            sets.arrays,
             block.first,
             block.first + block.count,
-            sets.ci,
-            sets.xf,
-            sets.cset,
-            sets.patterns,
-            sets.pat,
-            tables.rank_of,
-            tables.ptab,
-            tables.cellimg,
-            tables.binom,
             out,
             b.i64(SMALL_SIZE),
             b.u32(TABLE_SIZE),

@@ -94,24 +94,15 @@ def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLe
         counts = b.i64(sets.size * 3)
         below = levels[depth + 1] if depth < n else here
         run.playout_counts(
-            n,
-            depth,
+            tables.arrays,
+            sets.arrays,
             0,
             sets.canonical,
-            sets.cset,
-            sets.patterns,
-            sets.pat,
             sets.insert if depth < n else b.u32(1),
             here.codes,
             playouts[depth + 1] if depth < n else counts,
-            below.sets.ci,
-            below.sets.xf,
-            below.sets.patterns,
+            below.sets.arrays,
             factorial(n - depth),
-            tables.rank_of,
-            tables.ptab,
-            tables.cellimg,
-            tables.binom,
             counts,
             small,
             tab,
@@ -126,23 +117,14 @@ def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLe
         else:
             above = levels[depth - 1]
             run.path_counts(
-                n,
-                depth,
+                tables.arrays,
+                sets.arrays,
                 0,
                 sets.canonical,
-                sets.cset,
-                sets.patterns,
-                sets.pat,
                 levels[depth].codes,
                 above.codes,
                 paths[depth - 1],
-                above.sets.ci,
-                above.sets.xf,
-                above.sets.patterns,
-                tables.rank_of,
-                tables.ptab,
-                tables.cellimg,
-                tables.binom,
+                above.sets.arrays,
                 counted,
                 small,
                 tab,
@@ -156,27 +138,9 @@ def _extras_level(tables: RankedTables, level: Level, playouts: object, paths: o
 
     b, run, sets = tables.backend, tables.run, level.sets
     weights = b.i64(sets.size)
-    run.orbit_weights(
-        tables.cells,
-        sets.depth,
-        tables.symmetries,
-        0,
-        sets.canonical,
-        sets.cset,
-        sets.patterns,
-        sets.pat,
-        tables.rank_of,
-        tables.ptab,
-        tables.cellimg,
-        tables.binom,
-        weights,
-        b.i64(SMALL_SIZE),
-        b.u32(TABLE_SIZE),
-    )
+    run.orbit_weights(tables.arrays, sets.arrays, 0, sets.canonical, weights, b.i64(SMALL_SIZE), b.u32(TABLE_SIZE))
     slots, values = b.i64(sets.size), b.i64(sets.size * len(EXTRAS_FIELDS))
-    found = run.gather_classes(
-        0, sets.canonical, sets.cset, sets.patterns, level.codes, weights, playouts, paths, slots, values, 0
-    )
+    found = run.gather_classes(sets.arrays, 0, sets.canonical, level.codes, weights, playouts, paths, slots, values, 0)
     tree_nodes = int(run.weighted_sum(sets.size, paths, weights))
     kept, numbers = as_list(slots, found), as_list(values, found * len(EXTRAS_FIELDS))
     chunks = []

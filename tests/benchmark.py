@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from ttt_db.game.definition import TICTACTOE
 
@@ -807,17 +807,10 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
     ]
     if floor is not None:
         floor_cpu = statistics.mean(floor_runs)
-        depths = info["depths"]
-        counts = ([d["positions"] for d in depths], [d["canonical_positions"] for d in depths])
-        empty = info["figures"]["empty_board"]
-        floor_empty = {"value": floor_result["empty_value"], "remoteness": floor_result["remoteness"]}
-        differing = (counts[0] != floor_result["per_depth"]) + (counts[1] != floor_result["canonical_per_depth"])
         results += [
             Measurement(f"  the C floor's CPU time ({game}, SYM=1)", floor_cpu, None, "s"),
             Measurement("  build / C floor (CPU)", built.cpu / floor_cpu, FLOOR_RATIO.get(game, 5.0), "x"),
-            Measurement(
-                "  counts per depth and empty-board value unlike the floor's", differing + (empty != floor_empty), 0, ""
-            ),
+            unlike_floor(info, floor_result),
         ]
         if game == "4x5k4":
             core, _ = in_process_core(game)
@@ -842,6 +835,19 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
                 ),
             ]
     return results
+
+
+def unlike_floor(info: dict[str, Any], floor_result: dict[str, Any]) -> Measurement:
+    """How many of the build's figures (`ttt-db info --json`) differ from the floor's: the positions
+    per depth, the classes per depth, the empty board's value and remoteness."""
+    depths = info["depths"]
+    empty = info["figures"]["empty_board"]
+    differing = (
+        int([d["positions"] for d in depths] != floor_result["per_depth"])
+        + int([d["canonical_positions"] for d in depths] != floor_result["canonical_per_depth"])
+        + int(empty != {"value": floor_result["empty_value"], "remoteness": floor_result["remoteness"]})
+    )
+    return Measurement("  counts per depth and empty-board value unlike the floor's", differing, 0, "")
 
 
 def in_process_core(game: str, runs: int = 3, *, extras: bool = False) -> tuple[float, float]:
@@ -908,16 +914,9 @@ def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> li
         Measurement("  its file size", db.stat().st_size / 1e9, 5.0, "GB"),
     ]
     if floor_cpu is not None:
-        depths = info["depths"]
-        counts = ([d["positions"] for d in depths], [d["canonical_positions"] for d in depths])
-        empty = info["figures"]["empty_board"]
-        floor_empty = {"value": floor_result["empty_value"], "remoteness": floor_result["remoteness"]}
-        differing = (counts[0] != floor_result["per_depth"]) + (counts[1] != floor_result["canonical_per_depth"])
         results += [
             Measurement("  build / C floor (CPU)", built.cpu / floor_cpu, 3.0, "x"),
-            Measurement(
-                "  counts per depth and empty-board value unlike the floor's", differing + (empty != floor_empty), 0, ""
-            ),
+            unlike_floor(info, floor_result),
         ]
     resumed = workdir / f"{game}-resumed.sqlite"
     folder = workdir / f".{resumed.name}.levels"

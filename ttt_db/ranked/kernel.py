@@ -874,6 +874,14 @@ def mark(flags: Ints, j: int) -> None:
     flags[j >> 3] |= 1 << (j & 7)
 
 
+def set_marked(flags: Ints, c: int, count: int) -> bool:
+    """Whether any board of canonical set c is marked."""
+    for p in range(count):  # noqa: SIM110 (numba compiles no generator expression)
+        if marked(flags, c * count + p):
+            return True
+    return False
+
+
 def reach(
     game: Any,
     level: Any,
@@ -896,12 +904,7 @@ def reach(
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
-        any_marked = False
-        for p in range(count):
-            if marked(flags, c * count + p):
-                any_marked = True
-                break
-        if not any_marked:
+        if not set_marked(flags, c, count):
             continue
         mask = unrank(cset[c], d, n, binom)
         set_cells(mask, n, small, _CELLS)
@@ -955,12 +958,7 @@ def marked_classes(
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
-        any_marked = False
-        for p in range(count):
-            if marked(flags, c * count + p):
-                any_marked = True
-                break
-        if not any_marked:
+        if not set_marked(flags, c, count):
             continue
         mask, nf = open_set(game, d, cset[c], small, tab)
         for p in range(count):

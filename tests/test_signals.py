@@ -50,3 +50,27 @@ def test_a_signal_to_the_group_stops_a_user_ai_and_its_process(
     result = _stopped(["check", f"{bot}:play"], db_path, stop, group=True)
     assert result.returncode == code, result.stderr
     assert result.stdout == "" and "the AI's process" not in result.stderr
+
+
+def test_a_stopped_level_step_waits_for_the_ranges_running_not_the_rest() -> None:
+    """A level is spread over threads in ranges; a signal (raised in the main thread) or a failed
+    range must not wait for every range still queued (a 5x5k4 level's would take minutes)."""
+    import threading
+
+    from ttt_db.ranked import kernel
+    from ttt_db.ranked.backend import Backend
+
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def work(worker: int, start: int, stop: int) -> int:
+        with lock:
+            started.append(start)
+        if start == 0:
+            raise KeyboardInterrupt
+        time.sleep(0.2)
+        return start
+
+    with pytest.raises(KeyboardInterrupt):
+        Backend("compiled", kernel, 2).spread(64, work)
+    assert len(started) < 8  # of 16 ranges: the failed one and those already running

@@ -94,9 +94,12 @@ class Backend:
 
         step = max(grain, -(-total // (workers * 8)))
         ranges = [(start, min(start + step, total)) for start in range(0, total, step)]
-        with ThreadPoolExecutor(workers) as pool:
+        pool = ThreadPoolExecutor(workers)
+        try:
             futures = [pool.submit(work, i % workers, start, stop) for i, (start, stop) in enumerate(ranges)]
             return [future.result() for future in futures]
+        finally:  # a failed range or a signal (Ctrl-C, SIGTERM) waits for the ranges running, not the rest
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 @cache

@@ -4,11 +4,12 @@
     python tests/benchmark.py --runs 9
     python tests/benchmark.py --games none --core-games none   # 3x3 only (about a minute)
     python tests/benchmark.py --games 4x4k3,3x4k3   # the 3x3 budgets and these games
+    python tests/benchmark.py --write-docs --huge 5x5k4   # and 5x5k4 on this machine (about an hour more)
 
 Whole commands run the installed `ttt-db` console script. Their budgets are ratios to a
 reference run timed alternately in the same run (a bare Python start-up; a bare sqlite3 read of
-one row for a lookup; ../shared/limit/mnk_dense.c, compiled here, for a build or a verify), so a
-busy machine slows both sides. Exit 1 when a budget is missed. Timing lives here, never in the
+one row for a lookup; the C floor tests/floor/mnk_level.c, compiled here, by CPU time, for a build
+or a verify), so a busy machine slows both sides. Exit 1 when a budget is missed. Timing lives here, never in the
 unit tests.
 """
 
@@ -1124,7 +1125,7 @@ def main() -> int:
     parser.add_argument(
         "--core-games",
         default=",".join(CORE_GAMES),
-        help="games to build and hold to the C floor (../shared/limit/mnk_dense.c), comma-separated, or 'none'",
+        help="games to build and hold to the C floor (tests/floor/mnk_level.c), comma-separated, or 'none'",
     )
     parser.add_argument(
         "--huge",
@@ -1219,9 +1220,10 @@ def render_performance(record: dict[str, object]) -> str:
         f"Written by `python tests/benchmark.py --write-docs` on {record['date']} ({record['machine']}; the "
         f"median of {record['runs']} runs where a figure is timed more than once), from `docs/measured.json`.",
         "Budgets are the issues'; a ratio (x) compares with a reference timed in the same run: a bare",
-        "Python start-up, a bare one-row read, or the C program `../shared/limit/mnk_dense.c` compiled in",
-        "the run. Every other document quotes no measured time or size: they change from machine to",
-        "machine, and this page is rewritten with each run.",
+        "Python start-up, a bare one-row read, a list-based check in tests/reference.py, or the C floor",
+        "`tests/floor/mnk_level.c` compiled in the run (by CPU time). Every other document quotes no",
+        "measured time or size: they change from machine to machine, and this page is rewritten with",
+        "each run.",
         "",
         "| measurement | value | budget |",
         "| --- | ---: | --- |",

@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.game.definition import Game
+from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.web.app import create_app
 from ttt_db.web.service import TRACE_NODE_LIMIT
@@ -57,7 +58,7 @@ def test_bad_boards_are_400_with_the_input_quoted(client: TestClient, params: di
 def test_game_and_lists(client: TestClient) -> None:
     game = client.get("/api/game").json()
     assert (game["game"], game["rows"], game["columns"], game["empty_board"]) == ("3x3k3", 3, 3, ".........")
-    assert game["cell_names"][7] == "b3" and game["figures"]["decision"] == 3191
+    assert game["cell_names"][7] == "b3" and game["figures"]["decision"] == published.LIST_SIZES["decision"]
     ais = {ai["name"]: ai for ai in client.get("/api/ais").json()}
     assert ais["ai14s"]["available"] and ais["perfect"]["available"] and "dls@3" in ais
     assert "alphabeta" in [a["name"] for a in client.get("/api/algorithms").json()]

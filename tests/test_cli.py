@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ttt_db.cli.app import app
+from ttt_db.store import published
 
 
 def _commands() -> list[str]:
@@ -161,7 +162,7 @@ def test_info(run, db_path: Path) -> None:
     assert result.stdout.startswith(f"database:       {db_path} (")
     assert "tree nodes:          549,946" in result.stdout
     document = json.loads(run("info", "--json").stdout)
-    assert document["figures"]["positions"] == 5478
+    assert document["figures"]["positions"] == published.LIST_SIZES["all"]
     assert [d["tree_nodes"] for d in document["depths"]][-1] == 127872
 
 
@@ -189,10 +190,10 @@ def test_export_to_file_and_stdout(run, tmp_path: Path) -> None:
     result = run("export", "--format", "csv", "-o", str(target))
     assert result.exit_code == 0
     assert result.stdout == ""
-    assert "wrote 5,478 positions" in result.stderr
-    assert len(target.read_text().splitlines()) == 5479
+    assert f"wrote {published.LIST_SIZES['all']:,} positions" in result.stderr
+    assert len(target.read_text().splitlines()) == published.LIST_SIZES["all"] + 1  # and the header
     lines = run("export").stdout.splitlines()
-    assert len(lines) == 5478
+    assert len(lines) == published.LIST_SIZES["all"]
     assert json.loads(lines[0])["board"] == "........."
 
 
@@ -240,7 +241,7 @@ def test_unusable_database_locations_are_errors(run, tmp_path: Path, db: str, me
 def test_export_and_db_into_a_missing_folder_behave_alike(run, tmp_path: Path) -> None:
     exported = run("export", "-o", str(tmp_path / "missing" / "out.jsonl"))
     assert exported.exit_code == 0
-    assert len((tmp_path / "missing" / "out.jsonl").read_text().splitlines()) == 5478
+    assert len((tmp_path / "missing" / "out.jsonl").read_text().splitlines()) == published.LIST_SIZES["all"]
     built = run("best-moves", "ox..x....", "--db", str(tmp_path / "also-missing" / "db.sqlite"))
     assert built.exit_code == 0
     assert (tmp_path / "also-missing" / "db.sqlite").is_file()

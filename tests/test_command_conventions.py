@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ttt_db.cli.render import shares
+from ttt_db.store import published
 
 
 def test_show_counts_plies_as_hint_and_check_do(run) -> None:
     shown = run("show", "x.o.o....").stdout  # o threatens c1-a3: x blocks at a3 or loses next ply
     assert "   6  a3    draws" in shown and "   1  b1    loses in 2" in shown  # the move included
-    checked = run("check", "ai1s", "--strong", "--show", "3191").stdout  # ai1s plays b1 there and loses
+    checked = run(
+        "check", "ai1s", "--strong", "--show", str(published.LIST_SIZES["decision"])
+    ).stdout  # ai1s plays b1 there and loses
     assert "x.o.o.... (x to move)\n    may play 1 (b1) loses in 2\n" in checked
     assert "remoteness" not in shown
 

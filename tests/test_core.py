@@ -27,7 +27,7 @@ from ttt_db.ranked.layout import level_from_chunks, stored_chunks
 from ttt_db.ranked.slots import game_from_name, level_slots
 from ttt_db.ranked.step import solve_core
 from ttt_db.ranked.tables import RankedTables
-from ttt_db.store import extras
+from ttt_db.store import extras, published
 from ttt_db.store.chunks import chunk_checksum
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.location import DatabaseLocation
@@ -81,7 +81,11 @@ def test_the_commands_on_a_core_only_database(run, core_only_path: Path, monkeyp
     verified = run("verify", *where)
     assert verified.exit_code == 0 and verified.stdout.startswith("ok: "), verified.stdout
     info = run("info", *where).stdout
-    assert "positions:           5,478 (765 up to symmetry)" in info and "tree nodes" in info  # the depth table's head
+    assert (
+        f"positions:           {published.LIST_SIZES['all']:,} ({published.LIST_SIZES['canonical']} up to symmetry)"
+        in info
+        and "tree nodes" in info
+    )  # the depth table's head
     checked = run("check", "ai14s", "--strong", *where)
     from ttt_db.ais.registry import load_ai
 
@@ -89,13 +93,16 @@ def test_the_commands_on_a_core_only_database(run, core_only_path: Path, monkeyp
     assert checked.exit_code == 1 and f"{ai14s.correct:,}/{ai14s.total:,} decision positions" in checked.stdout
     exported = run("export", *where)
     assert exported.stderr == (
-        "exporting 5,478 positions of 3x3k3, streamed from its core by depth (without random-play odds and paths)\n"
+        f"exporting {published.LIST_SIZES['all']:,} positions of 3x3k3, streamed from its core by depth "
+        "(without random-play odds and paths)\n"
     )
     records = [json.loads(line) for line in exported.stdout.splitlines()]
-    assert len(records) == 5478 and records[0]["board"] == "........." and records[-1]["depth"] == 9
+    assert (
+        len(records) == published.LIST_SIZES["all"] and records[0]["board"] == "........." and records[-1]["depth"] == 9
+    )
     assert {record["playout"] for record in records} == {None}
     refused = run("info", "--json", *where)
-    assert json.loads(refused.stdout)["figures"]["decision"] == 3191
+    assert json.loads(refused.stdout)["figures"]["decision"] == published.LIST_SIZES["decision"]
 
 
 def _core_chunk(path: Path, depth: int) -> bytes:
@@ -268,7 +275,7 @@ def test_every_position_streamed_from_the_core_is_the_looked_up_position(
     monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
     with open_database(core_only_path) as core:
         streamed = list(core.all_positions())
-    assert len(streamed) == len(expected) == 5478
+    assert len(streamed) == len(expected) == published.LIST_SIZES["all"]
     assert all(position == expected[position.cells] for position in streamed)
     assert [position.depth for position in streamed] == sorted(position.depth for position in streamed)
 

@@ -12,6 +12,7 @@ from sqlalchemy import create_engine, text
 
 from ttt_db.build import build_database
 from ttt_db.errors import DatabaseError
+from ttt_db.store import published
 from ttt_db.store.database import open_database
 
 
@@ -122,7 +123,7 @@ def test_readers_see_the_old_or_the_new_database_during_a_rebuild(empty_schema) 
             try:
                 with open_database(url) as db:
                     answers.append(db.lookup("ox..x....").best_moves)
-                    assert len(db.node_list("decision")) == 3191
+                    assert len(db.node_list("decision")) == published.LIST_SIZES["decision"]
             except BaseException as error:  # noqa: BLE001 - any failure of a reader is the finding
                 failures.append(error)
                 return

@@ -15,11 +15,12 @@ from ttt_db.ais.registry import load_ai
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.search.algorithms import agreement, run_search
+from ttt_db.store import published
 
 
 def test_plain_minimax_from_the_empty_board_examines_the_whole_tree() -> None:
     report = run_search("minimax", ".........")
-    assert report.counts.nodes == sum(tree_nodes_below(".........")) == 549_946
+    assert report.counts.nodes == sum(tree_nodes_below(".........")) == sum(published.TREE_NODES_BY_DEPTH)
     assert report.counts.terminal == 255_168  # the finished games: leaves of the tree
     assert (report.score, report.scale) == (0, "wdl")
 
@@ -81,7 +82,7 @@ def test_the_search_ais_choose_the_references_moves(positions) -> None:
     shortest = load_ai("alphabeta-shortest").play
     dls1, abdls1 = load_ai("dls@1").play, load_ai("abdls@1").play
     decision = [p.cells for p in positions.values() if p.status == "playing" and len(p.best_moves) < len(p.moves)]
-    assert len(decision) == 3191
+    assert len(decision) == published.LIST_SIZES["decision"]
     for board in decision:
         best = reference.best_moves(board)
         assert minimax(board) == alphabeta(board) == best, board

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from ttt_db.store import published
 from ttt_db.store.database import open_database
 
 
@@ -40,9 +41,9 @@ def test_nothing_returns_an_internal_mutable_table(db) -> None:
         table["........."] = (0,)  # type: ignore[index]
     meta = db.meta()
     meta["figures"]["positions"] = 0
-    assert db.meta()["figures"]["positions"] == 5478
+    assert db.meta()["figures"]["positions"] == published.LIST_SIZES["all"]
     db.node_list("all").clear()
-    assert len(db.node_list("all")) == 5478
+    assert len(db.node_list("all")) == published.LIST_SIZES["all"]
 
 
 @pytest.mark.parametrize("bad", [None, b"ox..x....", ["o", "x"], 5])

@@ -13,6 +13,7 @@ from forging import forge_code, forge_extras
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.ranked.codes import code_of
+from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.export import read_csv, read_jsonl, write_csv, write_jsonl
 from ttt_db.store.verify import verify_database
@@ -100,8 +101,8 @@ def test_export_round_trips_into_library_values(db: SolutionDatabase, write, rea
     write(db.all_positions(), stream)
     stream.seek(0)
     records = list(read(stream))
-    assert len(records) == 5478
-    assert len({r["board"] for r in records}) == 5478
+    assert len(records) == published.LIST_SIZES["all"]
+    assert len({r["board"] for r in records}) == published.LIST_SIZES["all"]
     for record in records:
         assert record == _library_record(db, record["board"])
 

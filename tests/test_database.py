@@ -118,11 +118,22 @@ def test_a_missing_chunk_is_damage_not_an_impossible_board(altered_copy) -> None
         assert database.get("xxx......") is None
 
 
-def test_default_location_is_the_checkouts_data_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_location_is_the_checkouts_data_folder_or_the_users(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An editable install from a checkout keeps its database in the checkout's data/; a plain
+    install (the sdist's tests run one) in the user's data folder."""
+    import ttt_db
+
     monkeypatch.delenv("TTT_DB", raising=False)
-    checkout = Path(__file__).resolve().parent.parent
-    assert resolve_location(None, TICTACTOE).path == checkout / "data" / "ttt-db.sqlite"
-    assert resolve_location(None, TICTACTOE).url == f"sqlite:///{checkout / 'data' / 'ttt-db.sqlite'}"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    installed_from = Path(ttt_db.__file__).resolve().parent.parent
+    if (installed_from / "pyproject.toml").is_file() and (installed_from / "data").is_dir():
+        expected = installed_from / "data" / "ttt-db.sqlite"
+    else:
+        expected = tmp_path / "ttt-db" / "ttt-db.sqlite"
+    assert resolve_location(None, TICTACTOE).path == expected
+    assert resolve_location(None, TICTACTOE).url == f"sqlite:///{expected}"
 
 
 def test_build_into_a_url_without_a_file_path(tmp_path: Path) -> None:

@@ -28,9 +28,10 @@ from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
 from ttt_db.ranked.layout import level_from_chunks, stored_chunks
+from ttt_db.ranked.slots import level_slots
 from ttt_db.ranked.step import Level, LevelCounts, solve_level
 from ttt_db.ranked.tables import RankedTables
-from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, compressor, zero_chunk
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, compressor, decompressed, zero_chunk
 from ttt_db.store.location import DatabaseLocation
 
 Progress = Callable[[str, int, int], None]
@@ -64,17 +65,35 @@ class CoreLevel:
     def canonical(self) -> int:
         return self.counts.canonical
 
-    def chunks(self) -> Iterator[CoreChunk]:
-        """The level's chunks in order, read from its file."""
+    def chunks(self, game: Game) -> Iterator[CoreChunk]:
+        """The level's chunks in order, read from its file, each held to its length in the level
+        and its checksum; WorkFolderDamagedError at the first that is not what the build saved."""
+        total = level_slots(game.cells, self.depth)
         with open(self.path, "rb") as stream:
             for number in range(self.chunk_count):
-                slots, length, checksum = _RECORD.unpack(stream.read(_RECORD.size))
+                record = stream.read(_RECORD.size)
+                slots, length, checksum = _RECORD.unpack(record) if len(record) == _RECORD.size else (-1, 0, 0)
                 blob = stream.read(length)
-                if len(blob) != length:
-                    raise DatabaseError(
-                        f"{self.path} ends inside chunk {number}: delete the work folder and build again"
-                    )
+                if slots != min(CHUNK_SLOTS, total - number * CHUNK_SLOTS) or len(blob) != length:
+                    raise WorkFolderDamagedError(self, f"it ends or breaks off inside chunk {number}")
+                if checksum != chunk_checksum(game.name, self.depth, number, blob):
+                    raise WorkFolderDamagedError(self, f"chunk {number} fails its checksum")
                 yield CoreChunk(number, slots, blob, checksum)
+            if stream.read(1):
+                raise WorkFolderDamagedError(self, f"it goes on past its {self.chunk_count} chunks")
+
+
+class WorkFolderDamagedError(DatabaseError):
+    """A level a stopped build saved that is not what it saved (a flipped bit, a cut file)."""
+
+    def __init__(self, level: CoreLevel, why: str) -> None:
+        self.depth = level.depth
+        self.why = why
+        self.path = level.path
+        super().__init__(
+            f"level {level.depth} in the work folder ({level.path}) is damaged: {why}; build again, "
+            "which solves it again"
+        )
 
 
 def process_alive(pid: int) -> bool:
@@ -96,9 +115,11 @@ class WorkFolder:
         self.path = path
         self.game = game
 
-    def claim(self) -> list[CoreLevel]:
-        """The levels an earlier build finished here (none: the folder is started afresh), the
-        folder marked as this build's; DatabaseError when another running build works in it."""
+    def claim(self, *, fresh: bool = False) -> tuple[list[CoreLevel], WorkFolderDamagedError | None]:
+        """The levels an earlier build finished here, each checked whole (none: the folder is
+        started afresh), and the damage that ended them, if any (that level and those above it are
+        solved again); the folder marked as this build's. DatabaseError when another running build
+        works in it. `fresh`: whatever an earlier build left is discarded."""
         try:
             owner = int((self.path / "owner.pid").read_text())
         except (OSError, ValueError):
@@ -108,11 +129,11 @@ class WorkFolder:
                 f"another build of this database is running (process {owner}, working in {self.path}): "
                 "wait for it to finish, or stop it"
             )
-        done = self.finished()
+        done, damage = ([], None) if fresh else self.finished()
         if not done:
             self.reset()
         _write_whole(self.path / "owner.pid", lambda stream: stream.write(str(os.getpid()).encode()))
-        return done
+        return done, damage
 
     def chunks_file(self, depth: int) -> Path:
         return self.path / f"level-{depth:02d}.chunks"
@@ -123,26 +144,32 @@ class WorkFolder:
     def _stamp(self) -> dict[str, object]:
         return {"format": _FORMAT, "game": self.game.name, "chunk_slots": CHUNK_SLOTS}
 
-    def finished(self) -> list[CoreLevel]:
-        """The levels a killed build finished, deepest first, down to the first one missing; empty
-        when the folder is of another game or format."""
+    def finished(self) -> tuple[list[CoreLevel], WorkFolderDamagedError | None]:
+        """The levels a killed build finished, deepest first, down to the first one missing or
+        damaged (every chunk read and held to its checksum), and that damage; nothing when the
+        folder is of another game or format."""
         stamp = self.path / "build.json"
         try:
             if json.loads(stamp.read_text()) != self._stamp():
-                return []
+                return [], None
         except (OSError, ValueError):
-            return []
-        levels = []
+            return [], None
+        levels: list[CoreLevel] = []
         for depth in range(self.game.cells, -1, -1):
             try:
                 saved = json.loads(self._counts_file(depth).read_text())
                 level = CoreLevel(depth, LevelCounts(**saved["counts"]), int(saved["chunks"]), self.chunks_file(depth))
-                if level.path.stat().st_size != int(saved["bytes"]):
-                    break
             except (OSError, ValueError, KeyError, TypeError):
-                break
+                break  # not finished: its counts are written last
+            try:
+                for _ in level.chunks(self.game):
+                    pass
+            except OSError as error:
+                return levels, WorkFolderDamagedError(level, f"it cannot be read ({error.strerror or error})")
+            except WorkFolderDamagedError as damage:
+                return levels, damage
             levels.append(level)
-        return levels
+        return levels, None
 
     def reset(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
@@ -169,15 +196,18 @@ class WorkFolder:
         return CoreLevel(depth, counts, written, self.chunks_file(depth))
 
     def take_up(self, tables: RankedTables, level: CoreLevel) -> Level:
-        """A finished level's codes, taken back from its chunks (the next level up reads them)."""
-        import zstandard
+        """A finished level's codes, taken back from its chunks (the next level up reads them);
+        WorkFolderDamagedError for a chunk that is not what the build saved."""
 
         def decode(chunk: CoreChunk) -> tuple[int, bytes | None]:
             if chunk.blob == zero_chunk(chunk.slots):
                 return chunk.chunk, None
-            return chunk.chunk, zstandard.ZstdDecompressor().decompress(chunk.blob, max_output_size=chunk.slots)
+            try:
+                return chunk.chunk, decompressed(chunk.blob, chunk.slots)
+            except ValueError as refused:
+                raise WorkFolderDamagedError(level, f"chunk {chunk.chunk} is refused: {refused}") from None
 
-        return level_from_chunks(tables, level.depth, level.chunks(), CHUNK_SLOTS, decode).level
+        return level_from_chunks(tables, level.depth, level.chunks(self.game), CHUNK_SLOTS, decode).level
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
@@ -217,8 +247,6 @@ def compressed_chunks(tables: RankedTables, level: Level) -> Iterator[CoreChunk]
 
 
 def _chunk_length(tables: RankedTables, depth: int, number: int) -> int:
-    from ttt_db.ranked.slots import level_slots
-
     return min(CHUNK_SLOTS, level_slots(tables.cells, depth) - number * CHUNK_SLOTS)
 
 
@@ -261,24 +289,35 @@ def build_core(
     client: Any = None,
     *,
     keep: bool = False,
+    fresh: bool = False,
 ) -> CoreBuild:
-    """Solve every level not finished by an earlier build into `folder`, telling `notice` when
-    an earlier build's levels are taken up; every level, by depth, and with `keep` every level's
-    codes. With a Dask `client`, each level is solved by tasks on its workers (`ttt_db.build.cluster`),
-    in the same folder."""
-    done = folder.claim()
+    """Solve every level not finished by an earlier build into `folder` (`fresh`: none is taken
+    up), telling `notice` when an earlier build's levels are taken up or a damaged one is solved
+    again; every level, by depth, and with `keep` every level's codes. With a Dask `client`, each
+    level is solved by tasks on its workers (`ttt_db.build.cluster`), in the same folder."""
+    done, damage = folder.claim(fresh=fresh)
     tables = RankedTables(game, compiled() if client is not None else None)
     n = game.cells
+    held: dict[int, Level] = {}
+    below = None
+    while done:
+        try:
+            below = folder.take_up(tables, done[-1])
+            held = {level.depth: folder.take_up(tables, level) for level in done} if keep else {}
+            break
+        except WorkFolderDamagedError as error:  # its checksums held, yet it does not decompress
+            damage = error
+            done = [level for level in done if level.depth > error.depth]
     if done:
         notice(
             f"resuming the build of {game} stopped earlier: levels {n} to {done[-1].depth} are "
             f"solved already (kept in {folder.path})"
         )
+    if damage is not None:
+        above = ", and every level above it" if damage.depth else ""
+        where = f"level {damage.depth} in the work folder ({damage.path})"
+        notice(f"{where} is damaged ({damage.why}): solving it again{above}")
     levels = {level.depth: level for level in done}
-    held: dict[int, Level] = {}
-    below = folder.take_up(tables, done[-1]) if done else None
-    if keep:
-        held = {level.depth: folder.take_up(tables, level) for level in done}
     if client is not None:
         from ttt_db.build.cluster import DaskLevels
 

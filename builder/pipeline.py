@@ -61,7 +61,8 @@ def build_database(
 ) -> BuildSummary:
     """Build `game`'s database at `db` (path, URL, `$TTT_DB` or the game's default) unless one
     is there. A build that was stopped part-way is resumed above its last finished level, which
-    `notice` is told. With a Dask `client` every level is solved by tasks on its workers, in a work
+    `notice` is told (`force`: any database there is replaced, and a stopped build's levels are
+    discarded). With a Dask `client` every level is solved by tasks on its workers, in a work
     folder under `work_dir` (shared storage for a cluster; beside the database by default): the
     same database as a local build."""
     # imported here so that opening an existing database does not pay for the builder (SQLAlchemy)
@@ -79,7 +80,7 @@ def build_database(
                 )
         return BuildSummary(location, False, 0.0, {}, _size(location))
     refuse_what_cannot_fit(game, client, location)
-    return _build(location, game, progress, notice, client, work_dir)
+    return _build(location, game, progress, notice, client, work_dir, fresh=force)
 
 
 def _build(
@@ -89,9 +90,12 @@ def _build(
     notice: Callable[[str], None] = logger.info,
     client: Any = None,
     work_dir: Path | None = None,
+    *,
+    fresh: bool = False,
 ) -> BuildSummary:
     """Solve `game` and write its database at `location`, over whatever is there (its callers
-    have refused what cannot fit: `refuse_what_cannot_fit`)."""
+    have refused what cannot fit: `refuse_what_cannot_fit`); `fresh`: a stopped build's levels
+    are discarded, not taken up."""
     from ttt_db.build.levels import build_core, work_folder
     from ttt_db.build.write import BuildContent, write_solution
     from ttt_db.store.extras import count_extras, keeps_extras
@@ -99,7 +103,7 @@ def _build(
     started = time.perf_counter()
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
     folder = work_folder(location, game, work_dir)
-    core = build_core(game, folder, progress, notice, client, keep=keeps_extras(game))
+    core = build_core(game, folder, progress, notice, client, keep=keeps_extras(game), fresh=fresh)
     extras = count_extras(core.tables, core.held) if core.held is not None else None
     content = BuildContent(game, core, extras, None if reproducible else started)
     write_solution(location, content, _build_time(), progress)

@@ -169,7 +169,7 @@ def _write_core(conn: Connection, core: CoreBuild, digest: ContentDigest, progre
     written = 0
     statement = _insert_statement(conn, CoreChunkRow.__tablename__, CORE_COLUMNS)
     for level in core.levels:
-        rows = ((level.depth, c.chunk, c.slots, c.blob, c.checksum) for c in level.chunks())
+        rows = ((level.depth, c.chunk, c.slots, c.blob, c.checksum) for c in level.chunks(core.tables.game))
         digest.add_chunks("core", level.depth, level.chunk_count, _inserted(conn, statement, rows))
         written += level.chunk_count
         progress("write levels", written, total)

@@ -83,7 +83,13 @@ def _options(
 def build(
     game: AnyGameOption = TICTACTOE,
     db: DbOption = None,
-    force: Annotated[bool, typer.Option("--force", help="Rebuild even if the database exists.")] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Rebuild even if the database exists, solving every level again (a stopped build's are discarded).",
+        ),
+    ] = False,
     workers: Annotated[
         int | None,
         typer.Option(

@@ -23,12 +23,26 @@ def _chunk(conn: sqlite3.Connection, table: str, column: str, depth: int, number
 def _reseal(
     conn: sqlite3.Connection, table: str, column: str, game: Game, depth: int, number: int, data: bytes
 ) -> None:
-    blob = zstandard.ZstdCompressor().compress(data)
+    reseal_blob(conn, table, column, game, depth, number, zstandard.ZstdCompressor().compress(data))
+
+
+def reseal_blob(
+    conn: sqlite3.Connection, table: str, column: str, game: Game, depth: int, number: int, blob: bytes
+) -> None:
+    """A chunk's stored bytes replaced by `blob`, whatever it holds, and its checksum recomputed."""
     part = "core" if table == "ttt_core" else "extras"
     check = chunk_checksum(game.name, depth, number, blob, part=part)
     conn.execute(
         f"update {table} set {column} = ?, checksum = ? where depth = ? and chunk = ?", (blob, check, depth, number)
     )
+
+
+def zstd_bomb(declared: int) -> bytes:
+    """One small zstandard frame whose header declares `declared` bytes of zeros (and holds them)."""
+    writer = zstandard.ZstdCompressor().compressobj(size=declared)
+    zeros = bytes(1 << 20)
+    parts = [writer.compress(zeros) for _ in range(declared // len(zeros))]
+    return b"".join(parts) + writer.flush()
 
 
 def forge_code(path: Path, board: str, code: int, game: Game) -> tuple[int, int]:

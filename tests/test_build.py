@@ -62,12 +62,14 @@ def test_a_failed_build_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytes
     assert not (tmp_path / "fresh.sqlite").exists()
     monkeypatch.undo()
     notices: list[str] = []
-    assert build_database(path, force=True, notice=notices.append).resumed_at == 0
+    assert build_database(tmp_path / "fresh.sqlite", notice=notices.append).resumed_at == 0
     assert notices == [
         f"resuming the build of 3x3k3 stopped earlier: levels 9 to 0 are solved already "
-        f"(kept in {tmp_path / '.db.sqlite.levels'})"
+        f"(kept in {tmp_path / '.fresh.sqlite.levels'})"
     ]
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".fresh.sqlite.levels", "db.sqlite"]
+    forced: list[str] = []  # --force solves every level again, whatever a stopped build kept
+    assert build_database(path, force=True, notice=forced.append).resumed_at is None and forced == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite", "fresh.sqlite"]
 
 
 def test_database_file_within_budget(db_path: Path) -> None:

@@ -183,6 +183,51 @@ def test_a_build_stopped_between_levels_resumes_above_the_last_finished_one(tmp_
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [("flip", "chunk 0 fails its checksum"), ("cut", "it ends or breaks off inside chunk 0")],
+)
+def test_a_damaged_level_of_a_stopped_build_is_solved_again_not_written(
+    tmp_path: Path, stopping_build, damage: str, why: str
+) -> None:
+    """A flipped bit or a cut file in a finished level of the work folder: that level and those
+    above it are solved again, said so, and the database is the whole build's."""
+    game = Game.parse("3x4k3")
+    whole = tmp_path / "whole.sqlite"
+    build_database(whole, game=game)
+    stopping_build(5)
+    path = tmp_path / "resumed.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        build_database(path, game=game)
+    stopping_build(None)
+    saved = tmp_path / ".resumed.sqlite.levels" / "level-09.chunks"
+    data = bytearray(saved.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0x10
+    else:
+        del data[len(data) // 2 :]
+    saved.write_bytes(bytes(data))
+    notices: list[str] = []
+    summary = build_database(path, game=game, notice=notices.append)
+    assert summary.resumed_at == 10
+    assert notices[1] == (
+        f"level 9 in the work folder ({saved}) is damaged ({why}): solving it again, and every level above it"
+    )
+    assert _dump(path) == _dump(whole)
+
+
+def test_force_solves_every_level_again(tmp_path: Path, stopping_build) -> None:
+    game = Game.parse("3x4k3")
+    stopping_build(3)
+    path = tmp_path / "db.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        build_database(path, game=game)
+    solved = stopping_build(None)
+    notices: list[str] = []
+    summary = build_database(path, game=game, force=True, notice=notices.append)
+    assert summary.resumed_at is None and notices == [] and solved == [12, 11, 10]
+
+
 def test_games_up_to_25_cells_are_accepted_and_larger_ones_refused_with_what_they_would_take() -> None:
     assert game_from_name("4x5k4").cells == 20 and game_from_name("5x5k4").cells == 25
     with pytest.raises(UnknownGameError) as refused:

@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from forging import forge_code, forge_extras
+from forging import forge_code, forge_extras, reseal_blob, zstd_bomb
 
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
 from ttt_db.errors import DatabaseDamagedError, DatabaseError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.ranked.codes import code_of
+from ttt_db.ranked.slots import level_slots
 from ttt_db.store.checksum import META_CHECK_KEY, meta_checksum
 from ttt_db.store.database import open_database
 
@@ -124,6 +125,89 @@ def test_changed_depth_counts_are_refused(run, db_path: Path, tmp_path: Path) ->
     result = run("info", "--db", str(path))
     assert (result.exit_code, result.stdout) == (2, "")
     assert "the counts at depth 2 do not match their checksum" in result.stderr
+
+
+# --- bombs and damaged schema text ---------------------------------------------------------
+
+BOMB_PROBE = """
+import resource, sys
+from ttt_db.errors import DatabaseDamagedError
+from ttt_db.store.database import open_database
+with open_database(sys.argv[1]) as db:
+    fetched = []
+    real = db.core._fetch_once
+    db.core._fetch_once = lambda *args: fetched.append(args) or real(*args)
+    for _ in range(3):
+        try:
+            db.lookup("x........")
+        except DatabaseDamagedError as refused:
+            said = str(refused)
+print(said)
+print(len(fetched), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_a_resealed_zstd_bomb_is_refused_without_decompressing_it_and_only_once(db_path: Path, tmp_path: Path) -> None:
+    """A small chunk whose frame declares a gigabyte: zstandard would allocate it all before
+    reading a byte. It is refused from its header, and the refusal is kept for the handle."""
+    import subprocess
+    import sys
+
+    path = _copy(db_path, tmp_path)
+    declared = 1 << 30
+    with sqlite3.connect(path) as conn:
+        reseal_blob(conn, "ttt_core", "codes", TICTACTOE, 1, 0, zstd_bomb(declared))
+    probe = subprocess.run([sys.executable, "-c", BOMB_PROBE, str(path)], capture_output=True, text=True, check=True)
+    said, counts = probe.stdout.splitlines()
+    fetched, peak_mib = map(int, counts.split())
+    assert said == (
+        f"the database is damaged (a chunk of the core is refused: its frame declares {declared:,} bytes, "
+        f"not {level_slots(TICTACTOE.cells, 1)}, table ttt_core, level 1 chunk 0): {REBUILD}"
+    )
+    assert fetched == 1
+    assert peak_mib < 256  # the declared gigabyte was never allocated
+
+
+def _used_bytes(data: bytes, page: int, page_size: int) -> list[int]:
+    """The offsets of a b-tree page's header, cell pointers and cells (not its free gap)."""
+    base = (page - 1) * page_size
+    header = base + (100 if page == 1 else 0)
+    cells = int.from_bytes(data[header + 3 : header + 5], "big")
+    pointers_end = header + (12 if data[header] in (2, 5) else 8) + 2 * cells
+    content = base + (int.from_bytes(data[header + 5 : header + 7], "big") or 65536)
+    return [*range(header, pointers_end), *range(content, base + page_size)]
+
+
+def test_every_byte_of_the_schema_and_the_meta_damaged_is_refused_or_changes_nothing(
+    db_path: Path, tmp_path: Path
+) -> None:
+    """Each byte of the pages holding the schema (its CREATE statements) and the meta entries,
+    its high bit flipped: a lookup and the meta answer as before or raise one of ttt-db's errors (exit 2),
+    never another exception (exit 3, "a bug in ttt-db")."""
+    from ttt_db.errors import TttDbError
+
+    data = db_path.read_bytes()
+    with sqlite3.connect(db_path) as conn:
+        page_size = conn.execute("pragma page_size").fetchone()[0]
+        meta_page = conn.execute("select rootpage from sqlite_master where name = 'ttt_meta'").fetchone()[0]
+    with open_database(db_path) as db:
+        pristine = (db.lookup("x...o...."), db.meta())
+    offsets = sorted({*_used_bytes(data, 1, page_size), *_used_bytes(data, meta_page, page_size)})
+    assert len(offsets) > 1000
+    path = tmp_path / "fuzzed.sqlite"
+    refused = 0
+    for offset in offsets:
+        damaged = bytearray(data)
+        damaged[offset] ^= 0x80
+        path.write_bytes(bytes(damaged))
+        try:
+            with open_database(path) as db:
+                answers = (db.lookup("x...o...."), db.meta())
+        except TttDbError:
+            refused += 1
+        else:
+            assert answers == pristine, f"byte {offset} flipped: a wrong answer"
+    assert refused > len(offsets) // 2
 
 
 # --- random damage --------------------------------------------------------------------------

@@ -30,6 +30,27 @@ def compressor() -> Any:
     return zstandard.ZstdCompressor(level=ZSTD_LEVEL)
 
 
+def decompressed(blob: bytes, size: int) -> bytes:
+    """A stored chunk's `size` bytes; ValueError, saying why, for a blob that is not one zstandard
+    frame of exactly `size` bytes. Never more than `size` bytes are made, whatever a frame's header
+    declares (zstandard allocates a declared size before it reads a byte)."""
+    import zstandard
+
+    try:
+        declared = zstandard.frame_content_size(blob)
+    except zstandard.ZstdError:
+        raise ValueError("it is not a zstandard frame") from None
+    if declared not in (size, -1):  # -1: the frame does not say
+        raise ValueError(f"its frame declares {declared:,} bytes, not {size:,}")
+    try:
+        data: bytes = zstandard.ZstdDecompressor().decompress(blob, max_output_size=size)
+    except zstandard.ZstdError:
+        raise ValueError("it does not decompress") from None
+    if len(data) != size:
+        raise ValueError(f"it decompresses to {len(data):,} bytes, not {size:,}")
+    return data
+
+
 @cache
 def zero_chunk(length: int) -> bytes:
     """The stored bytes of a chunk of `length` zeros, compressed: a writer reuses them instead of

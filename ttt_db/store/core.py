@@ -24,7 +24,7 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value
 from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.slots import level_slots, representative
-from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, zero_chunk
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, decompressed, zero_chunk
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras
 from ttt_db.store.position import Playout, Position
 from ttt_db.store.reader import Reader
@@ -51,6 +51,7 @@ class CoreReader:
         self._chunks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
         self._ordinals: OrderedDict[tuple[int, int], list[int]] = OrderedDict()  # nonzero codes before each slot
+        self._refused: dict[tuple[str, int, int], DatabaseDamagedError] = {}
         self._lock = threading.Lock()
 
     @cached_property
@@ -88,7 +89,17 @@ class CoreReader:
     def _fetch(self, part: str, depth: int, number: int, count: int, size: int) -> bytes:
         """One chunk of the core (`count` slots) or of the extras (`count` classes), `size` bytes
         decompressed; DatabaseDamagedError when it is missing, fails its checksum, holds another
-        count or decompresses to another size."""
+        count or decompresses to another size. A refusal is kept: a damaged chunk is read once."""
+        refused = self._refused.get((part, depth, number))
+        if refused is not None:
+            raise refused
+        try:
+            return self._fetch_once(part, depth, number, count, size)
+        except DatabaseDamagedError as error:
+            self._refused[(part, depth, number)] = error
+            raise
+
+    def _fetch_once(self, part: str, depth: int, number: int, count: int, size: int) -> bytes:
         table, column, unit = (CORE, "codes", "slots") if part == "core" else (EXTRAS, "extras", "classes")
         rows = self.reader.rows(
             f"SELECT {unit}, {column}, checksum FROM {table} WHERE depth = :depth AND chunk = :chunk",
@@ -107,8 +118,6 @@ class CoreReader:
     ) -> bytes | None:
         """A stored chunk's bytes, decompressed (None for the core's chunk of zeros); DatabaseDamagedError
         when it fails its checksum, holds another count or decompresses to another size."""
-        import zstandard
-
         table, unit = (CORE, "slots") if part == "core" else (EXTRAS, "classes")
         where = f"table {table}, level {depth} chunk {number}"
         if not isinstance(blob, bytes) or check != chunk_checksum(self.game.name, depth, number, blob, part=part):
@@ -118,12 +127,9 @@ class CoreReader:
         if part == "core" and blob == zero_chunk(size):
             return None
         try:
-            data: bytes = zstandard.ZstdDecompressor().decompress(blob, max_output_size=size)
-        except zstandard.ZstdError:
-            raise DatabaseDamagedError(f"a chunk of the {part} does not decompress", where) from None
-        if len(data) != size:
-            raise DatabaseDamagedError(f"a chunk of the {part} decompresses to {len(data)} bytes, not {size}", where)
-        return data
+            return decompressed(blob, size)
+        except ValueError as refused:
+            raise DatabaseDamagedError(f"a chunk of the {part} is refused: {refused}", where) from None
 
     def code(self, depth: int, slot: int) -> int:
         number, offset = divmod(slot, CHUNK_SLOTS)

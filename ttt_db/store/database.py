@@ -215,7 +215,7 @@ class SolutionDatabase:
             text = found[0].value if found else None
             try:
                 rules = json.loads(text) if text is not None else {}
-            except ValueError:
+            except (TypeError, ValueError):  # not JSON, or not text at all
                 rules = text
             if not isinstance(rules, dict):
                 raise DatabaseDamagedError(f"meta rules {rules!r} are not an object", f"table {META}")

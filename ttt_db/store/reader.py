@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ttt_db.errors import ReadFailedError
+from ttt_db.errors import DatabaseDamagedError, ReadFailedError
 
 if TYPE_CHECKING:
     import sqlite3
@@ -78,6 +78,8 @@ class SqliteFileReader:
             return [row_type(*row) for row in cursor]
         except sqlite3.Error as error:
             raise ReadFailedError(f"database error: {error}") from None
+        except UnicodeDecodeError as error:
+            raise _not_utf8(error) from None
 
     def stream(self, sql: str, params: Mapping[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
         import sqlite3
@@ -86,6 +88,8 @@ class SqliteFileReader:
             yield from self._connection().execute(sql, dict(params or {}))
         except sqlite3.Error as error:
             raise ReadFailedError(f"database error: {error}") from None
+        except UnicodeDecodeError as error:
+            raise _not_utf8(error) from None
 
     def close(self) -> None:
         with self._lock:
@@ -93,6 +97,15 @@ class SqliteFileReader:
                 connection.close()
             self._opened.clear()
         self._local = threading.local()
+
+
+def _not_utf8(error: UnicodeDecodeError) -> DatabaseDamagedError:
+    """SQLite hands back text as it is stored: in a damaged file, a table's schema (quoted in
+    SQLite's own error messages) or a text column may not be UTF-8."""
+    return DatabaseDamagedError(
+        f"stored text is not UTF-8 ({error.reason}: byte {error.object[error.start : error.start + 1]!r})",
+        "the file's schema or a text column",
+    )
 
 
 class EngineReader:

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from ttt_db.errors import MissingExtraError
+from ttt_db.errors import ClusterStartError, MissingExtraError
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
 from ttt_db.ranked.step import Level, LevelCounts, solve_range
@@ -29,6 +29,10 @@ NO_MALLOC_TRIM: Final = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESH
 """Dask starts its workers with glibc's trim threshold set, which also fixes the threshold above
 which every allocation is a fresh mapping: a level's temporaries then cost page faults on every
 range. Workers this builder starts go without it."""
+
+START_TIMEOUTS: Final = ("30s", "120s")
+"""How long a cluster's start or a scheduler's answer is waited for (Dask's connect timeout): its
+default, then once more, longer, on a machine too busy to start workers in time."""
 
 SolveTask = Callable[[str, int, str | None, int, int, str], LevelCounts]
 """(game name, depth, the level below's codes file, first canonical set, last, the level's codes
@@ -63,7 +67,9 @@ def solve_task(
 
 def connect(workers: int | None, scheduler: str | None) -> Any:
     """A Dask client: a LocalCluster of `workers` processes on this machine, or the scheduler at
-    `scheduler`; MissingExtraError without Dask."""
+    `scheduler`; MissingExtraError without Dask. A cluster that fails to start is started once more,
+    waiting longer (a busy machine starts workers slowly); ClusterStartError when that fails too
+    or the scheduler does not answer."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -71,12 +77,25 @@ def connect(workers: int | None, scheduler: str | None) -> Any:
     import dask
 
     if scheduler is not None:
-        return Client(scheduler)  # type: ignore[no-untyped-call]
-    with dask.config.set(NO_MALLOC_TRIM):
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
-        )
-    return Client(cluster)  # type: ignore[no-untyped-call]
+        try:
+            return Client(scheduler)  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError) as error:
+            raise ClusterStartError(None, scheduler, (), _said(error)) from None
+    failure = ""
+    for timeout in START_TIMEOUTS:
+        try:
+            with dask.config.set({**NO_MALLOC_TRIM, "distributed.comm.timeouts.connect": timeout}):
+                cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                    n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
+                )
+            return Client(cluster)  # type: ignore[no-untyped-call]
+        except (OSError, RuntimeError, TimeoutError) as error:
+            failure = _said(error)
+    raise ClusterStartError(workers, None, START_TIMEOUTS, failure)
+
+
+def _said(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 class DaskLevels:

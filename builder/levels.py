@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from ttt_db.errors import DatabaseError
+from ttt_db.errors import DatabaseError, WorkFolderDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
 from ttt_db.ranked.layout import level_from_chunks, stored_chunks
@@ -75,25 +75,12 @@ class CoreLevel:
                 slots, length, checksum = _RECORD.unpack(record) if len(record) == _RECORD.size else (-1, 0, 0)
                 blob = stream.read(length)
                 if slots != min(CHUNK_SLOTS, total - number * CHUNK_SLOTS) or len(blob) != length:
-                    raise WorkFolderDamagedError(self, f"it ends or breaks off inside chunk {number}")
+                    raise WorkFolderDamagedError(self.depth, self.path, f"it ends or breaks off inside chunk {number}")
                 if checksum != chunk_checksum(game.name, self.depth, number, blob):
-                    raise WorkFolderDamagedError(self, f"chunk {number} fails its checksum")
+                    raise WorkFolderDamagedError(self.depth, self.path, f"chunk {number} fails its checksum")
                 yield CoreChunk(number, slots, blob, checksum)
             if stream.read(1):
-                raise WorkFolderDamagedError(self, f"it goes on past its {self.chunk_count} chunks")
-
-
-class WorkFolderDamagedError(DatabaseError):
-    """A level a stopped build saved that is not what it saved (a flipped bit, a cut file)."""
-
-    def __init__(self, level: CoreLevel, why: str) -> None:
-        self.depth = level.depth
-        self.why = why
-        self.path = level.path
-        super().__init__(
-            f"level {level.depth} in the work folder ({level.path}) is damaged: {why}; build again, "
-            "which solves it again"
-        )
+                raise WorkFolderDamagedError(self.depth, self.path, f"it goes on past its {self.chunk_count} chunks")
 
 
 def process_alive(pid: int) -> bool:
@@ -165,7 +152,9 @@ class WorkFolder:
                 for _ in level.chunks(self.game):
                     pass
             except OSError as error:
-                return levels, WorkFolderDamagedError(level, f"it cannot be read ({error.strerror or error})")
+                return levels, WorkFolderDamagedError(
+                    level.depth, level.path, f"it cannot be read ({error.strerror or error})"
+                )
             except WorkFolderDamagedError as damage:
                 return levels, damage
             levels.append(level)
@@ -205,7 +194,9 @@ class WorkFolder:
             try:
                 return chunk.chunk, decompressed(chunk.blob, chunk.slots)
             except ValueError as refused:
-                raise WorkFolderDamagedError(level, f"chunk {chunk.chunk} is refused: {refused}") from None
+                raise WorkFolderDamagedError(
+                    level.depth, level.path, f"chunk {chunk.chunk} is refused: {refused}"
+                ) from None
 
         return level_from_chunks(tables, level.depth, level.chunks(self.game), CHUNK_SLOTS, decode).level
 

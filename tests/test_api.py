@@ -222,7 +222,7 @@ def test_a_check_of_a_large_game_runs_in_the_background_with_its_progress(db: So
         other = client.get("/api/check", params={"ai": "ai2s"})
         if other.status_code == 409:  # one check at a time, and it says which
             assert "the server is checking ai1s on 3x3k3" in other.json()["error"]
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 300  # a guard against a hang, not a budget: a busy host is slow
         result = started
         while result["status"] == "running":
             assert time.monotonic() < deadline
@@ -249,7 +249,7 @@ def test_a_background_check_can_be_cancelled_and_frees_the_server_for_another(db
         assert client.post("/api/check/cancel", params={"ai": "ai2s"}).status_code == 404  # none running
         started = client.get("/api/check", params={"ai": "dls@5"}).json()  # half a minute of searching
         assert started["status"] == "running" and started["eta_seconds"] is None
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 300  # a guard against a hang, not a budget: a busy host is slow
         while started["phase"] != "strong" or not started["done"]:
             assert time.monotonic() < deadline
             time.sleep(0.1)

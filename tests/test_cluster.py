@@ -171,6 +171,52 @@ def test_workers_and_scheduler_are_one_or_the_other(run) -> None:
     assert both.exit_code == 2 and "not both" in both.stderr
 
 
+def test_a_cluster_that_does_not_start_is_started_once_more_then_refused_with_what_to_try(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a busy machine a worker's start can outlast Dask's wait ("Nanny failed to start"): the
+    build waits longer once, then says what failed and what to try, with exit 2 (not a bug's 3)."""
+    distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")
+    import dask
+
+    from ttt_db.build.cluster import START_TIMEOUTS
+
+    waited: list[str] = []
+
+    class NeverStarts:
+        def __init__(self, **options: object) -> None:
+            waited.append(dask.config.get("distributed.comm.timeouts.connect"))
+            raise RuntimeError("Nanny failed to start.")
+
+    monkeypatch.setattr(distributed, "LocalCluster", NeverStarts)
+    result = run("build", "--workers", "2", "--db", str(tmp_path / "db.sqlite"))
+    assert waited == list(START_TIMEOUTS) and len(waited) == 2 and waited[0] != waited[1]
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: a Dask cluster of 2 workers did not start on this machine (waiting {' then '.join(waited)}: "
+        "RuntimeError: Nanny failed to start.): try fewer --workers, a less busy machine, or a cluster of "
+        "your own with --scheduler\n"
+    )
+    assert not (tmp_path / "db.sqlite").exists()
+
+
+def test_a_scheduler_that_does_not_answer_is_a_clear_error(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")
+
+    def unreachable(address: str, **options: object) -> None:
+        raise OSError(f"Timed out trying to connect to {address} after 30 s")
+
+    monkeypatch.setattr(distributed, "Client", unreachable)
+    result = run("build", "--scheduler", "tcp://127.0.0.1:9", "--db", str(tmp_path / "db.sqlite"))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "error: the Dask scheduler at tcp://127.0.0.1:9 did not answer (OSError: Timed out trying to connect to "
+        "tcp://127.0.0.1:9 after 30 s): check its address and that it runs, or leave out --scheduler\n"
+    )
+
+
 def test_a_query_on_a_large_game_without_its_database_says_how_to_build_it(run, tmp_path: Path) -> None:
     asked = run("best-moves", "." * 25, "--game", "5x5k4", "--db", str(tmp_path / "big.sqlite"))
     assert asked.exit_code == 2

@@ -18,6 +18,11 @@ stands outside the tree: it is no error but a stop the user asked for with a sig
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
 
 def quoted(text: str) -> str:
     """`text` in quotes as the user typed it: control characters and quotes escaped, but a
@@ -170,6 +175,37 @@ class BuildRefusedError(DatabaseError):
     def __init__(self, message: str, plan: list[str]) -> None:
         super().__init__("\n".join([message, *plan]))
         self.plan = plan
+
+
+class WorkFolderDamagedError(DatabaseError):
+    """A level a stopped build saved in its work folder that is not what it saved (a flipped bit,
+    a cut file): the build solves it again."""
+
+    def __init__(self, depth: int, path: Path, why: str) -> None:
+        super().__init__(
+            f"level {depth} in the work folder ({path}) is damaged: {why}; build again, which solves it again"
+        )
+        self.depth = depth
+        self.path = path
+        self.why = why
+
+
+class ClusterStartError(TttDbError):
+    """The Dask cluster on this machine did not start, even waiting longer, or the scheduler given
+    did not answer: what failed, and what to try."""
+
+    def __init__(self, workers: int | None, scheduler: str | None, waited: tuple[str, ...], failure: str) -> None:
+        if scheduler is not None:
+            what = f"the Dask scheduler at {scheduler} did not answer ({failure})"
+            tries = "check its address and that it runs, or leave out --scheduler"
+        else:
+            waits = " then ".join(waited)
+            what = (
+                f"a Dask cluster of {workers or 1} workers did not start on this machine (waiting {waits}: {failure})"
+            )
+            tries = "try fewer --workers, a less busy machine, or a cluster of your own with --scheduler"
+        super().__init__(f"{what}: {tries}")
+        self.failure = failure
 
 
 class MissingExtraError(TttDbError):

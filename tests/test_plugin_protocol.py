@@ -36,6 +36,28 @@ def test_a_forged_reply_fails_its_board_and_shifts_no_answer(run, tmp_path: Path
     assert errors[0]["error"].startswith("the AI's process broke the answer protocol")
 
 
+def test_an_extra_reply_sent_through_the_workers_own_function_shifts_no_answer(run, tmp_path: Path) -> None:
+    """The AI walks up its stack to the worker's `send` (token and numbering included) and answers
+    its board twice: the worker's own reply then names a board that is not the next one, so that
+    board fails and the worker restarts, instead of every later answer landing one board late."""
+    bot = _bot(
+        tmp_path,
+        "    if board == 'o........':\n"
+        "        frame = sys._getframe()\n"
+        "        while 'send' not in frame.f_locals:\n"
+        "            frame = frame.f_back\n"
+        "        frame.f_locals['send']({'moves': [board.index('.')], 'board': board})\n",
+    )
+    extra = _strong(run, bot)
+    plain = json.loads(run("check", "ai1s", "--strong", "--json").stdout)["strong"]
+    errors = [f for f in extra["failures"] if "error" in f]
+    assert len(errors) == 1 and errors[0]["error"].startswith("the AI's process broke the answer protocol")
+    failed_once = errors[0]["board"]
+    assert failed_once != "o........"
+    assert plain["correct"] - 1 <= extra["correct"] <= plain["correct"]
+    assert _failing_boards(extra) - {failed_once} == _failing_boards(plain) - {failed_once}
+
+
 def test_a_flood_of_bytes_fails_its_board_at_once(run, tmp_path: Path) -> None:
     bot = _bot(
         tmp_path, f"    if board == 'o........':\n        os.write(int(sys.argv[-1]), b'x' * {4 * MAX_REPLY_BYTES})\n"

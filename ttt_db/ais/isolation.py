@@ -144,7 +144,7 @@ class IsolatedAI:
             "when imported, give it longer with --import-timeout SECONDS"
         )
         try:
-            reply = self._reply(self.spec, self._started_at + self.limits.import_seconds, late)
+            reply = self._reply(self.spec, self._started_at + self.limits.import_seconds, late, names_board=False)
         except AIMisbehaved as error:  # it never got as far as a board
             raise UnknownAIError(self.spec, error.reason) from None
         if "refused" in reply:
@@ -202,11 +202,12 @@ class IsolatedAI:
             with contextlib.suppress(BrokenPipeError):  # the worker has ended: reading its answer says how
                 os.write(self._to_child, b"".join(batch))
 
-    def _reply(self, board: str, deadline: float | None, late: str) -> dict[str, Any]:
-        """The worker's next reply, checked: its token and number (a reply for another board, or
-        one the AI forged, is a protocol fault: the board fails and the worker is stopped); its
-        size; AIMisbehaved when the worker ends, or saying `late` when `deadline` passes, whatever
-        the worker writes meanwhile (and it is stopped)."""
+    def _reply(self, board: str, deadline: float | None, late: str, *, names_board: bool = True) -> dict[str, Any]:
+        """The worker's next reply, checked: its token, its number and (an answer) the board it
+        answers (a reply for another board, or one the AI forged, is a protocol fault: the board
+        fails and the worker is stopped, so no answer lands on another board); its size;
+        AIMisbehaved when the worker ends, or saying `late` when `deadline` passes, whatever the
+        worker writes meanwhile (and it is stopped)."""
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_REPLY_BYTES:
                 raise self._fault(board, f"a reply of more than {MAX_REPLY_BYTES:,} bytes")
@@ -228,7 +229,12 @@ class IsolatedAI:
             reply = json.loads(line)
         except ValueError:
             raise self._fault(board, "a reply that is not the worker's") from None
-        if not isinstance(reply, dict) or reply.get("token") != self._token or reply.get("number") != self._replies:
+        if (
+            not isinstance(reply, dict)
+            or reply.get("token") != self._token
+            or reply.get("number") != self._replies
+            or (names_board and reply.get("board") != board)
+        ):
             raise self._fault(board, "a reply that is not the worker's, or not for this board")
         self._replies += 1
         return reply
@@ -354,10 +360,10 @@ def main(arguments: list[str]) -> int:
                 f"the AI's import and first answer took longer than {import_seconds:g} s: if it trains on first use, "
                 "give it longer with --import-timeout SECONDS"
             )
-            send(_answer(named.play, board, left, late))
+            send(_answer(named.play, board, left, late) | {"board": board})
             first = False
         else:
-            send(_answer(named.play, board, limit))
+            send(_answer(named.play, board, limit) | {"board": board})
     return 0
 
 

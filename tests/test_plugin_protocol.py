@@ -58,6 +58,14 @@ def test_an_extra_reply_sent_through_the_workers_own_function_shifts_no_answer(r
     assert _failing_boards(extra) - {failed_once} == _failing_boards(plain) - {failed_once}
 
 
+def test_an_ai_that_closes_its_board_pipe_fails_one_board_in_one_line(run, tmp_path: Path) -> None:
+    bot = _bot(tmp_path, "    if board == 'o........':\n        os.close(int(sys.argv[-2]))\n")
+    result = run("check", bot, "--strong", "--json")
+    errors = [f for f in json.loads(result.stdout)["strong"]["failures"] if "error" in f]
+    assert [f["error"] for f in errors] == ["the AI's process ended: the AI closed the pipe its boards come on"]
+    assert "Traceback" not in result.stderr and "Bad file descriptor" not in result.stderr
+
+
 def test_a_flood_of_bytes_fails_its_board_at_once(run, tmp_path: Path) -> None:
     bot = _bot(
         tmp_path, f"    if board == 'o........':\n        os.write(int(sys.argv[-1]), b'x' * {4 * MAX_REPLY_BYTES})\n"

@@ -49,6 +49,8 @@ KILL_GRACE: Final = 2.0
 """Seconds past an answer's limit before the parent kills a worker whose AI ignored its own timer."""
 MAX_REPLY_BYTES: Final = 1 << 16
 """The longest reply a worker may send: a board's moves fit in far less."""
+PIPE_CLOSED_EXIT: Final = 75
+"""A worker's exit status when the AI closed (or broke) the pipe the worker reads boards from."""
 
 
 def is_user_ai(spec: str) -> bool:
@@ -258,7 +260,9 @@ class IsolatedAI:
         process = self._process
         self.close()
         code = process.wait() if process is not None else None
-        if code is not None and code < 0:
+        if code == PIPE_CLOSED_EXIT:
+            how = "ended: the AI closed the pipe its boards come on"
+        elif code is not None and code < 0:
             how = f"was killed by {signal.Signals(-code).name}"
         else:
             how = f"exited with code {code}"
@@ -352,7 +356,13 @@ def main(arguments: list[str]) -> int:
     send({"ready": named.summary})
     limit = None if seconds == "-" else float(seconds)
     first = True
-    for line in boards:
+    while True:
+        try:
+            line = boards.readline()
+        except (OSError, ValueError):  # the AI closed or replaced the pipe: no board can come
+            os._exit(PIPE_CLOSED_EXIT)
+        if not line:
+            return 0
         board = line.rstrip("\n")
         if first:  # what is left of the import's time: a bot may train on its first answer
             left = max(import_seconds - (time.monotonic() - started), 0.001)

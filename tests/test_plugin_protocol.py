@@ -66,6 +66,24 @@ def test_an_ai_that_closes_its_board_pipe_fails_one_board_in_one_line(run, tmp_p
     assert "Traceback" not in result.stderr and "Bad file descriptor" not in result.stderr
 
 
+def test_what_an_ai_prints_is_relayed_up_to_a_cap_per_answer_and_the_rest_counted(run, tmp_path: Path) -> None:
+    import re
+
+    from ttt_db.ais.isolation import PRINTED_PER_BOARD
+
+    printed = 16 * PRINTED_PER_BOARD
+    bot = _bot(tmp_path, f"    if board == 'o........':\n        print('#' * {printed - 1}, flush=True)\n")
+    result = run("check", bot, "--weak", "--json")
+    assert json.loads(result.stdout)["ai"] == f"{tmp_path / 'bot.py'}:play"
+    said = [
+        (int(d.replace(",", "")), int(t.replace(",", "")))
+        for d, t in re.findall(r"dropped ([\d,]+) of the ([\d,]+) bytes", result.stderr)
+    ]
+    relayed = result.stderr.count("#")
+    assert said and relayed + sum(dropped for dropped, _ in said) == printed  # the newline is a byte too
+    assert relayed <= PRINTED_PER_BOARD * len(said)
+
+
 def test_a_flood_of_bytes_fails_its_board_at_once(run, tmp_path: Path) -> None:
     bot = _bot(
         tmp_path, f"    if board == 'o........':\n        os.write(int(sys.argv[-1]), b'x' * {4 * MAX_REPLY_BYTES})\n"

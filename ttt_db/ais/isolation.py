@@ -49,6 +49,9 @@ KILL_GRACE: Final = 2.0
 """Seconds past an answer's limit before the parent kills a worker whose AI ignored its own timer."""
 MAX_REPLY_BYTES: Final = 1 << 16
 """The longest reply a worker may send: a board's moves fit in far less."""
+PRINTED_PER_BOARD: Final = 1 << 16
+"""The most bytes of what an AI prints that are relayed per answer; the rest is read, counted and
+said in one line."""
 PIPE_CLOSED_EXIT: Final = 75
 """A worker's exit status when the AI closed (or broke) the pipe the worker reads boards from."""
 
@@ -136,6 +139,7 @@ class IsolatedAI:
         self._printed = self._process.stdout.fileno()
         os.set_blocking(self._printed, False)
         self._printing = True
+        self._printed_bytes = 0  # since the last answer
         self._buffer = b""
         self._finalizer = weakref.finalize(self, _stop, self._process, self._to_child, self._from_child)
         os.write(self._to_child, self._token.encode("ascii") + b"\n")
@@ -188,6 +192,7 @@ class IsolatedAI:
         self._answered = True
         self._in_flight.popleft()
         self._since = time.monotonic()
+        self._say_dropped(board)
         if "moves" in reply:
             return tuple(reply["moves"])
         raise AIMisbehaved(board, str(reply.get("reason")), reply.get("where"))
@@ -248,13 +253,29 @@ class IsolatedAI:
         return AIMisbehaved(board, f"the AI's process broke the answer protocol ({what}): it was restarted")
 
     def _relay_printed(self) -> None:
-        """Copy what the AI printed so far to this process's stderr (never its stdout)."""
+        """Copy what the AI printed so far to this process's stderr (never its stdout), at most
+        `PRINTED_PER_BOARD` bytes an answer."""
         try:
             while chunk := os.read(self._printed, 65536):
-                sys.stderr.write(chunk.decode("utf-8", "replace"))
+                room = max(PRINTED_PER_BOARD - self._printed_bytes, 0)
+                if room:
+                    sys.stderr.write(chunk[:room].decode("utf-8", "replace"))
+                self._printed_bytes += len(chunk)
             self._printing = False  # the end of its output: the process has ended
         except (BlockingIOError, OSError):
             pass
+
+    def _say_dropped(self, board: str | None) -> None:
+        """One line for what the AI printed past the relayed part since the last answer (`board`
+        the one answered now; None while it started)."""
+        dropped = self._printed_bytes - PRINTED_PER_BOARD
+        if dropped > 0:
+            when = "while it started" if board is None else f"by its answer at {board!r}"
+            sys.stderr.write(
+                f"\n[ttt-db: dropped {dropped:,} of the {self._printed_bytes:,} bytes the AI printed {when} "
+                f"(at most {PRINTED_PER_BOARD:,} are shown an answer)]\n"
+            )
+        self._printed_bytes = 0
 
     def _ended(self, board: str) -> AIMisbehaved:
         process = self._process
@@ -271,6 +292,7 @@ class IsolatedAI:
     def close(self) -> None:
         """Stop the worker (a fresh one starts if the AI is asked again, and answers the boards
         sent to this one after the one being answered)."""
+        failed = self._in_flight[0] if self._in_flight else None
         if self._in_flight:
             self._in_flight.popleft()  # the board that failed, or that no one asks for now
             self._ahead.extendleft(reversed(self._in_flight))
@@ -278,6 +300,7 @@ class IsolatedAI:
         if self._process is not None:
             self._finalizer()
             self._relay_printed()
+            self._say_dropped(failed)
             if self._process.stdout is not None:
                 self._process.stdout.close()
             self._process = None

@@ -108,16 +108,45 @@ def test_what_the_ai_starts_ends_with_its_worker(run, tmp_path: Path) -> None:
         f"        open({str(pid_file)!r}, 'w').write(str(child))\n",
     )
     run("check", bot, "--weak")
-    child = int(pid_file.read_text())
+    _assert_ended(int(pid_file.read_text()))
+
+
+def _assert_ended(pid: int) -> None:
     for _ in range(50):
         try:
-            state = Path(f"/proc/{child}/stat").read_text().rpartition(")")[2].split()[0]
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
         except OSError:
             return  # gone
         if state == "Z":
             return  # killed, not yet reaped by the machine's init
         time.sleep(0.1)
-    raise AssertionError(f"the AI's child {child} outlived the command")
+    raise AssertionError(f"the AI's process {pid} outlived the command")
+
+
+def test_what_the_ai_starts_in_a_session_of_its_own_ends_with_its_worker_too(run, tmp_path: Path) -> None:
+    """A child that calls setsid() leaves the worker's process group, and a grandchild whose parent
+    ends at once leaves the worker's tree too, unless the worker is their subreaper."""
+    pids = tmp_path / "pids"
+    bot = _bot(
+        tmp_path,
+        f"    if not os.path.exists({str(pids)!r}):\n"
+        "        import subprocess\n"
+        "        detached = subprocess.Popen(['sleep', '120'], start_new_session=True)\n"
+        "        reader, writer = os.pipe()\n"
+        "        if os.fork() == 0:\n"
+        "            os.setsid()\n"
+        "            grandchild = os.fork()\n"
+        "            if grandchild == 0:\n"
+        "                time.sleep(120)\n"
+        "            os.write(writer, str(grandchild).encode())\n"
+        "            os._exit(0)\n"
+        "        orphan = int(os.read(reader, 20))\n"
+        f"        open({str(pids)!r}, 'w').write(f'{{detached.pid}} {{orphan}}')\n",
+    )
+    run("check", bot, "--weak")
+    detached, orphan = map(int, pids.read_text().split())
+    _assert_ended(detached)
+    _assert_ended(orphan)
 
 
 def test_a_death_by_signal_is_named_by_its_signal(run, tmp_path: Path) -> None:

@@ -307,7 +307,16 @@ class IsolatedAI:
 
 
 def _stop(process: subprocess.Popen[bytes], *fds: int) -> None:
-    """Kill the worker's whole process group (whatever the AI started too), then close its pipes."""
+    """Kill whatever the AI started, however it detached (`setsid`, a double fork: the worker is
+    their subreaper, so each stays below it), then the worker's whole process group; close its
+    pipes."""
+    for _ in range(_KILL_ROUNDS):  # a descendant may fork while the others are killed
+        below = _descendants(process.pid)
+        if not below:
+            break
+        for pid in below:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
@@ -316,15 +325,48 @@ def _stop(process: subprocess.Popen[bytes], *fds: int) -> None:
             os.close(fd)
 
 
+_KILL_ROUNDS: Final = 8
+
+
+def _descendants(pid: int) -> list[int]:
+    """The live processes below `pid` (Linux's /proc; none elsewhere), zombies left out."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+        except OSError:
+            continue  # ended while the list was read
+        if fields and fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found: list[int] = []
+    waiting = [pid]
+    while waiting:
+        below = children.get(waiting.pop(), [])
+        found += below
+        waiting += below
+    return found
+
+
 # --- the worker process -------------------------------------------------------------------
 
 
 def _die_with_parent() -> None:
-    """Ask Linux to kill this process when its parent ends (a parent killed by SIGKILL too)."""
+    """Ask Linux to kill this process when its parent ends (a parent killed by SIGKILL too), and
+    to keep every process the AI starts below it, even one whose parent ends (a subreaper), so that
+    the parent finds them all when it stops this one."""
     try:
         import ctypes
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL(None).prctl
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
         pass
 

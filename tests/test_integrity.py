@@ -292,6 +292,19 @@ def test_verify_reports_a_damaged_index_page_and_exits_1(run, db_path: Path, tmp
     assert result.stdout.rstrip().splitlines()[-1].startswith("FAILED: ")
 
 
+def test_an_export_prints_no_record_whose_moves_come_from_a_level_that_does_not_hold(
+    run, db_path: Path, tmp_path: Path
+) -> None:
+    """A level-3 code forged, resealed: level 2 no longer holds to it, so the records of level 1,
+    whose moves' values are level 2's codes, are never printed (the refusal comes first)."""
+    forged = _copy(db_path, tmp_path, "ahead.sqlite")
+    forge_code(forged, "....o.o.x", code_of("loss", 4), TICTACTOE)
+    result = run("export", "--db", str(forged))
+    assert result.exit_code == 2 and "table ttt_core, level 2 slot" in result.stderr
+    printed = [json.loads(line)["board"] for line in result.stdout.splitlines() if line.startswith("{")]
+    assert printed == ["........."]  # level 0's moves are level 1's codes, which hold
+
+
 @pytest.mark.parametrize("args", [["export"], ["check", "perfect", "--weak"]])
 def test_no_bulk_read_serves_a_forged_code(run, db_path: Path, tmp_path: Path, args: list[str]) -> None:
     forged = _copy(db_path, tmp_path, "bulk.sqlite")

@@ -82,12 +82,20 @@ def walk(
     direction: Literal["forward", "backward"] = "forward",
     report: Report = _raise,
     depths: range | None = None,
+    *,
+    ahead: bool = False,
 ) -> Iterator[Step]:
     """Every level (or those of `depths`, in the walk's order), each held to the level below it as
     stored; damage goes to `report` (raising by default). A step's levels are the walk's until it
-    moves on: it then lets go of those it no longer needs (keep a level, not the step, to hold on)."""
+    moves on: it then lets go of those it no longer needs (keep a level, not the step, to hold on).
+    `ahead` (forward only): a step comes once its level below is held too, so that whatever is
+    derived from the step (a move's value is its child's code) has been held (a third level is
+    read before the step comes)."""
     n = tables.cells
     wanted = depths if depths is not None else range(n + 1)
+    if ahead and direction == "forward":
+        yield from _walk_ahead(tables, source, report, wanted)
+        return
     if direction == "backward":
         below: Level | None = None
         for depth in range(n, min(wanted, default=0) - 1, -1):
@@ -107,6 +115,27 @@ def walk(
         _let_go(step)
         if below_level is not None:
             stored = below_level
+
+
+def _walk_ahead(tables: RankedTables, source: LevelSource, report: Report, wanted: range) -> Iterator[Step]:
+    n = tables.cells
+    first, last = min(wanted, default=0), max(wanted, default=-1)
+    if first > last:
+        return
+    here = _stored(tables, source, first, report)
+    below = _stored(tables, source, first + 1, report) if first < n else None
+    counts = _hold(tables, first, here, below, report)
+    for depth in range(first, last + 1):
+        further, further_counts = None, LevelCounts()
+        if below is not None:
+            further = _stored(tables, source, depth + 2, report) if depth + 1 < n else None
+            further_counts = _hold(tables, depth + 1, below, further, report)
+        step = Step(here, below, counts)
+        yield step
+        _let_go(step)
+        if below is None:
+            return
+        here, below, counts = below, further, further_counts
 
 
 def _let_go(step: Step) -> None:

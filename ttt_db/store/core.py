@@ -194,14 +194,17 @@ class CoreReader:
         direction: Literal["forward", "backward"] = "forward",
         report: Report | None = None,
         depths: range | None = None,
+        *,
+        ahead: bool = False,
     ) -> Iterator[Step]:
         """The core's levels through the level walker (`ttt_db.ranked.walk.walk`), each held to its
-        children; the first damage raises DatabaseDamagedError unless a `report` takes it."""
+        children (`ahead`: and its children to theirs before the step comes); the first damage
+        raises DatabaseDamagedError unless a `report` takes it."""
         from ttt_db.ranked.walk import walk
 
         if report is None:
-            return walk(self.tables, self, direction, depths=depths)
-        return walk(self.tables, self, direction, report, depths)
+            return walk(self.tables, self, direction, depths=depths, ahead=ahead)
+        return walk(self.tables, self, direction, report, depths, ahead=ahead)
 
     def extras(self, depth: int, slot: int, *, bulk: bool = False) -> tuple[int, int, int, int]:
         """(o wins, x wins, draws, paths) of the class whose representative is `slot` of level
@@ -290,7 +293,7 @@ class CoreReader:
 
         game = self.game
         n = game.cells
-        for step in self.walk(depths=depths):
+        for step in self.walk(depths=depths, ahead=True):  # no move's value from a level not held
             ways = factorial(n - step.depth)
             for block in blocks(self.tables, step, canonical=False, moves=True):
                 where = block.select(0)

@@ -292,6 +292,23 @@ def test_verify_reports_a_damaged_index_page_and_exits_1(run, db_path: Path, tmp
     assert result.stdout.rstrip().splitlines()[-1].startswith("FAILED: ")
 
 
+@pytest.mark.parametrize(
+    ("child", "code", "asked"),
+    [("o........", code_of("win", 7), "........."), (".x..o....", code_of("draw", 7), "....o....")],
+)
+@pytest.mark.parametrize("command", ["best-moves", "show"])
+def test_a_lookup_holds_each_childs_code_to_its_own_children_before_using_it(
+    run, db_path: Path, tmp_path: Path, child: str, code: int, asked: str, command: str
+) -> None:
+    """A child's code resealed so that the board asked still holds to it (the corners "lose"; the
+    edges "draw"): the lookup refuses instead of recommending by it."""
+    forged = _copy(db_path, tmp_path, "child.sqlite")
+    forge_code(forged, child, code, TICTACTOE)
+    result = run(command, asked, "--db", str(forged))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith("error: the database is damaged (value ") and "but its moves give" in result.stderr
+
+
 def test_an_export_prints_no_record_whose_moves_come_from_a_level_that_does_not_hold(
     run, db_path: Path, tmp_path: Path
 ) -> None:

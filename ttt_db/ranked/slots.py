@@ -133,12 +133,48 @@ def board_of_slot(game: Game, depth: int, slot: int) -> str:
 
 def representative(board: str, game: Game) -> tuple[int, int, int]:
     """(depth, slot, transform) of the board's class representative: the image under
-    `game.transforms[transform]` with the smallest slot."""
-    best: tuple[int, int] | None = None
-    found = (0, 0, 0)
-    for transform, perm in enumerate(game.transforms):
-        depth, slot = slot_of("".join([board[i] for i in perm]))
-        if best is None or slot < best[1]:
-            best = (depth, slot)
-            found = (depth, slot, transform)
-    return found
+    `game.transforms[transform]` with the smallest slot (the first such transform). Among masks of
+    as many bits colex order is numeric order, so the smallest slot is the image with the smallest
+    (occupied, o's cells) masks: only that image is ranked."""
+    occupied, o_cells = masks_of(board)
+    best = (occupied, o_cells)
+    found = 0
+    low = (1 << _IMAGE_BITS) - 1
+    for transform, runs in enumerate(_mask_images(game)):
+        image_occupied = image_o = 0
+        rest_occupied, rest_o = occupied, o_cells
+        for run in runs:
+            image_occupied |= run[rest_occupied & low]
+            image_o |= run[rest_o & low]
+            rest_occupied >>= _IMAGE_BITS
+            rest_o >>= _IMAGE_BITS
+        if (image_occupied, image_o) < best:
+            best, found = (image_occupied, image_o), transform
+    depth = occupied.bit_count()
+    slot = colex_rank(best[0]) * comb(depth, o_count(depth)) + colex_rank(compact(best[1], best[0]))
+    return depth, slot, found
+
+
+_IMAGE_BITS: Final = 7
+
+
+@cache
+def _mask_images(game: Game) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each transform, the image of a mask's every run of `_IMAGE_BITS` cells, run by run:
+    cell `i` goes where `game.transforms[t]` takes it (the cell `j` with `transforms[t][j] == i`)."""
+    images = []
+    for perm in game.transforms:
+        target = [0] * game.cells
+        for j, i in enumerate(perm):
+            target[i] = j
+        runs = []
+        for start in range(0, game.cells, _IMAGE_BITS):
+            cells = range(start, min(start + _IMAGE_BITS, game.cells))
+            runs.append(
+                tuple(
+                    sum(1 << target[cell] for cell in cells if part >> (cell - start) & 1)
+                    for part in range(1 << len(cells))
+                )
+            )
+        images.append(tuple(runs))
+    return tuple(images)

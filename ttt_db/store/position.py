@@ -150,15 +150,14 @@ class Position:
     def from_core(cls, board: str, game: Game, probe: Callable[[str], tuple[Value, int]]) -> Position:
         """The position of `board` (o first) from the ranked core alone: `probe(board)` gives a
         board's value for its side to move and its remoteness, and every move's value is its
-        child's, seen by the mover."""
+        child's, seen by the mover. Each child in play is held to its own children too, so that no
+        move's value is a code that its own moves contradict."""
+        position = cls.from_values(board, game, probe(board), _moves_from_core(board, game, probe))
         mover = mover_at(game.cells - board.count(EMPTY))
-        own = probe(board)
-        moves = []
-        if status(board, game) == "playing":
-            for move in empty_cells(board):
-                child_value, child_remoteness = probe(play(board, move, mover))
-                moves.append((move, opposite_value(child_value), child_remoteness))
-        return cls.from_values(board, game, own, moves)
+        for analysis in position.moves:
+            child = play(board, analysis.move, mover)
+            _held_to_moves(child, game, probe(child), _moves_from_core(child, game, probe))
+        return position
 
     @classmethod
     def from_values(
@@ -184,16 +183,7 @@ class Position:
         mover = mover_at(depth)
         value, remoteness = own
         analyses = [MoveAnalysis(move, move_value, after, game) for move, move_value, after in moves]
-        keeping: tuple[int, ...] = ()
-        fastest: tuple[int, ...] = ()
-        if moves:
-            best, keeping, fastest, plies = keeping_and_fastest(moves)
-            if (best, plies + 1) != own:
-                raise DatabaseDamagedError(
-                    f"value {value} in {remoteness}, but its moves give {best} in {plies + 1}", f"board {board!r}"
-                )
-        elif board_status == "playing" or own != (result_for(board_status, mover), 0):
-            raise DatabaseDamagedError(f"value {value} in {remoteness} for a board {board_status}", f"board {board!r}")
+        keeping, fastest = _held_to_moves(board, game, own, moves)
         if board_status != "playing":
             score = final_score(board_status, depth)
             sv_score = final_score(board_status, depth, shortest=True, cells=game.cells)
@@ -324,3 +314,35 @@ class Position:
             "orbit": self.orbit,
             "game": self.game.name,
         }
+
+
+def _moves_from_core(board: str, game: Game, probe: Callable[[str], tuple[Value, int]]) -> list[tuple[int, Value, int]]:
+    """Each move of a board in play with its value for the mover and the plies left after it, from
+    its child's code; none for a finished board."""
+    if status(board, game) != "playing":
+        return []
+    mover = mover_at(game.cells - board.count(EMPTY))
+    moves = []
+    for move in empty_cells(board):
+        child_value, child_remoteness = probe(play(board, move, mover))
+        moves.append((move, opposite_value(child_value), child_remoteness))
+    return moves
+
+
+def _held_to_moves(
+    board: str, game: Game, own: tuple[Value, int], moves: Sequence[tuple[int, Value, int]]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The best moves and the fastest of them (rules.keeping_and_fastest); DatabaseDamagedError
+    when `own` (value, remoteness) is not what the moves give, or, finished, what its end gives."""
+    value, remoteness = own
+    if moves:
+        best, keeping, fastest, plies = keeping_and_fastest(moves)
+        if (best, plies + 1) != own:
+            raise DatabaseDamagedError(
+                f"value {value} in {remoteness}, but its moves give {best} in {plies + 1}", f"board {board!r}"
+            )
+        return keeping, fastest
+    board_status = status(board, game)
+    if board_status == "playing" or own != (result_for(board_status, mover_at(game.cells - board.count(EMPTY))), 0):
+        raise DatabaseDamagedError(f"value {value} in {remoteness} for a board {board_status}", f"board {board!r}")
+    return (), ()

@@ -153,6 +153,21 @@ def test_perfect_on_a_large_game_reads_rows_until_the_table_is_read(db_path, mon
         assert by_row == [table[board] for board in boards] == [perfect(board) for board in boards]
 
 
+def test_perfect_answers_a_board_x_moved_first_on_and_says_what_is_wrong_with_a_bad_one(db: SolutionDatabase) -> None:
+    """The AI protocol's boards are o first; one typed by hand with x first is answered as the
+    lookup answers it, and a malformed or impossible one gets the board's own error, never
+    "the database is damaged"."""
+    from ttt_db.errors import ImpossibleBoardError, InvalidBoardError
+
+    perfect = load_ai("perfect", lambda: db).play
+    for board in ("x........", "xo..x...."):
+        assert perfect(board) == db.lookup(board).best_moves
+    with pytest.raises(ImpossibleBoardError, match="the players alternate"):
+        perfect("xx.......")
+    with pytest.raises(InvalidBoardError, match="expected 9 cells, got 1"):
+        perfect("x")
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [

@@ -395,7 +395,10 @@ class SolutionDatabase:
         if table is None and self._small_game():
             table = self.best_moves_table(shortest=shortest)
         if table is not None:
-            return table[board]
+            try:
+                return table[board]
+            except KeyError:  # not a board in play with o first (x moved first, malformed, impossible)
+                pass  # the lookup answers it, or says what is wrong with it
         return self.best_moves(board, shortest=shortest)
 
     def _small_game(self) -> bool:

@@ -26,6 +26,7 @@ from typing import Final
 
 from ttt_db.errors import UnknownGameError
 from ttt_db.game.definition import Game
+from ttt_db.ranked.kernel import permute
 
 O_MARK: Final = "o"
 X_MARK: Final = "x"
@@ -137,44 +138,30 @@ def representative(board: str, game: Game) -> tuple[int, int, int]:
     as many bits colex order is numeric order, so the smallest slot is the image with the smallest
     (occupied, o's cells) masks: only that image is ranked."""
     occupied, o_cells = masks_of(board)
+    tables = mask_tables(game)
     best = (occupied, o_cells)
     found = 0
-    low = (1 << _IMAGE_BITS) - 1
-    for transform, runs in enumerate(_mask_images(game)):
-        image_occupied = image_o = 0
-        rest_occupied, rest_o = occupied, o_cells
-        for run in runs:
-            image_occupied |= run[rest_occupied & low]
-            image_o |= run[rest_o & low]
-            rest_occupied >>= _IMAGE_BITS
-            rest_o >>= _IMAGE_BITS
-        if (image_occupied, image_o) < best:
-            best, found = (image_occupied, image_o), transform
+    for transform in range(len(game.transforms)):
+        image = permute(occupied, transform, tables), permute(o_cells, transform, tables)
+        if image < best:
+            best, found = image, transform
     depth = occupied.bit_count()
     slot = colex_rank(best[0]) * comb(depth, o_count(depth)) + colex_rank(compact(best[1], best[0]))
     return depth, slot, found
 
 
-_IMAGE_BITS: Final = 7
-
-
 @cache
-def _mask_images(game: Game) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For each transform, the image of a mask's every run of `_IMAGE_BITS` cells, run by run:
-    cell `i` goes where `game.transforms[t]` takes it (the cell `j` with `transforms[t][j] == i`)."""
-    images = []
-    for perm in game.transforms:
-        target = [0] * game.cells
-        for j, i in enumerate(perm):
-            target[i] = j
-        runs = []
-        for start in range(0, game.cells, _IMAGE_BITS):
-            cells = range(start, min(start + _IMAGE_BITS, game.cells))
-            runs.append(
-                tuple(
-                    sum(1 << target[cell] for cell in cells if part >> (cell - start) & 1)
-                    for part in range(1 << len(cells))
-                )
-            )
-        images.append(tuple(runs))
-    return tuple(images)
+def mask_tables(game: Game) -> list[int]:
+    """[k * 1024 + b * 256 + v]: the cells of byte value v of byte b of a mask, moved by symmetry
+    k (`kernel.permute` reads them): cell i goes where `game.transforms[k]` takes it."""
+    tables = [0] * (1024 * len(game.inverses))
+    for k, inverse in enumerate(game.inverses):
+        for b in range(4):
+            base = k * 1024 + b * 256
+            for t in range(8):
+                cell = 8 * b + t
+                bit = 1 << inverse[cell] if cell < game.cells else 0
+                step = 1 << t
+                for v in range(step):
+                    tables[base + (v | step)] = tables[base + v] | bit
+    return tables

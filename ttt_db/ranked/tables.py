@@ -19,7 +19,7 @@ from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import Backend, choose_backend
 from ttt_db.ranked.codes import CODE_OF_WORTH, WORTH
 from ttt_db.ranked.kernel import STRIDE, Ints
-from ttt_db.ranked.slots import level_sizes, o_count
+from ttt_db.ranked.slots import level_sizes, mask_tables, o_count
 
 CACHED_LEVELS: Final = 4
 """Levels whose sets a game's tables keep (a walk holds two at a time)."""
@@ -75,7 +75,7 @@ class RankedTables:
         self.run.fill_ranks(n, self.binom, self.rank_of)
         images = [list(inverse) + [0] * (32 - n) for inverse in game.inverses]
         self.cellimg = b.i64_of([cell for row in images for cell in row])
-        self.ptab = b.i64_of(_byte_tables(game.inverses, n))
+        self.ptab = b.i64_of(mask_tables(game))
         self.undo = b.i64_of([game.inverses.index(transform) for transform in game.transforms])
         self.lines = b.i64_of([sum(1 << cell for cell in line) for line in game.lines])
         self.powers = b.i64_of([3 ** (n - 1 - cell) for cell in range(n)])
@@ -120,18 +120,3 @@ class RankedTables:
         pat = b.u32(patterns)
         self.run.fill_patterns(o, patterns, pat)
         return LevelSets(depth, sets, ci, xf, canonical, cset, patterns, pat, self)
-
-
-def _byte_tables(inverses: tuple[tuple[int, ...], ...], n: int) -> list[int]:
-    """[k * 1024 + b * 256 + v]: the cells of byte value v of byte b of a mask, moved by symmetry k."""
-    tables = [0] * (1024 * len(inverses))
-    for k, inverse in enumerate(inverses):
-        for b in range(4):
-            base = k * 1024 + b * 256
-            for t in range(8):
-                cell = 8 * b + t
-                bit = 1 << inverse[cell] if cell < n else 0
-                step = 1 << t
-                for v in range(step):
-                    tables[base + (v | step)] = tables[base + v] | bit
-    return tables

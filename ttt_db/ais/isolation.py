@@ -292,11 +292,9 @@ class IsolatedAI:
     def close(self) -> None:
         """Stop the worker (a fresh one starts if the AI is asked again, and answers the boards
         sent to this one after the one being answered)."""
-        failed = self._in_flight[0] if self._in_flight else None
-        if self._in_flight:
-            self._in_flight.popleft()  # the board that failed, or that no one asks for now
-            self._ahead.extendleft(reversed(self._in_flight))
-            self._in_flight.clear()
+        failed = self._in_flight.popleft() if self._in_flight else None  # or that no one asks for now
+        self._ahead.extendleft(reversed(self._in_flight))
+        self._in_flight.clear()
         if self._process is not None:
             self._finalizer()
             self._relay_printed()

@@ -31,7 +31,7 @@ from ttt_db.ranked.layout import level_from_chunks, stored_chunks
 from ttt_db.ranked.slots import level_slots
 from ttt_db.ranked.step import Level, LevelCounts, solve_level
 from ttt_db.ranked.tables import RankedTables
-from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, compressor, decompressed, zero_chunk
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, compressor, core_codes, zero_chunk
 from ttt_db.store.location import DatabaseLocation
 
 Progress = Callable[[str, int, int], None]
@@ -189,10 +189,8 @@ class WorkFolder:
         WorkFolderDamagedError for a chunk that is not what the build saved."""
 
         def decode(chunk: CoreChunk) -> tuple[int, bytes | None]:
-            if chunk.blob == zero_chunk(chunk.slots):
-                return chunk.chunk, None
             try:
-                return chunk.chunk, decompressed(chunk.blob, chunk.slots)
+                return chunk.chunk, core_codes(chunk.blob, chunk.slots)
             except ValueError as refused:
                 raise WorkFolderDamagedError(
                     level.depth, level.path, f"chunk {chunk.chunk} is refused: {refused}"

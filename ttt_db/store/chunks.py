@@ -51,6 +51,12 @@ def decompressed(blob: bytes, size: int) -> bytes:
     return data
 
 
+def core_codes(blob: bytes, size: int) -> bytes | None:
+    """A core chunk's `size` codes, None for the chunk of zeros (known without decompressing);
+    ValueError, saying why, as `decompressed` refuses."""
+    return None if blob == zero_chunk(size) else decompressed(blob, size)
+
+
 @cache
 def zero_chunk(length: int) -> bytes:
     """The stored bytes of a chunk of `length` zeros, compressed: a writer reuses them instead of

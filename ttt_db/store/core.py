@@ -24,7 +24,7 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value
 from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.slots import level_slots, representative
-from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, decompressed, zero_chunk
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, core_codes, decompressed
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras
 from ttt_db.store.position import Playout, Position
 from ttt_db.store.reader import Reader
@@ -124,10 +124,8 @@ class CoreReader:
             raise DatabaseDamagedError(f"a chunk of the {part} does not match its checksum", where)
         if stored != count:
             raise DatabaseDamagedError(f"a chunk of the {part} holds {stored!r} {unit}, not {count}", where)
-        if part == "core" and blob == zero_chunk(size):
-            return None
         try:
-            return decompressed(blob, size)
+            return core_codes(blob, size) if part == "core" else decompressed(blob, size)
         except ValueError as refused:
             raise DatabaseDamagedError(f"a chunk of the {part} is refused: {refused}", where) from None
 

@@ -93,9 +93,6 @@ def walk(
     read before the step comes)."""
     n = tables.cells
     wanted = depths if depths is not None else range(n + 1)
-    if ahead and direction == "forward":
-        yield from _walk_ahead(tables, source, report, wanted)
-        return
     if direction == "backward":
         below: Level | None = None
         for depth in range(n, min(wanted, default=0) - 1, -1):
@@ -106,35 +103,26 @@ def walk(
                 _let_go(step)
             below = here
         return
-    stored = _stored(tables, source, min(wanted, default=0), report)
-    for depth in range(min(wanted, default=0), max(wanted, default=-1) + 1):
-        below_level = _stored(tables, source, depth + 1, report) if depth < n else None
-        counts = _hold(tables, depth, stored, below_level, report)
-        step = Step(stored, below_level, counts)
-        yield step
-        _let_go(step)
-        if below_level is not None:
-            stored = below_level
-
-
-def _walk_ahead(tables: RankedTables, source: LevelSource, report: Report, wanted: range) -> Iterator[Step]:
-    n = tables.cells
     first, last = min(wanted, default=0), max(wanted, default=-1)
     if first > last:
         return
     here = _stored(tables, source, first, report)
     below = _stored(tables, source, first + 1, report) if first < n else None
     counts = _hold(tables, first, here, below, report)
+
+    def next_held(depth: int, below: Level) -> tuple[Level | None, LevelCounts]:
+        """Level depth + 2 read, and level depth + 1 (`below`) held to it."""
+        further = _stored(tables, source, depth + 2, report) if depth + 1 < n else None
+        return further, _hold(tables, depth + 1, below, further, report)
+
     for depth in range(first, last + 1):
-        further, further_counts = None, LevelCounts()
-        if below is not None:
-            further = _stored(tables, source, depth + 2, report) if depth + 1 < n else None
-            further_counts = _hold(tables, depth + 1, below, further, report)
+        held = next_held(depth, below) if ahead and below is not None else None
         step = Step(here, below, counts)
         yield step
         _let_go(step)
-        if below is None:
+        if below is None or depth == last:
             return
+        further, further_counts = held if held is not None else next_held(depth, below)
         here, below, counts = below, further, further_counts
 
 

@@ -88,20 +88,20 @@ def test_moves_over_seeds_gathers_what_a_sampling_bot_plays(db: SolutionDatabase
 
 def test_match_has_a_timeout_for_a_sleeping_ai(run, tmp_path: Path) -> None:
     bot = tmp_path / "sleepy.py"
-    bot.write_text("import time\n\ndef play(board):\n    time.sleep(5)\n    return [board.index('.')]\n")
-    result = run("match", f"{bot}:play", "ai2s", "-n", "2", "--timeout", "0.2", "--import-timeout", "0.5")
+    bot.write_text("import time\n\ndef play(board):\n    time.sleep(60)\n    return [board.index('.')]\n")
+    result = run("match", f"{bot}:play", "ai2s", "-n", "2", "--timeout", "0.2", "--import-timeout", "3")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        "error: an AI misbehaved at '.........': the AI's import and first answer took longer than 0.5 s: "
+        "error: an AI misbehaved at '.........': the AI's import and first answer took longer than 3 s: "
         "if it trains on first use, give it longer with --import-timeout SECONDS\n"
     )
 
 
 def test_play_has_a_timeout_for_a_sleeping_ai(run, tmp_path: Path) -> None:
     bot = tmp_path / "sleepy.py"
-    bot.write_text("import time\n\ndef play(board):\n    time.sleep(5)\n    return [board.index('.')]\n")
+    bot.write_text("import time\n\ndef play(board):\n    time.sleep(60)\n    return [board.index('.')]\n")
     result = run(
-        "play", "--ai", f"{bot}:play", "--as", "x", "--timeout", "0.2", "--import-timeout", "0.5", input="quit\n"
+        "play", "--ai", f"{bot}:play", "--as", "x", "--timeout", "0.2", "--import-timeout", "3", input="quit\n"
     )
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: {bot}:play misbehaved at '.........': the AI's import and first answer")

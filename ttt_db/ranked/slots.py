@@ -156,7 +156,7 @@ def mask_tables(game: Game) -> list[int]:
     k (`kernel.permute` reads them): cell i goes where `game.transforms[k]` takes it."""
     tables = [0] * (1024 * len(game.inverses))
     for k, inverse in enumerate(game.inverses):
-        for b in range(4):
+        for b in range((game.cells + 7) // 8):  # a byte past the cells is always 0: its row stays 0
             base = k * 1024 + b * 256
             for t in range(8):
                 cell = 8 * b + t

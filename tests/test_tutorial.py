@@ -79,6 +79,11 @@ def jupyterlab(db_path: Path, tmp_path: Path) -> Iterator[str]:
     command += ["--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={notebooks}"]
     command += ["--allow-root"] if os.geteuid() == 0 else []
     settings = tmp_path / "jupyter-settings"  # a fresh JupyterLab, whatever the machine's has
+    # every cell rendered, not only those near the view (JupyterLab 4 renders a long notebook's
+    # cells as they scroll in: a widget below the fold may never appear on a slow machine)
+    tracker = settings / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     environment = {**os.environ, "TTT_DB": str(db_path), "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(settings)}
     server = subprocess.Popen(command, env=environment, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"

@@ -17,6 +17,7 @@ from ttt_db.ranked.slots import MAX_CELLS
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
+from ttt_db.store.pins import record_pin
 
 if TYPE_CHECKING:
     from ttt_db.build.levels import Progress
@@ -36,6 +37,8 @@ class BuildSummary:
     size_bytes: int | None
     depths: list[DepthFigures] = field(default_factory=list)
     resumed_at: int | None = None  # the shallowest level solved by an earlier build that was stopped
+    digest: str | None = None  # the content digest (`ttt_db.store.digest`)
+    pinned: Path | None = None  # where the build recorded it (`ttt_db.store.pins`), None for a URL
 
 
 def _build_time() -> str:
@@ -78,7 +81,8 @@ def build_database(
                     f"{location} holds the {existing.game} database, not {game}'s: give --force to replace it, "
                     "or another --db"
                 )
-        return BuildSummary(location, False, 0.0, {}, _size(location))
+            digest = existing.content_digest()
+        return BuildSummary(location, False, 0.0, {}, _size(location), digest=digest)
     refuse_what_cannot_fit(game, client, location)
     return _build(location, game, progress, notice, client, work_dir, fresh=force)
 
@@ -106,7 +110,8 @@ def _build(
     core = build_core(game, folder, progress, notice, client, keep=keeps_extras(game), fresh=fresh)
     extras = count_extras(core.tables, core.held) if core.held is not None else None
     content = BuildContent(game, core, extras, None if reproducible else started)
-    write_solution(location, content, _build_time(), progress)
+    digest = write_solution(location, content, _build_time(), progress)
+    pinned = record_pin(location, digest, "built")
     folder.remove()
     return BuildSummary(
         location,
@@ -116,6 +121,8 @@ def _build(
         _size(location),
         depth_figures(*content.depth_columns),
         core.resumed_at,
+        digest,
+        pinned,
     )
 
 
@@ -158,13 +165,15 @@ def open_or_build(
     *,
     game: Game = DEFAULT_GAME,
     notice: Callable[[str], None] = logger.warning,
+    digest: str | None = None,
+    recorded: bool = True,
 ) -> SolutionDatabase:
-    """`ttt_db.open_database`, building the database first when there is none. The build is
-    announced through `notice`: by default a warning on the `builder` logger, which reaches
-    stderr unless logging is configured otherwise."""
+    """`ttt_db.open_database` (pinned by `digest` and `recorded` as it says), building the
+    database first when there is none. The build is announced through `notice`: by default a
+    warning on the `builder` logger, which reaches stderr unless logging is configured otherwise."""
     location = resolve_location(db, game)
     try:
-        return open_database(location, game=game)
+        return open_database(location, game=game, digest=digest, recorded=recorded)
     except DatabaseMissingError:
         if game.cells > QUERY_BUILD_CELLS:
             raise BuildRefusedError(
@@ -176,4 +185,4 @@ def open_or_build(
         what = "" if game == DEFAULT_GAME else f" for {game}"
         notice(f"no database{what} at {location}: building it now (first use)")
     _build(location, game)
-    return open_database(location, game=game)
+    return open_database(location, game=game, digest=digest, recorded=recorded)

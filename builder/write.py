@@ -6,7 +6,7 @@ import glob
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,22 +22,20 @@ from ttt_db.game.definition import Game
 from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
 from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.database import make_engine
-from ttt_db.store.digest import ContentDigest
+from ttt_db.store.digest import DIGEST_KEY, HASHES_KEY, ChunkHashes, content_digest, extras_checksum
 from ttt_db.store.extras import ExtrasLevel
 from ttt_db.store.figures import core_figures, reached_depths
 from ttt_db.store.location import DatabaseLocation
-from ttt_db.store.schema import SCHEMA_VERSION, Base, CoreChunkRow, DepthCount, ExtrasChunkRow, MetaEntry
+from ttt_db.store.schema import SCHEMA_VERSION, Base, ChunkHashPage, CoreChunkRow, DepthCount, ExtrasChunkRow, MetaEntry
 from ttt_db.store.tables import (
     CORE_COLUMNS,
     EXTRAS_COLUMNS,
+    HASH_COLUMNS,
     LEGACY_OWNER_KEYS,
     LEGACY_TABLES,
     OWNER_KEY,
     OWNER_VALUE,
 )
-
-Row = tuple[int, int, int, bytes, int]
-"""A chunk's row: depth, chunk, slots (classes), blob, checksum."""
 
 
 def rules_of(game: Game) -> dict[str, Any]:
@@ -75,7 +73,9 @@ class BuildContent:
         return tree_nodes, [level.positions for level in levels], [level.canonical for level in levels]
 
 
-def _meta_rows(prepared: BuildContent, built_at: str, digest: str) -> list[dict[str, str]]:
+def _meta_rows(
+    prepared: BuildContent, built_at: str, hashes: ChunkHashes, depth_rows: list[list[int | None]]
+) -> dict[str, str]:
     meta = {
         OWNER_KEY: OWNER_VALUE,
         "schema_version": SCHEMA_VERSION,
@@ -84,13 +84,14 @@ def _meta_rows(prepared: BuildContent, built_at: str, digest: str) -> list[dict[
         "built_at": built_at,
         "figures": prepared.figures,
         "format": {"core_chunk_slots": CHUNK_SLOTS, "codec": "zstd", "extras": prepared.extras is not None},
-        "content_sha256": digest,
+        HASHES_KEY: hashes.meta_entry(),
     }
     if prepared.started is not None:  # the whole build but the final commit: solve, prepare, write
         meta["build_seconds"] = round(time.perf_counter() - prepared.started, 2)
     entries = {key: json.dumps(value, sort_keys=True) for key, value in meta.items()}
+    entries[DIGEST_KEY] = json.dumps(content_digest(entries, depth_rows))
     entries[META_CHECK_KEY] = json.dumps(meta_checksum(entries))
-    return [{"key": key, "value": value} for key, value in entries.items()]
+    return entries
 
 
 def _existing_schema_version(conn: Connection) -> int | None:
@@ -134,8 +135,8 @@ def check_ownership(location: DatabaseLocation) -> None:
         engine.dispose()
 
 
-def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progress: Progress) -> None:
-    """Replace the project's tables in the caller's transaction. Tables of this schema version
+def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progress: Progress) -> str:
+    """Replace the project's tables in the caller's transaction; the content digest. Tables of this schema version
     are emptied and refilled rather than dropped, so on a server a reader sees the old content
     or the new, never half of it, and is never left waiting on a table that is gone."""
     version = _existing_schema_version(conn)
@@ -149,38 +150,42 @@ def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progr
                 conn.execute(text(f"DROP TABLE {name}"))
         Base.metadata.drop_all(conn)
         Base.metadata.create_all(conn)
-    digest = ContentDigest()
-    _write_core(conn, prepared.core, digest, progress)
+    hashes = ChunkHashes()
+    _write_core(conn, prepared.core, hashes, progress)
     if prepared.extras is not None:
-        _write_extras(conn, prepared.extras, digest)
+        _write_extras(conn, prepared.game, prepared.extras, hashes)
+    conn.exec_driver_sql(_insert_statement(conn, ChunkHashPage.__tablename__, HASH_COLUMNS), list(hashes.pages()))
+    depth_rows = [[depth, *row] for depth, row in enumerate(zip(*prepared.depth_columns, strict=True))]
     depth_seed = seed(prepared.game.name, "depth")
     conn.execute(
         insert(DepthCount),
         [
             dict(zip(DEPTH_FIELDS, counts, strict=True)) | {"checksum": checksum(depth_seed, depth_numbers(counts))}
-            for counts in ((depth, *row) for depth, row in enumerate(zip(*prepared.depth_columns, strict=True)))
+            for counts in depth_rows
         ],
     )
-    conn.execute(insert(MetaEntry), _meta_rows(prepared, built_at, digest.finish(prepared.depth_columns)))
+    entries = _meta_rows(prepared, built_at, hashes, depth_rows)
+    conn.execute(insert(MetaEntry), [{"key": key, "value": value} for key, value in entries.items()])
+    digest: str = json.loads(entries[DIGEST_KEY])
+    return digest
 
 
-def _write_core(conn: Connection, core: CoreBuild, digest: ContentDigest, progress: Progress) -> None:
+def _write_core(conn: Connection, core: CoreBuild, hashes: ChunkHashes, progress: Progress) -> None:
     total = sum(level.chunk_count for level in core.levels)
     written = 0
     statement = _insert_statement(conn, CoreChunkRow.__tablename__, CORE_COLUMNS)
     for level in core.levels:
         rows = ((level.depth, c.chunk, c.slots, c.blob, c.checksum) for c in level.chunks(core.tables.game))
-        digest.add_chunks("core", level.depth, level.chunk_count, _inserted(conn, statement, rows))
+        _insert(conn, statement, hashes.hashed("core", level.depth, rows))
         written += level.chunk_count
         progress("write levels", written, total)
 
 
-def _inserted(conn: Connection, statement: str, rows: Iterable[Row]) -> Iterator[Row]:
-    """`rows`, each inserted (a thousand at a time) as it passes."""
-    batch: list[Row] = []
+def _insert(conn: Connection, statement: str, rows: Iterable[Sequence[Any]]) -> None:
+    """`rows` inserted a thousand at a time."""
+    batch: list[Sequence[Any]] = []
     for row in rows:
         batch.append(row)
-        yield row
         if len(batch) == 1_000:
             conn.exec_driver_sql(statement, batch)
             batch = []
@@ -188,11 +193,21 @@ def _inserted(conn: Connection, statement: str, rows: Iterable[Row]) -> Iterator
         conn.exec_driver_sql(statement, batch)
 
 
-def _write_extras(conn: Connection, extras: list[ExtrasLevel], digest: ContentDigest) -> None:
+def _write_extras(conn: Connection, game: Game, extras: list[ExtrasLevel], hashes: ChunkHashes) -> None:
+    """Each extras chunk with its checksum bound to its core chunk's hash (core hashed first)."""
     statement = _insert_statement(conn, ExtrasChunkRow.__tablename__, EXTRAS_COLUMNS)
     for level in extras:
-        rows = ((level.depth, c.chunk, c.classes, c.blob, c.checksum) for c in level.chunks)
-        digest.add_chunks("extras", level.depth, len(level.chunks), _inserted(conn, statement, rows))
+        rows = (
+            (
+                level.depth,
+                c.chunk,
+                c.classes,
+                c.blob,
+                extras_checksum(game.name, level.depth, c.chunk, c.blob, hashes.of("core", level.depth, c.chunk)),
+            )
+            for c in level.chunks
+        )
+        _insert(conn, statement, hashes.hashed("extras", level.depth, rows))
 
 
 def _insert_statement(conn: Connection, table: str, columns: tuple[str, ...]) -> str:
@@ -210,11 +225,12 @@ def _insert_statement(conn: Connection, table: str, columns: tuple[str, ...]) ->
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(marks)})"
 
 
-def write_url(location: DatabaseLocation, prepared: BuildContent, built_at: str, progress: Progress) -> None:
+def write_url(location: DatabaseLocation, prepared: BuildContent, built_at: str, progress: Progress) -> str:
+    """Write in one transaction; the content digest."""
     engine = make_engine(location)
     try:
         with engine.begin() as conn:
-            _write_tables(conn, prepared, built_at, progress)
+            return _write_tables(conn, prepared, built_at, progress)
     finally:
         engine.dispose()
 
@@ -241,24 +257,25 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     return removed
 
 
-def write_file(path: Path, prepared: BuildContent, built_at: str, progress: Progress) -> None:
+def write_file(path: Path, prepared: BuildContent, built_at: str, progress: Progress) -> str:
     """Write beside `path`, then move into place: an interrupted build leaves nothing behind,
-    and a killed one leaves files that the next build removes."""
+    and a killed one leaves files that the next build removes. The content digest."""
     _writable_folder(path)
     remove_stale_temporaries(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         temporary.unlink(missing_ok=True)
-        write_url(DatabaseLocation(f"sqlite:///{temporary}", temporary), prepared, built_at, progress)
+        digest = write_url(DatabaseLocation(f"sqlite:///{temporary}", temporary), prepared, built_at, progress)
         os.replace(temporary, path)
+        return digest
     except PermissionError as error:
         raise DatabaseError(f"cannot write {path}: permission denied ({error.filename})") from None
     finally:
         temporary.unlink(missing_ok=True)
 
 
-def write_solution(location: DatabaseLocation, prepared: BuildContent, built_at: str, progress: Progress) -> None:
+def write_solution(location: DatabaseLocation, prepared: BuildContent, built_at: str, progress: Progress) -> str:
+    """Write the database; its content digest."""
     if location.path is not None:
-        write_file(location.path, prepared, built_at, progress)
-    else:
-        write_url(location, prepared, built_at, progress)
+        return write_file(location.path, prepared, built_at, progress)
+    return write_url(location, prepared, built_at, progress)

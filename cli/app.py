@@ -22,6 +22,7 @@ from ttt_db.cli.common import (
     BoardCommand,
     DbOption,
     DebugSwitch,
+    DigestOption,
     FirstOption,
     GameOption,
     JsonOption,
@@ -33,7 +34,7 @@ from ttt_db.cli.common import (
     progress_bar,
     stage_progress,
 )
-from ttt_db.game.definition import TICTACTOE
+from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
     from ttt_db.store.position import Position
@@ -83,6 +84,7 @@ def _options(
 def build(
     game: AnyGameOption = TICTACTOE,
     db: DbOption = None,
+    digest: DigestOption = None,
     force: Annotated[
         bool,
         typer.Option(
@@ -123,6 +125,16 @@ def build(
             "hours measured on this machine) and what this machine lacks, and build nothing.",
         ),
     ] = False,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            metavar="URL|DIR",
+            help="Fetch the game's database from a mirror (an http(s) URL or a folder `ttt-db publish` wrote) "
+            "instead of solving it: a broken download resumes, and the file is kept only when its size, SHA-256 "
+            "and content digest are the manifest's (and --digest's, if given).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
@@ -130,13 +142,19 @@ def build(
     ranked core of every game (a byte per position), and up to 16 cells each class's random-play
     odds and paths. A build that was stopped resumes above its last finished level; --plan says
     what a build takes before it starts, and a build this machine cannot hold is refused with its
-    plan (docs/games.md, docs/scale.md)."""
+    plan (docs/games.md, docs/scale.md). The database's content digest is recorded as its pin
+    (docs/database.md); --from fetches a published database instead."""
     from ttt_db.build.pipeline import build_database
     from ttt_db.build.plan import plan_build, plan_lines
     from ttt_db.cli.render import depth_table, figures_text
 
     if workers is not None and scheduler is not None:
         raise fail("give --workers (a cluster on this machine) or --scheduler (one of your own), not both")
+    if source is not None:
+        if workers is not None or scheduler is not None or plan or work_dir is not None:
+            raise fail("--from fetches a built database: give no --workers, --scheduler, --work-dir or --plan with it")
+        _fetch(source, game, db, digest, force=force, quiet=quiet)
+        return
     if plan:
         planned = plan_build(
             game, workers or 1, work_dir or Path(db or ".").resolve().parent, cluster=bool(workers or scheduler)
@@ -171,11 +189,56 @@ def build(
                 client.cluster.close()
     if not summary.built:
         typer.echo(f"database already at {summary.location}; use --force to rebuild it")
+        typer.echo(f"  content digest {summary.digest}")
         return
     size = f", {summary.size_bytes / 1e6:.2f} MB" if summary.size_bytes is not None else ""
     typer.echo(f"built {summary.location} in {summary.seconds:.2f} s{size}")
     for line in [*figures_text(summary.figures), *depth_table(summary.depths)]:
         typer.echo(f"  {line}")
+    typer.echo(f"  content digest {summary.digest}")
+    if summary.pinned is not None:
+        typer.echo(f"  pinned: recorded in {summary.pinned}; a read refuses the file if it changes")
+
+
+def _fetch(source: str, game: Game, db: str | None, digest: str | None, *, force: bool, quiet: bool) -> None:
+    from ttt_db.store.database import database_exists
+    from ttt_db.store.location import resolve_location
+    from ttt_db.store.mirror import fetch
+
+    location = resolve_location(db, game)
+    if not force and database_exists(location):
+        typer.echo(f"database already at {location}; use --force to replace it with the published one")
+        return
+    with stage_progress(quiet=quiet) as progress:
+        fetched = fetch(source, location, game, progress, digest=digest)
+    resumed = f", resumed at byte {fetched.resumed_from:,}" if fetched.resumed_from else ""
+    typer.echo(f"fetched {location} from {source} ({fetched.entry.size:,} bytes{resumed})")
+    typer.echo(f"  SHA-256 {fetched.entry.sha256}: as its manifest says")
+    typer.echo(f"  content digest {fetched.entry.digest}")
+    if fetched.pinned is not None:
+        typer.echo(f"  pinned: recorded in {fetched.pinned}; a read refuses the file if it changes")
+
+
+@app.command()
+def publish(
+    folder: Annotated[
+        Path, typer.Argument(metavar="DIR", help="The mirror's folder (made if missing).", file_okay=False)
+    ],
+    game: GameOption = TICTACTOE,
+    db: DbOption = None,
+    digest: DigestOption = None,
+) -> None:
+    """Write what a mirror serves: the game's database file in DIR under its game's name, and DIR's
+    manifest.json entry for it (size, SHA-256, content digest; an entry of the same game replaced).
+    Serve DIR over HTTP, and `ttt-db build --from URL` fetches from it (docs/database.md)."""
+    from ttt_db.store.mirror import MANIFEST_NAME
+    from ttt_db.store.mirror import publish as publish_file
+
+    entry = publish_file(db, folder, game=game, digest=digest)
+    typer.echo(f"published {entry.game} as {folder / entry.file} ({entry.size:,} bytes)")
+    typer.echo(f"  SHA-256 {entry.sha256}")
+    typer.echo(f"  content digest {entry.digest}")
+    typer.echo(f"  manifest {folder / MANIFEST_NAME}")
 
 
 @app.command("best-moves", cls=BoardCommand)
@@ -187,6 +250,7 @@ def best_moves(
     first: FirstOption = None,
     game: GameOption = TICTACTOE,
     db: DbOption = None,
+    digest: DigestOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """The board, who is to move, its value, and the best moves (read from the database).
@@ -197,7 +261,7 @@ def best_moves(
     from ttt_db.game.board import Board
 
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
-    with open_db(db, game) as database:
+    with open_db(db, game, digest) as database:
         position = database.lookup(parsed)
     if as_json:
         print_json(position.to_document())
@@ -211,6 +275,7 @@ def show(
     first: FirstOption = None,
     game: GameOption = TICTACTOE,
     db: DbOption = None,
+    digest: DigestOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """The board and every legal move with its value (for the player making it) and remoteness
@@ -219,7 +284,7 @@ def show(
     from ttt_db.game.board import Board
 
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
-    with open_db(db, game) as database:
+    with open_db(db, game, digest) as database:
         position = database.lookup(parsed)
     if as_json:
         print_json(position.to_document())
@@ -228,11 +293,13 @@ def show(
 
 
 @app.command()
-def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption = False) -> None:
+def info(
+    game: GameOption = TICTACTOE, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
+) -> None:
     """Where the game's database is, its schema version, and the figures of its build."""
     from ttt_db.cli.render import depth_table, figures_text
 
-    with open_db(db, game) as database:
+    with open_db(db, game, digest) as database:
         document = database.info_document()
         depths = database.depth_figures()
     if as_json:
@@ -241,6 +308,7 @@ def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption 
     meta, location, size = document, document["location"], document["size_bytes"]
     typer.echo(f"database:       {location}" + (f" ({size:,} bytes)" if size is not None else ""))
     typer.echo(f"schema version: {meta['schema_version']}")
+    typer.echo(f"content digest: {meta['content_sha256']}")
     took = f" in {meta['build_seconds']:,.1f} s" if isinstance(meta.get("build_seconds"), int | float) else ""
     typer.echo(f"built:          {meta['built_at']} by ttt-db {meta['package_version']}{took}")
     rules = meta["rules"]
@@ -254,14 +322,17 @@ def info(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption 
 
 
 @app.command()
-def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOption = False) -> None:
+def verify(
+    game: GameOption = TICTACTOE, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
+) -> None:
     """Check the file's integrity and content digest, re-derive the figures, cross-check every
     stored row against the rules, its children and its symmetric images, and compare it with a
-    fresh solve; exit 1 on any mismatch or damage."""
+    fresh solve; exit 1 on any mismatch or damage. A file that passes (read without --digest) has
+    its digest recorded, so later reads refuse it if it changes."""
     from ttt_db.cli.render import plural
     from ttt_db.store.verify import verify_database
 
-    with open_db(db, game) as database:
+    with open_db(db, game, digest, recorded=False) as database:  # a passing verify records the digest
         report = verify_database(database)
     if as_json:
         print_json(report.to_document())
@@ -275,6 +346,8 @@ def verify(game: GameOption = TICTACTOE, db: DbOption = None, as_json: JsonOptio
         found = plural(report.damaged_row_count, "damaged value") + ", " if report.damaged_row_count else ""
         verdict = "ok" if report.ok else f"FAILED: {found}{plural(len(report.problems), 'mismatch', 'mismatches')}"
         typer.echo(f"{verdict}: {plural(len(report.checks), 'check')}")
+        if report.pinned is not None:
+            typer.echo(f"pinned: {report.pinned}")
     if not report.ok:
         raise typer.Exit(EXIT_NO)
 
@@ -306,6 +379,7 @@ def export(
     ] = None,
     game: GameOption = TICTACTOE,
     db: DbOption = None,
+    digest: DigestOption = None,
 ) -> None:
     """Every position (o moved first) as one record, JSON lines or CSV, streamed from the ranked
     core level by level (a game over 16 cells without random-play odds and paths); --depth exports
@@ -314,7 +388,7 @@ def export(
 
     writer = write_csv if format is ExportFormat.csv else write_jsonl
     written = 0
-    with open_db(db, game) as database:
+    with open_db(db, game, digest) as database:
         by_depth = [row.positions for row in database.depth_figures()]
         levels = database.levels(depth) if depth else list(range(len(by_depth)))
         positions = sum(by_depth[level] for level in levels if level < len(by_depth))

@@ -14,6 +14,7 @@ from ttt_db.cli.common import (
     EXIT_NO,
     EXIT_UNDECIDED,
     DbOption,
+    DigestOption,
     GameOption,
     ImportTimeoutOption,
     JsonOption,
@@ -336,6 +337,7 @@ def check(
     import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
     quiet: QuietOption = False,
     db: DbOption = None,
+    digest: DigestOption = None,
     game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
@@ -358,7 +360,7 @@ def check(
 
     _refuse_conflicts(ai, all_ais, weak, strong, canonical, shortest)
     both = not weak and not strong
-    with open_db(db, game) as database:
+    with open_db(db, game, digest) as database:
         if all_ais:
             decided = _check_all(
                 database, weak or both, strong or both, canonical, shortest, as_json, quiet, (max_boards, max_seconds)

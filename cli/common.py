@@ -65,6 +65,16 @@ DbOption = Annotated[
         help="Database file path or SQLAlchemy URL [default: data/ttt-db.sqlite in the project].",
     ),
 ]
+DigestOption = Annotated[
+    str | None,
+    typer.Option(
+        "--digest",
+        metavar="SHA256",
+        show_default=False,
+        help="Refuse the database unless its content digest is this one (`ttt-db info` shows a database's) "
+        "[default: $TTT_DB_DIGEST, else the digest recorded when this file was built, fetched or verified].",
+    ),
+]
 
 
 def _parse_game(text: str | Game) -> Game:
@@ -420,9 +430,11 @@ def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
         yield report
 
 
-def open_db(db: str | None, game: Game) -> SolutionDatabase:
-    """Open the game's database, building it first when there is none (`open_or_build`, with a
-    notice on stderr)."""
+def open_db(db: str | None, game: Game, digest: str | None = None, *, recorded: bool = True) -> SolutionDatabase:
+    """Open the game's database (pinned: `ttt_db.open_database`), building it first when there is
+    none (`open_or_build`, with a notice on stderr)."""
     from ttt_db.build.pipeline import open_or_build
 
-    return open_or_build(db, game=game, notice=lambda message: typer.echo(message, err=True))
+    return open_or_build(
+        db, game=game, notice=lambda message: typer.echo(message, err=True), digest=digest, recorded=recorded
+    )

@@ -11,6 +11,7 @@ import typer
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.cli.common import (
     DbOption,
+    DigestOption,
     GameOption,
     ImportTimeoutOption,
     JsonOption,
@@ -85,6 +86,7 @@ def match(
     import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
     quiet: QuietOption = False,
     db: DbOption = None,
+    digest: DigestOption = None,
     game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
@@ -100,7 +102,7 @@ def match(
     def provide_database() -> SolutionDatabase:
         nonlocal database
         if database is None:
-            database = open_db(db, game)
+            database = open_db(db, game, digest)
         return database
 
     limits = Limits(timeout, memory, import_timeout)
@@ -257,6 +259,7 @@ def play(
     memory: MemoryOption = DEFAULT_MEMORY_MB,
     import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
     db: DbOption = None,
+    digest: DigestOption = None,
     game: GameOption = DEFAULT_GAME,
 ) -> None:
     """Play against an AI (the database by default) in the terminal. Moves are typed as an
@@ -271,7 +274,7 @@ def play(
     rng = random.Random(seed)
     limits = Limits(timeout, memory, import_timeout)
     # an unknown AI fails before anything is said
-    with open_db(db, game) as database, contained_ai(ai, game, lambda: database, limits) as opponent:
+    with open_db(db, game, digest) as database, contained_ai(ai, game, lambda: database, limits) as opponent:
         of_game = "" if game == DEFAULT_GAME else f" on {game.name}"
         typer.echo(f"you play {human} against {ai}{of_game}\n{play_help(game)}")
         while True:

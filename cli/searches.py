@@ -13,6 +13,7 @@ from ttt_db.cli.common import (
     EXIT_UNDECIDED,
     BoardCommand,
     DbOption,
+    DigestOption,
     FirstOption,
     GameOption,
     JsonOption,
@@ -162,6 +163,7 @@ def search(
     ] = None,
     first: FirstOption = None,
     db: DbOption = None,
+    digest: DigestOption = None,
     game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
@@ -189,7 +191,7 @@ def search(
             "nodes (its full tree; hours without a table); --max-nodes or --max-seconds bound it",
             err=True,
         )
-    with open_db(db, game) as database:
+    with open_db(db, game, digest) as database:
         try:
             if trace is None:
                 answers = [
@@ -258,6 +260,7 @@ def check_trace(
     ],
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing nodes to list.")] = 10,
     db: DbOption = None,
+    digest: DigestOption = None,
     game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
@@ -272,7 +275,7 @@ def check_trace(
     from ttt_db.search.trace_check import check_trace as check
     from ttt_db.search.trace_check import exact_from, trace_lines
 
-    with open_db(db, game) as database:
+    with open_db(db, game, digest) as database:
         exact = exact_from(database)
         if str(file) == "-":
             result = check(trace_lines(sys.stdin.buffer), exact, game)

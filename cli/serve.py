@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ttt_db.cli.common import EXIT_INTERRUPTED, DbOption, GameOption, fail, open_db
+from ttt_db.cli.common import EXIT_INTERRUPTED, DbOption, DigestOption, GameOption, fail, open_db
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ def serve(
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
     game: GameOption = DEFAULT_GAME,
     db: DbOption = None,
+    digest: DigestOption = None,
 ) -> None:
     """Serve a page to play, explore, check and watch searches, and its JSON API (docs/api.md):
     the game's database (built first when missing) and, without --db, every other game whose
@@ -45,7 +46,7 @@ def serve(
     from ttt_db.web.app import create_app
     from ttt_db.web.server import Server, server_config
 
-    with open_db(db, game) as database, contextlib.ExitStack() as others:
+    with open_db(db, game, digest) as database, contextlib.ExitStack() as others:
         more = [] if db is not None else [others.enter_context(other) for other in _other_games(database.game)]
         listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -15,6 +16,11 @@ from typer.testing import CliRunner
 
 from ttt_db.build import build_database
 from ttt_db.store.database import SolutionDatabase, open_database
+
+# the pins every build records (ttt_db.store.pins) go to a data folder of this process's own, which
+# the commands the tests start inherit: never the user's
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="ttt-db-tests-data-")
+os.environ.pop("TTT_DB_DIGEST", None)
 
 
 @pytest.fixture(scope="session")

@@ -10,14 +10,15 @@ import pytest
 import ttt_db.build.write
 from ttt_db.build import build_database
 
-DATA_TABLES = ("ttt_core", "ttt_extras", "ttt_depth_counts")
+DATA_TABLES = ("ttt_core", "ttt_extras", "ttt_chunk_hashes", "ttt_depth_counts")
 
 
 def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
     with sqlite3.connect(path) as conn:
         tables = {table: conn.execute(f"select * from {table} order by 1").fetchall() for table in DATA_TABLES}
         tables["ttt_meta"] = conn.execute(
-            "select * from ttt_meta where key not in ('built_at', 'build_seconds', 'checksum') order by 1"
+            "select * from ttt_meta where key not in ('built_at', 'build_seconds', 'content_sha256', 'checksum') "
+            "order by 1"
         ).fetchall()
     return tables
 

@@ -10,6 +10,7 @@ import pytest
 
 from ttt_db.cli.app import app
 from ttt_db.store import published
+from ttt_db.store.database import open_database
 
 
 def _commands() -> list[str]:
@@ -25,7 +26,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 def test_every_command_is_documented_in_cli_md_and_the_readme() -> None:
     reference = (DOCS / "cli.md").read_text()
     readme = (DOCS.parent / "README.md").read_text()
-    assert len(COMMANDS) >= 13
+    assert len(COMMANDS) >= 14
     for command in COMMANDS:
         assert f"| `ttt-db {command}" in reference, command
         assert f"ttt-db {command}" in readme, command
@@ -128,6 +129,7 @@ USAGE = {
     "show": "ttt-db show [OPTIONS] {BOARD}",
     "info": "ttt-db info [OPTIONS]",
     "verify": "ttt-db verify [OPTIONS]",
+    "publish": "ttt-db publish [OPTIONS] {DIR}",
     "export": "ttt-db export [OPTIONS]",
     "ais": "ttt-db ais [OPTIONS]",
     "check": "ttt-db check [OPTIONS] [AI]",
@@ -204,7 +206,11 @@ def test_build_and_first_use_notice(run, tmp_path: Path) -> None:
     assert built.stdout.startswith(f"built {target} in ")
     assert "decision positions:  3,191 (431 up to symmetry)" in built.stdout
     assert built.stderr == ""
-    assert run("build", "--db", str(target)).stdout == f"database already at {target}; use --force to rebuild it\n"
+    with open_database(target) as database:
+        digest = database.content_digest()
+    assert run("build", "--db", str(target)).stdout == (
+        f"database already at {target}; use --force to rebuild it\n  content digest {digest}\n"
+    )
     fresh = tmp_path / "fresh.sqlite"
     answered = run("best-moves", "ox..x....", "--json", env={"TTT_DB": str(fresh)})
     assert answered.exit_code == 0

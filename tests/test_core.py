@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import reference
 import zstandard
+from forging import reseal_blob
 
 import ttt_db.build.levels
 from ttt_db.build import build_database
@@ -28,7 +29,6 @@ from ttt_db.ranked.slots import game_from_name, level_slots
 from ttt_db.ranked.step import solve_core
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store import extras, published
-from ttt_db.store.chunks import chunk_checksum
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.location import DatabaseLocation
 
@@ -111,11 +111,9 @@ def _core_chunk(path: Path, depth: int) -> bytes:
 
 
 def _reseal_chunk(path: Path, depth: int, codes: bytes) -> None:
-    """A level's first chunk replaced by `codes`, its checksum recomputed, as a careful forger would."""
-    blob = zstandard.ZstdCompressor().compress(codes)
+    """A level's first chunk replaced by `codes`, everything above it resealed, as a careful forger would."""
     with sqlite3.connect(path) as conn:
-        check = chunk_checksum("3x3k3", depth, 0, blob)
-        conn.execute("update ttt_core set codes = ?, checksum = ? where depth = ? and chunk = 0", (blob, check, depth))
+        reseal_blob(conn, "ttt_core", "codes", TICTACTOE, depth, 0, zstandard.ZstdCompressor().compress(codes))
 
 
 def test_a_damaged_chunk_is_refused_by_lookups_and_named_by_verify(run, db_path: Path, tmp_path: Path) -> None:

@@ -3,14 +3,15 @@
     TttDbError
     ├── InputError (also a ValueError): text from the user that cannot be used
     │   ├── InvalidBoardError ── ImpossibleBoardError
-    │   ├── InvalidMoveError, UnknownGameError, UnknownAIError, UnknownAlgorithmError
+    │   ├── InvalidMoveError, UnknownGameError, UnknownAIError, UnknownAlgorithmError, InvalidDigestError
     │   └── TraceFormatError: a search trace that does not follow docs/trace.md
     ├── WorkLimitError: more work than the caller allows
     ├── AIMisbehaved: an AI's answer that is not a usable set of moves
     ├── SearchTimeout: a search's deadline passed (iterative deepening abandons the iteration)
     └── DatabaseError: missing, unreadable, of another schema version
         ├── DatabaseMissingError, ReadFailedError
-        └── DatabaseDamagedError ── PositionNotFoundError
+        ├── DatabaseDamagedError ── PositionNotFoundError, DigestMismatchError
+        └── PublishedFileError: a published database that cannot be fetched or is not as its manifest says
 
 The command line turns every TttDbError into one `error: ...` line and exit 2. `StopRequested`
 stands outside the tree: it is no error but a stop the user asked for with a signal.
@@ -70,6 +71,12 @@ class InvalidMoveError(InputError):
     what = "move"
 
 
+class InvalidDigestError(InputError):
+    """A content digest that is not 64 hexadecimal digits."""
+
+    what = "digest"
+
+
 class InvalidDepthError(InputError):
     """A level (moves made) that the game has not."""
 
@@ -96,6 +103,22 @@ class DatabaseDamagedError(DatabaseError):
         self.what = what
         self.where = where
         super().__init__(f"the database is damaged ({what}, {where}): rebuild it with `ttt-db build --force`")
+
+
+class DigestMismatchError(DatabaseDamagedError):
+    """A database whose content digest is not the one pinned (`ttt_db.store.pins`)."""
+
+    def __init__(self, location: str, found: str, pinned: str, source: str, remedy: str) -> None:
+        self.found = found
+        self.pinned = pinned
+        self.what = f"its content digest is {found[:16]}..., the pin ({source}) {pinned[:16]}..."
+        self.where = location
+        Exception.__init__(self, f"{location} is not the database pinned: {self.what}; {remedy}")
+
+
+class PublishedFileError(DatabaseError):
+    """A published database (`ttt-db publish`, `ttt-db build --from`) that cannot be fetched, or
+    whose manifest, size or hash is not what was published."""
 
 
 class NotStoredError(DatabaseError):

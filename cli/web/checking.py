@@ -48,7 +48,9 @@ class BackgroundCheck:
         game: Game,
         on_done: Any,
         memory_mb: int = CHECK_MEMORY_MB,
+        digest: str | None = None,
     ) -> None:
+        """`digest`: the pin the server's own handle holds the database to, held in the check's too."""
         self.ai = ai
         self.error: str | None = None
         self.running = True
@@ -59,7 +61,7 @@ class BackgroundCheck:
         receiving, sending = context.Pipe(duplex=False)
         self._process = context.Process(
             target=_check_in_process,
-            args=(ai, location, game.name, sending, memory_mb),
+            args=(ai, location, game.name, sending, memory_mb, digest),
             name=f"ttt-db check {ai}",
             daemon=True,
         )
@@ -122,7 +124,9 @@ class BackgroundCheck:
         }
 
 
-def _check_in_process(ai: str, location: DatabaseLocation, game_name: str, sending: Connection, memory_mb: int) -> None:
+def _check_in_process(
+    ai: str, location: DatabaseLocation, game_name: str, sending: Connection, memory_mb: int, digest: str | None
+) -> None:
     """The background check's process: bound its memory, open the database, run the checks and
     send their progress, then the report (or what went wrong)."""
     import os
@@ -148,7 +152,7 @@ def _check_in_process(ai: str, location: DatabaseLocation, game_name: str, sendi
                 sending.send(("progress", phase, done, total))
 
         game = game_from_name(game_name)
-        with open_database(location, game=game) as database:
+        with open_database(location, game=game, digest=digest) as database:
             named = load_ai(ai, lambda: database, game)
             report: CheckReport = run_checks(
                 named,

@@ -274,8 +274,13 @@ class Service:
                 "one check runs at a time: ask again when it is done, or cancel it",
             )
         if job is None or job.ai != ai_name:
+            pin = self.database.pin
             job = self._job = BackgroundCheck(
-                ai_name, self.database.location, self.game, lambda report: self._finish_check(ai_name, report)
+                ai_name,
+                self.database.location,
+                self.game,
+                lambda report: self._finish_check(ai_name, report),
+                digest=pin.digest if pin is not None else None,
             )
         if job.error is not None:
             self._job = None

@@ -4,8 +4,9 @@ time, and its class's extras (`ttt_db.store.extras`); whole levels for the level
 (`stored_level`, `ttt_db.ranked.walk`), over which the named lists of boards, the best-moves table
 and every position are derived.
 
-Each chunk read is checked against its checksum and its size before it is decompressed and kept
-in a small cache, so a lookup reads one chunk and a warm handle reads none.
+Each chunk read is checked against its checksum, its hash (`ttt_db.store.digest`: the page of its
+level's hashes, held to the meta) and its size before it is decompressed and kept in a small
+cache, so a lookup reads one chunk and a warm handle reads none.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from functools import cached_property
 from itertools import accumulate
 from math import factorial
@@ -25,16 +26,18 @@ from ttt_db.game.rules import VALUES, Value
 from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.slots import level_slots, representative
 from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, core_codes, decompressed
+from ttt_db.store.digest import HASH_BYTES, HASH_PAGE, HASHES_KEY, chunk_hash, extras_checksum, page_hash
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras
 from ttt_db.store.position import Playout, Position
 from ttt_db.store.reader import Reader
-from ttt_db.store.tables import CORE, EXTRAS
+from ttt_db.store.tables import CHUNK_HASHES, CORE, EXTRAS, META
 
 if TYPE_CHECKING:
     from ttt_db.ranked.tables import RankedTables
     from ttt_db.ranked.walk import Report, Step, StoredLevel
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 CACHED_CHUNKS: Final = 512
 """Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each)."""
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
@@ -45,9 +48,12 @@ _LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}
 class CoreReader:
     """The core of one database; safe to share between threads."""
 
-    def __init__(self, reader: Reader, game: Game) -> None:
+    def __init__(self, reader: Reader, game: Game, meta: Callable[[], Mapping[str, Any]]) -> None:
+        """`meta`: the database's checked meta entries (the pages' hashes are one)."""
         self.reader = reader
         self.game = game
+        self._meta = meta
+        self._pages: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
         self._chunks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
         self._ordinals: OrderedDict[tuple[int, int], list[int]] = OrderedDict()  # nonzero codes before each slot
@@ -66,7 +72,7 @@ class CoreReader:
         fails its checksum or decompresses to another size than its place in the level."""
         return self._cached(self._chunks, (depth, number), lambda: self._read(depth, number))
 
-    def _cached(self, store: OrderedDict[tuple[int, int], T], key: tuple[int, int], load: Callable[[], T]) -> T:
+    def _cached(self, store: OrderedDict[K, T], key: K, load: Callable[[], T]) -> T:
         with self._lock:
             found = store.get(key)
             if found is not None:
@@ -120,14 +126,47 @@ class CoreReader:
         when it fails its checksum, holds another count or decompresses to another size."""
         table, unit = (CORE, "slots") if part == "core" else (EXTRAS, "classes")
         where = f"table {table}, level {depth} chunk {number}"
-        if not isinstance(blob, bytes) or check != chunk_checksum(self.game.name, depth, number, blob, part=part):
+        if not isinstance(blob, bytes) or check != self._checksum(part, depth, number, blob):
             raise DatabaseDamagedError(f"a chunk of the {part} does not match its checksum", where)
         if stored != count:
             raise DatabaseDamagedError(f"a chunk of the {part} holds {stored!r} {unit}, not {count}", where)
+        if chunk_hash(part, (depth, number, stored, blob, check)) != self._chunk_hash(part, depth, number):
+            raise DatabaseDamagedError(f"a chunk of the {part} does not match its hash", where)
         try:
             return core_codes(blob, size) if part == "core" else decompressed(blob, size)
         except ValueError as refused:
             raise DatabaseDamagedError(f"a chunk of the {part} is refused: {refused}", where) from None
+
+    def _checksum(self, part: str, depth: int, number: int, blob: bytes) -> int:
+        if part == "core":
+            return chunk_checksum(self.game.name, depth, number, blob)
+        return extras_checksum(self.game.name, depth, number, blob, self._chunk_hash("core", depth, number))
+
+    def _chunk_hash(self, part: str, depth: int, number: int) -> bytes:
+        """The hash a chunk must have, from its page (`ttt_db.store.digest`)."""
+        page, index = divmod(number, HASH_PAGE)
+        hashes = self._cached(self._pages, (part, depth, page), lambda: self._page(part, depth, page))
+        found = hashes[index * HASH_BYTES : (index + 1) * HASH_BYTES]
+        if len(found) != HASH_BYTES:
+            where = f"table {CHUNK_HASHES}, {part} level {depth} page {page}"
+            raise DatabaseDamagedError(f"no hash for chunk {number}", where)
+        return found
+
+    def _page(self, part: str, depth: int, page: int) -> bytes:
+        """A page of a level's chunk hashes, held to its hash in the meta."""
+        try:
+            expected = self._meta()[HASHES_KEY][part][depth][page]
+        except (KeyError, IndexError, TypeError):
+            raise DatabaseDamagedError(f"no hash of {part} level {depth} page {page}", f"table {META}") from None
+        rows = self.reader.rows(
+            f"SELECT hashes FROM {CHUNK_HASHES} WHERE part = :part AND depth = :depth AND page = :page",
+            {"part": part, "depth": depth, "page": page},
+        )
+        hashes = rows[0].hashes if rows else None
+        if not isinstance(hashes, bytes) or page_hash(part, depth, page, hashes) != expected:
+            where = f"table {CHUNK_HASHES}, {part} level {depth} page {page}"
+            raise DatabaseDamagedError("a page of chunk hashes is missing or does not match the meta", where)
+        return hashes
 
     def code(self, depth: int, slot: int) -> int:
         number, offset = divmod(slot, CHUNK_SLOTS)

@@ -25,6 +25,7 @@ from ttt_db.errors import (
     DatabaseDamagedError,
     DatabaseError,
     DatabaseMissingError,
+    DigestMismatchError,
     ImpossibleBoardError,
     InputError,
     InvalidBoardError,
@@ -41,13 +42,14 @@ from ttt_db.ranked.slots import representative
 from ttt_db.store import decode as stored
 from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
 from ttt_db.store.core import NODE_LISTS, CoreReader
-from ttt_db.store.digest import ContentDigest
+from ttt_db.store.digest import DIGEST_KEY, HASHES_KEY, content_digest
 from ttt_db.store.extras import EXTRAS_MAX_CELLS, keeps_extras
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
+from ttt_db.store.pins import Pin, pin_for
 from ttt_db.store.position import MoveAnalysis, Playout, Position
 from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader
-from ttt_db.store.tables import CORE, CORE_COLUMNS, DEPTH_COUNTS, EXTRAS, EXTRAS_COLUMNS, META, SCHEMA_VERSION
+from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -62,7 +64,8 @@ REQUIRED_META = (
     "built_at",
     "figures",
     "format",
-    "content_sha256",
+    HASHES_KEY,
+    DIGEST_KEY,
     META_CHECK_KEY,
 )
 
@@ -140,13 +143,15 @@ class SolutionDatabase:
 
     Safe to share between threads: every query takes its own pooled connection, and the caches
     only ever gain entries that are equal whichever thread adds them. Everything read from the
-    file is checked as it is read (each chunk against its checksum and size, the meta entries, the
-    depth counts); damage raises `DatabaseDamagedError`.
+    file is checked as it is read (each chunk against its checksum, hash and size, the meta
+    entries, the depth counts, and with a `pin` the content digest); damage raises
+    `DatabaseDamagedError`.
     """
 
-    def __init__(self, reader: Reader, location: DatabaseLocation) -> None:
+    def __init__(self, reader: Reader, location: DatabaseLocation, pin: Pin | None = None) -> None:
         self.reader = reader
         self.location = location
+        self.pin = pin
         self._stored: dict[str, Position] = {}  # positions (o first) by board, any orientation
         self._game: Game | None = None
         self._answers: dict[tuple[str, Mark], Position] = {}  # by normalised cells and first player
@@ -184,12 +189,11 @@ class SolutionDatabase:
         return copy.deepcopy(self._checked_meta())
 
     def _checked_meta(self) -> dict[str, Any]:
-        """The meta entries, read and checked once per handle: every read of stored content
-        (positions, best moves, node lists) begins here."""
+        """The meta entries, read and checked once per handle (and held to the pin): every read of
+        stored content (positions, best moves, node lists, every chunk's hash) begins here."""
         if self._meta is None:
-            rows = self.reader.rows(f"SELECT key, value FROM {META}")
+            entries = self._meta_entries()
             where = f"table {META}"
-            entries = {row.key: row.value for row in rows}
             decoded = {}
             for key, value in entries.items():
                 try:
@@ -201,8 +205,21 @@ class SolutionDatabase:
                 raise DatabaseDamagedError("the meta entries do not match their checksum", where)
             if not isinstance(decoded["figures"], dict) or not isinstance(decoded["rules"], dict):
                 raise DatabaseDamagedError("meta entries figures and rules are not objects", where)
+            if self.pin is not None:
+                found = self._digest_of(entries)
+                if found != self.pin.digest:
+                    raise DigestMismatchError(
+                        str(self.location), found, self.pin.digest, self.pin.source, self.pin.remedy
+                    )
             self._meta = decoded
         return self._meta
+
+    def _meta_entries(self) -> dict[str, Any]:
+        return {row.key: row.value for row in self.reader.rows(f"SELECT key, value FROM {META}")}
+
+    def _digest_of(self, entries: Mapping[str, Any]) -> str:
+        rows = self.reader.rows(f"SELECT {', '.join(DEPTH_FIELDS)} FROM {DEPTH_COUNTS} ORDER BY depth")
+        return content_digest(entries, rows)
 
     @property
     def game(self) -> Game:
@@ -230,7 +247,7 @@ class SolutionDatabase:
         """The ranked core: every game's one source of value and remoteness. Its chunks carry
         checksums seeded with the game, so it needs no other meta entry than the rules."""
         if self._core is None:
-            self._core = CoreReader(self.reader, self.game)
+            self._core = CoreReader(self.reader, self.game, self._checked_meta)
         return self._core
 
     @property
@@ -324,25 +341,9 @@ class SolutionDatabase:
         return [] if lines == ["ok"] else lines
 
     def content_digest(self) -> str:
-        """The content digest recomputed from the stored chunks and counts, exactly as the build
-        computed the `content_sha256` meta entry, a row at a time."""
-        depths = self.reader.rows(
-            f"SELECT depth, tree_nodes, positions, canonical_positions FROM {DEPTH_COUNTS} ORDER BY depth"
-        )
-        columns = [
-            [r.tree_nodes for r in depths],
-            [r.positions for r in depths],
-            [r.canonical_positions for r in depths],
-        ]
-        digest = ContentDigest()
-        for part, table, fields in (("core", CORE, CORE_COLUMNS), ("extras", EXTRAS, EXTRAS_COLUMNS)):
-            counts = self.reader.rows(f"SELECT depth, COUNT(*) AS chunks FROM {table} GROUP BY depth ORDER BY depth")
-            for depth, count in counts:
-                rows = self.reader.stream(
-                    f"SELECT {', '.join(fields)} FROM {table} WHERE depth = :depth ORDER BY chunk", {"depth": depth}
-                )
-                digest.add_chunks(part, depth, count, rows)
-        return digest.finish(columns)
+        """The content digest (`ttt_db.store.digest`) recomputed from the stored meta entries and
+        depth counts, as the build computed its `content_sha256` entry: what a pin is held to."""
+        return self._digest_of(self._meta_entries())
 
     # --- positions -----------------------------------------------------------------------
 
@@ -529,20 +530,29 @@ def _check_schema(reader: Reader, location: DatabaseLocation) -> None:
 
 
 def open_database(
-    db: str | os.PathLike[str] | DatabaseLocation | None = None, *, game: Game | None = None
+    db: str | os.PathLike[str] | DatabaseLocation | None = None,
+    *,
+    game: Game | None = None,
+    digest: str | None = None,
+    recorded: bool = True,
 ) -> SolutionDatabase:
     """Open the database at `db` (a path or SQLAlchemy URL), `$TTT_DB`, or the default path of
-    `game` (tic-tac-toe's when None).
+    `game` (tic-tac-toe's when None), pinned to `digest` if given, else to `$TTT_DB_DIGEST`, else
+    (with `recorded`) to the digest recorded when the file was built, fetched or verified
+    (`ttt_db.store.pins`): a pinned database whose content digest differs is refused here.
 
     Raises `DatabaseMissingError` when there is none (`ttt_db.build.open_or_build` or
-    `ttt-db build` makes it) and `DatabaseError` when it is not a ttt-db database of this
-    schema version, or when `game` is given and the database solves another game.
+    `ttt-db build` makes it), `DatabaseError` when it is not a ttt-db database of this schema
+    version, or when `game` is given and the database solves another game, `DigestMismatchError`
+    (a `DatabaseDamagedError`) when it is not the one pinned, `InvalidDigestError` for a digest
+    that is not one.
 
     >>> with open_database() as db:
     ...     db.lookup("ox..x....").best_moves, db.game.name
     ((7,), '3x3k3')
     """
     location = resolve_location(db, game or DEFAULT_GAME)
+    pin = pin_for(location, digest, recorded=recorded)
     if not database_exists(location):
         what = f" for {game}" if game is not None and game != DEFAULT_GAME else ""
         build = f"ttt-db build --game {game}" if what else "ttt-db build"
@@ -553,10 +563,15 @@ def open_database(
     except DatabaseError:
         reader.close()
         raise
-    database = SolutionDatabase(reader, location)
-    if game is not None and database.game != game:
+    database = SolutionDatabase(reader, location, pin)
+    try:
+        if game is not None and database.game != game:
+            raise DatabaseError(
+                f"{location} solves {database.game}, not {game}: give --game {database.game}, or another --db"
+            )
+        if pin is not None:
+            database._checked_meta()
+    except BaseException:
         database.close()
-        raise DatabaseError(
-            f"{location} solves {database.game}, not {game}: give --game {database.game}, or another --db"
-        )
+        raise
     return database

@@ -1,39 +1,103 @@
-"""The content digest of a database: SHA-256 over everything the build derives, computed the
-same way by the writer (from the chunks it inserts, level by level) and by `verify` (from the
-rows it reads back), so one changed byte anywhere in the stored content shows."""
+"""The content digest of a database and the chunk hashes behind it.
+
+Every stored chunk (core and extras) has a 128-bit BLAKE2b hash of its whole row; a level's hashes
+are stored in pages of `HASH_PAGE` (`ttt_chunk_hashes`), and each page's own hash is a meta entry
+(`HASHES_KEY`). The content digest is SHA-256 over the meta entries and the depth counts: cheap to
+compute at open, and a changed byte in any chunk, page, count or entry changes it (or fails the
+chunk against its page, the page against the meta). A pinned digest (`ttt_db.store.pins`) is held
+to it; every chunk read is held to its page whether pinned or not.
+
+An extras chunk's checksum is seeded with the hash of the core chunk of its level and number
+(`extras_checksum`): the extras cannot be moved onto other classes by an edit of the core alone.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final
 
 import msgpack
 
+from ttt_db.store.chunks import chunk_checksum
 
-def _plain(row: Sequence[Any]) -> list[Any]:
+HASH_PAGE: Final = 4096
+"""Chunk hashes per stored page: a lookup reads and hashes one page of a level."""
+HASH_BYTES: Final = 16
+HASHES_KEY: Final = "chunk_hashes"
+"""The meta entry holding every page's hash: {part: [[page hash, ...] per depth]}."""
+DIGEST_KEY: Final = "content_sha256"
+PARTS: Final = ("core", "extras")
+
+
+def _plain(value: Any) -> Any:
     # a server driver may hand blobs back as memoryview: hash the bytes either way
-    return [bytes(value) if isinstance(value, memoryview) else value for value in row]
+    return bytes(value) if isinstance(value, memoryview) else value
 
 
-class ContentDigest:
-    """Fed the core's and the extras' chunk rows level by level, then finished with the by-depth
-    counts. A level is hashed as the msgpack of [part, depth, rows], fed a row at a time."""
+def chunk_hash(part: str, row: Sequence[Any]) -> bytes:
+    """The hash of one stored chunk's row (depth, chunk, count, blob, checksum) of `part`."""
+    packed = msgpack.packb([part, *(_plain(value) for value in row)])
+    return hashlib.blake2b(packed, digest_size=HASH_BYTES).digest()
+
+
+def page_hash(part: str, depth: int, page: int, hashes: bytes) -> str:
+    """The hash of one stored page of chunk hashes, as its meta entry holds it (hex)."""
+    digest = hashlib.blake2b(f"ttt-db {part} {depth} {page} ".encode(), digest_size=HASH_BYTES)
+    digest.update(hashes)
+    return digest.hexdigest()
+
+
+def extras_checksum(game_name: str, depth: int, chunk: int, blob: bytes, core_hash: bytes) -> int:
+    """The checksum of an extras chunk, bound to the hash of its core chunk."""
+    return chunk_checksum(game_name, depth, chunk, core_hash + blob, part="extras")
+
+
+def content_digest(meta_entries: Mapping[str, str], depth_rows: Iterable[Sequence[int | None]]) -> str:
+    """SHA-256 over every meta entry's stored text but the digest's own and the meta checksum, and
+    the depth counts (depth, tree nodes, positions, canonical positions)."""
+    from ttt_db.store.checksum import META_CHECK_KEY
+
+    entries = sorted((key, value) for key, value in meta_entries.items() if key not in (DIGEST_KEY, META_CHECK_KEY))
+    packed = msgpack.packb([[list(entry) for entry in entries], [list(row) for row in depth_rows]])
+    return hashlib.sha256(packed).hexdigest()
+
+
+def page_count(chunks: int) -> int:
+    return -(-chunks // HASH_PAGE)
+
+
+class ChunkHashes:
+    """The chunk hashes of a database as they are written: fed each level's rows of each part in
+    chunk order, then read back as pages and as the meta entry."""
 
     def __init__(self) -> None:
-        self._sha = hashlib.sha256()
-        self._packer = msgpack.Packer()
+        self.levels: dict[str, dict[int, bytearray]] = {part: {} for part in PARTS}
 
-    def add_chunks(self, part: str, depth: int, count: int, rows: Iterable[Sequence[Any]]) -> None:
-        """One level of `part` (`core` or `extras`): its `count` rows in chunk order, columns in
-        table order."""
-        packer = self._packer
-        self._sha.update(packer.pack_array_header(3) + packer.pack(part) + packer.pack(depth))
-        self._sha.update(packer.pack_array_header(count))
+    def hashed(self, part: str, depth: int, rows: Iterable[Sequence[Any]]) -> Iterator[Sequence[Any]]:
+        """`rows` of one level (in chunk order), each hashed as it passes."""
+        kept = self.levels[part].setdefault(depth, bytearray())
         for row in rows:
-            self._sha.update(packer.pack(_plain(row)))
+            kept += chunk_hash(part, row)
+            yield row
 
-    def finish(self, depth_columns: Sequence[Sequence[int | None]]) -> str:
-        """`depth_columns`: tree nodes, positions and canonical positions by depth."""
-        self._sha.update(msgpack.packb([list(column) for column in depth_columns]))
-        return self._sha.hexdigest()
+    def of(self, part: str, depth: int, chunk: int) -> bytes:
+        kept = self.levels[part][depth]
+        return bytes(kept[chunk * HASH_BYTES : (chunk + 1) * HASH_BYTES])
+
+    def pages(self) -> Iterator[tuple[str, int, int, bytes]]:
+        """Every page: (part, depth, page, hashes)."""
+        step = HASH_PAGE * HASH_BYTES
+        for part, levels in self.levels.items():
+            for depth, kept in sorted(levels.items()):
+                for page, start in enumerate(range(0, len(kept), step)):
+                    yield part, depth, page, bytes(kept[start : start + step])
+
+    def meta_entry(self) -> dict[str, list[list[str]]]:
+        entry: dict[str, list[list[str]]] = {part: [] for part in PARTS}
+        for part, depth, page, hashes in self.pages():
+            found = entry[part]
+            while len(found) <= depth:
+                found.append([])
+            found[depth].append(page_hash(part, depth, page, hashes))
+        return entry

@@ -23,7 +23,7 @@ from ttt_db.ranked.backend import as_list
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
-from ttt_db.store.chunks import CHUNK_SLOTS, ZSTD_LEVEL, chunk_checksum
+from ttt_db.store.chunks import CHUNK_SLOTS, ZSTD_LEVEL
 
 EXTRAS_FIELDS: Final = ("o_wins", "x_wins", "draws", "paths")
 EXTRAS_MAX_CELLS: Final = 16
@@ -41,11 +41,11 @@ class ExtrasChunk:
     chunk: int
     classes: int
     blob: bytes
-    checksum: int
 
 
-def encode_extras(game_name: str, depth: int, chunk: int, values: Sequence[int]) -> ExtrasChunk:
-    """A chunk's extras (EXTRAS_FIELDS integers per class), compressed, with its checksum."""
+def encode_extras(chunk: int, values: Sequence[int]) -> ExtrasChunk:
+    """A chunk's extras (EXTRAS_FIELDS integers per class), compressed (its checksum, bound to the
+    core chunk's hash, is the writer's: `ttt_db.store.digest.extras_checksum`)."""
     import zstandard
 
     packed = array("q", values)
@@ -53,7 +53,7 @@ def encode_extras(game_name: str, depth: int, chunk: int, values: Sequence[int])
         packed.byteswap()
     blob = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(packed.tobytes())
     classes = len(packed) // len(EXTRAS_FIELDS)
-    return ExtrasChunk(chunk, classes, blob, chunk_checksum(game_name, depth, chunk, blob, part="extras"))
+    return ExtrasChunk(chunk, classes, blob)
 
 
 def decode_extras(data: bytes) -> array[int]:
@@ -150,6 +150,6 @@ def _extras_level(tables: RankedTables, level: Level, playouts: object, paths: o
         while end < found and kept[end] < (number + 1) * CHUNK_SLOTS:
             end += 1
         part = numbers[start * len(EXTRAS_FIELDS) : end * len(EXTRAS_FIELDS)]
-        chunks.append(encode_extras(tables.game.name, sets.depth, number, part))
+        chunks.append(encode_extras(number, part))
         start = end
     return ExtrasLevel(sets.depth, tree_nodes, kept, numbers, chunks)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from ttt_db.store.tables import CORE, DEPTH_COUNTS, EXTRAS, META, SCHEMA_VERSION
+from ttt_db.store.tables import CHUNK_HASHES, CORE, DEPTH_COUNTS, EXTRAS, META, SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION", "Base", "CoreChunkRow", "DepthCount", "ExtrasChunkRow", "MetaEntry"]
+__all__ = ["SCHEMA_VERSION", "Base", "ChunkHashPage", "CoreChunkRow", "DepthCount", "ExtrasChunkRow", "MetaEntry"]
 
 
 class Base(DeclarativeBase):
@@ -66,4 +66,16 @@ class ExtrasChunkRow(Base):
     chunk: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     classes: Mapped[int]
     extras: Mapped[bytes] = mapped_column(LargeBinary)  # zstandard-compressed
-    checksum: Mapped[int]  # of the compressed bytes, seeded with the game, depth and chunk
+    checksum: Mapped[int]  # of the core chunk's hash and the compressed bytes, seeded with the game, depth and chunk
+
+
+class ChunkHashPage(Base):
+    """A page of a level's chunk hashes (`ttt_db.store.digest`): the hashes of chunks
+    `page * HASH_PAGE` onwards of the core or the extras (`part`), 16 bytes each."""
+
+    __tablename__ = CHUNK_HASHES
+
+    part: Mapped[str] = mapped_column(String(8), primary_key=True)
+    depth: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    page: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    hashes: Mapped[bytes] = mapped_column(LargeBinary)

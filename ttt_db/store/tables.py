@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 7
+SCHEMA_VERSION: Final = 8
 OWNER_KEY: Final = "made_by"
 OWNER_VALUE: Final = "ttt-db, a solution database of m,n,k games"
 """The `ttt_meta` entry only ttt-db writes: the proof that tables named `ttt_*` are its own."""
@@ -16,6 +16,7 @@ META: Final = TABLE_PREFIX + "meta"
 DEPTH_COUNTS: Final = TABLE_PREFIX + "depth_counts"
 CORE: Final = TABLE_PREFIX + "core"
 EXTRAS: Final = TABLE_PREFIX + "extras"
+CHUNK_HASHES: Final = TABLE_PREFIX + "chunk_hashes"
 LEGACY_TABLES: Final = (TABLE_PREFIX + "positions", TABLE_PREFIX + "node_lists")
 """Tables of schema 6 and older (a row per class, the node lists), dropped when a server's
 database of an older schema is rebuilt."""
@@ -23,3 +24,5 @@ CORE_COLUMNS: Final = ("depth", "chunk", "slots", "codes", "checksum")
 """The columns of `ttt_core` in table order."""
 EXTRAS_COLUMNS: Final = ("depth", "chunk", "classes", "extras", "checksum")
 """The columns of `ttt_extras` in table order."""
+HASH_COLUMNS: Final = ("part", "depth", "page", "hashes")
+"""The columns of `ttt_chunk_hashes` in table order."""

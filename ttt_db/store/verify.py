@@ -7,6 +7,9 @@
    (`ttt_db.store.extras.count_extras`), against every stored class's.
 3. The depth table and the meta figures against the figures the core gives (and on 3x3 the
    published ones), the file's integrity and the content digest.
+
+Every chunk read is held to its hash on the way (`ttt_db.store.digest`). A file that passes, read
+without a pin given, has its digest recorded (`ttt_db.store.pins`): it is proved from the rules.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.extras import EXTRAS_FIELDS, ExtrasLevel, count_extras
 from ttt_db.store.figures import core_figures, reached_depths
+from ttt_db.store.pins import record_pin, recorded_pin
 from ttt_db.store.tables import EXTRAS
 
 Progress = Callable[[str, int, int], None]
@@ -40,6 +44,7 @@ class VerifyReport:
     damaged_rows: list[str] = field(default_factory=list)
     damaged_row_count: int = 0
     problems: list[str] = field(default_factory=list)
+    pinned: str | None = None  # where a passing verify recorded the digest, and what it replaced
 
     @property
     def ok(self) -> bool:
@@ -63,6 +68,7 @@ class VerifyReport:
             "damaged_rows": self.damaged_rows,
             "damaged_row_count": self.damaged_row_count,
             "problems": self.problems,
+            "pinned": self.pinned,
         }
 
 
@@ -134,11 +140,25 @@ def verify_database(db: SolutionDatabase, progress: Progress | None = None) -> V
     the engine's integrity check."""
     report = VerifyReport()
     try:
-        return _verify(report, db, progress)
+        _verify(report, db, progress)
     except ReadFailedError as error:
         report.damaged(f"the file cannot be read through: {error}")
         check_file(report, db)
-        return report
+    if report.ok and (db.pin is None or db.pin.recorded):
+        _record_proved(report, db)
+    return report
+
+
+def _record_proved(report: VerifyReport, db: SolutionDatabase) -> None:
+    """The digest of a file verify proved, recorded as its pin (unless it already is)."""
+    digest = db.content_digest()
+    earlier = recorded_pin(db.location)
+    if earlier is not None and earlier.digest == digest:
+        return
+    path = record_pin(db.location, digest, "verified")
+    if path is not None:
+        replaced = f", replacing the digest {earlier.source}" if earlier is not None else ""
+        report.pinned = f"recorded its digest in {path}{replaced}"
 
 
 def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | None) -> VerifyReport:

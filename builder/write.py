@@ -150,7 +150,7 @@ def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progr
                 conn.execute(text(f"DROP TABLE {name}"))
         Base.metadata.drop_all(conn)
         Base.metadata.create_all(conn)
-    hashes = ChunkHashes()
+    hashes = ChunkHashes(prepared.game.name)
     _write_core(conn, prepared.core, hashes, progress)
     if prepared.extras is not None:
         _write_extras(conn, prepared.game, prepared.extras, hashes)

@@ -56,7 +56,7 @@ def reseal_blob(
     )
     unit = "slots" if part == "core" else "classes"
     count = conn.execute(f"select {unit} from {table} where depth = ? and chunk = ?", (depth, number)).fetchone()[0]
-    reseal_hash(conn, part, depth, number, chunk_hash(part, (depth, number, count, blob, check)))
+    reseal_hash(conn, part, depth, number, chunk_hash(game.name, part, (depth, number, count, blob, check)))
 
 
 def stored_hash(conn: sqlite3.Connection, part: str, depth: int, number: int) -> bytes:

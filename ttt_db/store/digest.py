@@ -35,10 +35,15 @@ def _plain(value: Any) -> Any:
     return bytes(value) if isinstance(value, memoryview) else value
 
 
-def chunk_hash(part: str, row: Sequence[Any]) -> bytes:
-    """The hash of one stored chunk's row (depth, chunk, count, blob, checksum) of `part`."""
-    packed = msgpack.packb([part, *(_plain(value) for value in row)])
-    return hashlib.blake2b(packed, digest_size=HASH_BYTES).digest()
+def chunk_hash(game_name: str, part: str, row: Sequence[Any]) -> bytes:
+    """The hash of one stored chunk's row (depth, chunk, count, blob, checksum) of `part` of a
+    game's database (seeded with the game, as the checksums are): its other columns packed, then
+    its blob (not copied)."""
+    depth, chunk, count, blob, check = row
+    packed = msgpack.packb([game_name, part, depth, chunk, count, check])
+    digest = hashlib.blake2b(packed, digest_size=HASH_BYTES)
+    digest.update(_plain(blob))
+    return digest.digest()
 
 
 def page_hash(part: str, depth: int, page: int, hashes: bytes) -> str:
@@ -71,14 +76,15 @@ class ChunkHashes:
     """The chunk hashes of a database as they are written: fed each level's rows of each part in
     chunk order, then read back as pages and as the meta entry."""
 
-    def __init__(self) -> None:
+    def __init__(self, game_name: str) -> None:
+        self.game_name = game_name
         self.levels: dict[str, dict[int, bytearray]] = {part: {} for part in PARTS}
 
     def hashed(self, part: str, depth: int, rows: Iterable[Sequence[Any]]) -> Iterator[Sequence[Any]]:
         """`rows` of one level (in chunk order), each hashed as it passes."""
         kept = self.levels[part].setdefault(depth, bytearray())
         for row in rows:
-            kept += chunk_hash(part, row)
+            kept += chunk_hash(self.game_name, part, row)
             yield row
 
     def of(self, part: str, depth: int, chunk: int) -> bytes:

@@ -356,10 +356,13 @@ def check(
     when a check stopped early without deciding."""
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
+    from ttt_db.ais.registry import check_ai_name
     from ttt_db.checks.report import run_checks
 
     _refuse_conflicts(ai, all_ais, weak, strong, canonical, shortest)
     both = not weak and not strong
+    if ai is not None:
+        check_ai_name(ai, game)  # before a missing database is built
     with open_db(db, game, digest) as database:
         if all_ais:
             decided = _check_all(

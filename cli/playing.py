@@ -269,11 +269,13 @@ def play(
     process of its own, held to --timeout and --memory."""
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
+    from ttt_db.ais.registry import check_ai_name
 
     human = side.mark
     rng = random.Random(seed)
     limits = Limits(timeout, memory, import_timeout)
-    # an unknown AI fails before anything is said
+    # an unknown AI fails before anything is said, and a built-in one's name before any database is built
+    check_ai_name(ai, game)
     with open_db(db, game, digest) as database, contained_ai(ai, game, lambda: database, limits) as opponent:
         of_game = "" if game == DEFAULT_GAME else f" on {game.name}"
         typer.echo(f"you play {human} against {ai}{of_game}\n{play_help(game)}")

@@ -142,7 +142,7 @@ MISBEHAVING = {
     "empty": ("return []", "the AI answered no move"),
     "raises": ("raise RuntimeError('confused')", "the AI raised RuntimeError: confused"),
     "not_moves": ("return ['a1']", "the AI answered 'a1', not a cell index"),
-    "not_collection": ("return 4", "the AI answered 4, not a collection of moves"),
+    "not_collection": ("return 4", "the AI answered 4, one move, not a collection of moves: return a list, e.g. [4]"),
 }
 
 

@@ -420,3 +420,51 @@ def test_a_draw_that_could_have_been_a_win_names_the_mistake(run) -> None:
         "  7 (b3) would have won in 1",
     ]
     assert "result: draw" in out  # ai1s did not punish it, but the win was gone
+
+
+# --- what users met, round two (issue 39) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("board", "hint"),
+    [
+        ("o...............", "give --game 4x4k4"),
+        ("o.../..../..../....", "give --game 4x4k4"),
+        ("o" + "." * 11, "3x4k3"),
+    ],
+)
+def test_a_board_of_another_games_size_names_the_game(run, board: str, hint: str) -> None:
+    message = _one_error_line(run("best-moves", board))
+    assert message.endswith(f"is another game: {hint}" if hint.startswith("give") else f"give --game {hint}")
+
+
+def test_a_board_a_cell_off_is_a_typo_not_another_game(run) -> None:
+    assert "another game" not in _one_error_line(run("best-moves", "o........x"))
+
+
+def test_a_builtin_ai_that_does_not_play_the_game_says_so_before_any_build(run, tmp_path: Path) -> None:
+    missing = tmp_path / "4x4k4.sqlite"
+    for command in (["check", "ai14s"], ["play", "--ai", "ai14s"]):
+        message = _one_error_line(run(*command, "--game", "4x4k4", "--db", str(missing)))
+        assert message.startswith("AI 'ai14s' does not play 4x4k4: it is a rule set for 3x3k3 (tic-tac-toe)")
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("def play(board):\n    return [board.index('.')\n", "raised SyntaxError: '[' was never closed"),
+        (
+            "import does_not_exist_pkg\n\ndef play(board):\n    return [0]\n",
+            "raised ModuleNotFoundError: No module named",
+        ),
+    ],
+)
+def test_a_user_ai_that_fails_to_load_is_not_called_unknown(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, said: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "round_two_bot.py").write_text(source)
+    for spec in ("round_two_bot.py:play", "round_two_bot:play"):
+        message = _one_error_line(run("check", spec, "--weak"))
+        assert message.startswith(f"AI '{spec}' failed to load: importing 'round_two_bot") and said in message

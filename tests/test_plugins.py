@@ -222,7 +222,7 @@ def test_sys_exit_at_import_is_an_unknown_ai(run, tmp_path: Path, monkeypatch) -
     result = run("check", "exits_on_import:play")
     assert (result.exit_code, result.stderr) == (
         2,
-        "error: unknown AI 'exits_on_import:play': importing 'exits_on_import' called sys.exit(0)\n",
+        "error: AI 'exits_on_import:play' failed to load: importing 'exits_on_import' called sys.exit(0)\n",
     )
 
 

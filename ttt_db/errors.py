@@ -3,7 +3,8 @@
     TttDbError
     ├── InputError (also a ValueError): text from the user that cannot be used
     │   ├── InvalidBoardError ── ImpossibleBoardError
-    │   ├── InvalidMoveError, UnknownGameError, UnknownAIError, UnknownAlgorithmError, InvalidDigestError
+    │   ├── InvalidMoveError, UnknownGameError, UnknownAlgorithmError, InvalidDigestError
+    │   ├── UnknownAIError ── AINotForGameError, AILoadFailedError
     │   └── TraceFormatError: a search trace that does not follow docs/trace.md
     ├── WorkLimitError: more work than the caller allows
     ├── AIMisbehaved: an AI's answer that is not a usable set of moves
@@ -139,16 +140,39 @@ class PositionNotFoundError(DatabaseDamagedError, KeyError):
 
 
 class UnknownAIError(InputError):
-    """An AI name that is neither built in nor a loadable `module:function`."""
+    """An AI name that is neither built in nor a loadable `module:function` (and, as its
+    subclasses, an AI that does not play the game or fails to load)."""
 
     def __init__(self, spec: str, reason: str, suggestions: tuple[str, ...] = ()) -> None:
         self.spec = spec
         self.suggestions = suggestions
         super().__init__(spec, reason)
-        message = f"unknown AI {spec!r}: {reason}"
+        message = f"{self.headline()}: {reason}"
         if suggestions:
             message += f" (did you mean {', '.join(suggestions)}?)"
         self.args = (message,)
+
+    def headline(self) -> str:
+        return f"unknown AI {self.spec!r}"
+
+
+class AINotForGameError(UnknownAIError):
+    """A built-in AI that does not play the game asked (ai14s on 4x4k4)."""
+
+    def __init__(self, spec: str, game_name: str, reason: str) -> None:
+        self.game_name = game_name
+        super().__init__(spec, reason)
+
+    def headline(self) -> str:
+        return f"AI {self.spec!r} does not play {self.game_name}"
+
+
+class AILoadFailedError(UnknownAIError):
+    """A user's AI that was found but failed to load: its import raised (a SyntaxError, a module it
+    imports missing), exited, or was not ready in time."""
+
+    def headline(self) -> str:
+        return f"AI {self.spec!r} failed to load"
 
 
 class UnknownAlgorithmError(InputError):

@@ -68,6 +68,10 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
     except TypeError as error:
         if raised_where(error) is not None:  # raised by the answer's own __iter__
             raise misbehaviour(board, error, "raised while its answer was read:") from None
+        if type(answer) is int:
+            raise AIMisbehaved(
+                board, f"the AI answered {answer}, one move, not a collection of moves: return a list, e.g. [{answer}]"
+            ) from None
         raise AIMisbehaved(board, f"the AI answered {answer!r:.80}, not a collection of moves") from None
     except StopRequested:
         raise

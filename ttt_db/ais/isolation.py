@@ -39,7 +39,7 @@ from ttt_db.ais.calling import answer_within, candidate_moves, misbehaviour, tim
 from ttt_db.ais.limits import Limits
 from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
-from ttt_db.errors import AIMisbehaved, UnknownAIError
+from ttt_db.errors import AILoadFailedError, AIMisbehaved, UnknownAIError
 from ttt_db.game.definition import Game
 
 WINDOW: Final = 64
@@ -152,10 +152,11 @@ class IsolatedAI:
         try:
             reply = self._reply(self.spec, self._started_at + self.limits.import_seconds, late, names_board=False)
         except AIMisbehaved as error:  # it never got as far as a board
-            raise UnknownAIError(self.spec, error.reason) from None
+            raise AILoadFailedError(self.spec, error.reason) from None
         if "refused" in reply:
             self.close()
-            raise UnknownAIError(self.spec, str(reply["refused"]))
+            refused = AILoadFailedError if reply.get("failed") is True else UnknownAIError
+            raise refused(self.spec, str(reply["refused"]))
         if first:
             self.summary = str(reply.get("ready") or "user AI")
 
@@ -411,10 +412,10 @@ def main(arguments: list[str]) -> int:
 
         named = load_user_ai(spec, game_from_name(game_name))
     except UnknownAIError as error:
-        send({"refused": error.reason})
+        send({"refused": error.reason, "failed": isinstance(error, AILoadFailedError)})
         return 0
     except BaseException as error:  # the user's module, while importing: anything at all
-        send({"refused": f"importing it raised {type(error).__name__}: {error}"[:_REASON_CHARS]})
+        send({"refused": f"importing it raised {type(error).__name__}: {error}"[:_REASON_CHARS], "failed": True})
         return 0
     send({"ready": named.summary})
     limit = None if seconds == "-" else float(seconds)

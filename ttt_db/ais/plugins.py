@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ttt_db.errors import StopRequested, UnknownAIError
+from ttt_db.errors import AILoadFailedError, StopRequested, UnknownAIError
 from ttt_db.game.definition import Game
 
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ def _import_module(spec: str, module_name: str) -> ModuleType:
     try:
         module: ModuleType = _run_import(spec, module_name, lambda: importlib.import_module(module_name))
     except ModuleNotFoundError as error:
+        if error.name and module_name != error.name and not module_name.startswith(f"{error.name}."):
+            raise AILoadFailedError(spec, f"importing {module_name!r} raised ModuleNotFoundError: {error}") from None
         raise UnknownAIError(
             spec,
             f"cannot import module {module_name!r} ({error}): it was looked for among the installed packages "
@@ -63,6 +65,9 @@ def _import_file(spec: str, path: Path) -> ModuleType:
     loader = module_spec.loader
     try:
         _run_import(spec, str(path), lambda: loader.exec_module(module))
+    except ModuleNotFoundError as error:  # a module the file imports
+        sys.modules.pop(name, None)
+        raise AILoadFailedError(spec, f"importing {str(path)!r} raised ModuleNotFoundError: {error}") from None
     except BaseException:
         sys.modules.pop(name, None)
         raise
@@ -76,9 +81,9 @@ def _run_import(spec: str, what: str, load: Callable[[], Any]) -> Any:
     except (ModuleNotFoundError, StopRequested):
         raise
     except SystemExit as error:
-        raise UnknownAIError(spec, f"importing {what!r} called sys.exit({error.code!r})") from None
+        raise AILoadFailedError(spec, f"importing {what!r} called sys.exit({error.code!r})") from None
     except Exception as error:  # the user's module failed while importing
-        raise UnknownAIError(spec, f"importing {what!r} raised {type(error).__name__}: {error}") from None
+        raise AILoadFailedError(spec, f"importing {what!r} raised {type(error).__name__}: {error}") from None
 
 
 def load_user_ai(spec: str, game: Game) -> NamedAI:

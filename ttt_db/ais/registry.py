@@ -15,7 +15,7 @@ from ttt_db.ais.plugins import load_user_ai
 from ttt_db.ais.protocol import AI, DatabaseProvider, NamedAI
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import search_ai
-from ttt_db.errors import UnknownAIError
+from ttt_db.errors import AINotForGameError, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, empty_cells
 from ttt_db.search.algorithms import PARAMETERISED_EXAMPLES, parse_depth, parse_seconds
@@ -141,7 +141,9 @@ DEFAULT_INSTANCES = (
 )
 
 
-def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedAI:
+def _named_builtin(spec: str, game: Game) -> tuple[BuiltinAI, Parameter, str]:
+    """A built-in AI's entry, parameter and name for `game`; UnknownAIError (AINotForGameError for one
+    that does not play the game) without making it."""
     base, _, text = spec.partition("@")
     entry = _BY_BASE.get(base)
     if entry is None:
@@ -149,9 +151,29 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
         raise UnknownAIError(spec, "no built-in AI has that name; `ttt-db ais` lists them", tuple(dict.fromkeys(close)))
     refusal = entry.refusal(game)
     if refusal is not None:
-        raise UnknownAIError(spec, refusal)
+        raise AINotForGameError(spec, game.name, f"it {refusal}")
     parameter = _parameter(entry, spec, text, game)
-    name = base if parameter is None else f"{base}@{parameter:g}"  # one spelling: dls@01 is dls@1
+    return entry, parameter, base if parameter is None else f"{base}@{parameter:g}"  # one spelling: dls@01 is dls@1
+
+
+def check_ai_name(spec: str, game: Game) -> None:
+    """UnknownAIError now, before any database is opened or built, for a built-in AI's name that
+    load_ai would refuse for `game`; a user's AI (`module:function`) is tried when it is loaded."""
+    spec = spec.strip()
+    if ":" in spec:
+        return
+    base = spec.partition("@")[0].lower()
+    if base not in _BY_BASE and "." in spec and "@" not in spec:
+        module_name, _, function = spec.rpartition(".")
+        raise UnknownAIError(
+            spec, "a user AI is written package.module:function, with a colon", (f"{module_name}:{function}",)
+        )
+    _named_builtin(spec.lower(), game)
+
+
+def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedAI:
+    entry, parameter, name = _named_builtin(spec, game)
+    base = spec.partition("@")[0]
     search = None
     if entry.make is None:
         play, search = search_ai(name, game)
@@ -209,10 +231,5 @@ def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TI
     spec = spec.strip()
     if ":" in spec:
         return load_user_ai(spec, game)
-    base = spec.partition("@")[0].lower()
-    if base not in _BY_BASE and "." in spec and "@" not in spec:
-        module_name, _, function = spec.rpartition(".")
-        raise UnknownAIError(
-            spec, "a user AI is written package.module:function, with a colon", (f"{module_name}:{function}",)
-        )
+    check_ai_name(spec, game)
     return _builtin(spec.lower(), database, game)

@@ -42,6 +42,20 @@ def _example(game: Game) -> str:
     return f"a {game} board is {game.cells} cells in reading order, such as {rows!r}"
 
 
+def _another_game(rows: int, columns: int) -> str:
+    """What to give for a board of another game's shape (k: the shorter side, at most 4)."""
+    return f"; a {rows}x{columns} board is another game: give --game {rows}x{columns}k{min(rows, columns, 4)}"
+
+
+def _shape_of(cells: int) -> tuple[int, int] | None:
+    """The board shape most likely meant by `cells` cells: rows x columns, 3 <= rows <= columns
+    <= rows + 2 (a cell more or less than 9 is a typo, not another game)."""
+    for rows in range(5, 2, -1):
+        if cells % rows == 0 and rows <= cells // rows <= rows + 2:
+            return rows, cells // rows
+    return None
+
+
 def _looks_like_a_move(text: str) -> bool:
     token = text.strip().lower()
     return bool(token) and (token.isdigit() or bool(_MOVE_NAME.match(token)) or bool(_MOVE_XY.match(token)))
@@ -81,17 +95,21 @@ def normalize_cells(text: str, game: Game) -> str:
     if "/" in text:
         rows = text.split("/")
         if len(rows) != game.rows or any(len(row) != game.columns for row in rows):
+            given = len(rows), len(rows[0])
+            other = _another_game(*given) if all(len(row) == given[1] for row in rows) and min(given) >= 3 else ""
             raise InvalidBoardError(
                 text,
                 f"rows separated by '/' must be {game.rows} row{'s' * (game.rows != 1)} of "
-                f"{game.columns} cell{'s' * (game.columns != 1)} for {game}",
+                f"{game.columns} cell{'s' * (game.columns != 1)} for {game}{other}",
             )
         raw = "".join(rows)
     else:
         raw = text
     if len(raw) != game.cells:
         what = "" if game == TICTACTOE else f" for {game}"
-        raise InvalidBoardError(text, f"expected {game.cells} cells{what}, got {len(raw)}; {_example(game)}")
+        shape = _shape_of(len(raw))
+        other = _another_game(*shape) if shape is not None else ""
+        raise InvalidBoardError(text, f"expected {game.cells} cells{what}, got {len(raw)}; {_example(game)}{other}")
     try:
         return "".join(_CELL_CHARS[char] for char in raw)
     except KeyError as missing:

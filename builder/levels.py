@@ -161,9 +161,14 @@ class WorkFolder:
         return levels, None
 
     def reset(self) -> None:
+        """An empty work folder; DatabaseError when it cannot be made (a folder that takes no files)."""
         shutil.rmtree(self.path, ignore_errors=True)
-        self.path.mkdir(parents=True)
-        (self.path / "build.json").write_text(json.dumps(self._stamp()))
+        try:
+            self.path.mkdir(parents=True)
+            (self.path / "build.json").write_text(json.dumps(self._stamp()))
+        except OSError as error:
+            reason = (error.strerror or str(error)).lower()
+            raise DatabaseError(f"cannot create the build's work folder {self.path}: {reason}") from None
 
     def save(self, tables: RankedTables, level: Level, counts: LevelCounts) -> CoreLevel:
         """The level's chunks, compressed, then its counts, each written whole before it is named."""

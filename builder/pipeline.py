@@ -101,9 +101,11 @@ def _build(
     have refused what cannot fit: `refuse_what_cannot_fit`); `fresh`: a stopped build's levels
     are discarded, not taken up."""
     from ttt_db.build.levels import build_core, work_folder
-    from ttt_db.build.write import BuildContent, write_solution
+    from ttt_db.build.write import BuildContent, writable_folder, write_solution
     from ttt_db.store.extras import count_extras, keeps_extras
 
+    if location.path is not None:
+        writable_folder(location.path)  # before any level is solved
     started = time.perf_counter()
     reproducible = "SOURCE_DATE_EPOCH" in os.environ  # byte-identical builds record no duration
     folder = work_folder(location, game, work_dir)

@@ -235,14 +235,21 @@ def write_url(location: DatabaseLocation, prepared: BuildContent, built_at: str,
         engine.dispose()
 
 
-def _writable_folder(path: Path) -> None:
-    """Create the database's folder if needed; DatabaseError naming the file if it cannot be written."""
+def writable_folder(path: Path) -> None:
+    """Create the database's folder if needed; DatabaseError naming the file if it cannot be
+    written (a file is tried there: a folder like /proc takes none, whatever its mode says)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise DatabaseError(f"cannot write {path}: cannot create its folder ({error.strerror})") from None
     if not os.access(path.parent, os.W_OK):
         raise DatabaseError(f"cannot write {path}: permission denied (the folder is read-only)")
+    probe = path.with_name(f".{path.name}.{os.getpid()}.probe")
+    try:
+        probe.touch()
+    except OSError as error:
+        raise DatabaseError(f"cannot write {path}: {(error.strerror or str(error)).lower()}") from None
+    probe.unlink(missing_ok=True)
 
 
 def remove_stale_temporaries(path: Path) -> list[Path]:
@@ -260,7 +267,7 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
 def write_file(path: Path, prepared: BuildContent, built_at: str, progress: Progress) -> str:
     """Write beside `path`, then move into place: an interrupted build leaves nothing behind,
     and a killed one leaves files that the next build removes. The content digest."""
-    _writable_folder(path)
+    writable_folder(path)
     remove_stale_temporaries(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:

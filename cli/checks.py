@@ -113,7 +113,8 @@ def _mistake_lines(mistake: Mistake | None, side: str, game: Game) -> list[str]:
     return [
         f"  its decisive mistake, move {mistake.ply + 1}: {side} could still {_VERB[mistake.value_before]} "
         f"here; it may play {chosen_text}, after which {side} {_OUTCOME[mistake.value_after]}",
-        f"  moves that would have held: {describe_analyses(held) if held else describe_moves(mistake.held, game)}",
+        f"  moves that would have kept {mistake.held_text}: "
+        f"{describe_analyses(held) if held else describe_moves(mistake.held, game)}",
         *indented_diagram(mistake.board, "  ", game),
     ]
 

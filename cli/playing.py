@@ -225,7 +225,7 @@ def _play_one_game(
             try:
                 move = parse_and_push(playthrough, command)
             except InvalidMoveError as error:
-                typer.echo(f"{error.reason}; try again (help lists the commands)")
+                typer.echo(f"{error.reason}; try again (or a command: hint, undo, quit, help)")
                 continue
             typer.echo(f"\nyou ({human}) play {describe_move(move, rules)}")
             typer.echo(diagram(playthrough.board.cells, rules))
@@ -285,10 +285,20 @@ def play(
                 typer.echo(f"moves: {describe_moves(playthrough.moves, game)}")
                 return
             typer.echo("\n".join(_game_summary(database, playthrough, human, ai)))
-            answer = _ask("play again? [y/N] ")
-            if answer not in ("y", "yes"):
+            if not _play_again():
                 return
             typer.echo("")
+
+
+def _play_again() -> bool:
+    """Asked after a game: yes or no; anything else (a move typed on) asked again, not taken as no."""
+    while True:
+        answer = _ask("play again? [y/N] ")
+        if answer in (None, "", "n", "no", "q", "quit"):
+            return False
+        if answer in ("y", "yes"):
+            return True
+        typer.echo(f"the game is over: answer y to play again, or n to stop (not {answer!r})")
 
 
 def register(app: typer.Typer) -> None:

@@ -45,11 +45,15 @@ def report_lines(answer: SearchAnswer) -> list[str]:
     report, exact, board = answer.report, answer.exact, answer.board
     counts = report.counts
     swapped = " (x moved first: searched with the marks swapped, o first)" if board.first == "x" else ""
-    best_from = "" if answer.best_moves_from == "search" else " (the database's: a pruned root proves its value only)"
+    found = (
+        describe_moves(answer.best_moves, board.game)
+        if answer.best_moves_from == "search"
+        else "not proved by this search (a pruned root proves its value only; the database's are below)"
+    )
     lines = [
         f"{report.algorithm} from {board.cells}{swapped}",
         f"score {report.score:+d} ({SCALES[report.scale]})",
-        f"best moves: {describe_moves(answer.best_moves, board.game)}{best_from}",
+        f"best moves: {found}",
         f"nodes {counts.nodes:,}, finished boards {counts.terminal:,}, cutoffs {counts.cutoffs:,}, "
         f"deepest ply {counts.deepest_ply}, {report.seconds:.3f} s",
     ]

@@ -143,7 +143,7 @@ def test_text_and_json_name_the_decisive_mistake(run, tmp_path, monkeypatch) -> 
     assert mistake["held"] == list(expected.held)
     text = run("check", "bots_here:play", "--weak").stdout
     assert f"its decisive mistake, move {expected.ply + 1}: {side} could still {expected.value_before} here" in text
-    assert "moves that would have held: " in text
+    assert "moves that would have kept " in text
 
 
 def _reference_first_drop(moves: list[int], side: str | None = None) -> int | None:
@@ -208,3 +208,28 @@ def test_a_mistake_request_refuses_an_illegal_move_with_the_move_quoted(db: Solu
         assert answer.status_code == 400 and "4" in answer.json()["error"]
         assert client.get("/api/mistake", params={"moves": "b2,zz"}).status_code == 400
         assert client.get("/api/mistake").json() == {"mistake": None}
+
+
+def test_a_mistake_from_a_won_position_says_what_its_held_moves_keep(db: SolutionDatabase) -> None:
+    """From a position its side wins, a move that loses: held to the start's draw (a weak check),
+    the drawing moves keep "a draw or better"; held to the position's own value, only the winning
+    moves keep "the win"."""
+    from ttt_db.play.mistakes import first_mistake
+
+    found = next(
+        position
+        for position in db.load_all()
+        if position.value == "win" and {move.value for move in position.moves} == {"win", "draw", "loss"}
+    )
+    losing = next(move.move for move in found.moves if move.value == "loss")
+    by_value = {value: {move.move for move in found.moves if move.value == value} for value in ("win", "draw")}
+    weak = first_mistake([found], [losing], target="draw")
+    own = first_mistake([found], [losing])
+    assert weak is not None and own is not None
+    assert (weak.held_to, weak.held_text, set(weak.held)) == (
+        "draw",
+        "a draw or better",
+        by_value["win"] | by_value["draw"],
+    )
+    assert (own.held_to, own.held_text, set(own.held)) == ("win", "the win", by_value["win"])
+    assert weak.to_dict()["held_text"] == "a draw or better"

@@ -468,3 +468,24 @@ def test_a_user_ai_that_fails_to_load_is_not_called_unknown(
     for spec in ("round_two_bot.py:play", "round_two_bot:play"):
         message = _one_error_line(run("check", spec, "--weak"))
         assert message.startswith(f"AI '{spec}' failed to load: importing 'round_two_bot") and said in message
+
+
+def test_a_move_typed_at_play_again_is_answered_not_taken_as_no(run) -> None:
+    out = _play(run, ["a1", "b1", "c2", "a3", "y", "quit"], "--ai", "perfect", "--seed", "1").stdout
+    assert "play again? [y/N] a3\nthe game is over: answer y to play again, or n to stop (not 'a3')" in out
+    assert out.count("you play o against perfect") == 1 and out.rstrip().endswith("you quit\nmoves: none")
+
+
+def test_a_bad_move_names_the_commands_the_intro_names(run) -> None:
+    out = _play(run, ["banana", "quit"], "--ai", "ai1s").stdout
+    assert "or a command: hint, undo, quit" in out.splitlines()[2]
+    assert "; try again (or a command: hint, undo, quit, help)" in out
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, a folder that takes no files")
+def test_a_database_in_a_folder_that_takes_no_files_names_the_database(run) -> None:
+    result = run("info", "--db", "/proc/ttt-db-round-two.sqlite")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert (
+        result.stderr.splitlines()[-1] == "error: cannot write /proc/ttt-db-round-two.sqlite: no such file or directory"
+    )

@@ -141,7 +141,7 @@ def test_search_command_text(run) -> None:
     assert lines[:3] == [
         "alphabeta from ox..x.... (x moved first: searched with the marks swapped, o first)",
         "score +0 (win/draw/loss: 1, 0, -1 from the first player's side)",
-        "best moves: 7 (b3) (the database's: a pruned root proves its value only)",
+        "best moves: not proved by this search (a pruned root proves its value only; the database's are below)",
     ]
     assert lines[3].startswith(f"nodes {calls:,}, finished boards ")
     assert lines[-1] == "database: score +0, best moves 7 (b3): agrees"

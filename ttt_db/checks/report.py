@@ -102,7 +102,7 @@ def _mistake_figure(mistake: Mistake, game: Game) -> str:
     caption = (
         f"As {mistake.side}, move {mistake.ply + 1}: it could still get "
         f"{value_text(mistake.value_before, mistake.side)}; it may play {played.name}, which {played.outcome}. "
-        f"{held} would have held."
+        f"{held} would have kept {mistake.held_text}."
     )
     return figure(svg, caption)
 

@@ -27,6 +27,13 @@ class Mistake:
     held: tuple[int, ...]  # the moves that would have kept what it was held to
     best: tuple[int, ...]
     moves: tuple[MoveAnalysis, ...] = ()  # every legal move's value there, from the database
+    held_to: Value | None = None  # what `held` keeps: `value_before`, or the weak check's target when given
+
+    @property
+    def held_text(self) -> str:
+        """What the moves in `held` would have kept, in words: `the win`, `a draw or better`."""
+        kept = self.held_to or self.value_before
+        return {"win": "the win", "draw": "a draw or better"}.get(kept, "a loss or better")
 
     def analyses(self, moves: Iterable[int]) -> list[MoveAnalysis]:
         return analyses_of(self.moves, moves)
@@ -49,6 +56,8 @@ class Mistake:
             "value_before": self.value_before,
             "value_after": self.value_after,
             "held": list(self.held),
+            "held_to": self.held_to or self.value_before,
+            "held_text": self.held_text,
             "best": list(self.best),
             "move_values": [analysis.to_dict() for analysis in self.moves],
         }
@@ -80,5 +89,6 @@ def first_mistake(
                 held,
                 position.best_moves,
                 position.moves,
+                floor,
             )
     return None

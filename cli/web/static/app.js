@@ -615,7 +615,7 @@ async function runCheck(offset) {
     if (one.mistake) {
       const m = one.mistake;
       text += `. Its decisive mistake, move ${m.ply + 1}: ${cellName(m.move)} turned ${m.value_before} into ` +
-        `${m.value_after}; ${m.held.map(cellName).join(", ")} would have held`;
+        `${m.value_after}; ${m.held.map(cellName).join(", ")} would have kept ${m.held_text}`;
     }
     item.textContent = text;
     if (one.counterexample) item.prepend(miniBoard(one.counterexample.board));  // how the lost game ended

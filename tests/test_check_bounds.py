@@ -146,12 +146,23 @@ def test_a_slow_ai_stops_at_the_deadline_and_a_cancel_stops_at_once(db: Solution
     assert report.strong.checked < report.strong.total
 
 
-def test_the_weak_search_spends_the_budget_board_by_board(db: SolutionDatabase) -> None:
+def test_the_weak_search_spends_the_budget_board_by_board_shared_by_the_sides(db: SolutionDatabase) -> None:
+    """o gets half of --max-boards and --max-seconds, x what o leaves (x got nothing once)."""
     perfect = load_ai("perfect", lambda: db)
-    bounded = check_weak(perfect.play, db.game, "draw", budget=CheckBudget(max_boards=100))
-    assert bounded.solved is None and bounded.o.stopped == "max_boards"
-    assert 100 <= bounded.o.visited <= 100 + WEAK_STRIDE and bounded.x.visited == 0
+    budget = CheckBudget(max_boards=400)
+    bounded = check_weak(perfect.play, db.game, "draw", budget=budget)
+    assert bounded.solved is None and bounded.o.stopped == bounded.x.stopped == "max_boards"
+    assert 200 <= bounded.o.visited <= 200 + WEAK_STRIDE
+    assert 400 - bounded.o.visited <= bounded.x.visited <= 400 - bounded.o.visited + WEAK_STRIDE
+    assert budget.spent == bounded.o.visited + bounded.x.visited
     assert check_weak(perfect.play, db.game, "draw").solved is True
+
+    def slow(board: str) -> list[int]:
+        time.sleep(0.002)
+        return list(perfect.play(board))
+
+    timed = check_weak(slow, db.game, "draw", budget=CheckBudget(seconds=0.5))
+    assert timed.o.stopped == timed.x.stopped == "deadline" and timed.o.visited > 0 and timed.x.visited > 0
 
 
 def test_check_command_says_what_a_bounded_check_proved(run) -> None:

@@ -34,6 +34,7 @@ class CheckBudget:
         self.failures_kept = failures_kept
         self.spent = 0
         self._deadline: float | None = None
+        self._whole: CheckBudget | None = None  # the budget this one is a share of
 
     def start(self) -> None:
         """Start the clock (a check calls it as it begins)."""
@@ -46,6 +47,26 @@ class CheckBudget:
 
     def spend(self, boards: int) -> None:
         self.spent += boards
+        if self._whole is not None:
+            self._whole.spend(boards)
+
+    def share(self, parts: int) -> CheckBudget:
+        """A budget for the first of `parts` equal parts of the work left (the weak check's o side of
+        two: x gets what o leaves): its share of the boards and of the time left, the same cancel;
+        what it spends is spent here too."""
+        self.start()
+        left = self.left()
+        part = CheckBudget(
+            max_boards=None if left is None else left // parts,
+            cancelled=self.cancelled,
+            failures_kept=self.failures_kept,
+        )
+        if self._deadline is not None:
+            now = time.monotonic()
+            part.seconds = self.seconds
+            part._deadline = now + max(self._deadline - now, 0.0) / parts
+        part._whole = self
+        return part
 
     def stop_reason(self) -> str | None:
         """Why the check must stop now (one of `ttt_db.checks.solved.STOP_REASONS`), or None."""

@@ -349,16 +349,17 @@ def check_weak(
     progress: Callable[[int], None] | None = None,
 ) -> WeakResult:
     """The weak check as o and as x, in a game worth `value` to o from the empty board, both
-    spending one `budget`; `progress` hears the boards examined by both so far."""
+    spending one `budget` (o at most half of it, x the rest); `progress` hears the boards examined
+    by both so far."""
     budget = budget or CheckBudget()
-    as_o = check_weak_side(ai, "o", game, value, budget=budget, progress=progress)
+    as_o = check_weak_side(ai, "o", game, value, budget=budget.share(2), progress=progress)
     done = as_o.visited
 
     def after_o(examined: int) -> None:
         if progress is not None:
             progress(done + examined)
 
-    as_x = check_weak_side(ai, "x", game, opposite_value(value), budget=budget, progress=after_o)
+    as_x = check_weak_side(ai, "x", game, opposite_value(value), budget=budget.share(1), progress=after_o)
     return WeakResult(as_o, as_x)
 
 

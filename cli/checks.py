@@ -27,6 +27,7 @@ from ttt_db.cli.common import (
     open_db,
     print_json,
     progress_bar,
+    say_waiting,
 )
 from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_move, describe_moves, indented_diagram, plural
 from ttt_db.game.definition import DEFAULT_GAME, Game
@@ -376,7 +377,7 @@ def check(
         limits = Limits(timeout, memory, import_timeout)
         with (
             ai_output_to_stderr(),
-            contained_ai(ai, game, lambda: database, limits) as named,
+            contained_ai(ai, game, lambda: database, limits, waiting=say_waiting) as named,
             _check_progress(named.name, max_boards is not None or max_seconds is not None, quiet) as (
                 weak_progress,
                 strong_progress,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from ttt_db.ais.limits import DEFAULT_USER_ANSWER_SECONDS, WAITING_NOTICE_SECONDS
 from ttt_db.errors import ImpossibleBoardError, InputError, TttDbError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
@@ -127,7 +128,9 @@ TimeoutOption = Annotated[
         "--timeout",
         min=0.001,
         metavar="SECONDS",
-        help="Fail an AI at any board it takes longer than this to answer (default: no limit).",
+        help="Fail an AI at any board it takes longer than this to answer [default: no limit for a built-in AI, "
+        f"{DEFAULT_USER_ANSWER_SECONDS:g} s for a user AI (module:function), whose wait is said every "
+        f"{WAITING_NOTICE_SECONDS:g} s].",
     ),
 ]
 ImportTimeoutOption = Annotated[
@@ -324,6 +327,11 @@ class BoardCommand(TyperCommand):
 def ai_output_to_stderr() -> contextlib.AbstractContextManager[Any]:
     """While AIs (foreign code) run, what they print goes to stderr: stdout is the command's."""
     return contextlib.redirect_stdout(sys.stderr)
+
+
+def say_waiting(line: str) -> None:
+    """What a caller waiting on a user AI's answer is told (`contained_ai`'s `waiting`), on stderr."""
+    typer.echo(line, err=True)
 
 
 def print_json(document: Any) -> None:

@@ -24,6 +24,7 @@ from ttt_db.cli.common import (
     open_db,
     print_json,
     progress_bar,
+    say_waiting,
 )
 from ttt_db.cli.render import describe_move, describe_moves, diagram, indented_diagram, plural, shares
 from ttt_db.game.definition import DEFAULT_GAME, Game
@@ -110,8 +111,8 @@ def match(
         with (
             ai_output_to_stderr(),
             progress_bar(2 * games, "games", "game", quiet=quiet) as bar,
-            contained_ai(ai1, game, provide_database, limits) as first,
-            contained_ai(ai2, game, provide_database, limits) as second,
+            contained_ai(ai1, game, provide_database, limits, waiting=say_waiting) as first,
+            contained_ai(ai2, game, provide_database, limits, waiting=say_waiting) as second,
         ):
             result = run_match(
                 first.play,
@@ -276,7 +277,10 @@ def play(
     limits = Limits(timeout, memory, import_timeout)
     # an unknown AI fails before anything is said, and a built-in one's name before any database is built
     check_ai_name(ai, game)
-    with open_db(db, game, digest) as database, contained_ai(ai, game, lambda: database, limits) as opponent:
+    with (
+        open_db(db, game, digest) as database,
+        contained_ai(ai, game, lambda: database, limits, waiting=say_waiting) as opponent,
+    ):
         of_game = "" if game == DEFAULT_GAME else f" on {game.name}"
         typer.echo(f"you play {human} against {ai}{of_game}\n{play_help(game)}")
         while True:

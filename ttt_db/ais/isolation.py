@@ -31,10 +31,11 @@ import sys
 import time
 import weakref
 from collections import deque
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
+import ttt_db.ais.limits as limits_module
 from ttt_db.ais.calling import answer_within, candidate_moves, misbehaviour, time_limit
 from ttt_db.ais.limits import Limits
 from ttt_db.ais.protocol import DatabaseProvider, NamedAI
@@ -62,17 +63,25 @@ def is_user_ai(spec: str) -> bool:
 
 @contextlib.contextmanager
 def contained_ai(
-    spec: str, game: Game, database: DatabaseProvider | None = None, limits: Limits | None = None
+    spec: str,
+    game: Game,
+    database: DatabaseProvider | None = None,
+    limits: Limits | None = None,
+    waiting: Callable[[str], None] | None = None,
 ) -> Iterator[NamedAI]:
-    """The AI of `spec` held to `limits`: a user's AI in a worker process (stopped on exit), a
-    built-in one in this process with its answers timed. UnknownAIError as `load_ai` raises it."""
+    """The AI of `spec` held to `limits`: a user's AI in a worker process (stopped on exit; its
+    time per answer `DEFAULT_USER_ANSWER_SECONDS` unless `limits` says, and `waiting` told, every
+    `WAITING_NOTICE_SECONDS` it waits for one answer, which board it is waiting at), a built-in one
+    in this process with its answers timed. UnknownAIError as `load_ai` raises it."""
     limits = limits or Limits()
     if not is_user_ai(spec):
         named = load_ai(spec, database, game)
         yield named if limits.seconds is None else replace(named, play=answer_within(named.play, limits.seconds))
         return
+    if limits.seconds is None:
+        limits = replace(limits, seconds=limits_module.DEFAULT_USER_ANSWER_SECONDS)
     with _out_of_reach():
-        isolated = IsolatedAI(spec.strip(), limits, game)
+        isolated = IsolatedAI(spec.strip(), limits, game, waiting)
         try:
             yield NamedAI(spec.strip(), isolated, None, isolated.summary)
         finally:
@@ -103,15 +112,17 @@ def _out_of_reach() -> Iterator[None]:
 class IsolatedAI:
     """The calling side: an AI (a callable of a board) answered by a worker process."""
 
-    def __init__(self, spec: str, limits: Limits, game: Game) -> None:
+    def __init__(self, spec: str, limits: Limits, game: Game, waiting: Callable[[str], None] | None = None) -> None:
         self.spec = spec
         self.limits = limits
         self.game = game
+        self._waiting = waiting
         self.summary = "user AI"
         self._process: subprocess.Popen[bytes] | None = None
         self._ahead: deque[str] = deque()  # boards the caller will ask next, not yet sent
         self._in_flight: deque[str] = deque()  # boards sent, in order, their answers not yet read
         self._since = 0.0  # when the worker began the first board in flight
+        self._next_notice = limits_module.WAITING_NOTICE_SECONDS  # seconds waited before `waiting` is told
         self._start(first=True)
 
     def _start(self, *, first: bool = False) -> None:
@@ -193,6 +204,7 @@ class IsolatedAI:
         self._answered = True
         self._in_flight.popleft()
         self._since = time.monotonic()
+        self._next_notice = limits_module.WAITING_NOTICE_SECONDS
         self._say_dropped(board)
         if "moves" in reply:
             return tuple(reply["moves"])
@@ -219,10 +231,18 @@ class IsolatedAI:
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_REPLY_BYTES:
                 raise self._fault(board, f"a reply of more than {MAX_REPLY_BYTES:,} bytes")
-            wait = None if deadline is None else deadline - time.monotonic()
+            now = time.monotonic()
+            wait = None if deadline is None else deadline - now
             if wait is not None and wait <= 0:
                 self.close()
                 raise AIMisbehaved(board, late)
+            if names_board and self._waiting is not None:
+                waited = now - self._since
+                if waited >= self._next_notice:
+                    self._waiting(self._waiting_words(board, waited, deadline))
+                    self._next_notice = waited + limits_module.WAITING_NOTICE_SECONDS
+                until_notice = max(self._next_notice - waited, 0.01)
+                wait = until_notice if wait is None else min(wait, until_notice)
             watched = [self._from_child, self._printed] if self._printing else [self._from_child]
             ready, _, _ = select.select(watched, [], [], wait)
             if self._printed in ready:
@@ -246,6 +266,11 @@ class IsolatedAI:
             raise self._fault(board, "a reply that is not the worker's, or not for this board")
         self._replies += 1
         return reply
+
+    def _waiting_words(self, board: str, waited: float, deadline: float | None) -> str:
+        option = "--timeout" if self._answered else "--import-timeout"
+        left = "" if deadline is None else f"; it fails there in {max(deadline - time.monotonic(), 0):.0f} s ({option})"
+        return f"still waiting for {self.spec} to answer board {board!r}: {waited:.0f} s so far{left}"
 
     def _fault(self, board: str, what: str) -> AIMisbehaved:
         """The worker broke the answer protocol (the AI wrote into it): the board fails, the worker

@@ -10,6 +10,11 @@ from ttt_db.errors import InputError
 
 DEFAULT_MEMORY_MB: Final = 2048
 """A user AI's address space, by default: far above any tic-tac-toe bot's needs, far below the machine's."""
+DEFAULT_USER_ANSWER_SECONDS: Final = 60.0
+"""A user AI's time per answer when none is given: generous for any bot, yet a bot that loops
+forever fails at that board instead of hanging a check in silence."""
+WAITING_NOTICE_SECONDS: Final = 10.0
+"""How often a caller waiting on a user AI's answer hears that it is still waiting."""
 DEFAULT_IMPORT_SECONDS: Final = 30.0
 """How long a user AI's process may take to start, import its module and give its first answer, by
 default: starting Python is no answer of the AI's, and a bot may train when imported or on first use."""

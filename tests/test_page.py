@@ -539,3 +539,16 @@ def test_a_4x4_game_fits_a_phone(page: Any, game_4x4k4: SolutionDatabase) -> Non
         open_page(page, f"{url}?moves=5,0&as=both")
         page.wait_for_selector("#history-chart circle.position")
         assert page.evaluate("document.documentElement.scrollWidth") == 390
+
+
+def test_the_page_offers_first_what_runs_on_4x4(page: Any, game_4x4k4: SolutionDatabase) -> None:
+    """On 4x4k4 the check offered first is an AI that plays the game (not ai14s, a 3x3 rule set),
+    and the search offered first runs from the empty board (not alphabeta, past the web's limit)."""
+    with serving(game_4x4k4) as url:
+        open_page(page, f"{url}?view=search")
+        checked = page.locator("#check-ai").input_value()
+        assert checked != "ai14s" and not page.locator(f"#check-ai option[value='{checked}']").is_disabled()
+        assert page.locator("#search-algorithm").input_value() == "abdls@3"
+        page.locator("#search-run").click()
+        page.wait_for_selector("#player:not([hidden])")
+        assert page.locator("#search-stats dd").count() > 0

@@ -16,14 +16,14 @@ from typing import Any, Final
 
 from ttt_db.ais.calling import choose_move
 from ttt_db.ais.protocol import NamedAI
-from ttt_db.ais.registry import ai_document, ais_document, load_ai
+from ttt_db.ais.registry import ai_document, ais_document, load_ai, shown_check
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
 from ttt_db.play.playthrough import Playthrough
-from ttt_db.search.algorithms import search_board
+from ttt_db.search.algorithms import search_board, shown_search
 from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.web.checking import BackgroundCheck
@@ -133,8 +133,14 @@ class Service:
         return Board.parse(_text(text, "board", self.game.empty_board), _first(first), self.game)
 
     def game_document(self) -> dict[str, Any]:
-        """The game (`Game.to_document`) with the figures of its build."""
-        return {**self.game.to_document(), "figures": self.database.meta()["figures"]}
+        """The game (`Game.to_document`) with the figures of its build, and the search and the
+        deterministic AI the page shows first there (`shown_search`, `shown_check`)."""
+        return {
+            **self.game.to_document(),
+            "figures": self.database.meta()["figures"],
+            "shown_search": shown_search(self.game),
+            "shown_check": shown_check(self.game),
+        }
 
     def position_json(self, text: str | None, first: str | None = None) -> bytes:
         """`best-moves --json` for the board, as JSON bytes (the first 100,000 asked are remembered)."""
@@ -341,10 +347,11 @@ class Service:
             ) from None
         except WorkLimitError:
             what = "a traced search" if traced else "a search"
+            other = "a depth-limited search (abdls@3)" if name.startswith("alphabeta") else "alphabeta or abdls@3"
             raise ApiError(
                 400,
                 f"{what} over the web visits at most {limit:,} nodes; {name} from {board.cells!r} "
-                "visits more: try alphabeta, or a fuller board",
+                f"visits more: try {other}, or a fuller board",
             ) from None
         document = answer.to_document()
         if collector is not None:

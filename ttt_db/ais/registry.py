@@ -202,6 +202,16 @@ def ais_document(game: Game) -> list[dict[str, Any]]:
     return [_document(_BY_BASE[name.partition("@")[0]], name, game) for name in DEFAULT_INSTANCES]
 
 
+def shown_check(game: Game) -> str:
+    """The AI a page offers to check first on `game`: ai14s where it plays (tic-tac-toe), else the
+    first deterministic built-in AI that plays the game."""
+    for name in DEFAULT_INSTANCES:
+        entry = _BY_BASE[name.partition("@")[0]]
+        if entry.deterministic and entry.refusal(game) is None and (name == "ai14s" or game != TICTACTOE):
+            return name
+    return DEFAULT_INSTANCES[0]
+
+
 def ai_document(ai: NamedAI, game: Game) -> dict[str, Any]:
     """One built-in AI's entry of `ais_document`, at its own setting (`/api/ais?ai=dls@5`)."""
     return _document(_BY_BASE[ai.name.partition("@")[0]], ai.name, game)

@@ -351,6 +351,13 @@ def search_board(
     return SearchAnswer(board, report, agreement(report, database.lookup(board.stored_cells)))
 
 
+def shown_search(game: Game) -> str:
+    """The search a page shows first on `game`'s boards: alphabeta where its whole tree is small
+    (at most 9 cells), else the depth-limited abdls@3, which any board of any game answers within
+    the web's node limits."""
+    return "alphabeta" if game.cells <= 9 else "abdls@3"
+
+
 def algorithms_document() -> list[dict[str, str]]:
     """Every algorithm `ttt-db search --all` runs, with what it is."""
     summaries = {spec.name: spec.summary for spec in FULL_SEARCHES}

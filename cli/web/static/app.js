@@ -957,6 +957,7 @@ function fillSelect(select, items, chosen, usable = (item) => item.available !==
 }
 
 async function start() {
+  const checkAsked = new URLSearchParams(host.query()).has("check");  // before the page writes its own URL
   // the page arrives with the game, the lists and the empty board's position inlined (one round trip)
   const boot = host.boot();
   const lists = boot.ais ? Promise.resolve([boot.ais, boot.algorithms]) : Promise.all([api("ais"), api("algorithms")]);
@@ -991,8 +992,10 @@ async function start() {
     writeUrl();
   }
   fillSelect($("ai"), ais, state.ai, (ai) => ai.opponent !== false && ai.available !== false);
-  fillSelect($("check-ai"), ais.filter((ai) => ai.deterministic), state.checkAi);  // the API checks no AI that answers by the clock
-  fillSelect($("search-algorithm"), algorithms, "alphabeta");
+  const checkable = ais.filter((ai) => ai.deterministic);  // the API checks no AI that answers by the clock
+  if (!checkable.some((ai) => ai.name === state.checkAi && ai.available !== false)) state.checkAi = state.game.shown_check;
+  fillSelect($("check-ai"), checkable, state.checkAi);
+  fillSelect($("search-algorithm"), algorithms, state.game.shown_search);
   $("human").value = state.human;
   $("hints").checked = state.hints;
   $("legend").hidden = !state.hints;
@@ -1026,7 +1029,7 @@ async function start() {
   showView(state.view);
   await render();
   host.started(state.game.game);
-  if (state.view === "check" && new URLSearchParams(host.query()).has("check")) runCheck(0);
+  if (state.view === "check" && checkAsked) runCheck(0);
 }
 
 start().catch((error) => { $("status").textContent = `The page could not start: ${error.message}`; });

@@ -32,6 +32,7 @@ from ttt_db.ranked.slots import level_slots
 from ttt_db.ranked.step import Level, LevelCounts, solve_level
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, compressor, core_codes, zero_chunk
+from ttt_db.store.files import write_whole
 from ttt_db.store.location import DatabaseLocation
 
 Progress = Callable[[str, int, int], None]
@@ -119,7 +120,7 @@ class WorkFolder:
         done, damage = ([], None) if fresh else self.finished()
         if not done:
             self.reset()
-        _write_whole(self.path / "owner.pid", lambda stream: stream.write(str(os.getpid()).encode()))
+        write_whole(self.path / "owner.pid", lambda stream: stream.write(str(os.getpid()).encode()))
         return done, damage
 
     def chunks_file(self, depth: int) -> Path:
@@ -184,9 +185,9 @@ class WorkFolder:
                 written += 1
                 size += _RECORD.size + len(chunk.blob)
 
-        _write_whole(self.chunks_file(depth), write)
+        write_whole(self.chunks_file(depth), write)
         saved = {"counts": asdict(counts), "chunks": written, "bytes": size}
-        _write_whole(self._counts_file(depth), lambda stream: stream.write(json.dumps(saved).encode()))
+        write_whole(self._counts_file(depth), lambda stream: stream.write(json.dumps(saved).encode()))
         return CoreLevel(depth, counts, written, self.chunks_file(depth))
 
     def take_up(self, tables: RankedTables, level: CoreLevel) -> Level:
@@ -242,13 +243,6 @@ def compressed_chunks(tables: RankedTables, level: Level) -> Iterator[CoreChunk]
 
 def _chunk_length(tables: RankedTables, depth: int, number: int) -> int:
     return min(CHUNK_SLOTS, level_slots(tables.cells, depth) - number * CHUNK_SLOTS)
-
-
-def _write_whole(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    partial = path.with_name(path.name + ".part")
-    with open(partial, "wb") as stream:
-        write(stream)
-    os.replace(partial, path)
 
 
 def work_folder(location: DatabaseLocation, game: Game, work_dir: Path | None = None) -> WorkFolder:

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import msgpack
 
+from ttt_db.store.checksum import META_CHECK_KEY
 from ttt_db.store.chunks import chunk_checksum
 
 HASH_PAGE: Final = 4096
@@ -61,15 +62,9 @@ def extras_checksum(game_name: str, depth: int, chunk: int, blob: bytes, core_ha
 def content_digest(meta_entries: Mapping[str, str], depth_rows: Iterable[Sequence[int | None]]) -> str:
     """SHA-256 over every meta entry's stored text but the digest's own and the meta checksum, and
     the depth counts (depth, tree nodes, positions, canonical positions)."""
-    from ttt_db.store.checksum import META_CHECK_KEY
-
     entries = sorted((key, value) for key, value in meta_entries.items() if key not in (DIGEST_KEY, META_CHECK_KEY))
     packed = msgpack.packb([[list(entry) for entry in entries], [list(row) for row in depth_rows]])
     return hashlib.sha256(packed).hexdigest()
-
-
-def page_count(chunks: int) -> int:
-    return -(-chunks // HASH_PAGE)
 
 
 class ChunkHashes:

@@ -37,8 +37,12 @@ def default_path(game: Game) -> Path:
     project_data = checkout / "data"
     if (checkout / "pyproject.toml").is_file() and project_data.is_dir() and os.access(project_data, os.W_OK):
         return project_data / default_filename(game)
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home) / "ttt-db" / default_filename(game)
+    return data_folder() / default_filename(game)
+
+
+def data_folder() -> Path:
+    """ttt-db's folder in the user's data folder: `$XDG_DATA_HOME/ttt-db`, else `~/.local/share/ttt-db`."""
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "ttt-db"
 
 
 def _sqlite_file(url: str) -> Path | None:

@@ -29,6 +29,7 @@ from typing import Any, BinaryIO, Final
 
 from ttt_db.errors import DatabaseError, PublishedFileError
 from ttt_db.game.definition import Game
+from ttt_db.store.files import write_whole
 from ttt_db.store.location import DatabaseLocation, default_filename
 from ttt_db.store.pins import parse_digest, record_pin
 from ttt_db.store.tables import SCHEMA_VERSION
@@ -108,25 +109,21 @@ def publish(
         digest = database.content_digest()
     folder.mkdir(parents=True, exist_ok=True)
     name = default_filename(game)
-    target = folder / name
-    temporary = folder / f".{name}.{os.getpid()}.tmp"
     sha = hashlib.sha256()
-    try:
-        with db_path.open("rb") as source, temporary.open("wb") as copy:
+
+    def copy(stream: BinaryIO) -> None:
+        with db_path.open("rb") as source:
             for block in iter(lambda: source.read(BLOCK), b""):
                 sha.update(block)
-                copy.write(block)
-        entry = PublishedEntry(game.name, name, temporary.stat().st_size, sha.hexdigest(), digest, SCHEMA_VERSION)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
+                stream.write(block)
+
+    write_whole(folder / name, copy)
+    entry = PublishedEntry(game.name, name, (folder / name).stat().st_size, sha.hexdigest(), digest, SCHEMA_VERSION)
     manifest_path = folder / MANIFEST_NAME
     entries = read_manifest(manifest_path.read_bytes(), str(manifest_path)) if manifest_path.is_file() else []
     entries = [kept for kept in entries if kept.game != entry.game] + [entry]
     document = {"format": MANIFEST_FORMAT, "databases": [kept.to_document() for kept in entries]}
-    written = folder / f".{MANIFEST_NAME}.{os.getpid()}.tmp"
-    written.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(written, manifest_path)
+    write_whole(manifest_path, lambda stream: stream.write((json.dumps(document, indent=2) + "\n").encode()))
     return entry
 
 

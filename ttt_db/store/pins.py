@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Final
 
 from ttt_db.errors import InvalidDigestError
-from ttt_db.store.location import DatabaseLocation
+from ttt_db.store.files import write_whole
+from ttt_db.store.location import DatabaseLocation, data_folder
 
 DIGEST_ENV_VAR: Final = "TTT_DB_DIGEST"
 DIGEST_LENGTH: Final = 64
@@ -54,8 +55,7 @@ def parse_digest(text: str) -> str:
 
 def pins_folder() -> Path:
     """Where recorded pins live: `ttt-db/pins` in the user's data folder."""
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home) / "ttt-db" / "pins"
+    return data_folder() / "pins"
 
 
 def _record_path(path: Path) -> Path:
@@ -90,13 +90,11 @@ def record_pin(location: DatabaseLocation, digest: str, by: str) -> Path | None:
         "by": by,
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    text = json.dumps(record, indent=1) + "\n"
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        os.replace(temporary, target)
+        write_whole(target, lambda stream: stream.write(text.encode()))
     except OSError:
-        temporary.unlink(missing_ok=True)
         return None
     return target
 

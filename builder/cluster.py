@@ -107,13 +107,11 @@ class DaskLevels:
         client: Any,
         tables: RankedTables,
         work: Path,
-        progress: Callable[[str, int, int], None],
         task: SolveTask = solve_task,
     ) -> None:
         self.client = client
         self.tables = tables
         self.work = work
-        self.progress = progress
         self.task = task
         self._files: dict[int, Path] = {}
 
@@ -128,7 +126,9 @@ class DaskLevels:
             np.save(found, np.asarray(level.codes))
         return found
 
-    def __call__(self, depth: int, below: Level | None) -> tuple[Level, LevelCounts]:
+    def __call__(
+        self, depth: int, below: Level | None, progress: Callable[[int, int], None]
+    ) -> tuple[Level, LevelCounts]:
         import numpy as np
         from distributed import as_completed
 
@@ -147,7 +147,7 @@ class DaskLevels:
         counts = LevelCounts()
         for done, future in enumerate(as_completed(futures), start=1):  # type: ignore[no-untyped-call]
             counts += future.result()
-            self.progress(f"level {depth} (tasks)", done, len(futures))
+            progress(done, len(futures))
         for deeper in [d for d in self._files if d > depth + 1]:
             self._files.pop(deeper).unlink(missing_ok=True)
         return _level(tables, depth, str(path), "r"), counts

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
+from ttt_db.build.plan import plan_levels
 from ttt_db.errors import DatabaseError, WorkFolderDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
@@ -260,6 +261,36 @@ def work_folder(location: DatabaseLocation, game: Game, work_dir: Path | None = 
     return WorkFolder(Path(tempfile.gettempdir()) / f"ttt-db-levels-{digest}", game)
 
 
+LevelProgress = Callable[[int, int], None]
+"""progress(done, total) within one level, in its solver's units (canonical sets, tasks)."""
+LevelSolver = Callable[[int, Level | None, LevelProgress], tuple[Level, LevelCounts]]
+
+
+class SolveProgress:
+    """The whole solve's progress: the levels this build solves, each weighted by its work (boards
+    held and their children: `PlanLevel.work`), so that a rate and a time left are the whole job's."""
+
+    STAGE: Final = "solving levels"
+
+    def __init__(self, game: Game, depths: range, progress: Progress) -> None:
+        self.progress = progress
+        self.work = {level.depth: level.work(game.cells) for level in plan_levels(game)}
+        self.before: dict[int, int] = {}
+        self.total = 0
+        for depth in depths:
+            self.before[depth] = self.total
+            self.total += self.work[depth]
+
+    def level(self, depth: int) -> LevelProgress:
+        """What level `depth`'s solver reports to: its share of the level, as work of the whole."""
+        before, work = self.before[depth], self.work[depth]
+
+        def report(done: int, total: int) -> None:
+            self.progress(f"{self.STAGE} (level {depth})", before + work * done // max(1, total), self.total)
+
+        return report
+
+
 @dataclass(frozen=True)
 class CoreBuild:
     tables: RankedTables
@@ -306,22 +337,20 @@ def build_core(
         where = f"level {damage.depth} in the work folder ({damage.path})"
         notice(f"{where} is damaged ({damage.why}): solving it again{above}")
     levels = {level.depth: level for level in done}
+    solver: LevelSolver
     if client is not None:
         from ttt_db.build.cluster import DaskLevels
 
-        solver: Callable[[int, Level | None], tuple[Level, LevelCounts]] = DaskLevels(
-            client, tables, folder.path, progress
-        )
+        solver = DaskLevels(client, tables, folder.path)
     else:
 
-        def solver(depth: int, below: Level | None) -> tuple[Level, LevelCounts]:
-            sets = tables.level(depth).canonical
-            return solve_level(
-                tables, depth, below, lambda done, total: progress(f"level {depth}", done, total or sets)
-            )
+        def solver(depth: int, below: Level | None, step: LevelProgress) -> tuple[Level, LevelCounts]:
+            return solve_level(tables, depth, below, step)
 
-    for depth in range(done[-1].depth - 1 if done else n, -1, -1):
-        level, counts = solver(depth, below)
+    depths = range(done[-1].depth - 1 if done else n, -1, -1)
+    solving = SolveProgress(game, depths, progress)
+    for depth in depths:
+        level, counts = solver(depth, below, solving.level(depth))
         levels[depth] = folder.save(tables, level, counts)
         if keep:
             held[depth] = level

@@ -73,6 +73,10 @@ class PlanLevel:
     def chunks(self) -> int:
         return -(-self.slots // CHUNK_SLOTS)
 
+    def work(self, cells: int) -> int:
+        """The level step's work, in boards read: every board held, and each of its children."""
+        return self.boards * (cells - self.depth + 1)
+
 
 def plan_levels(game: Game) -> list[PlanLevel]:
     n = game.cells
@@ -312,6 +316,7 @@ def plan_lines(plan: BuildPlan) -> list[str]:
             f"  time:           {hours:,.2f} CPU hours at this machine's measured rate, "
             f"{hours / plan.workers:,.2f} h on {workers}"
         )
+        lines.append("                  (timed just now on a sample of each level: it moves with this machine's load)")
     lines.append(
         f"  this machine:   {plan.machine.cores} cores, {_size(plan.machine.memory)} of memory, "
         f"{_size(plan.machine.disk_free)} free"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -19,6 +19,7 @@ from ttt_db.cli.common import (
     ImportTimeoutOption,
     JsonOption,
     MemoryOption,
+    ProgressBar,
     QuietOption,
     TimeoutOption,
     ai_output_to_stderr,
@@ -203,17 +204,19 @@ def _check_progress(
     name: str, bounded: bool, quiet: bool
 ) -> Iterator[tuple[Callable[[int], None], Callable[[int, int], None]]]:
     """The weak check's progress (boards examined, no total) and the strong check's (boards
-    asked of boards to ask), each on a bar of its own; an unbounded weak check that runs long
-    says once how to bound it."""
+    asked of boards to ask), each on a bar of its own, started at its check's first report (its
+    rate and time left are its own); an unbounded weak check that runs long says once how to
+    bound it."""
     started = time.monotonic()
     told = bounded
-    with (
-        progress_bar(None, "weak check: boards examined", "board", quiet=quiet) as examined,
-        progress_bar(None, "strong check: decision positions asked", "board", quiet=quiet) as asked,
-    ):
+    with ExitStack() as bars:
+        examined: ProgressBar | None = None
+        asked: ProgressBar | None = None
 
         def weak(done: int) -> None:
-            nonlocal told
+            nonlocal told, examined
+            if examined is None:
+                examined = bars.enter_context(progress_bar(None, "weak check: boards examined", "board", quiet=quiet))
             examined.update(done - examined.n)
             if not told and time.monotonic() - started >= WEAK_NOTICE_SECONDS:
                 told = True
@@ -224,6 +227,11 @@ def _check_progress(
                 )
 
         def strong(done: int, total: int) -> None:
+            nonlocal asked
+            if asked is None:
+                asked = bars.enter_context(
+                    progress_bar(total, "strong check: decision positions asked", "board", quiet=quiet)
+                )
             asked.total = total
             asked.update(done - asked.n)
 

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeAlias
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -371,15 +371,20 @@ class LineBar(SilentBar):
     left when the total is known."""
 
     LINE_SECONDS: ClassVar[float] = 10.0
+    now = staticmethod(time.monotonic)
 
     def __init__(self, total: int | None, desc: str, unit: str) -> None:
         super().__init__(total, desc)
         self.unit = unit
-        self._started = self._said = time.monotonic()
+        self._started = self._said = self.now()
+
+    def reset(self, total: int | None = None) -> None:
+        super().reset(total)
+        self._started = self._said = self.now()
 
     def update(self, count: int = 1) -> None:
         super().update(count)
-        now = time.monotonic()
+        now = self.now()
         if now - self._said >= self.LINE_SECONDS:
             self._said = now
             sys.stderr.write(self.line(now - self._started) + "\n")
@@ -392,10 +397,22 @@ class LineBar(SilentBar):
             done += f"/{self.total:,} {self.unit}s ({100 * self.n / self.total:.1f}%)"
         else:
             done += f" {self.unit}s"
-        line = f"{self.desc}: {done}, {clock(elapsed)} elapsed, {rate:,.0f} {self.unit}s/s"
+        line = f"{self.desc}: {done}, {clock(elapsed)} elapsed, {self._rate(rate)}"
         if self.total and rate > 0:
             line += f", about {clock((self.total - self.n) / rate)} left"
         return line
+
+    def _rate(self, rate: float) -> str:
+        """As tqdm writes it: units per second, or seconds per unit below one a second."""
+        if rate >= 10:
+            return f"{rate:,.0f} {self.unit}s/s"
+        if rate >= 1:
+            return f"{rate:.1f} {self.unit}s/s"
+        return f"{1 / rate:,.1f} s/{self.unit}" if rate > 0 else f"no {self.unit} done yet"
+
+
+ProgressBar: TypeAlias = "tqdm[Any] | SilentBar"
+"""What `progress_bar` yields: tqdm's bar on a terminal, a counter (and lines) elsewhere."""
 
 
 def clock(seconds: float) -> str:
@@ -406,7 +423,7 @@ def clock(seconds: float) -> str:
 
 
 @contextmanager
-def progress_bar(total: int | None, desc: str, unit: str, *, quiet: bool) -> Iterator[tqdm[Any] | SilentBar]:
+def progress_bar(total: int | None, desc: str, unit: str, *, quiet: bool) -> Iterator[ProgressBar]:
     """The one progress-bar style: on stderr, when the work takes longer than a second; on a
     terminal a bar erased when done, elsewhere a plain line every few seconds (`LineBar`)."""
     if quiet:
@@ -426,12 +443,15 @@ def progress_bar(total: int | None, desc: str, unit: str, *, quiet: bool) -> Ite
 
 @contextmanager
 def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
-    """A `progress(stage, done, total)` callback for the builder: one bar per stage."""
+    """A `progress(stage, done, total)` callback for the builder: one count per stage, started
+    again (its rate and time left with it) when the total changes or the count goes back; the stage's
+    name may change as it goes (the level being solved)."""
     with progress_bar(None, "build", "step", quiet=quiet) as bar:
 
         def report(stage: str, done: int, total: int) -> None:
-            if bar.total != total or bar.desc != stage:
+            if bar.total != total or done < bar.n:
                 bar.reset(total=total)
+            if bar.desc != stage:
                 bar.set_description_str(stage, refresh=False)
             bar.update(done - bar.n)
 

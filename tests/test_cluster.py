@@ -18,6 +18,7 @@ import pytest
 
 from ttt_db.build import build_database
 from ttt_db.build.cluster import DaskLevels, solve_task
+from ttt_db.build.plan import plan_levels
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
 from ttt_db.ranked.step import solve_core
@@ -47,10 +48,14 @@ def test_a_build_on_the_cluster_is_the_local_build_byte_for_byte(
     game = Game.parse(name)
     local, clustered = tmp_path / "local.sqlite", tmp_path / "cluster.sqlite"
     build_database(local, game=game)
-    progress: list[str] = []
-    build_database(clustered, game=game, client=client, progress=lambda stage, done, total: progress.append(stage))
+    progress: list[tuple[str, int, int]] = []
+    build_database(clustered, game=game, client=client, progress=lambda *report: progress.append(report))
     assert _files_equal(local, clustered)
-    assert f"level {game.cells} (tasks)" in progress and "level 0 (tasks)" in progress
+    solving = [(done, total) for stage, done, total in progress if stage.startswith("solving levels")]
+    assert {f"solving levels (level {depth})" for depth in (game.cells, 0)} <= {stage for stage, _, _ in progress}
+    work = sum(level.work(game.cells) for level in plan_levels(game))
+    assert solving[-1] == (work, work)
+    assert [done for done, _ in solving] == sorted(done for done, _ in solving)  # one count, level after level
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # the work folder is gone
 
 
@@ -76,10 +81,10 @@ def test_a_worker_killed_in_the_middle_of_a_level_costs_only_its_task(client: An
     game = Game.parse("4x4k4")
     marker = tmp_path / "killed"
     tables = RankedTables(game, compiled())
-    solve = DaskLevels(client, tables, tmp_path, lambda *_: None, functools.partial(killing_once, str(marker)))
+    solve = DaskLevels(client, tables, tmp_path, functools.partial(killing_once, str(marker)))
     below = None
     for local, counts in solve_core(tables):
-        below, remote_counts = solve(local.depth, below)
+        below, remote_counts = solve(local.depth, below, lambda *_: None)
         assert np.array_equal(np.asarray(local.codes), np.asarray(below.codes)), local.depth
         assert counts == remote_counts
     assert marker.exists()  # a worker did die, and its task ran again elsewhere
@@ -151,6 +156,8 @@ def test_the_plan_of_5x5k4_is_derived_from_its_levels(run) -> None:
     assert document["fits"] is (not lacks)
     text = run("build", "--game", "5x5k4", "--plan").stdout
     assert f"{sum(slots):,} in 26 levels" in text and f"{sum(boards):,} boards of canonical sets" in text
+    assert f"two adjacent levels {pair / 1e9:,.1f} GB" in text  # the memory's largest part, a line of its own
+    assert "timed just now on a sample of each level: it moves with this machine's load" in text
 
 
 def test_a_build_this_machine_cannot_hold_is_refused_with_its_plan(

@@ -139,8 +139,8 @@ ImportTimeoutOption = Annotated[
         "--import-timeout",
         min=0.001,
         metavar="SECONDS",
-        help="How long a user AI (module:function) may take to import and give its first answer: "
-        "longer for a bot that trains or loads a model when imported or on first use.",
+        help="How long a user AI (module:function) may take to import; its first answer has what is "
+        "left of it and one --timeout: longer for a bot that trains or loads a model when imported or on first use.",
     ),
 ]
 

@@ -149,7 +149,7 @@ def test_an_ai_that_catches_its_timeout_is_stopped_all_the_same(run, hostile: Pa
     # the import's time is generous (a worker starts slowly on a busy machine): the first answer never comes
     example = _weak_o(run, "hostile_bots:catches_the_timeout", "--timeout", "0.3", "--import-timeout", "3")
     assert example["error"] == (
-        "the AI's import and first answer took longer than 3 s, and it ignored the timer (its process was restarted)"
+        "the AI's import and first answer took longer than 3.3 s, and it ignored the timer (its process was restarted)"
     )
 
 

@@ -43,3 +43,28 @@ def test_a_user_ai_that_never_answers_fails_at_that_board_by_default(
     result = run("check", slow_bot, "--weak", "-q")
     assert result.exit_code == 1, result.output
     assert "the AI did not answer within 1 s" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("import_took", "answer_limit", "advice"),
+    [
+        (0.4, 60.0, "(its import 0.4 s, then its answer): give each answer longer with --timeout SECONDS"),
+        (
+            25.0,
+            60.0,
+            "(its import 25.0 s): if it trains or loads a model, give it longer with --import-timeout SECONDS",
+        ),
+        (0.4, None, "(its import 0.4 s): if it trains or loads a model, give it longer with --import-timeout"),
+    ],
+)
+def test_a_late_first_answer_names_the_limit_that_ran_out(
+    import_took: float, answer_limit: float | None, advice: str
+) -> None:
+    """The first answer has the import's time and an answer's: a slow bot that trains nothing is
+    told of --timeout, one whose import took the time of --import-timeout."""
+    from ttt_db.ais.isolation import _late_first_answer, first_answer_seconds
+
+    said = _late_first_answer(30.0, answer_limit, import_took)
+    total = first_answer_seconds(30.0, answer_limit)
+    assert total == 30.0 + (answer_limit or 0.0)
+    assert said.startswith(f"the AI's import and first answer took longer than {total:g} s {advice}")

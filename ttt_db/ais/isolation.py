@@ -187,10 +187,11 @@ class IsolatedAI:
         self._send_ahead()
         seconds = self.limits.seconds
         if not self._answered:
+            first = first_answer_seconds(self.limits.import_seconds, self.limits.seconds)
             reply = self._reply(
                 board,
-                self._started_at + self.limits.import_seconds + KILL_GRACE,
-                f"the AI's import and first answer took longer than {self.limits.import_seconds:g} s, and it "
+                self._started_at + first + KILL_GRACE,
+                f"the AI's import and first answer took longer than {first:g} s, and it "
                 "ignored the timer (its process was restarted)",
             )
         elif seconds is None:
@@ -268,7 +269,7 @@ class IsolatedAI:
         return reply
 
     def _waiting_words(self, board: str, waited: float, deadline: float | None) -> str:
-        option = "--timeout" if self._answered else "--import-timeout"
+        option = "--timeout" if self._answered else "--import-timeout, --timeout"
         left = "" if deadline is None else f"; it fails there in {max(deadline - time.monotonic(), 0):.0f} s ({option})"
         return f"still waiting for {self.spec} to answer board {board!r}: {waited:.0f} s so far{left}"
 
@@ -410,6 +411,24 @@ def _answer(ai: Any, board: str, seconds: float | None, late: str | None = None)
         return {"reason": failure.reason[:_REASON_CHARS], "where": failure.where}
 
 
+def first_answer_seconds(import_seconds: float, seconds: float | None) -> float:
+    """How long a user AI's process has to import its module and answer its first board: the
+    import's time and one answer's (a bot may train or load a model on first use)."""
+    return import_seconds + (seconds or 0.0)
+
+
+def _late_first_answer(import_seconds: float, seconds: float | None, took: float) -> str:
+    """Why a first answer failed, and which limit to give more: the import's when the import took
+    most of it, else the answer's."""
+    said = f"the AI's import and first answer took longer than {first_answer_seconds(import_seconds, seconds):g} s"
+    if took >= import_seconds / 2 or seconds is None:
+        return f"{said} (its import {took:.1f} s): if it trains or loads a model, give it longer with --import-timeout SECONDS"
+    return (
+        f"{said} (its import {took:.1f} s, then its answer): give each answer longer with --timeout SECONDS, "
+        "or the first with --import-timeout SECONDS if it trains on first use"
+    )
+
+
 def main(arguments: list[str]) -> int:
     started = time.monotonic()
     spec, memory_mb, game_name, seconds = arguments[0], int(arguments[1]), arguments[2], arguments[3]
@@ -453,13 +472,10 @@ def main(arguments: list[str]) -> int:
         if not line:
             return 0
         board = line.rstrip("\n")
-        if first:  # what is left of the import's time: a bot may train on its first answer
-            left = max(import_seconds - (time.monotonic() - started), 0.001)
-            late = (
-                f"the AI's import and first answer took longer than {import_seconds:g} s: if it trains on first use, "
-                "give it longer with --import-timeout SECONDS"
-            )
-            send(_answer(named.play, board, left, late) | {"board": board})
+        if first:  # what is left of the import's time, and an answer's: a bot may train on its first answer
+            took = time.monotonic() - started
+            left = max(import_seconds - took, 0.001) + (limit or 0.0)
+            send(_answer(named.play, board, left, _late_first_answer(import_seconds, limit, took)) | {"board": board})
             first = False
         else:
             send(_answer(named.play, board, limit) | {"board": board})

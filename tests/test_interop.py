@@ -185,6 +185,63 @@ def test_a_seeded_mcts_bot_answers_every_move_its_seeds_play(spiel) -> None:
     assert set(play(board)) == singles
 
 
+def test_check_takes_a_bot_factory_by_name_and_refuses_a_bare_sampling_bot(
+    spiel, run, tmp_path: Path, monkeypatch
+) -> None:
+    """A `make_bot(seed)` factory named directly is checked over its seeds (the check failed with a
+    TypeError); a bare MCTSBot, one random stream, is refused with the factory to write (it was
+    checked as one stream without a word)."""
+    (tmp_path / "mcts_bots.py").write_text(
+        textwrap.dedent(
+            """
+            import numpy as np
+            import pyspiel
+            from open_spiel.python.algorithms import mcts
+
+            GAME = pyspiel.load_game("tic_tac_toe")
+
+
+            def make_bot(seed):
+                rng = np.random.RandomState(seed)
+                return mcts.MCTSBot(GAME, 2, 8, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+
+
+            bot = make_bot(0)
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    checked = run("check", "mcts_bots.py:make_bot", "--strong", "--max-boards", "40", "--json")
+    assert checked.exit_code in (1, 4), checked.output
+    strong = json.loads(checked.stdout)["strong"]
+    assert strong["checked"] == 40 and "error" not in strong["by_kind"]  # every board answered
+    refused = run("check", "mcts_bots.py:bot", "--weak")
+    assert refused.exit_code == 2
+    assert "it is a MCTSBot, which samples its moves (its _random_state)" in refused.stderr
+    assert "def make_bot(seed): return MCTSBot(...), checked over seeds 0 to 15" in refused.stderr
+
+
+def test_check_takes_a_pettingzoo_policy_by_name(zoo, run, tmp_path: Path, monkeypatch, db_3x4k3_path: Path) -> None:
+    """`policy(observation, agent)`, PettingZoo's own shape, is adapted (it failed every board with
+    a TypeError); on another game than tic-tac-toe it is refused as not playing it."""
+    (tmp_path / "pz_agent.py").write_text(
+        "def policy(observation, agent):\n"
+        "    return int(next(a for a, free in enumerate(observation['action_mask']) if free))\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    checked = run("check", "pz_agent.py:policy", "--strong", "--json")
+    assert checked.exit_code == 1, checked.output
+
+    def down_the_columns(board: str) -> list[int]:
+        return [next(cell for cell in (0, 3, 6, 1, 4, 7, 2, 5, 8) if board[cell] == ".")]
+
+    strong = json.loads(checked.stdout)["strong"]
+    assert strong["correct"] == reference.strong_check_of(down_the_columns).correct
+    other = run("check", "pz_agent.py:policy", "--game", "3x4k3", "--db", str(db_3x4k3_path), "--strong")
+    assert other.exit_code == 2
+    assert "AI 'pz_agent.py:policy' does not play 3x4k3" in other.stderr and "tictactoe_v3" in other.stderr
+
+
 # --- PettingZoo ----------------------------------------------------------------------------------
 
 

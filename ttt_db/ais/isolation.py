@@ -40,7 +40,7 @@ from ttt_db.ais.calling import answer_within, candidate_moves, misbehaviour, tim
 from ttt_db.ais.limits import Limits
 from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
-from ttt_db.errors import AILoadFailedError, AIMisbehaved, UnknownAIError
+from ttt_db.errors import AILoadFailedError, AIMisbehaved, AINotForGameError, UnknownAIError
 from ttt_db.game.definition import Game
 
 WINDOW: Final = 64
@@ -166,8 +166,11 @@ class IsolatedAI:
             raise AILoadFailedError(self.spec, error.reason) from None
         if "refused" in reply:
             self.close()
+            reason, not_for = str(reply["refused"]), reply.get("not_for_game")
+            if isinstance(not_for, str):
+                raise AINotForGameError(self.spec, not_for, reason)
             refused = AILoadFailedError if reply.get("failed") is True else UnknownAIError
-            raise refused(self.spec, str(reply["refused"]))
+            raise refused(self.spec, reason)
         if first:
             self.summary = str(reply.get("ready") or "user AI")
 
@@ -422,7 +425,10 @@ def _late_first_answer(import_seconds: float, seconds: float | None, took: float
     most of it, else the answer's."""
     said = f"the AI's import and first answer took longer than {first_answer_seconds(import_seconds, seconds):g} s"
     if took >= import_seconds / 2 or seconds is None:
-        return f"{said} (its import {took:.1f} s): if it trains or loads a model, give it longer with --import-timeout SECONDS"
+        return (
+            f"{said} (its import {took:.1f} s): if it trains or loads a model, give it longer with --import-timeout "
+            "SECONDS"
+        )
     return (
         f"{said} (its import {took:.1f} s, then its answer): give each answer longer with --timeout SECONDS, "
         "or the first with --import-timeout SECONDS if it trains on first use"
@@ -456,7 +462,8 @@ def main(arguments: list[str]) -> int:
 
         named = load_user_ai(spec, game_from_name(game_name))
     except UnknownAIError as error:
-        send({"refused": error.reason, "failed": isinstance(error, AILoadFailedError)})
+        not_for = error.game_name if isinstance(error, AINotForGameError) else None
+        send({"refused": error.reason, "failed": isinstance(error, AILoadFailedError), "not_for_game": not_for})
         return 0
     except BaseException as error:  # the user's module, while importing: anything at all
         send({"refused": f"importing it raised {type(error).__name__}: {error}"[:_REASON_CHARS], "failed": True})

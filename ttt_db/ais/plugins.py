@@ -13,10 +13,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from ttt_db.errors import AILoadFailedError, StopRequested, UnknownAIError
-from ttt_db.game.definition import Game
+from ttt_db.errors import AILoadFailedError, AINotForGameError, StopRequested, UnknownAIError
+from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
     from ttt_db.ais.protocol import NamedAI
@@ -101,7 +101,7 @@ def load_user_ai(spec: str, game: Game) -> NamedAI:
         if not hasattr(target, part):
             raise UnknownAIError(spec, f"module {module_name!r} has no attribute {attribute!r}")
         target = getattr(target, part)
-    target = _from_openspiel(target)
+    target = _adapted(spec, attribute, target, game)
     if not callable(target):
         raise UnknownAIError(spec, f"{attribute!r} in {module_name!r} is not callable")
     doc = getattr(target, "__doc__", None)
@@ -109,9 +109,75 @@ def load_user_ai(spec: str, game: Game) -> NamedAI:
     return NamedAI(spec, _told_the_game(target, game), None, doc_lines[0] if doc_lines else "user AI")
 
 
-def _from_openspiel(target: object) -> object:
-    """An OpenSpiel bot, policy or RL agent (or a list of agents, one per player) made an AI;
-    anything else as it is. OpenSpiel is looked for only when the user's module imported it."""
+FACTORY_SEEDS: Final = range(16)
+"""The seeds a factory named directly (`make_bot(seed)`) is asked with: the check speaks for them."""
+PETTINGZOO_PARAMETERS: Final = ({"observation", "obs"}, {"agent", "agent_id"})
+SEED_PARAMETERS: Final = {"seed", "random_seed"}
+
+
+def _adapted(spec: str, attribute: str, target: object, game: Game) -> object:
+    """The shapes other libraries give a player made an AI: a PettingZoo `policy(observation,
+    agent)`, a factory of a bot or a policy taking a seed (asked with FACTORY_SEEDS), an OpenSpiel
+    bot, policy or RL agents; anything else as it is."""
+    if not callable(target):
+        return _from_openspiel(spec, target)
+    names = _required_parameters(target)
+    if len(names) == 2 and all(name in allowed for name, allowed in zip(names, PETTINGZOO_PARAMETERS, strict=True)):
+        return _from_pettingzoo(spec, target, game, None)
+    if len(names) == 1 and names[0] in SEED_PARAMETERS:
+        made = _run_import(spec, f"{attribute}(0)", lambda: target(0))
+        if _is_spiel_bot(made):
+            from ttt_db.ais import openspiel
+
+            return openspiel.from_bot(target, seeds=FACTORY_SEEDS)
+        if (
+            callable(made)
+            and len(made_names := _required_parameters(made)) == 2
+            and made_names[0] in PETTINGZOO_PARAMETERS[0]
+        ):
+            return _from_pettingzoo(spec, target, game, FACTORY_SEEDS)
+        raise UnknownAIError(
+            spec,
+            f"{attribute!r} takes a seed and gave {type(made).__name__}, neither an OpenSpiel bot nor a PettingZoo "
+            "policy: an AI is called with the board, function(board) -> moves",
+        )
+    return _from_openspiel(spec, target)
+
+
+def _required_parameters(function: Callable[..., Any]) -> list[str]:
+    """The names of `function`'s positional parameters without a default (none known: [])."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in parameters if p.kind in positional and p.default is inspect.Parameter.empty]
+
+
+def _from_pettingzoo(spec: str, policy: Callable[..., Any], game: Game, seeds: range | None) -> object:
+    from ttt_db.ais import pettingzoo
+
+    if game != TICTACTOE:
+        raise AINotForGameError(spec, game.name, "a PettingZoo tictactoe_v3 policy plays 3x3 tic-tac-toe only")
+    return pettingzoo.from_policy(policy, seeds=seeds)
+
+
+def _is_spiel_bot(target: object) -> bool:
+    if "pyspiel" not in sys.modules:
+        return False
+    import pyspiel
+
+    return isinstance(target, pyspiel.Bot)
+
+
+SAMPLING_BOT_ATTRIBUTES: Final = ("_random_state", "_rng", "rng", "random_state")
+"""What an OpenSpiel bot written in Python that samples keeps its generator in (MCTSBot: `_random_state`)."""
+
+
+def _from_openspiel(spec: str, target: object) -> object:
+    """An OpenSpiel bot, policy or RL agent (or a list of agents, one per player) made an AI (a bot
+    that samples is refused: a factory checks it over seeds); anything else as it is. OpenSpiel is
+    looked for only when the user's module imported it."""
     if "pyspiel" not in sys.modules:
         return target
     import pyspiel
@@ -125,6 +191,15 @@ def _from_openspiel(target: object) -> object:
     if isinstance(target, policy.Policy):
         return openspiel.from_policy(target)
     if isinstance(target, pyspiel.Bot):
+        sampler = next((name for name in SAMPLING_BOT_ATTRIBUTES if hasattr(target, name)), None)
+        if sampler is not None:
+            raise UnknownAIError(
+                spec,
+                f"it is a {type(target).__name__}, which samples its moves (its {sampler}): one object checked is "
+                "one random stream. Name a factory instead, def make_bot(seed): return "
+                f"{type(target).__name__}(...), checked over seeds {FACTORY_SEEDS.start} to {FACTORY_SEEDS.stop - 1}, "
+                "or choose the seeds: ttt_db.ais.openspiel.from_bot(make_bot, seeds=range(64))",
+            )
         return openspiel.from_bot(target)
     return target
 

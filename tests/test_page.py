@@ -208,6 +208,14 @@ def test_the_value_history_marks_the_first_mistake(page: Any, server_url: str, d
         in page.locator("#history-caption").inner_text()
     )
     assert page.locator("#history-chart circle.position").count() == 3
+    ring = page.locator("#history-chart rect.mistake")
+    top, height = float(ring.get_attribute("y")), float(ring.get_attribute("height"))
+    ringed = [
+        label.text_content()
+        for label in page.query_selector_all("#history-chart text.move")
+        if top <= float(label.get_attribute("y")) <= top + height
+    ]
+    assert ringed == ["2. b1"]  # the row the caption names
 
 
 def test_a_game_from_an_x_first_board_is_played_to_its_end(page: Any, server_url: str, db: SolutionDatabase) -> None:

@@ -482,9 +482,9 @@ function drawHistory(docs, mistake) {
     }
   }
   add("line", { x1: middle, x2: middle, y1: top - 6, y2: height - 4, class: "grid draw-line" });
-  const mistakeRow = mistake ? mistake.ply + 1 : -1;  // the row the mistake led to
+  const mistakeRow = mistake ? mistake.ply + 1 : -1;  // the row of the mistake, labelled with its move
   if (mistakeRow > 0) {
-    add("rect", { x: 2, y: y(mistakeRow - 1) - rowHeight / 2 + 1, width: width - 4, height: rowHeight - 2, rx: 8,
+    add("rect", { x: 2, y: y(mistakeRow) - rowHeight / 2 + 1, width: width - 4, height: rowHeight - 2, rx: 8,
       class: "mistake" });
   }
   docs.forEach((doc, ply) => {

@@ -133,6 +133,11 @@ def test_the_widget_plays_a_game_and_replays_a_search_in_jupyterlab(jupyterlab: 
         assert play.locator("#board .cell.taken").count() == 2
         play.scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "widget-play-1280x800.png"))
+        chart = play.locator("#history-chart")
+        chart.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "widget-history-1280x800.png"))
+        box = chart.bounding_box()
+        assert box is not None and box["width"] >= 360, box  # its text no smaller than written (9 px ticks)
         search.locator("#search-run").click()
         search.locator("#player:not([hidden])").wait_for(timeout=30_000)
         for _ in range(5):
@@ -148,6 +153,7 @@ def test_the_widget_plays_a_game_and_replays_a_search_in_jupyterlab(jupyterlab: 
         browser.close()
     assert not errors, errors
     assert sorted(path.name for path in shots.iterdir()) == [
+        "widget-history-1280x800.png",
         "widget-play-1280x800.png",
         "widget-play-390x844.png",
         "widget-search-1280x800.png",

@@ -234,19 +234,20 @@ def _traced(
     max_nodes: int | None,
     max_seconds: float | None,
 ) -> SearchAnswer:
-    """The search, written to `path` as a trace (boards and scores with o first, as searched)."""
+    """The search, written to `path` as a trace of the board as given (an x-first board's search
+    runs on the swapped board; its trace says `"first": "x"` and shows the marks as given)."""
     from ttt_db.search.algorithms import scale_of, search_board
     from ttt_db.search.trace import TraceWriter, header
 
     game = database.game
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as stream:
-        first = header(algorithm.strip().lower(), board.stored_cells, scale_of(algorithm, game), "o", game.name)
+        first = header(algorithm.strip().lower(), board.cells, scale_of(algorithm, game), board.first, game.name)
         return search_board(
             database,
             algorithm,
             board,
-            tracer=TraceWriter(stream, first),
+            tracer=TraceWriter(stream, first, swapped=board.swapped),
             node_limit=max_nodes,
             time_limit=max_seconds,
         )

@@ -104,6 +104,19 @@ def test_ttt_db_traces_pass(run, tmp_path: Path, algorithm: str, board: str) -> 
     assert report["nodes"] == report["checked"] + report["estimates"] > 0
 
 
+def test_an_x_first_boards_trace_shows_the_board_as_given(run, tmp_path: Path) -> None:
+    """The search runs on the mark-swapped board; its trace and check-trace name the user's board
+    (they named the swapped one), x first, and every node's board has the user's marks."""
+    trace = tmp_path / "trace.jsonl"
+    assert run("search", "alphabeta", "ox..x....", "--trace", str(trace)).exit_code == 0
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert (records[0]["board"], records[0]["first"]) == ("ox..x....", "x")
+    boards = [record["board"] for record in records if record["type"] == "enter"]
+    assert boards[0] == "ox..x...." and all(board[:2] == "ox" and board[4] == "x" for board in boards)
+    checked = run("check-trace", str(trace))
+    assert checked.exit_code == 0 and checked.stdout.startswith("alphabeta from ox..x.... (wdl scale): ok")
+
+
 def test_plain_minimax_trace_checks_every_node_exactly(tmp_path: Path) -> None:
     path = tmp_path / "minimax.jsonl"
     with path.open("w") as stream:

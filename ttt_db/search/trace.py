@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import IO, Any, Final, Literal
 
-from ttt_db.game.rules import Mark
+from ttt_db.game.rules import Mark, swap_marks
 
 FORMAT: Final = "ttt-db-trace"
 VERSION: Final = 1
@@ -110,9 +110,15 @@ def header(algorithm: str, board: str, scale: str, first: Mark, game: str) -> di
 class TraceWriter:
     """Writes a search's events to a stream as JSON Lines (an engine's `Tracer`)."""
 
-    def __init__(self, stream: IO[str], first_record: dict[str, Any]) -> None:
+    def __init__(self, stream: IO[str], first_record: dict[str, Any], *, swapped: bool = False) -> None:
+        """`swapped`: the search ran on the mark-swapped board (x moved first): its boards are
+        written back with their marks as the user gave them (the header says `"first": "x"`)."""
         self.write = stream.write
+        self.swapped = swapped
         self.write(json.dumps(first_record) + "\n")
 
     def __call__(self, event: Enter | Exit) -> None:
-        self.write(json.dumps(event.to_json()) + "\n")
+        record = event.to_json()
+        if self.swapped and "board" in record:
+            record["board"] = swap_marks(record["board"])
+        self.write(json.dumps(record) + "\n")

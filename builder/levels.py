@@ -24,12 +24,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from ttt_db.build.plan import plan_levels
 from ttt_db.errors import DatabaseError, WorkFolderDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
 from ttt_db.ranked.layout import level_from_chunks, stored_chunks
-from ttt_db.ranked.slots import level_slots
+from ttt_db.ranked.slots import level_slots, level_work
 from ttt_db.ranked.step import Level, LevelCounts, solve_level
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, compressor, core_codes, zero_chunk
@@ -268,13 +267,13 @@ LevelSolver = Callable[[int, Level | None, LevelProgress], tuple[Level, LevelCou
 
 class SolveProgress:
     """The whole solve's progress: the levels this build solves, each weighted by its work (boards
-    held and their children: `PlanLevel.work`), so that a rate and a time left are the whole job's."""
+    held and their children: `level_work`), so that a rate and a time left are the whole job's."""
 
     STAGE: Final = "solving levels"
 
     def __init__(self, game: Game, depths: range, progress: Progress) -> None:
         self.progress = progress
-        self.work = {level.depth: level.work(game.cells) for level in plan_levels(game)}
+        self.work = {depth: level_work(game, depth) for depth in depths}
         self.before: dict[int, int] = {}
         self.total = 0
         for depth in depths:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ttt_db.game.definition import Game
-from ttt_db.ranked.slots import MAX_CELLS, level_slots, o_count
+from ttt_db.ranked.slots import MAX_CELLS, canonical_sets, level_slots, o_count
 from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.extras import keeps_extras
 
@@ -31,29 +31,6 @@ STORED_PER_BOARD: Final = 0.3
 """Compressed bytes stored per board of a canonical set: above what the large games measure
 (docs/performance.md); each chunk's row costs CHUNK_ROW_BYTES besides."""
 CHUNK_ROW_BYTES: Final = 64
-
-
-def canonical_sets(game: Game, depth: int) -> int:
-    """How many orbits the symmetries make of the sets of `depth` cells: Burnside's lemma, each
-    symmetry fixing the sets that are unions of its cycles."""
-    total = 0
-    for transform in game.transforms:
-        seen = [False] * game.cells
-        polynomial = [1]  # coefficients: sets of each size made of whole cycles
-        for start in range(game.cells):
-            if seen[start]:
-                continue
-            length, cell = 0, start
-            while not seen[cell]:
-                seen[cell] = True
-                cell = transform[cell]
-                length += 1
-            grown = polynomial + [0] * length
-            for size, ways in enumerate(polynomial):
-                grown[size + length] += ways
-            polynomial = grown
-        total += polynomial[depth] if depth < len(polynomial) else 0
-    return total // len(game.transforms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +49,6 @@ class PlanLevel:
     @property
     def chunks(self) -> int:
         return -(-self.slots // CHUNK_SLOTS)
-
-    def work(self, cells: int) -> int:
-        """The level step's work, in boards read: every board held, and each of its children."""
-        return self.boards * (cells - self.depth + 1)
 
 
 def plan_levels(game: Game) -> list[PlanLevel]:

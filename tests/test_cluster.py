@@ -21,6 +21,7 @@ from ttt_db.build.cluster import DaskLevels, solve_task
 from ttt_db.build.plan import plan_levels
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
+from ttt_db.ranked.slots import level_work
 from ttt_db.ranked.step import solve_core
 from ttt_db.ranked.tables import RankedTables
 
@@ -53,7 +54,7 @@ def test_a_build_on_the_cluster_is_the_local_build_byte_for_byte(
     assert _files_equal(local, clustered)
     solving = [(done, total) for stage, done, total in progress if stage.startswith("solving levels")]
     assert {f"solving levels (level {depth})" for depth in (game.cells, 0)} <= {stage for stage, _, _ in progress}
-    work = sum(level.work(game.cells) for level in plan_levels(game))
+    work = sum(level_work(game, depth) for depth in range(game.cells + 1))
     assert solving[-1] == (work, work)
     assert [done for done, _ in solving] == sorted(done for done, _ in solving)  # one count, level after level
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # the work folder is gone
@@ -114,8 +115,6 @@ def _slots(cells: int) -> list[int]:
 
 @pytest.mark.parametrize("name", ["3x3k3", "3x4k3", "4x4k4", "2x5k3"])
 def test_the_plan_counts_each_levels_canonical_sets_as_the_kernels_find_them(name: str) -> None:
-    from ttt_db.build.plan import plan_levels
-
     game = Game.parse(name)
     tables = RankedTables(game, compiled())
     assert [level.canonical_sets for level in plan_levels(game)] == [
@@ -124,7 +123,7 @@ def test_the_plan_counts_each_levels_canonical_sets_as_the_kernels_find_them(nam
 
 
 def test_the_plan_counts_5x5s_canonical_sets_without_enumerating_them() -> None:
-    from ttt_db.build.plan import canonical_sets
+    from ttt_db.ranked.slots import canonical_sets
 
     game = Game.parse("5x5k4")
     tables = RankedTables(game, compiled())
@@ -238,8 +237,6 @@ def test_docs_scale_quotes_5x5k4s_derived_figures() -> None:
     """docs/scale.md's slots and held boards are the plan's; its table of the solution adds up to its
     totals, and no position at a depth too shallow for a line is missing."""
     import re
-
-    from ttt_db.build.plan import plan_levels
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "scale.md").read_text()
     flat = " ".join(text.split())

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from ttt_db.build.levels import build_core, work_folder
-from ttt_db.build.plan import plan_levels
 from ttt_db.cli import checks
 from ttt_db.cli.common import LineBar, stage_progress
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
+from ttt_db.ranked.slots import level_work
 from ttt_db.ranked.step import solve_core
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.location import DatabaseLocation
@@ -67,7 +67,7 @@ def test_a_build_counts_its_levels_as_one_job_and_its_time_left_holds_within_2x(
         samples.append((time.process_time(), done, total))  # the work's own time, on a busy machine too
 
     build_core(game, work_folder(location, game), progress, lambda _: None, fresh=True)
-    work = sum(level.work(game.cells) for level in plan_levels(game))
+    work = sum(level_work(game, depth) for depth in range(game.cells + 1))
     assert {total for _, _, total in samples} == {work} and samples[-1][1] == work
     assert [done for _, done, _ in samples] == sorted(done for _, done, _ in samples)
     assert stages == {f"solving levels (level {depth})" for depth in range(game.cells + 1)}

@@ -46,6 +46,35 @@ def level_slots(cells: int, depth: int) -> int:
 
 
 @cache
+def canonical_sets(game: Game, depth: int) -> int:
+    """How many orbits the symmetries make of the sets of `depth` cells: Burnside's lemma, each
+    symmetry fixing the sets that are unions of its cycles."""
+    total = 0
+    for transform in game.transforms:
+        seen = [False] * game.cells
+        polynomial = [1]  # coefficients: sets of each size made of whole cycles
+        for start in range(game.cells):
+            if seen[start]:
+                continue
+            length, cell = 0, start
+            while not seen[cell]:
+                seen[cell] = True
+                cell = transform[cell]
+                length += 1
+            grown = polynomial + [0] * length
+            for size, ways in enumerate(polynomial):
+                grown[size + length] += ways
+            polynomial = grown
+        total += polynomial[depth] if depth < len(polynomial) else 0
+    return total // len(game.transforms)
+
+
+def level_work(game: Game, depth: int) -> int:
+    """The level step's work on level `depth`, in boards read: every board of its canonical sets,
+    and each of its children (a progress count in which every level takes its share of the time)."""
+    return canonical_sets(game, depth) * comb(depth, o_count(depth)) * (game.cells - depth + 1)
+
+
 def level_sizes(cells: int) -> tuple[int, ...]:
     """Slots per level, depth 0 to `cells`."""
     return tuple(level_slots(cells, depth) for depth in range(cells + 1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Final
 
 import typer
 
@@ -36,6 +36,7 @@ from ttt_db.game.rules import side_to_move
 
 if TYPE_CHECKING:
     from ttt_db.checks.budget import CheckBudget
+    from ttt_db.checks.measures import PolicyMeasures
     from ttt_db.checks.report import CheckReport
     from ttt_db.checks.solved import Counterexample, StrongFailure, StrongResult, WeakSideResult
     from ttt_db.play.mistakes import Mistake
@@ -413,6 +414,95 @@ def check(
         raise typer.Exit(EXIT_NO)
 
 
+def score(
+    ai: Annotated[
+        str,
+        typer.Argument(
+            metavar="AI", help="A built-in AI (see `ttt-db ais`) or package.module:function.", show_default=False
+        ),
+    ],
+    show: Annotated[
+        int, typer.Option("--show", min=0, metavar="N", help="How many of the costliest positions to list per seat.")
+    ] = 5,
+    timeout: TimeoutOption = None,
+    memory: MemoryOption = DEFAULT_MEMORY_MB,
+    import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
+    db: DbOption = None,
+    digest: DigestOption = None,
+    game: GameOption = DEFAULT_GAME,
+    as_json: JsonOption = False,
+) -> None:
+    """How good is the AI, exactly? Its win, draw and loss probabilities from the empty board, as o
+    and as x, against the perfect player (uniform among best moves), a best response (its worst
+    case) and uniform random play; its NashConv and exploitability in OpenSpiel's units; and the
+    positions where it loses its points against perfect play (how likely each is reached, what it
+    gives up there).
+
+    An AI that answers a collection of moves plays each with the same probability; one that
+    answers {move: probability} (or (move, probability) pairs) plays them as given. Every figure
+    is exact, over the positions its play reaches (games of at most 12 cells). A user AI runs in
+    a process of its own, as for `check`. Exit 0, or 2 for an unknown AI or a misbehaving one."""
+    from ttt_db.ais.isolation import contained_ai
+    from ttt_db.ais.limits import Limits
+    from ttt_db.ais.registry import check_ai_name
+    from ttt_db.checks.measures import measure_policy, refuse_unmeasurable
+
+    refuse_unmeasurable(game)  # before a missing database is built
+    check_ai_name(ai, game)
+    with (
+        open_db(db, game, digest) as database,
+        ai_output_to_stderr(),
+        contained_ai(ai, game, lambda: database, Limits(timeout, memory, import_timeout), waiting=say_waiting) as named,
+    ):
+        measures = measure_policy(named, database, costliest=show)
+    if as_json:
+        print_json(measures.to_document())
+    else:
+        typer.echo("\n".join(score_lines(measures)))
+
+
+def score_lines(measures: PolicyMeasures) -> list[str]:
+    """`ttt-db score` as text: per seat the outcomes against each opponent and the costliest
+    positions; then NashConv and exploitability."""
+    from ttt_db.checks.measures import OPPONENT_NAMES
+
+    game = measures.game
+    lines = [f"{measures.ai} on {game.name}: exact, over the {plural(measures.asked, 'position')} its play reaches"]
+    for seat in measures.seats.values():
+        best = {1: "a win", 0: "a draw", -1: "a loss"}[seat.value]
+        lines.append(f"as {seat.seat} (the start is {best} for {seat.seat} with best play):")
+        for name, outcome in seat.against.items():
+            against = f"{OPPONENT_NAMES[name]}:"
+            lines.append(
+                f"  against {against:<17} win {float(outcome.win):7.2%}, draw {float(outcome.draw):7.2%}, "
+                f"loss {float(outcome.loss):7.2%}; expected score {float(outcome.score):+.4f}"
+            )
+        if not seat.lost:
+            lines.append("  it loses nothing against perfect play")
+            continue
+        depths = ", ".join(f"{depth}: {float(lost):.4f}" for depth, lost in sorted(seat.lost_by_depth.items()))
+        lines.append(f"  expected score lost against perfect play: {float(seat.lost):.4f}; by moves made, {depths}")
+        if seat.costliest:
+            lines.append("  costliest positions (reached x lost there; each move: probability, outcome for the mover):")
+        for cost in seat.costliest:
+            moves = ", ".join(
+                f"{game.move_name(move)} {float(p):.1%} {OUTCOME_WORDS[value]}" for move, p, value in cost.moves
+            )
+            lines.append(
+                f"    {cost.board}  reached {float(cost.reach):.2%} x lost {float(cost.lost):.3f} "
+                f"= {float(cost.share):.4f}: {moves}"
+            )
+    lines.append(
+        f"NashConv {float(measures.nash_conv):.6g}, exploitability {float(measures.exploitability):.6g} "
+        "(OpenSpiel's units: what best responses gain over the AI's self-play, a win +1, a loss -1)"
+    )
+    return lines
+
+
+OUTCOME_WORDS: Final = {1: "wins", 0: "draws", -1: "loses"}
+
+
 def register(app: typer.Typer) -> None:
     app.command()(ais)
     app.command()(check)
+    app.command()(score)

@@ -9,6 +9,7 @@ something. Every search counts its calls, the root included.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache, cached_property
 from math import factorial
 
@@ -479,3 +480,44 @@ def check_weak(ai, rules: Rules = TICTACTOE) -> dict[str, tuple[bool, int]]:
             stack += [board[:i] + mark + board[i + 1 :] for i in moves]
         found[side] = (not lost, len(examined))
     return found
+
+
+def policy_expectations(policy, rules: Rules = TICTACTOE) -> dict[str, dict[str, Fraction]]:
+    """A policy's expected score (+1 win, -1 loss) from the empty board, per seat, against the
+    perfect player (uniform among this module's best moves), a best response (the opponent
+    minimising the policy's expectation) and uniform random play: a plain recursive expectation
+    over the game tree (memoised by board: the expectation from a board does not depend on the moves
+    that reached it). `policy(board) -> {move: probability}`; "value" is the start's for the seat."""
+    return {seat: _seat_expectations(policy, rules, seat) for seat in ("o", "x")}
+
+
+def _seat_expectations(policy, rules: Rules, seat: str) -> dict[str, Fraction]:
+    solve = solver(rules)
+
+    @cache
+    def expect(board: str, opponent: str) -> Fraction:
+        won = rules.winner(board)
+        if won is not None:
+            return Fraction(1 if won == seat else -1)
+        children = rules.children(board)
+        if not children:
+            return Fraction(0)
+        if rules.mover(board) == seat:
+            moves = policy(board).items()
+            return sum((Fraction(p) * expect(play_at(board, m, seat), opponent) for m, p in moves), Fraction(0))
+        if opponent == "best_response":
+            return min(expect(child, opponent) for _, child in children)
+        if opponent == "perfect":
+            goal = solve(board).score
+            chosen = [child for _, child in children if solve(child).score == goal]
+        else:
+            chosen = [child for _, child in children]
+        return sum((expect(child, opponent) for child in chosen), Fraction(0)) / len(chosen)
+
+    found = {opponent: expect(rules.empty, opponent) for opponent in ("perfect", "best_response", "random")}
+    found["value"] = Fraction(solve(rules.empty).score * (1 if seat == "o" else -1))
+    return found
+
+
+def play_at(board: str, move: int, mark: str) -> str:
+    return board[:move] + mark + board[move + 1 :]

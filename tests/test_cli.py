@@ -133,6 +133,7 @@ USAGE = {
     "export": "ttt-db export [OPTIONS]",
     "ais": "ttt-db ais [OPTIONS]",
     "check": "ttt-db check [OPTIONS] [AI]",
+    "score": "ttt-db score [OPTIONS] {AI}",
     "match": "ttt-db match [OPTIONS] {AI1} {AI2}",
     "play": "ttt-db play [OPTIONS]",
     "search": "ttt-db search [OPTIONS] [ALGO... [BOARD]]",
@@ -261,7 +262,19 @@ def test_the_documented_options_are_the_apps() -> None:
     options = {name: {opt for p in command.params for opt in p.opts} for name, command in commands.items()}
     assert all("--game" in given for given in options.values())
     assert {name for name, given in options.items() if "--db" not in given} == {"ais"}
-    queries = {"build", "best-moves", "show", "info", "verify", "ais", "check", "match", "search", "check-trace"}
+    queries = {
+        "build",
+        "best-moves",
+        "show",
+        "info",
+        "verify",
+        "ais",
+        "check",
+        "score",
+        "match",
+        "search",
+        "check-trace",
+    }
     assert {name for name, given in options.items() if "--json" in given} == queries
     assert ", ".join(sorted(queries)) == ", ".join(sorted(q.strip() for q in _documented_json_commands()))
 

@@ -9,11 +9,12 @@ import random
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, SupportsIndex
+from typing import Any, Final, SupportsIndex
 
 from ttt_db.ais.protocol import AI, NamedAI
 from ttt_db.errors import AIMisbehaved, DatabaseDamagedError, InputError, StopRequested
@@ -40,15 +41,97 @@ def misbehaviour(board: str, error: BaseException, doing: str = "raised") -> AIM
     return AIMisbehaved(board, f"the AI {doing} {type(error).__name__}{said}", raised_where(error))
 
 
-def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
-    """The AI's candidates at `board`, sorted and validated; AIMisbehaved if unusable. The
-    answer is read lazily and refused at its first bad move, however long it is."""
+Policy = dict[int, Fraction]
+"""An AI's answer at a board as move probabilities: every move it may play with its probability,
+exact, summing to 1 (a collection of moves is each of them with the same probability)."""
+
+PROBABILITY_TOLERANCE: Final = 1e-9
+"""How far from 1 an AI's probabilities may sum (floats rarely sum to 1 exactly); they are then
+scaled to sum to 1 exactly."""
+
+
+def _answer_of(ai: AI, board: str) -> Collection[int]:
+    """The AI's raw answer at `board`; any exception of its own an AIMisbehaved."""
     try:
-        answer: Collection[int] = ai(board)
+        return ai(board)
     except (AIMisbehaved, DatabaseDamagedError, StopRequested):  # never the AI's fault
         raise
     except (Exception, SystemExit) as error:  # the AI is foreign code: any exception is its failure
         raise misbehaviour(board, error) from None
+
+
+def answer_at(ai: AI, board: str) -> tuple[int, ...] | Policy:
+    """The AI's answer at `board`, validated: its moves, sorted, or its move probabilities where it
+    gave them (a mapping move -> probability, or (move, probability) pairs); AIMisbehaved if
+    unusable (a move off the board or taken, a negative, NaN or non-number probability, a sum
+    off 1)."""
+    answer = _answer_of(ai, board)
+    if _gives_probabilities(answer):
+        return read_policy(board, answer)
+    return _moves_of(board, answer)
+
+
+def policy_at(ai: AI, board: str) -> Policy:
+    """The AI's move probabilities at `board` (`answer_at`): as given, or its moves uniformly."""
+    return as_policy(answer_at(ai, board))
+
+
+def as_policy(answer: tuple[int, ...] | Policy) -> Policy:
+    """An answer as move probabilities: moves each with the same probability."""
+    if isinstance(answer, dict):
+        return answer
+    return {move: Fraction(1, len(answer)) for move in answer}
+
+
+def _gives_probabilities(answer: object) -> bool:
+    if isinstance(answer, Mapping):
+        return True
+    return (
+        isinstance(answer, list | tuple)
+        and bool(answer)
+        and all(isinstance(item, tuple | list) and len(item) == 2 for item in answer)
+    )
+
+
+def read_policy(board: str, answer: object) -> Policy:
+    """Move probabilities read from a mapping or from pairs, checked at `board`, as exact fractions
+    summing to 1 (moves with probability 0 left out)."""
+    items = answer.items() if isinstance(answer, Mapping) else answer
+    given: dict[int, Fraction] = {}
+    try:
+        pairs = list(items)  # type: ignore[call-overload]
+    except (Exception, SystemExit) as error:
+        raise misbehaviour(board, error, "raised while its answer was read:") from None
+    for move, probability in pairs:
+        if isinstance(move, bool) or not isinstance(move, SupportsIndex):
+            raise AIMisbehaved(board, f"the AI gave a probability to {move!r:.80}, not a cell index")
+        cell = operator.index(move)
+        if not 0 <= cell < len(board) or board[cell] != EMPTY:
+            where = "off the board" if not 0 <= cell < len(board) else f"a cell taken by {board[cell]}"
+            raise AIMisbehaved(board, f"the AI gave a probability to {cell}, {where}")
+        try:
+            exact = Fraction(probability)
+        except (TypeError, ValueError, OverflowError):
+            raise AIMisbehaved(
+                board, f"the AI gave move {cell} the probability {probability!r:.80}, not a number"
+            ) from None
+        if exact < 0:
+            raise AIMisbehaved(board, f"the AI gave move {cell} a negative probability, {probability!r:.80}")
+        given[cell] = given.get(cell, Fraction(0)) + exact
+    total = sum(given.values(), Fraction(0))
+    if abs(total - 1) > PROBABILITY_TOLERANCE:
+        raise AIMisbehaved(board, f"the AI's probabilities sum to {float(total):.12g}, not 1")
+    return {move: probability / total for move, probability in sorted(given.items()) if probability > 0}
+
+
+def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
+    """The AI's candidates at `board`, sorted and validated; AIMisbehaved if unusable. The
+    answer is read lazily and refused at its first bad move, however long it is; an answer of
+    probabilities is the moves it gives a probability above 0."""
+    return tuple(answer_at(ai, board))
+
+
+def _moves_of(board: str, answer: Collection[int]) -> tuple[int, ...]:
     if type(answer) is tuple or type(answer) is list:
         size = len(board)
         for move in answer:
@@ -135,7 +218,8 @@ def answer_within(ai: AI, seconds: float) -> AI:
 
     def limited(board: str) -> Collection[int]:
         with time_limit(board, seconds):
-            return list(ai(board))
+            answer = ai(board)
+            return dict(answer) if isinstance(answer, Mapping) else list(answer)  # read within the limit
 
     return limited
 

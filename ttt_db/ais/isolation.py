@@ -13,7 +13,7 @@ code) is killed, `KILL_GRACE` seconds later, and a fresh process answers the nex
 worker limits its own address space to `memory_mb`, ignores Ctrl-C and SIGTERM (they are the
 parent's to handle, which stops the worker as it unwinds; a KeyboardInterrupt the AI raises
 itself is its own fault), writes whatever the AI prints to ttt-db's stderr, dies with its parent,
-and validates each answer with `candidate_moves` so that a failure keeps its board, its reason
+and validates each answer with `answer_at` so that a failure keeps its board, its reason
 and the `path:line` of the user's code. Built-in AIs are ttt-db's own code and run in the
 calling process (`answer_within` limits their time).
 """
@@ -33,10 +33,11 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any, Final
 
 import ttt_db.ais.limits as limits_module
-from ttt_db.ais.calling import answer_within, candidate_moves, misbehaviour, time_limit
+from ttt_db.ais.calling import Policy, answer_at, answer_within, misbehaviour, time_limit
 from ttt_db.ais.limits import Limits
 from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
@@ -210,6 +211,8 @@ class IsolatedAI:
         self._since = time.monotonic()
         self._next_notice = limits_module.WAITING_NOTICE_SECONDS
         self._say_dropped(board)
+        if "probabilities" in reply:
+            return {int(move): Fraction(p) for move, p in reply["probabilities"]}
         if "moves" in reply:
             return tuple(reply["moves"])
         raise AIMisbehaved(board, str(reply.get("reason")), reply.get("where"))
@@ -399,14 +402,22 @@ def _die_with_parent() -> None:
         pass
 
 
+def _answer_document(answer: tuple[int, ...] | Policy) -> dict[str, Any]:
+    """An answer as the worker sends it: its moves, and its probabilities (exact, as text) where
+    the AI gave them."""
+    if isinstance(answer, dict):
+        return {"moves": list(answer), "probabilities": [[move, str(p)] for move, p in answer.items()]}
+    return {"moves": list(answer)}
+
+
 def _answer(ai: Any, board: str, seconds: float | None, late: str | None = None) -> dict[str, Any]:
     """The AI's answer at `board`, validated, within `seconds` (its reading included), or what
     went wrong."""
     try:
         if seconds is None:
-            return {"moves": list(candidate_moves(ai, board))}
+            return _answer_document(answer_at(ai, board))
         with time_limit(board, seconds, late):
-            return {"moves": list(candidate_moves(ai, board))}
+            return _answer_document(answer_at(ai, board))
     except AIMisbehaved as error:
         return {"reason": error.reason[:_REASON_CHARS], "where": error.where}
     except BaseException as error:  # KeyboardInterrupt, GeneratorExit, MemoryError...: all the AI's

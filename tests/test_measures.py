@@ -1,0 +1,192 @@
+"""How good a policy is, exactly (issue 35): every measure held to tests/reference.py's plain
+recursive expectation over the game tree, for deterministic, stochastic and asymmetric policies
+and for one that answers probabilities; the loss decomposition adding up; bad probabilities
+failing their board; `ttt-db score` as text and JSON, a user's plug-in included; OpenSpiel's own
+exploitability on a small m,n,k game."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import reference
+
+from ttt_db.ais.calling import policy_at
+from ttt_db.ais.protocol import NamedAI
+from ttt_db.ais.registry import load_ai
+from ttt_db.checks.measures import OPPONENTS, measure_policy
+from ttt_db.checks.report import run_checks
+from ttt_db.errors import AIMisbehaved
+from ttt_db.store.database import SolutionDatabase
+
+
+def _uniform(moves) -> dict[int, Fraction]:
+    return {move: Fraction(1, len(moves)) for move in moves}
+
+
+def _epsilon_first_free(board: str) -> dict[int, float]:
+    """A learner's shape: the first free cell with probability 0.7, the rest uniformly."""
+    free = [cell for cell, mark in enumerate(board) if mark == "."]
+    if len(free) == 1:
+        return {free[0]: 1.0}
+    rest = 0.3 / (len(free) - 1)
+    return {cell: (0.7 if cell == free[0] else rest) for cell in free}
+
+
+def _held_to_reference(measures, policy) -> None:
+    expected = reference.policy_expectations(policy)
+    for seat, measured in measures.seats.items():
+        assert measured.value == expected[seat]["value"]
+        for opponent in OPPONENTS:
+            assert measured.against[opponent].score == expected[seat][opponent], (seat, opponent)
+            outcome = measured.against[opponent]
+            assert outcome.win + outcome.draw + outcome.loss == 1
+        assert measured.lost == sum(measured.lost_by_depth.values())  # the decomposition adds up
+    br = sum(expected[seat]["best_response"] for seat in ("o", "x"))
+    assert measures.nash_conv == -br and measures.exploitability == -br / 2
+
+
+@pytest.mark.parametrize("name", ["perfect", "ai1s", "ai2s", "ai14s"])
+def test_the_built_in_ais_measures_are_the_references(db: SolutionDatabase, name: str) -> None:
+    ai = load_ai(name, lambda: db)
+    measures = measure_policy(ai, db)
+    _held_to_reference(measures, lambda board: _uniform(ai.play(board)))
+    if name == "perfect":
+        assert measures.exploitability == 0 and all(seat.lost == 0 for seat in measures.seats.values())
+    if name == "ai1s":  # deterministic and asymmetric: its positions, not classes
+        assert measures.seats["o"].against["perfect"].loss == 1
+
+
+def test_a_policy_of_probabilities_is_measured_as_given(db: SolutionDatabase) -> None:
+    named = NamedAI("eps", _epsilon_first_free, None, "0.7 on the first free cell")
+    measures = measure_policy(named, db)
+
+    def exact(board: str) -> dict[int, Fraction]:
+        return policy_at(_epsilon_first_free, board)
+
+    _held_to_reference(measures, exact)
+    costs = measures.seats["o"].costliest
+    assert costs and costs == sorted(costs, key=lambda cost: -cost.share)
+    assert all(sum(p for _, p, _ in cost.moves) == 1 for cost in costs)
+
+
+def test_a_rare_losing_move_is_not_solved_yet_barely_exploitable(db: SolutionDatabase) -> None:
+    """Perfect but for 1e-6 on a losing move at one board: the check says not solved, and its
+    exploitability is above 0 and tiny."""
+    perfect = load_ai("perfect", lambda: db).play
+    board_of_slip = "....o...."  # x's reply to the centre: an edge loses
+
+    def slipping(board: str) -> dict[int, float]:
+        best = perfect(board)
+        if board != board_of_slip:
+            return {move: 1 / len(best) for move in best}
+        return {**{move: (1 - 1e-6) / len(best) for move in best}, 1: 1e-6}
+
+    assert 1 not in perfect(board_of_slip)
+    named = NamedAI("slips", slipping, None, "perfect but for 1e-6")
+    assert run_checks(named, db, weak=False).solved is False
+    measures = measure_policy(named, db)
+    assert 0 < measures.exploitability < Fraction(1, 10**5)
+    assert measures.seats["o"].lost == 0 and measures.seats["x"].lost > 0
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ({4: 0.5, 1: 0.6}, "the AI's probabilities sum to 1.1, not 1"),
+        ({4: 1.5, 1: -0.5}, "the AI gave move 1 a negative probability, -0.5"),
+        ({4: math.nan}, "the AI gave move 4 the probability nan, not a number"),
+        ({4: 0.5, 9: 0.5}, "the AI gave a probability to 9, off the board"),
+        ([(0, 0.5), (4, 0.5)], "the AI gave a probability to 0, a cell taken by o"),
+    ],
+)
+def test_bad_probabilities_fail_their_board_with_the_reason(answer: object, reason: str) -> None:
+    with pytest.raises(AIMisbehaved) as raised:
+        policy_at(lambda board: answer, "o........")
+    assert raised.value.reason == reason
+
+
+def test_pairs_and_near_one_sums_are_read_exactly() -> None:
+    assert policy_at(lambda board: [(1, 0.25), (2, 0.75)], "o........") == {1: Fraction(1, 4), 2: Fraction(3, 4)}
+    third = 1 / 3
+    assert policy_at(lambda board: {1: third, 2: third, 3: third}, "o........") == _uniform([1, 2, 3])
+    assert policy_at(lambda board: {1: 1.0, 2: 0.0}, "o........") == {1: Fraction(1)}  # support only
+
+
+def test_score_prints_every_measure_and_json(run, db: SolutionDatabase) -> None:
+    text = run("score", "ai2s", "--show", "2")
+    assert text.exit_code == 0, text.output
+    measures = measure_policy(load_ai("ai2s", lambda: db), db)
+    lines = text.stdout.splitlines()
+    assert lines[0] == f"ai2s on 3x3k3: exact, over the {measures.asked:,} positions its play reaches"
+    o_perfect = measures.seats["o"].against["perfect"]
+    assert f"against perfect play:     win {float(o_perfect.win):7.2%}, draw {float(o_perfect.draw):7.2%}" in lines[2]
+    assert lines[-1].startswith(f"NashConv {float(measures.nash_conv):.6g}, exploitability ")
+    document = json.loads(run("score", "ai2s", "--json").stdout)
+    assert document["exact"]["exploitability"] == str(measures.exploitability)
+    assert document["seats"]["x"]["against"]["random"]["exact"]["win"] == str(measures.seats["x"].against["random"].win)
+    assert len(document["seats"]["o"]["costliest"]) == 5
+
+
+def test_score_asks_a_users_plug_in_in_its_own_process_and_keeps_its_probabilities(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, db: SolutionDatabase
+) -> None:
+    (tmp_path / "eps_bot.py").write_text(
+        "def play(board):\n"
+        "    free = [cell for cell, mark in enumerate(board) if mark == '.']\n"
+        "    if len(free) == 1:\n"
+        "        return {free[0]: 1.0}\n"
+        "    rest = 0.3 / (len(free) - 1)\n"
+        "    return {cell: (0.7 if cell == free[0] else rest) for cell in free}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = run("score", "eps_bot.py:play", "--json")
+    assert result.exit_code == 0, result.output
+    in_process = measure_policy(NamedAI("eps", _epsilon_first_free, None, ""), db)
+    assert json.loads(result.stdout)["exact"]["nash_conv"] == str(in_process.nash_conv)
+
+
+def test_a_game_too_large_to_measure_by_position_is_refused_before_any_build(run, tmp_path: Path) -> None:
+    refused = run("score", "ai1s", "--game", "4x4k4", "--db", str(tmp_path / "big.sqlite"))
+    assert refused.exit_code == 2
+    assert "games of at most 12 cells; 4x4k4 has 16" in refused.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_uniform_randoms_exploitability_is_openspiels(tmp_path: Path) -> None:
+    """OpenSpiel's `exploitability` walks the tree (tens of seconds on tic-tac-toe, which the
+    benchmark compares); here on the 2x3 board with k=2, its `mnk` game."""
+    pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: pip install 'ttt-db[openspiel]'")
+    from open_spiel.python import policy as spiel_policy
+    from open_spiel.python.algorithms import exploitability
+
+    from ttt_db.build import build_database
+    from ttt_db.game.definition import Game
+    from ttt_db.store.database import open_database
+
+    game = Game.parse("2x3k2")
+    build_database(tmp_path / "small.sqlite", game=game)
+    spiel_game = pyspiel.load_game("mnk(m=3,n=2,k=2)")  # m columns, n rows
+    theirs = exploitability.exploitability(spiel_game, spiel_policy.UniformRandomPolicy(spiel_game))
+    with open_database(tmp_path / "small.sqlite") as small:
+        ours = measure_policy(load_ai("ai2s", lambda: small, game=game), small).exploitability
+    assert math.isclose(float(ours), theirs, rel_tol=1e-12)
+
+
+def test_the_worked_example_in_checks_md_is_the_measures(db: SolutionDatabase) -> None:
+    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "checks.md").read_text().split())
+    random_ai = measure_policy(load_ai("ai2s", lambda: db), db)
+    o = random_ai.seats["o"].against["perfect"]
+    assert f"draws {float(o.draw):.2%} of its games and loses {float(o.loss):.2%}" in text
+    assert f"(expected score {float(o.score):+.4f})" in text
+    moves_made = ", ".join(str(depth) for depth in sorted(random_ai.seats["o"].lost_by_depth))
+    assert moves_made == "2, 4, 6" and "at moves 2, 4 and 6" in text
+    perfect = measure_policy(load_ai("perfect", lambda: db), db)
+    assert f"wins {float(perfect.seats['o'].against['random'].win):.2%}, not the" in text
+    assert (
+        f"exploitability is {float(random_ai.exploitability):.6g} (NashConv {float(random_ai.nash_conv):.6g})" in text
+    )
+    assert measure_policy(load_ai("ai14s", lambda: db), db).exploitability == 0

@@ -1,0 +1,303 @@
+"""How good a policy is, exactly: its outcome probabilities from the empty board against the
+perfect player (uniform among the database's best moves), a best response (the worst case) and
+uniform random play, in either seat; NashConv and exploitability in OpenSpiel's units (self-play
+policy, both seats); and where it loses its points against perfect play.
+
+Every figure is an exact fraction, computed over positions (not histories): a position's outcome
+distribution is the same however it was reached, so each is computed once. The policy is asked
+only at the positions its own play reaches, with every reply of the opponent. An AI that answers
+a collection of moves plays each with the same probability; one that answers probabilities
+(`ttt_db.ais.calling.answer_at`) plays them as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from html import escape
+from typing import Any, Final, Literal
+
+from ttt_db.ais.calling import Policy, policy_at
+from ttt_db.ais.protocol import NamedAI
+from ttt_db.errors import InputError
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import EMPTY, Mark, legal_moves, play, score_seen_by, side_to_move, value_score, winner
+from ttt_db.store.database import SolutionDatabase
+
+MEASURED_MAX_CELLS: Final = 12
+"""The largest game measured position by position (in Python, exact): every position of a larger
+game is too many for it."""
+
+Opponent = Literal["perfect", "best_response", "random"]
+OPPONENTS: Final[tuple[Opponent, ...]] = ("perfect", "best_response", "random")
+OPPONENT_NAMES: Final = {"perfect": "perfect play", "best_response": "a best response", "random": "uniform random"}
+SEATS: Final[tuple[Mark, Mark]] = ("o", "x")
+
+ZERO: Final = Fraction(0)
+ONE: Final = Fraction(1)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Win, draw and loss probabilities, for the policy's seat."""
+
+    win: Fraction
+    draw: Fraction
+    loss: Fraction
+
+    @property
+    def score(self) -> Fraction:
+        """The expected score, +1 a win and -1 a loss (OpenSpiel's utility)."""
+        return self.win - self.loss
+
+    def __add__(self, other: Outcome) -> Outcome:
+        return Outcome(self.win + other.win, self.draw + other.draw, self.loss + other.loss)
+
+    def scaled(self, by: Fraction) -> Outcome:
+        return Outcome(self.win * by, self.draw * by, self.loss * by)
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "win": float(self.win),
+            "draw": float(self.draw),
+            "loss": float(self.loss),
+            "score": float(self.score),
+            "exact": {"win": str(self.win), "draw": str(self.draw), "loss": str(self.loss)},
+        }
+
+
+NOTHING: Final = Outcome(ZERO, ZERO, ZERO)
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """A position where the policy gives up expected score against perfect play: how likely it is
+    reached, what the policy loses there (the position's value less its moves' expected value,
+    for the policy's seat), and each move it plays with its probability and value."""
+
+    board: str
+    ply: int
+    reach: Fraction
+    lost: Fraction
+    moves: tuple[tuple[int, Fraction, int], ...]  # (move, probability, value of the move for the mover: 1, 0, -1)
+
+    @property
+    def share(self) -> Fraction:
+        """The expected score this position costs the policy from the start: reach x lost."""
+        return self.reach * self.lost
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "board": self.board,
+            "ply": self.ply,
+            "reach": float(self.reach),
+            "lost": float(self.lost),
+            "share": float(self.share),
+            "moves": [{"move": move, "probability": float(p), "score": score} for move, p, score in self.moves],
+        }
+
+
+@dataclass(frozen=True)
+class SeatMeasures:
+    """The policy in one seat: its outcomes against each opponent, the value of the start with
+    best play (for it), and its points lost against perfect play, by depth and by position."""
+
+    seat: Mark
+    value: int  # the start's value for this seat with best play: 1, 0 or -1
+    against: dict[Opponent, Outcome]
+    lost_by_depth: dict[int, Fraction]
+    costliest: list[Cost]
+
+    @property
+    def lost(self) -> Fraction:
+        """Expected score lost against perfect play: the start's value less the score reached."""
+        return self.value - self.against["perfect"].score
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "value": self.value,
+            "against": {name: outcome.to_document() for name, outcome in self.against.items()},
+            "lost": float(self.lost),
+            "lost_by_depth": {str(depth): float(lost) for depth, lost in sorted(self.lost_by_depth.items())},
+            "costliest": [cost.to_document() for cost in self.costliest],
+        }
+
+
+@dataclass(frozen=True)
+class PolicyMeasures:
+    """Every measure of one policy on one game (`measure_policy`)."""
+
+    ai: str
+    game: Game
+    seats: dict[Mark, SeatMeasures]
+    asked: int  # positions the policy was asked at
+
+    @property
+    def nash_conv(self) -> Fraction:
+        """OpenSpiel's NashConv of the policy playing both seats: what a best response gains over
+        the policy's own play, summed over the two seats (0 for a perfect player)."""
+        return -sum((seat.against["best_response"].score for seat in self.seats.values()), ZERO)
+
+    @property
+    def exploitability(self) -> Fraction:
+        """OpenSpiel's exploitability: NashConv over the two players."""
+        return self.nash_conv / 2
+
+    def to_document(self) -> dict[str, Any]:
+        """`ttt-db score --json` (docs/json.md)."""
+        return {
+            "ai": self.ai,
+            "game": self.game.name,
+            "asked": self.asked,
+            "seats": {seat: measures.to_document() for seat, measures in self.seats.items()},
+            "nash_conv": float(self.nash_conv),
+            "exploitability": float(self.exploitability),
+            "exact": {"nash_conv": str(self.nash_conv), "exploitability": str(self.exploitability)},
+        }
+
+    def _repr_html_(self) -> str:
+        """The measures in a notebook: each seat's outcomes against each opponent, and the
+        exploitability."""
+        rows = []
+        for seat in self.seats.values():
+            for name, outcome in seat.against.items():
+                rows.append(
+                    f"<tr><td>as {seat.seat}</td><td>{OPPONENT_NAMES[name]}</td><td>{float(outcome.win):.1%}</td>"
+                    f"<td>{float(outcome.draw):.1%}</td><td>{float(outcome.loss):.1%}</td>"
+                    f"<td>{float(outcome.score):+.4f}</td></tr>"
+                )
+        return (
+            f"<div><b>{escape(self.ai)}</b> on {escape(self.game.name)}: exploitability "
+            f"{float(self.exploitability):.6g} (NashConv {float(self.nash_conv):.6g})"
+            "<table><tr><th>seat</th><th>against</th><th>win</th><th>draw</th><th>loss</th><th>score</th></tr>"
+            f"{''.join(rows)}</table></div>"
+        )
+
+
+@dataclass
+class _Seat:
+    """One seat's walk: the policy's answers and the positions' values, each looked up once."""
+
+    seat: Mark
+    game: Game
+    policy: Callable[[str], Policy]
+    value_of: Callable[[str], int]  # a position's value for this seat with best play
+    best: Callable[[str], tuple[int, ...]]
+    outcomes: dict[tuple[Opponent, str], Outcome] = field(default_factory=dict)
+
+    def outcome(self, opponent: Opponent, board: str) -> Outcome:
+        """The outcome from `board` of the policy in its seat against `opponent`."""
+        key = (opponent, board)
+        found = self.outcomes.get(key)
+        if found is None:
+            found = self.outcomes[key] = self._outcome(opponent, board)
+        return found
+
+    def _outcome(self, opponent: Opponent, board: str) -> Outcome:
+        won = winner(board, self.game)
+        if won is not None:
+            return Outcome(ONE, ZERO, ZERO) if won == self.seat else Outcome(ZERO, ZERO, ONE)
+        if EMPTY not in board:
+            return Outcome(ZERO, ONE, ZERO)
+        mover = side_to_move(board)
+        if mover == self.seat:
+            return self._mixed(opponent, board, self.policy(board).items())
+        if opponent == "best_response":
+            children = [self.outcome(opponent, play(board, move, mover)) for move in legal_moves(board, self.game)]
+            return min(children, key=lambda outcome: (outcome.score, -outcome.loss))
+        moves = self.best(board) if opponent == "perfect" else legal_moves(board, self.game)
+        share = Fraction(1, len(moves))
+        return self._mixed(opponent, board, ((move, share) for move in moves))
+
+    def _mixed(self, opponent: Opponent, board: str, moves: Iterable[tuple[int, Fraction]]) -> Outcome:
+        mover = side_to_move(board)
+        total = NOTHING
+        for move, probability in moves:
+            total = total + self.outcome(opponent, play(board, move, mover)).scaled(probability)
+        return total
+
+    def costs(self) -> list[Cost]:
+        """Every position where the policy loses expected score against perfect play, with how
+        likely it is reached: reach is carried forward level by level (a position reached by
+        several paths adds them)."""
+        reach: dict[str, Fraction] = {self.game.empty_board: ONE}
+        costs = []
+        for ply in range(self.game.cells + 1):
+            here = {board: p for board, p in reach.items() if board.count(EMPTY) == self.game.cells - ply}
+            for board, p in here.items():
+                if winner(board, self.game) is not None or EMPTY not in board:
+                    continue
+                mover = side_to_move(board)
+                if mover == self.seat:
+                    policy = self.policy(board)
+                    values = {move: self.value_of(play(board, move, mover)) for move in policy}
+                    lost = self.value_of(board) - sum((q * values[move] for move, q in policy.items()), ZERO)
+                    if lost > 0:
+                        moves = tuple((move, q, values[move]) for move, q in policy.items())
+                        costs.append(Cost(board, ply, p, lost, moves))
+                    step = policy.items()
+                else:
+                    best = self.best(board)
+                    step = ((move, Fraction(1, len(best))) for move in best)  # type: ignore[assignment]
+                for move, q in step:
+                    child = play(board, move, mover)
+                    reach[child] = reach.get(child, ZERO) + p * q
+        return costs
+
+
+def refuse_unmeasurable(game: Game) -> None:
+    """InputError for a game too large to measure position by position."""
+    if game.cells > MEASURED_MAX_CELLS:
+        raise InputError(
+            game.name,
+            f"a policy is measured position by position on games of at most {MEASURED_MAX_CELLS} cells; "
+            f"{game.name} has {game.cells}",
+        )
+
+
+def measure_policy(ai: NamedAI, database: SolutionDatabase, *, costliest: int = 10) -> PolicyMeasures:
+    """Every measure of `ai` as a policy on the database's game, exact (games up to
+    MEASURED_MAX_CELLS cells); AIMisbehaved when its answer at a position it reaches is unusable."""
+    game = database.game
+    refuse_unmeasurable(game)
+    answers: dict[str, Policy] = {}
+
+    def policy(board: str) -> Policy:
+        found = answers.get(board)
+        if found is None:
+            found = answers[board] = policy_at(ai.play, board)
+        return found
+
+    values: dict[str, int] = {}
+
+    def mover_value(board: str) -> int:
+        found = values.get(board)
+        if found is None:
+            found = values[board] = value_score(database.core.value_of(board)[0])
+        return found
+
+    best: dict[str, tuple[int, ...]] = {}
+
+    def best_moves(board: str) -> tuple[int, ...]:
+        found = best.get(board)
+        if found is None:
+            found = best[board] = database.best_moves_of(board)
+        return found
+
+    seats = {}
+    for seat in SEATS:
+
+        def value_for(board: str, seat: Mark = seat) -> int:
+            return score_seen_by(mover_value(board), seat, side_to_move(board))
+
+        walk = _Seat(seat, game, policy, value_for, best_moves)
+        against = {opponent: walk.outcome(opponent, game.empty_board) for opponent in OPPONENTS}
+        costs = walk.costs()
+        by_depth: dict[int, Fraction] = {}
+        for cost in costs:
+            by_depth[cost.ply] = by_depth.get(cost.ply, ZERO) + cost.share
+        costs.sort(key=lambda cost: (-cost.share, cost.ply, cost.board))
+        seats[seat] = SeatMeasures(seat, value_for(game.empty_board), against, by_depth, costs[:costliest])
+    return PolicyMeasures(ai.name, game, seats, len(answers))

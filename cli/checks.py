@@ -424,6 +424,15 @@ def score(
     show: Annotated[
         int, typer.Option("--show", min=0, metavar="N", help="How many of the costliest positions to list per seat.")
     ] = 5,
+    against: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--against",
+            metavar="AI",
+            help="Also its outcomes against this AI, exactly (repeatable): perfect@0.9, perfect@0.5, ... as a ladder.",
+            show_default=False,
+        ),
+    ] = None,
     timeout: TimeoutOption = None,
     memory: MemoryOption = DEFAULT_MEMORY_MB,
     import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
@@ -434,7 +443,7 @@ def score(
 ) -> None:
     """How good is the AI, exactly? Its win, draw and loss probabilities from the empty board, as o
     and as x, against the perfect player (uniform among best moves), a best response (its worst
-    case) and uniform random play; its NashConv and exploitability in OpenSpiel's units; and the
+    case), uniform random play and each --against AI; its NashConv and exploitability in OpenSpiel's units; and the
     positions where it loses its points against perfect play (how likely each is reached, what it
     gives up there).
 
@@ -448,13 +457,15 @@ def score(
     from ttt_db.checks.measures import measure_policy, refuse_unmeasurable
 
     refuse_unmeasurable(game)  # before a missing database is built
-    check_ai_name(ai, game)
-    with (
-        open_db(db, game, digest) as database,
-        ai_output_to_stderr(),
-        contained_ai(ai, game, lambda: database, Limits(timeout, memory, import_timeout), waiting=say_waiting) as named,
-    ):
-        measures = measure_policy(named, database, costliest=show)
+    for name in (ai, *(against or ())):
+        check_ai_name(name, game)
+    limits = Limits(timeout, memory, import_timeout)
+    with open_db(db, game, digest) as database, ai_output_to_stderr(), ExitStack() as opened:
+        named, *opponents = (
+            opened.enter_context(contained_ai(name, game, lambda: database, limits, waiting=say_waiting))
+            for name in (ai, *(against or ()))
+        )
+        measures = measure_policy(named, database, costliest=show, against=opponents)
     if as_json:
         print_json(measures.to_document())
     else:
@@ -472,7 +483,7 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
         best = {1: "a win", 0: "a draw", -1: "a loss"}[seat.value]
         lines.append(f"as {seat.seat} (the start is {best} for {seat.seat} with best play):")
         for name, outcome in seat.against.items():
-            against = f"{OPPONENT_NAMES[name]}:"
+            against = f"{OPPONENT_NAMES.get(name, name)}:"
             lines.append(
                 f"  against {against:<17} win {float(outcome.win):7.2%}, draw {float(outcome.draw):7.2%}, "
                 f"loss {float(outcome.loss):7.2%}; expected score {float(outcome.score):+.4f}"

@@ -30,6 +30,7 @@ from ttt_db.cli.render import describe_move, describe_moves, diagram, indented_d
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
+    from ttt_db.ais.limits import Limits
     from ttt_db.ais.protocol import NamedAI
     from ttt_db.game.rules import Mark
     from ttt_db.play.match import MatchResult, Tally
@@ -82,6 +83,14 @@ def match(
     ai2: Annotated[str, typer.Argument(metavar="AI2", help="Its opponent.", show_default=False)],
     games: Annotated[int, typer.Option("-n", "--games", min=0, metavar="N", help="Games on each side.")] = 1000,
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for a reproducible match.")] = None,
+    exact: Annotated[
+        bool,
+        typer.Option(
+            "--exact",
+            help="Instead of playing games, the outcome probabilities an endless match would tally, exactly "
+            "(games of at most 12 cells).",
+        ),
+    ] = False,
     timeout: TimeoutOption = None,
     memory: MemoryOption = DEFAULT_MEMORY_MB,
     import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
@@ -91,12 +100,17 @@ def match(
     game: GameOption = DEFAULT_GAME,
     as_json: JsonOption = False,
 ) -> None:
-    """N games with AI1 as o and N with AI1 as x; every move a uniform random choice among the
-    AI's candidates. Counts and ratios from AI1's side."""
+    """N games with AI1 as o and N with AI1 as x; every move drawn among the AI's candidates,
+    uniformly, or by the probabilities it answers. Counts and ratios from AI1's side. --exact
+    gives the probabilities instead, with no game played."""
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.errors import AIMisbehaved
     from ttt_db.play.match import run_match
+
+    if exact:
+        _exact_match(ai1, ai2, (db, digest, game), Limits(timeout, memory, import_timeout), as_json)
+        return
 
     database: SolutionDatabase | None = None
 
@@ -131,6 +145,37 @@ def match(
         print_json(result.to_document())
     else:
         typer.echo("\n".join(match_lines(ai1, ai2, result, seed, game)))
+
+
+def _exact_match(ai1: str, ai2: str, where: tuple[str | None, str | None, Game], limits: Limits, as_json: bool) -> None:
+    """`match --exact`: AI1's outcome probabilities against AI2, as o and as x."""
+    from ttt_db.ais.isolation import contained_ai
+    from ttt_db.checks.measures import exact_match, refuse_unmeasurable
+    from ttt_db.errors import AIMisbehaved
+
+    db, digest, game = where
+    refuse_unmeasurable(game)
+    try:
+        with (
+            open_db(db, game, digest) as database,
+            ai_output_to_stderr(),
+            contained_ai(ai1, game, lambda: database, limits, waiting=say_waiting) as first,
+            contained_ai(ai2, game, lambda: database, limits, waiting=say_waiting) as second,
+        ):
+            outcomes = exact_match(first, second, game)
+    except AIMisbehaved as error:
+        raise fail(f"an AI misbehaved {error}") from None
+    if as_json:
+        print_json(
+            {"ai1": ai1, "ai2": ai2, "game": game.name, **{side: o.to_document() for side, o in outcomes.items()}}
+        )
+        return
+    typer.echo(f"{ai1} vs {ai2}, exactly (every game an endless match would play, by its probability)")
+    typer.echo(f"{'':<6}{'win':>10}{'loss':>10}{'draw':>10}  expected score   (from {ai1}'s side)")
+    for side, outcome in outcomes.items():
+        shares = (outcome.win, outcome.loss, outcome.draw)
+        cells = "".join(f"{float(share):>10.4%}" for share in shares)
+        typer.echo(f"{'as ' + side:<6}{cells}  {float(outcome.score):+.6f}")
 
 
 def play_help(game: Game) -> str:

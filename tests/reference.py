@@ -521,3 +521,25 @@ def _seat_expectations(policy, rules: Rules, seat: str) -> dict[str, Fraction]:
 
 def play_at(board: str, move: int, mark: str) -> str:
     return board[:move] + mark + board[move + 1 :]
+
+
+def match_expectation(mine, theirs, seat: str, rules: Rules = TICTACTOE) -> tuple[Fraction, Fraction, Fraction]:
+    """(win, draw, loss) probabilities of policy `mine` in `seat` against policy `theirs`, from the
+    empty board: a plain recursion over the game tree, memoised by board."""
+
+    @cache
+    def expect(board: str) -> tuple[Fraction, Fraction, Fraction]:
+        won = rules.winner(board)
+        if won is not None:
+            return (Fraction(1), Fraction(0), Fraction(0)) if won == seat else (Fraction(0), Fraction(0), Fraction(1))
+        if not rules.children(board):
+            return (Fraction(0), Fraction(1), Fraction(0))
+        mover = rules.mover(board)
+        policy = mine if mover == seat else theirs
+        total = [Fraction(0)] * 3
+        for move, p in policy(board).items():
+            for i, share in enumerate(expect(play_at(board, move, mover))):
+                total[i] += Fraction(p) * share
+        return (total[0], total[1], total[2])
+
+    return expect(rules.empty)

@@ -189,4 +189,62 @@ def test_the_worked_example_in_checks_md_is_the_measures(db: SolutionDatabase) -
     assert (
         f"exploitability is {float(random_ai.exploitability):.6g} (NashConv {float(random_ai.nash_conv):.6g})" in text
     )
-    assert measure_policy(load_ai("ai14s", lambda: db), db).exploitability == 0
+    rules = measure_policy(load_ai("ai14s", lambda: db), db)
+    assert rules.exploitability == 0
+    assert f"nearer ai14s's figure: {float(rules.seats['o'].against['random'].win):.2%}, as o" in text
+
+
+def _graded(skill: Fraction):
+    def policy(board: str) -> dict[int, Fraction]:
+        best = reference.best_moves(board)
+        legal = [cell for cell, mark in enumerate(board) if mark == "."]
+        chosen = {move: (1 - skill) / len(legal) for move in legal}
+        for move in best:
+            chosen[move] += skill / len(best)
+        return {move: p for move, p in chosen.items() if p}
+
+    return policy
+
+
+def test_perfect_at_p_plays_a_best_move_with_probability_p(db: SolutionDatabase) -> None:
+    graded = load_ai("perfect@0.9", lambda: db)
+    assert graded.name == "perfect@0.9"
+    expected = _graded(Fraction(9, 10))
+    playing = [board for board in reference.reachable() if not reference.TICTACTOE.finished(board)]
+    for board in playing[::37]:
+        assert policy_at(graded.play, board) == expected(board), board
+    assert policy_at(load_ai("perfect@1", lambda: db).play, "o........") == _uniform(reference.best_moves("o........"))
+    assert run_checks(graded, db, weak=False).solved is False  # its support is every move
+
+
+@pytest.mark.parametrize(("first", "second"), [("perfect@0.9", "ai2s"), ("ai14s", "perfect@0.5"), ("ai1s", "ai2s")])
+def test_an_exact_match_is_the_references(db: SolutionDatabase, first: str, second: str) -> None:
+    from ttt_db.checks.measures import exact_match
+
+    one, two = load_ai(first, lambda: db), load_ai(second, lambda: db)
+    outcomes = exact_match(one, two, db.game)
+    for seat in ("o", "x"):
+        expected = reference.match_expectation(
+            lambda board: policy_at(one.play, board), lambda board: policy_at(two.play, board), seat
+        )
+        assert (outcomes[seat].win, outcomes[seat].draw, outcomes[seat].loss) == expected
+
+
+def test_perfect_never_loses_an_exact_match_and_sampled_games_follow_the_probabilities(
+    run, db: SolutionDatabase
+) -> None:
+    from ttt_db.checks.measures import exact_match
+    from ttt_db.play.match import run_match
+
+    perfect = load_ai("perfect", lambda: db)
+    for opponent in ("ai1s", "ai2s", "ai14s", "perfect@0.3"):
+        outcomes = exact_match(perfect, load_ai(opponent, lambda: db), db.game)
+        assert outcomes["o"].loss == outcomes["x"].loss == 0, opponent
+    graded = load_ai("perfect@0.9", lambda: db)
+    exact = exact_match(graded, load_ai("ai2s", lambda: db), db.game)["o"]
+    games = 20_000
+    sampled = run_match(graded.play, load_ai("ai2s", lambda: db).play, games, game=db.game, seed=7).as_o
+    spread = 5 * math.sqrt(float(exact.win * (1 - exact.win)) / games)  # five standard deviations
+    assert abs(sampled.win / games - float(exact.win)) < spread
+    text = run("match", "perfect@0.9", "ai2s", "--exact").stdout.splitlines()
+    assert text[2].startswith("as o") and f"{float(exact.win):.4%}" in text[2]

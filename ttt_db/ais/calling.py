@@ -270,6 +270,14 @@ class AIMove:
 
 def choose_move(ai: NamedAI, board: Board, rng: random.Random) -> AIMove:
     """`ai`'s candidates at `board` (asked in the database's convention, o first) and one of them
-    drawn uniformly by `rng`; AIMisbehaved when its answer is unusable."""
-    candidates = candidate_moves(ai.play, board.stored_cells)
-    return AIMove(ai.name, board, candidates, rng.choice(candidates))
+    drawn by `rng` (`draw_move`); AIMisbehaved when its answer is unusable."""
+    answer = answer_at(ai.play, board.stored_cells)
+    return AIMove(ai.name, board, tuple(answer), draw_move(answer, rng))
+
+
+def draw_move(answer: tuple[int, ...] | Policy, rng: random.Random) -> int:
+    """One move of an answer: uniformly among its moves, or by its probabilities."""
+    if isinstance(answer, tuple):
+        return rng.choice(answer)
+    moves = list(answer)
+    return rng.choices(moves, weights=[float(answer[move]) for move in moves])[0]

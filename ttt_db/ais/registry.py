@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.plugins import load_user_ai
@@ -17,7 +18,7 @@ from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import search_ai
 from ttt_db.errors import AINotForGameError, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
-from ttt_db.game.rules import EMPTY, empty_cells
+from ttt_db.game.rules import EMPTY, empty_cells, legal_moves
 from ttt_db.search.algorithms import PARAMETERISED_EXAMPLES, parse_depth, parse_seconds
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def database_ai(database: SolutionDatabase, *, shortest: bool) -> AI:
     return perfect
 
 
-Parameter = int | float | None
+Parameter = int | float | Fraction | None
 Maker = Callable[[Parameter, "DatabaseProvider | None", Game], AI]
 
 
@@ -69,12 +70,27 @@ def _plain(ai: AI) -> Maker:
 
 
 def _from_database(shortest: bool) -> Maker:
-    def make(_parameter: Parameter, database: DatabaseProvider | None, _game: Game) -> AI:
+    def make(parameter: Parameter, database: DatabaseProvider | None, game: Game) -> AI:
         if database is None:
             raise UnknownAIError("perfect-shortest" if shortest else "perfect", "needs a database")
-        return database_ai(database(), shortest=shortest)
+        perfect = database_ai(database(), shortest=shortest)
+        return perfect if parameter is None else graded_ai(perfect, Fraction(parameter), game)
 
     return make
+
+
+def graded_ai(perfect: AI, skill: Fraction, game: Game) -> AI:
+    """A perfect player of skill `skill`: a best move with probability `skill`, else a uniformly
+    random one (GamesmanUni's skill slider), answered as move probabilities."""
+
+    def graded(board: str) -> dict[int, Fraction]:
+        best, legal = perfect(board), legal_moves(board, game)
+        policy = {move: (1 - skill) / len(legal) for move in legal}
+        for move in best:
+            policy[move] += skill / len(best)
+        return {move: p for move, p in policy.items() if p > 0}
+
+    return graded
 
 
 def _parameter(entry: BuiltinAI, spec: str, text: str, game: Game) -> Parameter:
@@ -85,6 +101,13 @@ def _parameter(entry: BuiltinAI, spec: str, text: str, game: Game) -> Parameter:
         if text:
             raise UnknownAIError(spec, f"{base} takes no parameter")
         return None
+    if entry.parameter is Fraction:
+        if not text:
+            return None
+        skill = parse_probability(text)
+        if skill is None:
+            raise UnknownAIError(spec, f"{base}@P needs a probability P from 0 to 1, as in {base}@0.9")
+        return skill
     if entry.parameter is int:
         depth = parse_depth(text, game)
         if depth is None:
@@ -94,6 +117,15 @@ def _parameter(entry: BuiltinAI, spec: str, text: str, game: Game) -> Parameter:
     if seconds is None:
         raise UnknownAIError(spec, f"{base} needs a number of seconds above 0, as in {base}@0.1")
     return seconds
+
+
+def parse_probability(text: str) -> Fraction | None:
+    """A probability from 0 to 1 as written ("0.9", "9/10"), exact; None if it is not one."""
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+    return value if 0 <= value <= 1 else None
 
 
 BUILTIN_AIS: tuple[BuiltinAI, ...] = (
@@ -106,8 +138,20 @@ BUILTIN_AIS: tuple[BuiltinAI, ...] = (
         _plain(ai14s),
         tictactoe_only=True,
     ),
-    BuiltinAI("perfect", "database lookup: every best move", True, _from_database(False)),
-    BuiltinAI("perfect-shortest", "database lookup: win fastest, lose slowest", True, _from_database(True)),
+    BuiltinAI(
+        "perfect",
+        "database lookup: every best move (perfect@P: a best move with probability P, else random)",
+        True,
+        _from_database(False),
+        Fraction,
+    ),
+    BuiltinAI(
+        "perfect-shortest",
+        "database lookup: win fastest, lose slowest (@P as for perfect)",
+        True,
+        _from_database(True),
+        Fraction,
+    ),
     BuiltinAI("minimax-tt", "full-depth minimax with a table of exact values, no database", True, None),
     BuiltinAI("minimax-tt-shortest", "minimax-tt on shortest-victory scores", True, None),
     BuiltinAI("alphabeta", "alpha-beta with a symmetric transposition table, no database", True, None),
@@ -153,7 +197,8 @@ def _named_builtin(spec: str, game: Game) -> tuple[BuiltinAI, Parameter, str]:
     if refusal is not None:
         raise AINotForGameError(spec, game.name, f"it {refusal}")
     parameter = _parameter(entry, spec, text, game)
-    return entry, parameter, base if parameter is None else f"{base}@{parameter:g}"  # one spelling: dls@01 is dls@1
+    spelt = None if parameter is None else f"{float(parameter):g}"  # one spelling: dls@01 is dls@1
+    return entry, parameter, base if spelt is None else f"{base}@{spelt}"
 
 
 def check_ai_name(spec: str, game: Game) -> None:
@@ -179,7 +224,7 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
         play, search = search_ai(name, game)
     else:
         play = entry.make(parameter, database, game)
-    core_answer = {"perfect": "best", "perfect-shortest": "fastest"}.get(base)
+    core_answer = {"perfect": "best", "perfect-shortest": "fastest"}.get(base) if parameter is None else None
     return NamedAI(name, play, entry.symmetric, entry.summary, entry.deterministic, core_answer, search)
 
 

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from html import escape
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from ttt_db.ais.calling import Policy, policy_at
+from ttt_db.ais.calling import Policy, as_policy, policy_at
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.errors import InputError
 from ttt_db.game.definition import Game
@@ -29,9 +29,10 @@ MEASURED_MAX_CELLS: Final = 12
 """The largest game measured position by position (in Python, exact): every position of a larger
 game is too many for it."""
 
-Opponent = Literal["perfect", "best_response", "random"]
-OPPONENTS: Final[tuple[Opponent, ...]] = ("perfect", "best_response", "random")
+OPPONENTS: Final = ("perfect", "best_response", "random")
+"""The opponents every policy is measured against; `against` adds AIs by name."""
 OPPONENT_NAMES: Final = {"perfect": "perfect play", "best_response": "a best response", "random": "uniform random"}
+BEST_RESPONSE: Final = "best_response"
 SEATS: Final[tuple[Mark, Mark]] = ("o", "x")
 
 ZERO: Final = Fraction(0)
@@ -105,7 +106,7 @@ class SeatMeasures:
 
     seat: Mark
     value: int  # the start's value for this seat with best play: 1, 0 or -1
-    against: dict[Opponent, Outcome]
+    against: dict[str, Outcome]  # by opponent: OPPONENTS, then the AIs asked for by name
     lost_by_depth: dict[int, Fraction]
     costliest: list[Cost]
 
@@ -163,8 +164,9 @@ class PolicyMeasures:
         rows = []
         for seat in self.seats.values():
             for name, outcome in seat.against.items():
+                against = escape(OPPONENT_NAMES.get(name, name))
                 rows.append(
-                    f"<tr><td>as {seat.seat}</td><td>{OPPONENT_NAMES[name]}</td><td>{float(outcome.win):.1%}</td>"
+                    f"<tr><td>as {seat.seat}</td><td>{against}</td><td>{float(outcome.win):.1%}</td>"
                     f"<td>{float(outcome.draw):.1%}</td><td>{float(outcome.loss):.1%}</td>"
                     f"<td>{float(outcome.score):+.4f}</td></tr>"
                 )
@@ -176,26 +178,28 @@ class PolicyMeasures:
         )
 
 
+PolicyOf = Callable[[str], Policy]
+
+
 @dataclass
 class _Seat:
-    """One seat's walk: the policy's answers and the positions' values, each looked up once."""
+    """One seat's walk: the policy's answers and the positions' values, each looked up once; an
+    opponent is a policy, or None for the best response."""
 
     seat: Mark
     game: Game
-    policy: Callable[[str], Policy]
-    value_of: Callable[[str], int]  # a position's value for this seat with best play
-    best: Callable[[str], tuple[int, ...]]
-    outcomes: dict[tuple[Opponent, str], Outcome] = field(default_factory=dict)
+    policy: PolicyOf
+    outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
 
-    def outcome(self, opponent: Opponent, board: str) -> Outcome:
-        """The outcome from `board` of the policy in its seat against `opponent`."""
-        key = (opponent, board)
+    def outcome(self, name: str, opponent: PolicyOf | None, board: str) -> Outcome:
+        """The outcome from `board` of the policy in its seat against `opponent` (named `name`)."""
+        key = (name, board)
         found = self.outcomes.get(key)
         if found is None:
-            found = self.outcomes[key] = self._outcome(opponent, board)
+            found = self.outcomes[key] = self._outcome(name, opponent, board)
         return found
 
-    def _outcome(self, opponent: Opponent, board: str) -> Outcome:
+    def _outcome(self, name: str, opponent: PolicyOf | None, board: str) -> Outcome:
         won = winner(board, self.game)
         if won is not None:
             return Outcome(ONE, ZERO, ZERO) if won == self.seat else Outcome(ZERO, ZERO, ONE)
@@ -203,25 +207,21 @@ class _Seat:
             return Outcome(ZERO, ONE, ZERO)
         mover = side_to_move(board)
         if mover == self.seat:
-            return self._mixed(opponent, board, self.policy(board).items())
-        if opponent == "best_response":
-            children = [self.outcome(opponent, play(board, move, mover)) for move in legal_moves(board, self.game)]
+            chosen = self.policy(board)
+        elif opponent is None:
+            children = [self.outcome(name, opponent, play(board, m, mover)) for m in legal_moves(board, self.game)]
             return min(children, key=lambda outcome: (outcome.score, -outcome.loss))
-        moves = self.best(board) if opponent == "perfect" else legal_moves(board, self.game)
-        share = Fraction(1, len(moves))
-        return self._mixed(opponent, board, ((move, share) for move in moves))
-
-    def _mixed(self, opponent: Opponent, board: str, moves: Iterable[tuple[int, Fraction]]) -> Outcome:
-        mover = side_to_move(board)
+        else:
+            chosen = opponent(board)
         total = NOTHING
-        for move, probability in moves:
-            total = total + self.outcome(opponent, play(board, move, mover)).scaled(probability)
+        for move, probability in chosen.items():
+            total = total + self.outcome(name, opponent, play(board, move, mover)).scaled(probability)
         return total
 
-    def costs(self) -> list[Cost]:
-        """Every position where the policy loses expected score against perfect play, with how
+    def costs(self, value_of: Callable[[str], int], perfect: PolicyOf) -> list[Cost]:
+        """Every position where the policy loses expected score against `perfect` play, with how
         likely it is reached: reach is carried forward level by level (a position reached by
-        several paths adds them)."""
+        several paths adds them); `value_of` is a position's value for this seat with best play."""
         reach: dict[str, Fraction] = {self.game.empty_board: ONE}
         costs = []
         for ply in range(self.game.cells + 1):
@@ -230,18 +230,14 @@ class _Seat:
                 if winner(board, self.game) is not None or EMPTY not in board:
                     continue
                 mover = side_to_move(board)
+                policy = self.policy(board) if mover == self.seat else perfect(board)
                 if mover == self.seat:
-                    policy = self.policy(board)
-                    values = {move: self.value_of(play(board, move, mover)) for move in policy}
-                    lost = self.value_of(board) - sum((q * values[move] for move, q in policy.items()), ZERO)
+                    values = {move: value_of(play(board, move, mover)) for move in policy}
+                    lost = value_of(board) - sum((q * values[move] for move, q in policy.items()), ZERO)
                     if lost > 0:
                         moves = tuple((move, q, values[move]) for move, q in policy.items())
                         costs.append(Cost(board, ply, p, lost, moves))
-                    step = policy.items()
-                else:
-                    best = self.best(board)
-                    step = ((move, Fraction(1, len(best))) for move in best)  # type: ignore[assignment]
-                for move, q in step:
+                for move, q in policy.items():
                     child = play(board, move, mover)
                     reach[child] = reach.get(child, ZERO) + p * q
         return costs
@@ -257,18 +253,45 @@ def refuse_unmeasurable(game: Game) -> None:
         )
 
 
-def measure_policy(ai: NamedAI, database: SolutionDatabase, *, costliest: int = 10) -> PolicyMeasures:
-    """Every measure of `ai` as a policy on the database's game, exact (games up to
-    MEASURED_MAX_CELLS cells); AIMisbehaved when its answer at a position it reaches is unusable."""
-    game = database.game
-    refuse_unmeasurable(game)
+def _asked(named: NamedAI) -> PolicyOf:
+    """An AI's policy, each position asked once."""
     answers: dict[str, Policy] = {}
 
     def policy(board: str) -> Policy:
         found = answers.get(board)
         if found is None:
-            found = answers[board] = policy_at(ai.play, board)
+            found = answers[board] = policy_at(named.play, board)
         return found
+
+    return policy
+
+
+def exact_match(ai: NamedAI, opponent: NamedAI, game: Game) -> dict[Mark, Outcome]:
+    """The outcome of `ai` against `opponent` from the empty board, as o and as x, exactly: what
+    an endless match would tally (games up to MEASURED_MAX_CELLS cells)."""
+    refuse_unmeasurable(game)
+    mine, theirs = _asked(ai), _asked(opponent)
+    found = {}
+    for seat in SEATS:
+        walk = _Seat(seat, game, mine)
+        found[seat] = walk.outcome(opponent.name, theirs, game.empty_board)
+    return found
+
+
+def measure_policy(
+    ai: NamedAI, database: SolutionDatabase, *, costliest: int = 10, against: Iterable[NamedAI] = ()
+) -> PolicyMeasures:
+    """Every measure of `ai` as a policy on the database's game, exact (games up to
+    MEASURED_MAX_CELLS cells), and its outcomes `against` other AIs (by their names);
+    AIMisbehaved when an answer at a position the play reaches is unusable."""
+    game = database.game
+    refuse_unmeasurable(game)
+    asked: set[str] = set()
+    answer = _asked(ai)
+
+    def policy(board: str) -> Policy:
+        asked.add(board)
+        return answer(board)
 
     values: dict[str, int] = {}
 
@@ -286,18 +309,27 @@ def measure_policy(ai: NamedAI, database: SolutionDatabase, *, costliest: int = 
             found = best[board] = database.best_moves_of(board)
         return found
 
+    def perfect(board: str) -> Policy:
+        return as_policy(best_moves(board))
+
     seats = {}
     for seat in SEATS:
 
         def value_for(board: str, seat: Mark = seat) -> int:
             return score_seen_by(mover_value(board), seat, side_to_move(board))
 
-        walk = _Seat(seat, game, policy, value_for, best_moves)
-        against = {opponent: walk.outcome(opponent, game.empty_board) for opponent in OPPONENTS}
-        costs = walk.costs()
+        walk = _Seat(seat, game, policy)
+        opponents: dict[str, PolicyOf | None] = {
+            "perfect": perfect,
+            BEST_RESPONSE: None,
+            "random": lambda board: as_policy(legal_moves(board, game)),
+            **{named.name: _asked(named) for named in against},
+        }
+        outcomes = {name: walk.outcome(name, opponent, game.empty_board) for name, opponent in opponents.items()}
+        costs = walk.costs(value_for, perfect)
         by_depth: dict[int, Fraction] = {}
         for cost in costs:
             by_depth[cost.ply] = by_depth.get(cost.ply, ZERO) + cost.share
         costs.sort(key=lambda cost: (-cost.share, cost.ply, cost.board))
-        seats[seat] = SeatMeasures(seat, value_for(game.empty_board), against, by_depth, costs[:costliest])
-    return PolicyMeasures(ai.name, game, seats, len(answers))
+        seats[seat] = SeatMeasures(seat, value_for(game.empty_board), outcomes, by_depth, costs[:costliest])
+    return PolicyMeasures(ai.name, game, seats, len(asked))

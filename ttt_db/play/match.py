@@ -1,4 +1,5 @@
-"""Games between AIs: every move a uniform random choice among the mover's candidates.
+"""Games between AIs: every move drawn among the mover's candidates, uniformly or by the
+probabilities the AI gave.
 
 An AI is asked about each board once per match and its answer remembered (an AI is a function
 of the board), so a long match costs a table walk per move.
@@ -8,11 +9,13 @@ from __future__ import annotations
 
 import random
 import time
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
-from ttt_db.ais.calling import candidate_moves
+from ttt_db.ais.calling import answer_at, draw_move
 from ttt_db.ais.protocol import AI
 from ttt_db.errors import AIMisbehaved, InputError
 from ttt_db.game.definition import Game
@@ -90,15 +93,36 @@ class MoveTable:
         self.ais = {"o": o_ai, "x": x_ai}
         self.hero = hero
         self.game = game
-        self.table: dict[str, tuple[str, ...] | Value] = {}
+        self.table: dict[str, Entry] = {}
 
-    def fill(self, board: str) -> tuple[str, ...] | Value:
-        entry: tuple[str, ...] | Value | None = result_for(status(board, self.game), self.hero)
+    def fill(self, board: str) -> Entry:
+        entry: Entry | None = result_for(status(board, self.game), self.hero)
         if entry is None:
             mover = side_to_move(board)
-            entry = tuple(play(board, m, mover) for m in candidate_moves(self.ais[mover], board))
+            answer = answer_at(self.ais[mover], board)
+            boards = tuple(play(board, m, mover) for m in answer)
+            if isinstance(answer, tuple) or len(set(answer.values())) == 1:
+                entry = boards
+            else:
+                entry = Weighted(boards, tuple(accumulate(float(p) for p in answer.values())))
         self.table[board] = entry
         return entry
+
+
+@dataclass(frozen=True, slots=True)
+class Weighted:
+    """The boards an AI that answered probabilities may move to, with their cumulative probabilities."""
+
+    boards: tuple[str, ...]
+    cumulative: tuple[float, ...]
+
+    def draw(self, at: float) -> str:
+        """The board at `at`, a uniform draw in [0, 1)."""
+        return self.boards[min(bisect_right(self.cumulative, at * self.cumulative[-1]), len(self.boards) - 1)]
+
+
+Entry = tuple[str, ...] | Weighted | Value
+"""A board's entry: the boards its mover may move to (uniformly, or weighted), or the result."""
 
 
 def _play_games(
@@ -125,7 +149,7 @@ def _play_games(
                     if record not in lost:
                         lost.append(record)
                 break
-            board = entry[int(draw() * len(entry))]
+            board = entry[int(draw() * len(entry))] if type(entry) is tuple else entry.draw(draw())  # type: ignore[union-attr]
             if path is not None:
                 path.append(board)
         if progress is not None and game % PROGRESS_EVERY == PROGRESS_EVERY - 1:
@@ -165,7 +189,7 @@ def play_game(o_ai: AI, x_ai: AI, rng: random.Random, game: Game) -> GameRecord:
     ais = {"o": o_ai, "x": x_ai}
     while (outcome := status(board, game)) == "playing":
         mover = mover_at(len(moves))
-        move = rng.choice(candidate_moves(ais[mover], board))
+        move = draw_move(answer_at(ais[mover], board), rng)
         moves.append(move)
         board = play(board, move, mover)
     return GameRecord(tuple(moves), board, outcome)

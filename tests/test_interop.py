@@ -316,11 +316,14 @@ def test_the_recipes_in_docs_interop_run(spiel, zoo, db_path: Path, monkeypatch,
     monkeypatch.setenv("TTT_DB", str(db_path))
     text = (Path(__file__).resolve().parents[1] / "docs" / "interop.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for block in blocks:
         exec(compile(block.replace("5_000", "500"), "docs/interop.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "solved: False" in printed and "would have held" in printed
+    rounds = [line for line in printed.splitlines() if " episodes: exploitability " in line]
+    assert [line.split(" episodes")[0].strip() for line in rounds] == ["500", "1,000", "1,500", "2,000"]
+    assert all(0 <= float(line.split("exploitability ")[1].split(",")[0]) <= 1 for line in rounds)
 
 
 def test_without_the_extras_the_error_says_what_to_install(db: SolutionDatabase, monkeypatch, run) -> None:

@@ -248,3 +248,35 @@ def test_perfect_never_loses_an_exact_match_and_sampled_games_follow_the_probabi
     assert abs(sampled.win / games - float(exact.win)) < spread
     text = run("match", "perfect@0.9", "ai2s", "--exact").stdout.splitlines()
     assert text[2].startswith("as o") and f"{float(exact.win):.4%}" in text[2]
+
+
+def test_a_trained_q_learners_exploitability_is_openspiels(tmp_path: Path) -> None:
+    """OpenSpiel's tabular Q-learner, trained a little on the 2x3 board with k=3, read by `from_agent`: its
+    exploitability is OpenSpiel's own for the same agents (`JointRLAgentPolicy`)."""
+    pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: pip install 'ttt-db[openspiel]'")
+    import numpy as np
+    from open_spiel.python import rl_agent_policy, rl_environment
+    from open_spiel.python.algorithms import exploitability, tabular_qlearner
+
+    from ttt_db.ais.openspiel import from_agent, spiel_game
+    from ttt_db.build import build_database
+    from ttt_db.game.definition import Game
+    from ttt_db.store.database import open_database
+
+    game = Game.parse("2x3k3")
+    build_database(tmp_path / "small.sqlite", game=game)
+    np.random.seed(1)
+    environment = rl_environment.Environment(spiel_game(game))
+    agents = [tabular_qlearner.QLearner(player_id=player, num_actions=game.cells) for player in range(2)]
+    for _ in range(100):
+        step = environment.reset()
+        while not step.last():
+            step = environment.step([agents[step.observations["current_player"]].step(step).action])
+        for agent in agents:
+            agent.step(step)
+    joint = rl_agent_policy.JointRLAgentPolicy(spiel_game(game), dict(enumerate(agents)), use_observation=True)
+    theirs = exploitability.exploitability(spiel_game(game), joint)
+    with open_database(tmp_path / "small.sqlite") as small:
+        play = from_agent(agents)
+        ours = measure_policy(NamedAI("q", lambda board: play(board, game), None, "q"), small).exploitability
+    assert theirs > 0 and math.isclose(float(ours), theirs, rel_tol=1e-9)

@@ -1,7 +1,7 @@
 """ttt-db: a precomputed, exact solution database for tic-tac-toe and the m,n,k games up to 25 cells.
 
 The public API, importable from here: `Board`, `Game`, `open_database`, `load_ai`, `run_checks`,
-`run_search`, `check_trace` and the errors (docs/architecture.md says where everything lives).
+`measure_policy`, `run_search`, `check_trace` and the errors (docs/architecture.md says where everything lives).
 Cheap to import: the database layer, the AIs, checks and searches load on first use (and
 SQLAlchemy only for a database that is not a local SQLite file).
 """
@@ -36,6 +36,7 @@ from ttt_db.store.location import DatabaseLocation, resolve_location
 
 if TYPE_CHECKING:
     from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.measures import measure_policy
     from ttt_db.checks.report import run_checks
     from ttt_db.search.algorithms import run_search
     from ttt_db.search.trace_check import check_trace
@@ -48,6 +49,7 @@ _LAZY = {
     "SolutionDatabase": "ttt_db.store.database",
     "load_ai": "ttt_db.ais.registry",
     "run_checks": "ttt_db.checks.report",
+    "measure_policy": "ttt_db.checks.measures",
     "run_search": "ttt_db.search.algorithms",
     "check_trace": "ttt_db.search.trace_check",
 }
@@ -76,6 +78,7 @@ __all__ = [
     "canonical_board",
     "check_trace",
     "load_ai",
+    "measure_policy",
     "open_database",
     "parse_move",
     "resolve_location",

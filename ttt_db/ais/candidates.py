@@ -16,7 +16,9 @@ one move a call. Two ways to give the check the whole set:
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable
+from fractions import Fraction
 from typing import Any
 
 from ttt_db.ais.protocol import AI
@@ -50,3 +52,11 @@ def moves_over_seeds(
         return sorted({int(bot(board, generator(seed))) for seed in chosen})
 
     return play
+
+
+def empirical(moves: Iterable[int]) -> dict[int, Fraction]:
+    """Each move with the share of the draws that gave it: a sampling bot's policy as its seeds
+    show it."""
+    counts = Counter(moves)
+    total = sum(counts.values())
+    return {move: Fraction(count, total) for move, count in sorted(counts.items())}

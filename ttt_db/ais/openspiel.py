@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ttt_db.ais.candidates import empirical
 from ttt_db.errors import MissingExtraError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import mover_at, moves_reaching
@@ -60,33 +61,34 @@ def board_of_state(state: Any, game: Game) -> str:
 
 def from_bot(bot: Any, *, seeds: Iterable[int] | None = None) -> GameAI:
     """An OpenSpiel bot (anything with `step(state) -> action`) as an AI. A bot that samples (MCTS)
-    plays one move a call: give a factory `seed -> bot` and `seeds`, and the AI answers every move
-    the seeded bots play (the check then speaks for those seeds only)."""
+    plays one move a call: give a factory `seed -> bot` and `seeds`, and the AI answers the moves
+    the seeded bots play, each with the share of the seeds that play it (the check and the
+    measures then speak for those seeds only)."""
     chosen = None if seeds is None else tuple(seeds)
 
     def play(board: str, game: Game = TICTACTOE) -> Collection[int]:
         state = spiel_state(board, game)
         if chosen is None:
             return [int(bot.step(state))]
-        return sorted({int(bot(seed).step(state.clone())) for seed in chosen})
+        return empirical(int(bot(seed).step(state.clone())) for seed in chosen)
 
     return play
 
 
 def from_policy(policy: Any) -> GameAI:
-    """An OpenSpiel policy (`action_probabilities(state) -> {action: probability}`) as an AI: every
-    action it plays with a probability above 0."""
+    """An OpenSpiel policy (`action_probabilities(state) -> {action: probability}`) as an AI: its
+    probabilities as given (a check examines every action above 0)."""
 
     def play(board: str, game: Game = TICTACTOE) -> Collection[int]:
         probabilities = policy.action_probabilities(spiel_state(board, game))
-        return sorted(int(action) for action, probability in probabilities.items() if probability > 0)
+        return {int(action): float(p) for action, p in sorted(probabilities.items()) if p > 0}
 
     return play
 
 
 def from_agent(agents: Any | Sequence[Any]) -> GameAI:
     """OpenSpiel RL agents (`step(time_step, is_evaluation=True)`, a tabular Q-learner, DQN, ...) as
-    an AI: every action its evaluation step gives a probability above 0 (a greedy agent's ties).
+    an AI: the probabilities its evaluation step gives the legal actions (a greedy agent's ties).
     One agent, or a list of one per player (player 0 is o); an agent answers only
     for its own `player_id`'s boards, so a check of both sides needs both."""
     _pyspiel()  # MissingExtraError without OpenSpiel
@@ -108,7 +110,7 @@ def from_agent(agents: Any | Sequence[Any]) -> GameAI:
             raise ValueError(f"no agent plays player {state.current_player()} ({board!r} has it to move)")
         environment.set_state(state)
         probabilities = agent.step(environment.get_time_step(), is_evaluation=True).probs
-        return sorted(action for action in state.legal_actions() if probabilities[action] > 0)
+        return {action: float(probabilities[action]) for action in state.legal_actions() if probabilities[action] > 0}
 
     return play
 

@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
+from ttt_db.ais.candidates import empirical
 from ttt_db.errors import MissingExtraError
 from ttt_db.game.rules import moves_reaching
 
@@ -65,7 +66,7 @@ def board_of_observation(observation: dict[str, Any] | Any) -> str:
 def from_policy(policy: Any, *, seeds: Iterable[int] | None = None) -> Callable[[str], Collection[int]]:
     """A tictactoe_v3 agent as an AI: `policy(observation, agent) -> action`, asked at each board
     as the environment shows it. A policy that samples: give a factory `seed -> policy` and
-    `seeds`, and the AI answers every move the seeded policies play."""
+    `seeds`, and the AI answers the moves the seeded policies play, each with its share of them."""
     chosen = None if seeds is None else tuple(seeds)
 
     def play(board: str) -> Collection[int]:
@@ -73,7 +74,7 @@ def from_policy(policy: Any, *, seeds: Iterable[int] | None = None) -> Callable[
         observation, agent = environment.observe(environment.agent_selection), environment.agent_selection
         if chosen is None:
             return [cell_of_action(int(policy(observation, agent)))]
-        return sorted({cell_of_action(int(policy(seed)(observation, agent))) for seed in chosen})
+        return empirical(cell_of_action(int(policy(seed)(observation, agent))) for seed in chosen)
 
     return play
 

@@ -115,6 +115,17 @@ def test_check_refusals(client: TestClient) -> None:
     assert "by the clock" in client.get("/api/check", params={"ai": "iddfs@0.01"}).json()["error"]
 
 
+def test_score_is_the_measures_document(client: TestClient, db: SolutionDatabase) -> None:
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.measures import measure_policy
+
+    answer = client.get("/api/score", params={"ai": "ai1s"})
+    assert answer.status_code == 200
+    assert answer.json() == measure_policy(load_ai("ai1s", lambda: db), db, costliest=3).to_document()
+    refused = client.get("/api/score", params={"ai": "iddfs@0.01"})
+    assert refused.status_code == 400 and "by the clock" in refused.json()["error"]
+
+
 def test_search_with_its_trace(client: TestClient) -> None:
     result = client.get("/api/search", params={"algorithm": "alphabeta", "trace": "1"}).json()
     _, calls = reference.seed_alpha_beta(".........")

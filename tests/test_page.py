@@ -365,6 +365,31 @@ def test_the_ai_of_a_link_is_checked_before_the_first_move(page: Any, server_url
     assert page.locator("#ai").input_value() == "dls@2" and page.locator("#notice").is_hidden()
 
 
+def test_a_check_shows_how_good_the_ai_is_exactly(page: Any, server_url: str, db: SolutionDatabase) -> None:
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.measures import measure_policy
+
+    measures = measure_policy(load_ai("ai2s", lambda: db), db, costliest=3)
+    open_page(page, f"{server_url}?view=check&check=ai2s")
+    page.wait_for_selector("#check-score:not([hidden])")
+    rows = [row.inner_text().split("\t") for row in page.query_selector_all("#score-table tr")][1:]
+    o_perfect = measures.seats["o"].against["perfect"]
+    assert rows[0][:5] == [
+        "as o",
+        "perfect play",
+        "0.00%",
+        f"{100 * float(o_perfect.draw):.2f}%",
+        f"{100 * float(o_perfect.loss):.2f}%",
+    ]
+    assert len(rows) == 6
+    said = page.locator("#score-exploitability").inner_text()
+    assert said.startswith(
+        f"Exploitability {float(measures.exploitability):.6g} (NashConv {float(measures.nash_conv):.6g}"
+    )
+    costly = page.locator("#score-costliest li")
+    assert costly.count() == 6 and costly.first.locator(".mini-cell.chosen").count() > 0
+
+
 def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(page: Any, server_url: str) -> None:
     open_page(page, f"{server_url}?view=check")
     page.select_option("#check-ai", "ai1s")

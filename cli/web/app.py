@@ -130,6 +130,7 @@ SERVICE_ENDPOINTS: Final = (
     Endpoint("/api/ai-move", "ai_move", ("ai", "board", "first", "seed"), heavy=True),
     Endpoint("/api/check", "check", ("ai", "offset", "limit"), heavy=True),
     Endpoint("/api/check/cancel", "cancel_check", ("ai",), verbs=("POST",)),
+    Endpoint("/api/score", "score", ("ai",), heavy=True),
     Endpoint("/api/search", "search", ("algorithm", "board", "first", "trace"), heavy=True, timed=True),
 )
 

@@ -178,6 +178,13 @@ class Server(uvicorn.Server):
                 stopping.set()
         super().handle_exit(sig, frame)
 
+    @property
+    def stopped_by(self) -> int | None:
+        """The signal that stopped it (Ctrl-C, SIGTERM), or None. uvicorn raises it again once it
+        has shut down, but asyncio's own Ctrl-C handler may take that as cancelling a task that
+        has already finished, and `run` then returns as if nothing had happened."""
+        return self._captured_signals[0] if self._captured_signals else None
+
 
 def server_config(
     app: Starlette,

@@ -17,6 +17,7 @@ from typing import Any, Final
 from ttt_db.ais.calling import choose_move
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import ai_document, ais_document, load_ai, shown_check
+from ttt_db.checks.measures import measure_policy
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
@@ -124,6 +125,7 @@ class Service:
         self._positions: OrderedDict[tuple[str, str | None], bytes] = OrderedDict()
         self._ais: OrderedDict[str, NamedAI] = OrderedDict()
         self._checks: OrderedDict[str, CheckReport] = OrderedDict()
+        self._scores: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._check_lock = threading.Lock()
 
@@ -261,6 +263,24 @@ class Service:
                 return self._background_check(ai_name)
             self._checks.move_to_end(ai_name)
         return report.to_document(first, count) | {"status": "done"}
+
+    def score(self, name: str | None) -> dict[str, Any]:
+        """How good a built-in AI is, exactly (`measure_policy`'s document), on a game small enough
+        to measure within the request."""
+        named = self._ai(_text(name, "ai"))
+        if not named.deterministic:
+            raise ApiError(400, f"{named.name} answers by the clock: run `ttt-db score` instead")
+        if not self._check_in_request:
+            raise ApiError(
+                400,
+                f"{self.game.name} is measured from the command line: "
+                f"ttt-db score {named.name} --game {self.game.name}",
+            )
+        with self._check_lock:
+            found = self._scores.get(named.name)
+            if found is None:
+                found = self._scores[named.name] = measure_policy(named, self.database, costliest=3).to_document()
+        return found
 
     def _remember_check(self, ai_name: str, report: CheckReport) -> None:
         """Keep the report (called holding the check lock), forgetting the least recently asked

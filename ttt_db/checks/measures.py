@@ -79,6 +79,7 @@ class Cost:
 
     board: str
     ply: int
+    value: int  # the position's value for its mover (the policy) with best play: 1, 0, -1
     reach: Fraction
     lost: Fraction
     moves: tuple[tuple[int, Fraction, int], ...]  # (move, probability, value of the move for the mover: 1, 0, -1)
@@ -92,6 +93,7 @@ class Cost:
         return {
             "board": self.board,
             "ply": self.ply,
+            "value": self.value,
             "reach": float(self.reach),
             "lost": float(self.lost),
             "share": float(self.share),
@@ -233,10 +235,11 @@ class _Seat:
                 policy = self.policy(board) if mover == self.seat else perfect(board)
                 if mover == self.seat:
                     values = {move: value_of(play(board, move, mover)) for move in policy}
-                    lost = value_of(board) - sum((q * values[move] for move, q in policy.items()), ZERO)
+                    value = value_of(board)
+                    lost = value - sum((q * values[move] for move, q in policy.items()), ZERO)
                     if lost > 0:
                         moves = tuple((move, q, values[move]) for move, q in policy.items())
-                        costs.append(Cost(board, ply, p, lost, moves))
+                        costs.append(Cost(board, ply, value, p, lost, moves))
                 for move, q in policy.items():
                     child = play(board, move, mover)
                     reach[child] = reach.get(child, ZERO) + p * q

@@ -659,6 +659,58 @@ async function runCheck(offset) {
   $("failures-range").textContent = `${strong.failures_from + 1}-${last} of ${strong.failures_total.toLocaleString()}`;
   $("failures-prev").disabled = strong.failures_from === 0;
   $("failures-next").disabled = last >= strong.failures_total;
+  if (offset === 0) showScore(result.ai, followed);
+}
+
+const OPPONENT_NAMES = { perfect: "perfect play", best_response: "a best response", random: "uniform random" };
+const OUTCOME_WORDS = { 1: "wins", 0: "draws", "-1": "loses" };
+
+async function showScore(ai, followed) {
+  // How good the AI is (GET /api/score: the library's measures), where the server measures it.
+  const block = $("check-score");
+  block.hidden = true;
+  let score;
+  try {
+    score = await api("score", { ai });
+  } catch (error) {
+    return;  // a game measured from the command line only: the check stands alone
+  }
+  if (followed !== checkFollowed) return;
+  const percent = (x) => `${(100 * x).toFixed(2)}%`;
+  const table = $("score-table");
+  table.replaceChildren();
+  const head = table.insertRow();
+  for (const label of ["seat", "against", "win", "draw", "loss", "score"]) {
+    const cell = document.createElement("th");
+    cell.textContent = label;
+    head.appendChild(cell);
+  }
+  for (const seat of Object.values(score.seats)) {
+    for (const [name, outcome] of Object.entries(seat.against)) {
+      const row = table.insertRow();
+      for (const text of [`as ${seat.seat}`, OPPONENT_NAMES[name] || name, percent(outcome.win), percent(outcome.draw),
+        percent(outcome.loss), outcome.score.toFixed(4)]) {
+        row.insertCell().textContent = text;
+      }
+    }
+  }
+  $("score-exploitability").textContent = `Exploitability ${Number(score.exploitability.toPrecision(6))} ` +
+    `(NashConv ${Number(score.nash_conv.toPrecision(6))}, OpenSpiel's units: what best responses gain over its ` +
+    "self-play; 0 for a perfect player).";
+  const costly = $("score-costliest");
+  costly.replaceChildren();
+  for (const seat of Object.values(score.seats)) {
+    for (const cost of seat.costliest) {
+      const item = document.createElement("li");
+      const moves = cost.moves.map((m) => `${cellName(m.move)} ${percent(m.probability)} ${OUTCOME_WORDS[m.score]}`);
+      item.textContent = `As ${seat.seat}, reached ${percent(cost.reach)} of games, it gives up ${cost.lost.toFixed(3)} ` +
+        `here (${cost.share.toFixed(4)} of its score): ${moves.join(", ")}`;
+      const worse = cost.moves.filter((m) => m.score < cost.value).map((m) => m.move);
+      item.prepend(miniBoard(cost.board, { chosen: worse }));
+      costly.appendChild(item);
+    }
+  }
+  block.hidden = false;
 }
 
 function openFailure(failure) {

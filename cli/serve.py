@@ -64,11 +64,15 @@ def serve(
             webbrowser.open(url)
         sys.setswitchinterval(SWITCH_INTERVAL)
         config = server_config(create_app(database, *more))
+        server = Server(config)
         try:
-            Server(config).run(sockets=[listener])
+            server.run(sockets=[listener])
         except KeyboardInterrupt:  # uvicorn raises the Ctrl-C again once it has shut down (SIGTERM too: 143)
             typer.echo("stopped")
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        if server.stopped_by is not None:  # the signal was not raised again: the exit code says it all the same
+            typer.echo("stopped")
+            raise typer.Exit(128 + server.stopped_by)
     typer.echo("stopped")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -21,6 +22,12 @@ from ttt_db.store.database import SolutionDatabase, open_database
 # the commands the tests start inherit: never the user's
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="ttt-db-tests-data-")
 os.environ.pop("TTT_DB_DIGEST", None)
+
+# a suite started as a background job of a script inherits Ctrl-C ignored, and so would every
+# command it starts: they then never see the Ctrl-C the signal tests send. Handled here, it is
+# reset to the default in each child, where Python turns it into KeyboardInterrupt again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ they solve (`LevelCounts`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import astuple, dataclass
 
@@ -114,13 +115,15 @@ def solve_level(
     sets = tables.level(depth)
     here = Level(sets, tables.backend.u8(sets.size))
     done = 0
+    counted = threading.Lock()  # ranges finish on several threads: one count, reported in order
 
     def work(worker: int, start: int, stop: int) -> LevelCounts:
         nonlocal done
         counts = solve_range(tables, here, below, start, stop)
-        done += stop - start
-        if progress is not None:
-            progress(done, sets.canonical)
+        with counted:
+            done += stop - start
+            if progress is not None:
+                progress(done, sets.canonical)
         return counts
 
     parts = tables.backend.spread(sets.canonical, work, grain=max(1, 65_536 // max(1, sets.patterns)))

@@ -443,9 +443,9 @@ def score(
 ) -> None:
     """How good is the AI, exactly? Its win, draw and loss probabilities from the empty board, as o
     and as x, against the perfect player (uniform among best moves), a best response (its worst
-    case), uniform random play and each --against AI; its NashConv and exploitability in OpenSpiel's units; and the
-    positions where it loses its points against perfect play (how likely each is reached, what it
-    gives up there).
+    case), uniform random play and each --against AI; its NashConv and exploitability in
+    OpenSpiel's units; and the positions where it loses its points against perfect play (how
+    likely each is reached, what it gives up there).
 
     An AI that answers a collection of moves plays each with the same probability; one that
     answers {move: probability} (or (move, probability) pairs) plays them as given. Every figure

@@ -34,9 +34,11 @@ from ttt_db.cli.common import (
     progress_bar,
     stage_progress,
 )
+from ttt_db.errors import InputError
 from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
+    from ttt_db.game.rules import Mark
     from ttt_db.store.position import Position
 
 app = typer.Typer(
@@ -260,6 +262,9 @@ def best_moves(
     from ttt_db.cli.render import best_moves_text
     from ttt_db.game.board import Board
 
+    if board == "-":
+        _answer_many(db, digest, game, first_mark(first))
+        return
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
     with open_db(db, game, digest) as database:
         position = database.lookup(parsed)
@@ -267,6 +272,33 @@ def best_moves(
         print_json(position.to_document())
     else:
         typer.echo(best_moves_text(position, shortest=shortest))
+
+
+def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | None) -> None:
+    """`best-moves -` and `show -`: a board per line of stdin (or a JSON record `{"board", "first"}`),
+    each answered on its own line of stdout, in order, as one JSON document (`--json`'s); a bad
+    board's line is `{"input", "error"}`, and the rest are answered all the same."""
+    import json
+
+    from ttt_db.game.board import Board
+
+    with open_db(db, game, digest) as database:
+        for raw in sys.stdin:
+            text = raw.strip()
+            if not text:
+                continue
+            try:
+                record = json.loads(text) if text.startswith("{") else {"board": text}
+                if not isinstance(record, dict) or not isinstance(record.get("board"), str):
+                    raise InputError(text, 'a record is {"board": "...", "first": "o" or "x"}')
+                mark = record.get("first", first)
+                if mark not in (None, "o", "x"):
+                    raise InputError(str(mark), "first is o or x")
+                answer = database.lookup(Board.parse(record["board"], mark, game)).to_document()
+            except (InputError, json.JSONDecodeError) as error:
+                answer = {"input": text, "error": str(error)}
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
 
 
 @app.command(cls=BoardCommand)
@@ -283,6 +315,9 @@ def show(
     from ttt_db.cli.render import show_text
     from ttt_db.game.board import Board
 
+    if board == "-":
+        _answer_many(db, digest, game, first_mark(first))
+        return
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
     with open_db(db, game, digest) as database:
         position = database.lookup(parsed)
@@ -290,6 +325,36 @@ def show(
         print_json(position.to_document())
     else:
         typer.echo(show_text(position))
+
+
+@app.command(cls=BoardCommand)
+def line(
+    board: BoardArgument,
+    shortest: Annotated[
+        bool,
+        typer.Option(
+            "--shortest", help="Follow the shortest best moves: win fastest, lose slowest (the line's length is exact)."
+        ),
+    ] = False,
+    first: FirstOption = None,
+    game: GameOption = TICTACTOE,
+    db: DbOption = None,
+    digest: DigestOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Perfect play from the board to the end of the game: at each position its value, the plies
+    left, every best move (the ties) and the one played, the first of them (the lowest cell)."""
+    from ttt_db.cli.render import line_text
+    from ttt_db.game.board import Board
+    from ttt_db.play.line import perfect_line
+
+    parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
+    with open_db(db, game, digest) as database:
+        found = perfect_line(database, parsed, shortest=shortest)
+    if as_json:
+        print_json(found.to_document())
+    else:
+        typer.echo(line_text(found))
 
 
 @app.command()

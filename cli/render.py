@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ttt_db.game.definition import Game
 
 if TYPE_CHECKING:
+    from ttt_db.play.line import Line
     from ttt_db.store.figures import DepthFigures
     from ttt_db.store.position import MoveAnalysis, Position
 
@@ -163,3 +164,22 @@ def depth_table(depths: Sequence[DepthFigures]) -> list[str]:
     for row, tree in zip(depths, trees, strict=True):
         lines.append(f"{row.depth:>5}  {tree:>{width}}  {row.positions:>{wide},}  {row.canonical_positions:>{wide},}")
     return lines
+
+
+def line_text(found: Line) -> str:
+    """`ttt-db line`: the start's outcome, then one row per position, then the final board."""
+    game = found.start.game
+    start = found.plies[0].position
+    lines = [outcome_line(start), first_mover_note(start), ""]
+    lines.append(f"{'move':>4}  {'to move':<8}{'value':<7}{'plies left':>10}  played  ties")
+    for ply in found.plies[:-1]:
+        position = ply.position
+        played = game.move_name(ply.move) if ply.move is not None else ""
+        ties = ", ".join(game.move_name(move) for move in ply.ties)
+        lines.append(
+            f"{position.depth + 1:>4}  {position.to_move or '':<8}{position.value or '':<7}{position.remoteness:>10}"
+            f"  {played:<6}  {ties}"
+        )
+    end = found.end
+    lines += ["", outcome_line(end), diagram(end.cells, game)]
+    return "\n".join(lines)

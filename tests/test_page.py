@@ -365,6 +365,19 @@ def test_the_ai_of_a_link_is_checked_before_the_first_move(page: Any, server_url
     assert page.locator("#ai").input_value() == "dls@2" and page.locator("#notice").is_hidden()
 
 
+def test_play_it_out_plays_the_line_to_the_end(page: Any, server_url: str, db: SolutionDatabase) -> None:
+    from ttt_db.game.board import Board
+    from ttt_db.play.line import perfect_line
+
+    open_page(page, f"{server_url}?moves=4,1&as=both")
+    page.locator("#play-out").click()
+    line = perfect_line(db, Board.parse(".x..o...."), shortest=True)
+    names = [db.game.move_name(move) for move in (4, 1, *line.moves)]
+    expected = " ".join(f"{number}. {name}" for number, name in enumerate(names, start=1))
+    page.wait_for_function(f"document.querySelector('#moves-line').innerText.includes({expected!r})")
+    assert page.locator("#board .cell.empty").count() == line.end.cells.count(".")
+
+
 def test_a_check_shows_how_good_the_ai_is_exactly(page: Any, server_url: str, db: SolutionDatabase) -> None:
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.measures import measure_policy

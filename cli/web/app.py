@@ -131,6 +131,7 @@ SERVICE_ENDPOINTS: Final = (
     Endpoint("/api/check", "check", ("ai", "offset", "limit"), heavy=True),
     Endpoint("/api/check/cancel", "cancel_check", ("ai",), verbs=("POST",)),
     Endpoint("/api/score", "score", ("ai",), heavy=True),
+    Endpoint("/api/line", "line", ("board", "first", "shortest")),
     Endpoint("/api/search", "search", ("algorithm", "board", "first", "trace"), heavy=True, timed=True),
 )
 

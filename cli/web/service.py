@@ -19,6 +19,7 @@ from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import ai_document, ais_document, load_ai, shown_check
 from ttt_db.checks.measures import measure_policy
 from ttt_db.checks.report import CheckReport, run_checks
+from ttt_db.play.line import perfect_line
 from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
@@ -239,6 +240,12 @@ class Service:
             return choose_move(named, board, rng).to_document()
         except AIMisbehaved as error:  # a built-in AI should not, but say so rather than crash
             raise ApiError(500, f"{ai_name} misbehaved {error}") from None
+
+    def line(self, text: str | None, first: str | None = None, shortest: str | None = None) -> dict[str, Any]:
+        """Perfect play from the board to the end (`perfect_line`'s document); `shortest=1` follows
+        the fastest wins and slowest losses."""
+        board = self._board(text, first)
+        return perfect_line(self.database, board, shortest=shortest in ("1", "true", "yes")).to_document()
 
     # --- checks -------------------------------------------------------------------------
 

@@ -376,6 +376,17 @@ class SolutionDatabase:
             _remember(self._by_plain_text, parsed.cells, position)
         return position
 
+    def lookup_many(
+        self, boards: Iterable[str | Board], *, first: Mark | None = None
+    ) -> Iterator[Position | InvalidBoardError]:
+        """Each board's position, in order, or the `InvalidBoardError` it is refused with (a bad
+        board does not stop the rest); `DatabaseDamagedError` still raises."""
+        for board in boards:
+            try:
+                yield self.lookup(board, first=first)
+            except InvalidBoardError as error:
+                yield error
+
     def get(self, board: str | Board, default: T | None = None, *, first: Mark | None = None) -> Position | T | None:
         """Like `lookup`, but `default` for an impossible board. Malformed text still raises
         `InvalidBoardError`, and a damaged database `DatabaseDamagedError`."""

@@ -410,6 +410,25 @@ function restart() {
   changed();
 }
 
+async function playItOut() {
+  // perfect play to the end from the board shown (GET /api/line): every move of the line played
+  const moves = state.moves.length;
+  const docs = await followGame();  // the board the moves so far make, as the API makes it
+  const board = docs[docs.length - 1].board;
+  let line;
+  try {
+    line = await api("line", { board, first: state.first, shortest: "1" });
+  } catch (error) {
+    notice(`Cannot play it out: ${error.message}`);
+    return;
+  }
+  if (state.moves.length !== moves || !line.moves.length) return;  // the game moved on meanwhile, or is over
+  state.moves.push(...line.moves);
+  state.redo = [];
+  state.marks = null;
+  changed();
+}
+
 function swapSides() {
   if (state.human === "both") return;
   state.human = state.human === "o" ? "x" : "o";
@@ -1059,6 +1078,7 @@ async function start() {
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
   $("restart").addEventListener("click", restart);
+  $("play-out").addEventListener("click", playItOut);
   $("swap").addEventListener("click", swapSides);
   $("copy-link").hidden = !host.link;  // a notebook's widget has no link of its own
   $("copy-link").addEventListener("click", copyLink);

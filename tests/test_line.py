@@ -1,0 +1,81 @@
+"""The solution as data (issue 36): the whole line from a board to the end, and many boards
+answered at once, each held to tests/reference.py's solver."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import reference
+
+from ttt_db.game.board import Board
+from ttt_db.play.line import perfect_line
+from ttt_db.store.database import SolutionDatabase
+
+RULES = reference.TICTACTOE
+
+
+@pytest.mark.parametrize("shortest", [False, True])
+@pytest.mark.parametrize("board", [".........", "ox..x....", "o...x....", "oo..x.x..", "xo.......", "ox.xo...."])
+def test_the_line_is_perfect_play_to_the_end(db: SolutionDatabase, board: str, shortest: bool) -> None:
+    start = Board.parse(board)
+    line = perfect_line(db, start, shortest=shortest)
+    solve = reference.solver(RULES)
+    stored = start.stored_cells  # the reference's boards have o first
+    for ply in line.plies[:-1]:
+        here = Board.parse(ply.position.cells, start.first).stored_cells
+        assert ply.ties == reference.best_moves(here, shortest=shortest), here
+        assert ply.move == min(ply.ties)
+        assert solve(here).score == solve(stored).score  # the value is kept all the way
+    assert line.end.status != "playing" and len(line.moves) == len(line.plies) - 1
+    if shortest:  # the fastest win or the slowest loss: exactly the start's remoteness
+        assert len(line.moves) == solve(stored).remoteness
+
+
+def test_line_prints_every_ply_and_json(run) -> None:
+    text = run("line", "ox..x....", "--shortest")
+    assert text.exit_code == 0, text.output
+    rows = [row.split() for row in text.stdout.splitlines() if row[:4].strip().isdigit() and "|" not in row]
+    assert [row[4] for row in rows] == ["b3", "a2", "c2", "c1", "a3", "c3"]
+    assert [int(row[3]) for row in rows] == [6, 5, 4, 3, 2, 1]
+    document = json.loads(run("line", "ox..x....", "--json").stdout)
+    assert document["first"] == "x" and document["end"]["status"] == "draw"
+    assert document["moves"] == [ply["move"] for ply in document["plies"][:-1]]
+    assert document["plies"][0] | {"ties": None} == {
+        "ply": 3, "board": "ox..x....", "to_move": "o", "status": "playing", "value": "draw",
+        "remoteness": 6, "ties": None, "move": 7, "name": "b3",
+    }  # fmt: skip
+
+
+def test_many_boards_are_answered_in_order_a_bad_one_with_its_error(run, db: SolutionDatabase) -> None:
+    lines = ["ox..x....", "bad", '{"board": "x........", "first": "x"}', "", '{"board": 3}', "ooo.xx...", '["no"]']
+    result = run("best-moves", "-", input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(answers) == 6  # the empty line is skipped
+    assert answers[0] == db.lookup("ox..x....").to_document()
+    assert answers[1]["input"] == "bad" and "expected 9 cells, got 3" in answers[1]["error"]
+    assert answers[2] == db.lookup("x........", first="x").to_document()
+    assert answers[3]["input"] == '{"board": 3}' and "a record is" in answers[3]["error"]
+    assert answers[4]["status"] == "o" and answers[4]["best_moves"] == []
+    assert answers[5]["input"] == '["no"]' and "expected 9 cells, got 6" in answers[5]["error"]  # read as a board
+    assert run("show", "-", input="....o....\n").stdout == json.dumps(db.lookup("....o....").to_document()) + "\n"
+
+
+def test_lookup_many_answers_each_board_or_its_error(db: SolutionDatabase) -> None:
+    from ttt_db.errors import InvalidBoardError
+
+    found = list(db.lookup_many(["ox..x....", "ooooo....", "....o...."]))
+    assert found[0] == db.lookup("ox..x....") and found[2] == db.lookup("....o....")
+    assert isinstance(found[1], InvalidBoardError)
+
+
+def test_the_api_line_is_the_librarys(db: SolutionDatabase) -> None:
+    from starlette.testclient import TestClient
+
+    from ttt_db.web.app import create_app
+
+    with TestClient(create_app(db)) as client:
+        answer = client.get("/api/line", params={"board": "ox..x....", "shortest": "1"})
+    assert answer.status_code == 200
+    assert answer.json() == perfect_line(db, Board.parse("ox..x...."), shortest=True).to_document()

@@ -19,11 +19,11 @@ from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import ai_document, ais_document, load_ai, shown_check
 from ttt_db.checks.measures import measure_policy
 from ttt_db.checks.report import CheckReport, run_checks
-from ttt_db.play.line import perfect_line
 from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
+from ttt_db.play.line import perfect_line
 from ttt_db.play.playthrough import Playthrough
 from ttt_db.search.algorithms import search_board, shown_search
 from ttt_db.search.trace import Enter, Exit

@@ -358,6 +358,24 @@ def line(
 
 
 @app.command()
+def stats(
+    game: GameOption = TICTACTOE, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
+) -> None:
+    """The statistics of the solution: per depth the positions by their value for the side to move,
+    positions by value and remoteness, the longest forced win and the slowest loss (with a board
+    of each), and how many moves keep the value at the decision positions. Read from the core."""
+    from ttt_db.cli.render import stats_text
+    from ttt_db.store.stats import solution_stats
+
+    with open_db(db, game, digest) as database:
+        found = solution_stats(database)
+    if as_json:
+        print_json(found.to_document())
+    else:
+        typer.echo(stats_text(found))
+
+
+@app.command()
 def info(
     game: GameOption = TICTACTOE, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
 ) -> None:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ttt_db.play.line import Line
     from ttt_db.store.figures import DepthFigures
     from ttt_db.store.position import MoveAnalysis, Position
+    from ttt_db.store.stats import SolutionStats
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -182,4 +183,37 @@ def line_text(found: Line) -> str:
         )
     end = found.end
     lines += ["", outcome_line(end), diagram(end.cells, game)]
+    return "\n".join(lines)
+
+
+def stats_text(stats: SolutionStats) -> str:
+    """`ttt-db stats`: per depth, then by remoteness, the extremes, the decision positions."""
+    game = stats.game
+    finished = sum(depth.finished for depth in stats.depths)
+    lines = [
+        f"{game.name}: {stats.in_play + finished:,} positions, {stats.in_play:,} in play and {finished:,} finished",
+        "",
+        "positions in play by their value for the side to move (classes up to symmetry in brackets)",
+        f"{'depth':>5}  {'to move':<8}{'win':>22}{'draw':>22}{'loss':>22}{'finished':>14}",
+    ]
+    for depth in stats.depths:
+        cells = "".join(f"{f'{depth.positions[v]:,} ({depth.classes[v]:,})':>22}" for v in ("win", "draw", "loss"))
+        lines.append(f"{depth.depth:>5}  {depth.to_move:<8}{cells}{depth.finished:>14,}")
+    lines += ["", "positions in play by value and remoteness (plies to the end with best play)"]
+    remotenesses = sorted({remoteness for _, remoteness in stats.by_remoteness})
+    lines.append(f"{'plies':>5}{'win':>14}{'draw':>14}{'loss':>14}")
+    for remoteness in remotenesses:
+        cells = "".join(f"{stats.by_remoteness.get((v, remoteness), (0, 0))[0]:>14,}" for v in ("win", "draw", "loss"))
+        lines.append(f"{remoteness:>5}{cells}")
+    for extreme, label in ((stats.longest_win, "the longest forced win"), (stats.slowest_loss, "the slowest loss")):
+        if extreme is not None:
+            lines += ["", f"{label}: {plural(extreme.remoteness, 'ply', 'plies')}, at depth {extreme.depth}, e.g."]
+            lines += indented_diagram(extreme.board, "  ", game)
+    share = stats.decision / stats.in_play if stats.in_play else 0.0
+    kept = ", ".join(f"{count}: {positions:,}" for count, positions in stats.keeping.items())
+    lines += [
+        "",
+        f"decision positions (some move loses value): {stats.decision:,} of {stats.in_play:,} in play ({share:.1%});",
+        f"  by how many moves keep the value: {kept}; every move keeps it at {stats.every_move_keeps:,}",
+    ]
     return "\n".join(lines)

@@ -1034,6 +1034,44 @@ def select_slots(
     return found
 
 
+def tally_codes(
+    total: int,
+    d: int,
+    n: int,
+    codes: Ints,
+    weights: Ints,
+    best_mask: Ints,
+    positions: Ints,
+    classes: Ints,
+    keeping: Ints,
+) -> None:
+    """Adds a block's boards (at representatives, weighted by class size) to the counts: by code,
+    positions[code] and classes[code]; at a board in play (best_mask read only then, below the
+    full board's level), keeping[k] for its k moves that keep its value class."""
+    for j in range(total):
+        code = codes[j]
+        weight = weights[j]
+        if code == 0 or weight == 0:
+            continue
+        positions[code] += weight
+        classes[code] += 1
+        if d < n and code != LOSS_NOW:
+            mask = best_mask[j]
+            k = 0
+            while mask:
+                mask &= mask - 1
+                k += 1
+            keeping[k] += weight
+
+
+def first_with_code(total: int, codes: Ints, weights: Ints, code: int) -> int:
+    """The first block slot holding `code` at a representative, or -1."""
+    for j in range(total):
+        if codes[j] == code and weights[j] != 0:
+            return j
+    return -1
+
+
 def distinct_keys(found: int, nsym: int, keys: Ints, out: Ints) -> int:
     """From `image_keys` rows: each row's distinct keys, written to out[0:]; returns how many."""
     written = 0

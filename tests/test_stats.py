@@ -1,0 +1,75 @@
+"""The statistics of a solution (issue 36), held to tests/reference.py's solver over every
+reachable position, on tic-tac-toe and on a rectangular game (other symmetries)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import reference
+
+from ttt_db.store.database import open_database
+from ttt_db.store.stats import solution_stats
+
+
+def _reference_figures(rules: reference.Rules):
+    """Per depth (value for the mover -> positions), by (value, remoteness), decision positions by
+    how many moves keep the value, and the longest win and slowest loss: from the reference."""
+    solve = reference.solver(rules)
+    per_depth: dict[int, dict[str, int]] = {}
+    by_remoteness: dict[tuple[str, int], int] = {}
+    keeping: dict[int, int] = {}
+    every = 0
+    finished = 0
+    for board in reference.reachable(rules):
+        if rules.finished(board):
+            finished += 1
+            continue
+        solved = solve(board)
+        sign = 1 if rules.mover(board) == "o" else -1
+        value = {1: "win", 0: "draw", -1: "loss"}[sign * solved.score]
+        depth = rules.cells - board.count(".")
+        per_depth.setdefault(depth, {"win": 0, "draw": 0, "loss": 0})[value] += 1
+        by_remoteness[(value, solved.remoteness)] = by_remoteness.get((value, solved.remoteness), 0) + 1
+        children = rules.children(board)
+        kept = sum(1 for _, child in children if solve(child).score == solved.score)
+        if kept < len(children):
+            keeping[kept] = keeping.get(kept, 0) + 1
+        else:
+            every += 1
+    return per_depth, by_remoteness, keeping, every, finished
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x4k3"])
+def test_the_statistics_are_the_references(name: str, db_path: Path, db_3x4k3_path: Path) -> None:
+    path = db_path if name == "3x3k3" else db_3x4k3_path
+    rules = reference.TICTACTOE if name == "3x3k3" else reference.Rules(3, 4, 3)
+    per_depth, by_remoteness, keeping, every, finished = _reference_figures(rules)
+    with open_database(path) as db:
+        stats = solution_stats(db)
+    for depth in stats.depths:
+        assert depth.positions == per_depth.get(depth.depth, {"win": 0, "draw": 0, "loss": 0}), depth.depth
+    assert {key: positions for key, (positions, _) in stats.by_remoteness.items()} == by_remoteness
+    assert stats.keeping == keeping and stats.every_move_keeps == every
+    assert sum(depth.finished for depth in stats.depths) == finished
+    solve = reference.solver(rules)
+    for extreme, value in ((stats.longest_win, "win"), (stats.slowest_loss, "loss")):
+        assert extreme is not None
+        assert extreme.remoteness == max(r for (v, r) in by_remoteness if v == value)
+        solved = solve(extreme.board)
+        sign = 1 if rules.mover(extreme.board) == "o" else -1
+        assert {1: "win", -1: "loss"}.get(sign * solved.score) == value and solved.remoteness == extreme.remoteness
+
+
+def test_stats_prints_and_json(run) -> None:
+    text = run("stats")
+    assert text.exit_code == 0, text.output
+    document = json.loads(run("stats", "--json").stdout)
+    decision = len(reference.decision_boards())
+    assert document["decision"] == decision
+    in_play = sum(sum(depth["positions"].values()) for depth in document["depths"])
+    share = decision / in_play
+    said = f"decision positions (some move loses value): {decision:,} of {in_play:,} in play ({share:.1%});"
+    assert said in text.stdout
+    assert f"the longest forced win: {document['longest_win']['remoteness']} plies" in text.stdout

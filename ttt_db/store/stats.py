@@ -1,0 +1,197 @@
+"""The statistics of a solution, as solvers publish them (GamesmanOne's `analyze`): per depth the
+positions and classes by value for the side to move, positions by value and remoteness, the
+longest forced win and the slowest loss with a board of each, and how many moves keep the value
+at the positions in play. One walk of the core (every level held to its children), counted in
+arrays; a second walk of one level finds the example boards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import VALUES, Mark, Value, mover_at
+from ttt_db.ranked.blocks import blocks
+from ttt_db.ranked.codes import DRAW_NOW, LOSS_NOW, code_of, value_of_code
+from ttt_db.store.database import SolutionDatabase
+
+CODES = 256
+
+
+@dataclass(frozen=True)
+class DepthStats:
+    """One depth (moves made): the positions (classes) by their value for the side to move, the
+    finished ones apart."""
+
+    depth: int
+    to_move: Mark
+    positions: dict[Value, int]  # in play
+    classes: dict[Value, int]
+    finished: int
+    finished_classes: int
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "depth": self.depth,
+            "to_move": self.to_move,
+            "positions": self.positions,
+            "classes": self.classes,
+            "finished": self.finished,
+            "finished_classes": self.finished_classes,
+        }
+
+
+@dataclass(frozen=True)
+class Extreme:
+    """The longest forced win or the slowest loss: its remoteness, the depth it is found at, and a
+    board of it (its class's representative, o first)."""
+
+    value: Value
+    remoteness: int
+    depth: int
+    board: str
+
+    def to_document(self) -> dict[str, Any]:
+        return {"value": self.value, "remoteness": self.remoteness, "depth": self.depth, "board": self.board}
+
+
+@dataclass(frozen=True)
+class SolutionStats:
+    game: Game
+    depths: list[DepthStats]
+    by_remoteness: dict[tuple[Value, int], tuple[int, int]]  # (value, remoteness) -> (positions, classes), in play
+    keeping: dict[int, int]  # decision positions (some move loses value) by how many moves keep it
+    every_move_keeps: int  # positions in play where every move keeps the value
+    longest_win: Extreme | None
+    slowest_loss: Extreme | None
+
+    @property
+    def in_play(self) -> int:
+        return sum(sum(depth.positions.values()) for depth in self.depths)
+
+    @property
+    def decision(self) -> int:
+        """Positions in play where some move loses value: where a player can go wrong."""
+        return sum(self.keeping.values())
+
+    def to_document(self) -> dict[str, Any]:
+        """`ttt-db stats --json` (docs/json.md)."""
+        return {
+            "game": self.game.name,
+            "depths": [depth.to_document() for depth in self.depths],
+            "by_remoteness": [
+                {"value": value, "remoteness": remoteness, "positions": positions, "classes": classes}
+                for (value, remoteness), (positions, classes) in sorted(self.by_remoteness.items())
+            ],
+            "decision": self.decision,
+            "keeping": {str(count): positions for count, positions in sorted(self.keeping.items())},
+            "every_move_keeps": self.every_move_keeps,
+            "longest_win": None if self.longest_win is None else self.longest_win.to_document(),
+            "slowest_loss": None if self.slowest_loss is None else self.slowest_loss.to_document(),
+        }
+
+    def _repr_html_(self) -> str:
+        """The statistics in a notebook: a chart of the positions in play per depth by value, and
+        the longest forced win."""
+        return f"<div><b>{escape(self.game.name)}</b>{depth_chart(self)}</div>"
+
+
+COLOURS = {"win": "#2e7d32", "draw": "#b8860b", "loss": "#c62828"}
+
+
+def depth_chart(stats: SolutionStats, width: int = 480, height: int = 180) -> str:
+    """An SVG bar chart: per depth, the positions in play stacked by value for the side to move."""
+    tallest = max((sum(depth.positions.values()) for depth in stats.depths), default=0) or 1
+    bar = width / max(1, len(stats.depths))
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 20}" role="img">']
+    for depth in stats.depths:
+        bottom = float(height)
+        for value in ("loss", "draw", "win"):
+            size = height * depth.positions[value] / tallest
+            parts.append(
+                f'<rect x="{depth.depth * bar:.1f}" y="{bottom - size:.1f}" width="{bar * 0.8:.1f}" '
+                f'height="{size:.1f}" fill="{COLOURS[value]}"><title>depth {depth.depth}: '
+                f"{depth.positions[value]:,} {value} for {depth.to_move}</title></rect>"
+            )
+            bottom -= size
+        parts.append(
+            f'<text x="{depth.depth * bar + bar * 0.4:.1f}" y="{height + 14}" font-size="9" '
+            f'text-anchor="middle">{depth.depth}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def solution_stats(database: SolutionDatabase) -> SolutionStats:
+    """The statistics of the database's solution, from its core."""
+    core = database.core
+    tables = core.tables
+    b = tables.backend
+    n = tables.cells
+    game = database.game
+    per_depth = []
+    keeping: dict[int, int] = {}
+    every_move_keeps = 0
+    for step in core.walk():
+        positions, classes, kept = b.i64(CODES), b.i64(CODES), b.i64(n + 2)
+        for block in blocks(tables, step, canonical=True, moves=step.depth < n):
+            mask = block.moves.best_mask if block.moves is not None else block.codes
+            tables.run.tally_codes(
+                block.size, step.depth, n, block.codes, block.weights, mask, positions, classes, kept
+            )
+        per_depth.append((step.depth, [int(x) for x in positions], [int(x) for x in classes]))
+        legal = n - step.depth  # every board of a level has as many moves
+        for count in range(legal):
+            if kept[count]:
+                keeping[count] = keeping.get(count, 0) + int(kept[count])
+        every_move_keeps += int(kept[legal]) if legal <= n else 0
+    depths = [_depth_stats(depth, positions, classes) for depth, positions, classes in per_depth]
+    by_remoteness: dict[tuple[Value, int], tuple[int, int]] = {}
+    extremes: dict[Value, tuple[int, int]] = {}  # value -> (remoteness, depth)
+    for depth, positions, classes in per_depth:
+        for code in range(1, CODES):
+            decoded = value_of_code(code)
+            if decoded is None or not positions[code] or code in (LOSS_NOW, DRAW_NOW):
+                continue
+            value, remoteness = decoded
+            had = by_remoteness.get(decoded, (0, 0))
+            by_remoteness[decoded] = (had[0] + positions[code], had[1] + classes[code])
+            if value != "draw" and remoteness > extremes.get(value, (-1, 0))[0]:
+                extremes[value] = (remoteness, depth)
+    return SolutionStats(
+        game,
+        depths,
+        by_remoteness,
+        dict(sorted(keeping.items())),
+        every_move_keeps,
+        _example(database, "win", *extremes["win"]) if "win" in extremes else None,
+        _example(database, "loss", *extremes["loss"]) if "loss" in extremes else None,
+    )
+
+
+def _depth_stats(depth: int, positions: list[int], classes: list[int]) -> DepthStats:
+    by_value = dict.fromkeys(VALUES, 0)
+    by_value_classes = dict.fromkeys(VALUES, 0)
+    for code in range(1, CODES):
+        decoded = value_of_code(code)
+        if decoded is None or code in (LOSS_NOW, DRAW_NOW):
+            continue
+        by_value[decoded[0]] += positions[code]
+        by_value_classes[decoded[0]] += classes[code]
+    finished = positions[LOSS_NOW] + positions[DRAW_NOW]
+    return DepthStats(
+        depth, mover_at(depth), by_value, by_value_classes, finished, classes[LOSS_NOW] + classes[DRAW_NOW]
+    )
+
+
+def _example(database: SolutionDatabase, value: Value, remoteness: int, depth: int) -> Extreme:
+    """A board of level `depth` with that value and remoteness (the first in the level's order)."""
+    core = database.core
+    code = code_of(value, remoteness)
+    for step in core.walk(depths=range(depth, depth + 1)):
+        for block in blocks(core.tables, step, canonical=True, moves=False):
+            found = core.tables.run.first_with_code(block.size, block.codes, block.weights, code)
+            if found >= 0:
+                return Extreme(value, remoteness, depth, block.boards([found])[0])
+    raise AssertionError(f"no board of code {code} at depth {depth}, which was counted there")

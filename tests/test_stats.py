@@ -73,3 +73,16 @@ def test_stats_prints_and_json(run) -> None:
     said = f"decision positions (some move loses value): {decision:,} of {in_play:,} in play ({share:.1%});"
     assert said in text.stdout
     assert f"the longest forced win: {document['longest_win']['remoteness']} plies" in text.stdout
+
+
+def test_a_notebook_shows_the_statistics_as_a_chart(db_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    with open_database(db_path) as db:
+        stats = solution_stats(db)
+    html = stats._repr_html_()
+    svg = ET.fromstring(html[html.index("<svg") : html.index("</svg>") + len("</svg>")])
+    titles = [element.text for element in svg.iter("{http://www.w3.org/2000/svg}title")]
+    assert len(titles) == 3 * len(stats.depths)
+    six = stats.depths[6]
+    assert f"depth 6: {six.positions['win']:,} win for {six.to_move}" in titles

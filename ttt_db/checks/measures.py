@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from html import escape
+from math import gcd, lcm
 from typing import Any, Final
 
 from ttt_db.ais.calling import Policy, as_policy, policy_at
@@ -181,6 +182,22 @@ class PolicyMeasures:
 
 
 PolicyOf = Callable[[str], Policy]
+Exact = tuple[int, int, int, int]
+"""An outcome as integers: (win, draw, loss, denominator), kept in lowest terms; the walk adds and
+scales these without a Fraction per operation."""
+
+
+def _mixed(parts: list[tuple[Fraction, Exact]]) -> Exact:
+    """The outcome of playing each part's outcome with its probability, exactly."""
+    denominator = lcm(*(p.denominator * exact[3] for p, exact in parts))
+    win = draw = loss = 0
+    for p, (w, d, lo, den) in parts:
+        scale = p.numerator * (denominator // (p.denominator * den))
+        win += w * scale
+        draw += d * scale
+        loss += lo * scale
+    common = gcd(gcd(win, draw), gcd(loss, denominator))
+    return (win // common, draw // common, loss // common, denominator // common)
 
 
 @dataclass
@@ -191,34 +208,42 @@ class _Seat:
     seat: Mark
     game: Game
     policy: PolicyOf
-    outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
+    outcomes: dict[tuple[str, str], Exact] = field(default_factory=dict)
 
     def outcome(self, name: str, opponent: PolicyOf | None, board: str) -> Outcome:
         """The outcome from `board` of the policy in its seat against `opponent` (named `name`)."""
+        win, draw, loss, denominator = self._exact(name, opponent, board)
+        return Outcome(Fraction(win, denominator), Fraction(draw, denominator), Fraction(loss, denominator))
+
+    def _exact(self, name: str, opponent: PolicyOf | None, board: str) -> Exact:
         key = (name, board)
         found = self.outcomes.get(key)
         if found is None:
             found = self.outcomes[key] = self._outcome(name, opponent, board)
         return found
 
-    def _outcome(self, name: str, opponent: PolicyOf | None, board: str) -> Outcome:
+    def _outcome(self, name: str, opponent: PolicyOf | None, board: str) -> Exact:
         won = winner(board, self.game)
         if won is not None:
-            return Outcome(ONE, ZERO, ZERO) if won == self.seat else Outcome(ZERO, ZERO, ONE)
+            return (1, 0, 0, 1) if won == self.seat else (0, 0, 1, 1)
         if EMPTY not in board:
-            return Outcome(ZERO, ONE, ZERO)
+            return (0, 1, 0, 1)
         mover = side_to_move(board)
         if mover == self.seat:
             chosen = self.policy(board)
         elif opponent is None:
-            children = [self.outcome(name, opponent, play(board, m, mover)) for m in legal_moves(board, self.game)]
-            return min(children, key=lambda outcome: (outcome.score, -outcome.loss))
+            children = [self._exact(name, opponent, play(board, m, mover)) for m in legal_moves(board, self.game)]
+            return min(
+                children, key=lambda exact: (Fraction(exact[0] - exact[2], exact[3]), Fraction(-exact[2], exact[3]))
+            )
         else:
             chosen = opponent(board)
-        total = NOTHING
-        for move, probability in chosen.items():
-            total = total + self.outcome(name, opponent, play(board, move, mover)).scaled(probability)
-        return total
+        return _mixed(
+            [
+                (probability, self._exact(name, opponent, play(board, move, mover)))
+                for move, probability in chosen.items()
+            ]
+        )
 
     def costs(self, value_of: Callable[[str], int], perfect: PolicyOf) -> list[Cost]:
         """Every position where the policy loses expected score against `perfect` play, with how
@@ -258,12 +283,17 @@ def refuse_unmeasurable(game: Game) -> None:
 
 def _asked(named: NamedAI) -> PolicyOf:
     """An AI's policy, each position asked once."""
+    return _remembered(lambda board: policy_at(named.play, board))
+
+
+def _remembered(policy_of: PolicyOf) -> PolicyOf:
+    """The policy, each position's answer made once."""
     answers: dict[str, Policy] = {}
 
     def policy(board: str) -> Policy:
         found = answers.get(board)
         if found is None:
-            found = answers[board] = policy_at(named.play, board)
+            found = answers[board] = policy_of(board)
         return found
 
     return policy
@@ -312,8 +342,8 @@ def measure_policy(
             found = best[board] = database.best_moves_of(board)
         return found
 
-    def perfect(board: str) -> Policy:
-        return as_policy(best_moves(board))
+    perfect = _remembered(lambda board: as_policy(best_moves(board)))
+    uniform = _remembered(lambda board: as_policy(legal_moves(board, game)))
 
     seats = {}
     for seat in SEATS:
@@ -325,7 +355,7 @@ def measure_policy(
         opponents: dict[str, PolicyOf | None] = {
             "perfect": perfect,
             BEST_RESPONSE: None,
-            "random": lambda board: as_policy(legal_moves(board, game)),
+            "random": uniform,
             **{named.name: _asked(named) for named in against},
         }
         outcomes = {name: walk.outcome(name, opponent, game.empty_board) for name, opponent in opponents.items()}

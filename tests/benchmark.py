@@ -723,6 +723,43 @@ print(time.perf_counter() - started, theirs)
     return results
 
 
+def policy_measures(db: Path, runs: int) -> list[Measurement]:
+    """Issue 35's budgets on 3x3: every measure of a built-in policy against the check of the same
+    AI (in-process, warm), and uniform random's exploitability against OpenSpiel's own (it walks
+    the game tree) where OpenSpiel is installed."""
+    from ttt_db.ais.registry import load_ai
+    from ttt_db.checks.measures import measure_policy
+    from ttt_db.checks.report import run_checks
+    from ttt_db.store.database import open_database
+
+    results = []
+    with open_database(db) as database:
+        database.best_moves_table()
+        for name in ("perfect", "ai2s", "ai14s", "perfect@0.9"):
+            ai = load_ai(name, lambda: database)
+            checked = median_seconds(lambda ai=ai: run_checks(ai, database), runs)
+            measured = median_seconds(lambda ai=ai: measure_policy(ai, database), runs)
+            results += [
+                Measurement(f"ttt-db score {name}: every measure / its check", measured / checked, 3.0, "x"),
+                Measurement("  in seconds", measured, None, "s"),
+            ]
+        try:
+            import pyspiel
+            from open_spiel.python import policy as spiel_policy
+            from open_spiel.python.algorithms import exploitability
+        except ImportError:
+            return results
+        game = pyspiel.load_game("tic_tac_toe")
+        started = time.perf_counter()
+        exploitability.nash_conv(game, spiel_policy.UniformRandomPolicy(game))
+        theirs = time.perf_counter() - started
+        ours = median_seconds(lambda: measure_policy(load_ai("ai2s", lambda: database), database), runs)
+    return results + [
+        Measurement("uniform random's NashConv / OpenSpiel's nash_conv (3x3)", ours / theirs, 0.05, "x"),
+        Measurement("  OpenSpiel's, in seconds", theirs, None, "s"),
+    ]
+
+
 SOLVE_RATIO: Final = round(0.003 / 0.066, 3)
 """Issue 40: the 3x3 solve no slower than before the ranked core (3 ms) when tests/reference.py's
 solver took 66 ms on this machine: the budget is that ratio, measured in the same run."""
@@ -1150,6 +1187,7 @@ def main() -> int:
             *search_commands(db, workdir, options.runs),
             *in_process(db, options.runs),
             *small_end(db, workdir, options.runs),
+            *policy_measures(db, options.runs),
             *serve_commands(db, options.runs),
             Measurement("database file size", db.stat().st_size / 1e6, 2.0, "MB"),
         ]

@@ -438,6 +438,7 @@ def verify(
 class ExportFormat(StrEnum):
     jsonl = "jsonl"
     csv = "csv"
+    uci_endgame = "uci-endgame"
 
 
 EXPORT_NOTICE_POSITIONS = 1_000_000
@@ -466,8 +467,22 @@ def export(
 ) -> None:
     """Every position (o moved first) as one record, JSON lines or CSV, streamed from the ranked
     core level by level (a game over 16 cells without random-play odds and paths); --depth exports
-    some levels only."""
-    from ttt_db.store.export import write_csv, write_jsonl
+    some levels only. --format uci-endgame writes tic-tac-toe's 958 finished boards as the UCI
+    Tic-Tac-Toe Endgame data set does (x moved first, "positive" for a win for x), row for row."""
+    from ttt_db.store.export import uci_endgame_rows, write_csv, write_jsonl
+
+    if format is ExportFormat.uci_endgame:
+        if game != TICTACTOE or depth:
+            raise fail("the UCI Tic-Tac-Toe Endgame data set is tic-tac-toe's (3x3k3), whole: no --depth")
+        with open_db(db, game, digest) as database:
+            text = "".join(row + "\n" for row in uci_endgame_rows(database.all_positions()))
+        if output is None:
+            sys.stdout.write(text)
+            return
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {text.count(chr(10)):,} rows to {output}", err=True)
+        return
 
     writer = write_csv if format is ExportFormat.csv else write_jsonl
     written = 0

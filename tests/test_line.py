@@ -79,3 +79,29 @@ def test_the_api_line_is_the_librarys(db: SolutionDatabase) -> None:
         answer = client.get("/api/line", params={"board": "ox..x....", "shortest": "1"})
     assert answer.status_code == 200
     assert answer.json() == perfect_line(db, Board.parse("ox..x...."), shortest=True).to_document()
+
+
+def test_the_uci_endgame_data_set_is_reproduced_row_for_row(run) -> None:
+    """Aha's 1991 file: every finished board with x first, x's wins ("positive") first, then o's
+    wins and the draws ("negative"), each group in x < o < b order; its first and last rows as the
+    UCI repository has them."""
+    result = run("export", "--format", "uci-endgame")
+    assert result.exit_code == 0, result.output
+    rows = result.stdout.splitlines()
+    order = {"x": 0, "o": 1, "b": 2}
+    groups: dict[int, list[list[str]]] = {0: [], 1: [], 2: []}
+    for board in reference.reachable():
+        if not RULES.finished(board):
+            continue
+        x_first = ["b" if cell == "." else {"o": "x", "x": "o"}[cell] for cell in board]
+        won = RULES.winner(board)
+        groups[0 if won == "o" else 1 if won == "x" else 2].append(x_first)
+    expected = [
+        ",".join(cells) + ("," + ("positive" if group == 0 else "negative"))
+        for group, boards in groups.items()
+        for cells in sorted(boards, key=lambda cells: [order[cell] for cell in cells])
+    ]
+    assert rows == expected and len(rows) == 958
+    assert rows[0] == "x,x,x,x,o,o,x,o,o,positive" and rows[-1] == "o,o,x,x,x,o,o,x,x,negative"
+    refused = run("export", "--format", "uci-endgame", "--game", "3x4k3")
+    assert refused.exit_code == 2 and "tic-tac-toe's (3x3k3)" in refused.stderr

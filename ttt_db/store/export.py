@@ -1,4 +1,5 @@
-"""Export positions as JSON lines or CSV, and read such exports back.
+"""Export positions as JSON lines or CSV, and read such exports back; and tic-tac-toe's finished
+boards as the UCI Tic-Tac-Toe Endgame data set.
 
 Both formats carry the same record (`Position.to_record`). In CSV, list fields (`best_moves`,
 `best_moves_shortest`, `playout`) are JSON text and an empty `to_move` means none.
@@ -11,6 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
+from ttt_db.game.rules import EMPTY, swap_marks
 from ttt_db.store.position import Position
 
 FIELDS = (
@@ -54,6 +56,29 @@ def write_csv(positions: Iterable[Position], stream: TextIO) -> None:
                 for key, value in record.items()
             }
         )
+
+
+UCI_ORDER = {"x": 0, "o": 1, EMPTY: 2}
+"""The UCI file's order within each group: cell by cell, x before o before blank."""
+
+
+def uci_endgame_rows(positions: Iterable[Position]) -> list[str]:
+    """Tic-tac-toe's finished boards as the UCI Tic-Tac-Toe Endgame data set writes them (Aha,
+    1991): x moved first (each stored board's marks swapped), the cells in reading order as x, o
+    or b, then "positive" for a win for x, else "negative"; x's wins first, then o's, then the
+    draws, each group in the file's order (`UCI_ORDER`)."""
+    groups: dict[int, list[str]] = {0: [], 1: [], 2: []}
+    for position in positions:
+        if position.status == "playing":
+            continue
+        board = swap_marks(position.cells)  # o moved first in the store: x did in the data set
+        groups[{"o": 0, "x": 1, "draw": 2}[position.status]].append(board)
+    rows = []
+    for group, boards in groups.items():
+        label = "positive" if group == 0 else "negative"
+        for board in sorted(boards, key=lambda cells: [UCI_ORDER[cell] for cell in cells]):
+            rows.append(",".join("b" if cell == EMPTY else cell for cell in board) + f",{label}")
+    return rows
 
 
 def read_jsonl(stream: TextIO) -> Iterator[dict[str, Any]]:

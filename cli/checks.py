@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import TYPE_CHECKING, Annotated, Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 
@@ -513,7 +515,101 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
 OUTCOME_WORDS: Final = {1: "wins", 0: "draws", -1: "loses"}
 
 
+def suite(
+    count: Annotated[int, typer.Option("-n", "--count", min=0, metavar="N", help="Positions in the suite.")] = 100,
+    seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for a reproducible suite.")] = None,
+    tier: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tier",
+            metavar="TIER",
+            help="Draw from this difficulty only (repeatable): hard (one move keeps the value), medium (two), "
+            "easy (more).",
+            show_default=False,
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
+    ] = None,
+    game: GameOption = DEFAULT_GAME,
+    db: DbOption = None,
+    digest: DigestOption = None,
+) -> None:
+    """A benchmark suite for agents and LLMs: N decision positions drawn evenly from the difficulty
+    tiers, one JSON document a line, each with every move's exact value, plies left and whether it
+    keeps the position's value. `ttt-db judge` scores answers to it."""
+    import json
+
+    from ttt_db.checks.suite import TIERS, draw_suite
+
+    with open_db(db, game, digest) as database:
+        items = draw_suite(database, count, seed=seed, tiers=tier or TIERS)
+    text = "".join(json.dumps(item) + "\n" for item in items)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {len(items):,} positions to {output}", err=True)
+
+
+def judge(
+    answers: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help='Answers, one JSON record a line: {"board": ..., "move": cell} (and "id", "first"); - for stdin.',
+            show_default=False,
+        ),
+    ],
+    game: GameOption = DEFAULT_GAME,
+    db: DbOption = None,
+    digest: DigestOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Score (board, move) answers, an agent's or an LLM's to a suite or any boards: did each move keep
+    the position's value, and if not how much it gave up (a value step, or plies of a slower win or
+    faster loss); a summary in all and by difficulty tier. A line that cannot be judged is reported
+    and the rest are judged."""
+    import json
+
+    from ttt_db.checks.suite import Verdict, judge_answers, summary
+
+    try:
+        lines = sys.stdin.read().splitlines() if answers == "-" else Path(answers).read_text("utf-8").splitlines()
+    except OSError as error:
+        raise fail(f"cannot read {answers}: {error.strerror}") from None
+    records: list[dict[str, Any]] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as error:
+            record = {"line": number, "unreadable": f"{error.msg} (line {number})"}
+        records.append(record if isinstance(record, dict) else {"line": number, "unreadable": "not a record"})
+    with open_db(db, game, digest) as database:
+        results = list(judge_answers(database, records))
+    verdicts = [result for result in results if isinstance(result, Verdict)]
+    errors = [result for result in results if not isinstance(result, Verdict)]
+    totals = summary(verdicts)
+    if as_json:
+        print_json({"summary": totals, "verdicts": [v.to_document() for v in verdicts], "errors": errors})
+        return
+    typer.echo(f"{len(verdicts):,} answers judged" + (f", {len(errors):,} could not be" if errors else ""))
+    typer.echo(f"{'':<8}{'answers':>9}{'kept':>9}{'share':>9}{'value lost':>12}{'plies lost':>12}")
+    for key, row in totals.items():
+        typer.echo(
+            f"{key:<8}{row['answers']:>9,}{row['kept']:>9,}{row['share_kept']:>9.1%}"
+            f"{row['value_lost']:>12,}{row['plies_lost']:>12,}"
+        )
+    for problem in errors[:5]:
+        typer.echo(f"  not judged: {problem['error']}", err=True)
+
+
 def register(app: typer.Typer) -> None:
     app.command()(ais)
     app.command()(check)
     app.command()(score)
+    app.command()(suite)
+    app.command()(judge)

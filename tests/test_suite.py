@@ -1,0 +1,58 @@
+"""Benchmark suites and their judge (issue 36): every label held to tests/reference.py's solver,
+the tiers balanced and the draw repeatable, answers judged as the reference says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import reference
+
+RULES = reference.TICTACTOE
+
+
+def _reference_labels(board: str) -> dict[int, bool]:
+    """Each move of an o-first board: does it keep the mover's value (the reference's best moves)."""
+    best = set(reference.best_moves(board))
+    return {move: move in best for move, _ in RULES.children(board)}
+
+
+def test_a_suite_labels_every_move_exactly_and_balances_its_tiers(run) -> None:
+    result = run("suite", "-n", "90", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    items = [json.loads(line) for line in result.stdout.splitlines()]
+    decision = set(reference.decision_boards())
+    assert len(items) == 90 and len({item["board"] for item in items}) == 90
+    for item in items:
+        assert item["board"] in decision
+        labels = _reference_labels(item["board"])
+        assert {move["move"]: move["keeps"] for move in item["moves"]} == labels
+        kept = sum(labels.values())
+        assert item["keeping"] == kept and item["tier"] == ("hard" if kept == 1 else "medium" if kept == 2 else "easy")
+    assert [item["tier"] for item in items].count("hard") == 30  # evenly from the three tiers
+    assert run("suite", "-n", "90", "--seed", "3").stdout == result.stdout  # repeatable
+    hard = [json.loads(line) for line in run("suite", "-n", "5", "--tier", "hard").stdout.splitlines()]
+    assert {item["tier"] for item in hard} == {"hard"}
+    assert run("suite", "--tier", "impossible").exit_code == 2
+
+
+def test_judge_scores_answers_as_the_reference_does(run, tmp_path: Path) -> None:
+    boards = sorted(reference.decision_boards())[::40]
+    answers = [{"id": n, "board": board, "move": board.index(".")} for n, board in enumerate(boards)]
+    file = tmp_path / "answers.jsonl"
+    file.write_text("\n".join(json.dumps(a) for a in answers) + '\n{"board": "bad", "move": 1}\nnot json\n')
+    result = run("judge", str(file), "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    solve = reference.solver(RULES)
+    for answer, verdict in zip(answers, document["verdicts"], strict=True):
+        board, move = answer["board"], answer["move"]
+        child = board[:move] + RULES.mover(board) + board[move + 1 :]
+        sign = 1 if RULES.mover(board) == "o" else -1
+        assert verdict["kept"] == (solve(child).score == solve(board).score), board
+        assert verdict["value_lost"] == sign * (solve(board).score - solve(child).score)
+    kept = sum(v["kept"] for v in document["verdicts"])
+    assert document["summary"]["all"] == document["summary"]["all"] | {"answers": len(answers), "kept": kept}
+    assert len(document["errors"]) == 2 and "expected 9 cells" in document["errors"][0]["error"]
+    text = run("judge", str(file)).stdout
+    assert text.startswith(f"{len(answers):,} answers judged, 2 could not be")

@@ -1,0 +1,182 @@
+"""Benchmark suites for agents and LLMs, and their judge: decision positions drawn by difficulty,
+each with the exact label of every move (`draw_suite`), and (board, move) answers scored against
+the database (`judge_answers`): did the move keep the value, and if not, how much it gave up.
+
+A position's difficulty is how many of its moves keep its value (one is hard, two medium, more
+easy); its remoteness and depth say how far the end is. A suite is a list of JSON documents, one a
+position, so an LLM harness can stream it; the judge reads answers of the same shape back.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ttt_db.errors import InputError
+from ttt_db.game.board import Board
+from ttt_db.game.rules import value_score
+from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.position import Position
+
+TIERS: Final = ("hard", "medium", "easy")
+
+
+def tier_of(keeping: int) -> str:
+    """The difficulty of a position by how many of its moves keep its value."""
+    return "hard" if keeping == 1 else "medium" if keeping == 2 else "easy"
+
+
+def keeping_moves(position: Position) -> tuple[int, ...]:
+    """The moves that keep the position's value for its mover (the best moves, in any remoteness)."""
+    return position.best_moves
+
+
+def suite_item(position: Position, number: int) -> dict[str, Any]:
+    """One position of a suite: the board, who moves, its value and remoteness, its difficulty, and
+    every move with its value for the mover, the plies left after it, and whether it keeps the value."""
+    kept = keeping_moves(position)
+    return {
+        "id": number,
+        "board": position.cells,
+        "first": position.first,
+        "to_move": position.to_move,
+        "value": position.value,
+        "remoteness": position.remoteness,
+        "depth": position.depth,
+        "tier": tier_of(len(kept)),
+        "keeping": len(kept),
+        "moves": [
+            {
+                "move": move.move,
+                "name": move.name,
+                "value": move.value,
+                "remoteness": move.remoteness,
+                "keeps": move.move in kept,
+            }
+            for move in position.moves
+        ],
+    }
+
+
+def draw_suite(
+    database: SolutionDatabase, count: int, *, seed: int | None = None, tiers: Iterable[str] = TIERS
+) -> list[dict[str, Any]]:
+    """`count` distinct decision positions drawn with `seed`, as evenly as they allow from each of
+    `tiers` (hard, medium, easy), in the order drawn; InputError for a count below 0 or an
+    unknown tier. Games whose database keeps its named lists (the decision positions)."""
+    chosen = list(dict.fromkeys(tiers))
+    unknown = [tier for tier in chosen if tier not in TIERS]
+    if unknown or not chosen:
+        raise InputError(",".join(unknown) or "(none)", f"a tier is one of {', '.join(TIERS)}")
+    if count < 0:
+        raise InputError(str(count), "a suite has 0 positions or more")
+    by_tier: dict[str, list[Position]] = {tier: [] for tier in chosen}
+    for position in database.stored_positions(database.node_list("decision")):
+        tier = tier_of(len(keeping_moves(position)))
+        if tier in by_tier:
+            by_tier[tier].append(position)
+    rng = random.Random(seed)
+    for positions in by_tier.values():
+        rng.shuffle(positions)
+    drawn: list[Position] = []
+    while len(drawn) < count and any(by_tier.values()):
+        for tier in chosen:
+            if by_tier[tier] and len(drawn) < count:
+                drawn.append(by_tier[tier].pop())
+    return [suite_item(position, number) for number, position in enumerate(drawn, start=1)]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One answer judged: the move's value for the mover against the position's, and the plies it
+    gives up where it keeps the value (a slower win, a faster loss)."""
+
+    id: Any
+    board: str
+    move: int
+    kept: bool
+    value: str
+    move_value: str
+    value_lost: int  # 0, 1 or 2: a win to a draw is 1, a win to a loss 2
+    plies_lost: int
+    tier: str
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "board": self.board,
+            "move": self.move,
+            "kept": self.kept,
+            "value": self.value,
+            "move_value": self.move_value,
+            "value_lost": self.value_lost,
+            "plies_lost": self.plies_lost,
+            "tier": self.tier,
+        }
+
+
+def judge_answer(database: SolutionDatabase, board: str, move: int, first: str | None, answer_id: Any) -> Verdict:
+    """One (board, move) answer against the database; InputError for a bad board or move."""
+    if first not in (None, "o", "x"):
+        raise InputError(str(first), "first is o or x")
+    parsed = Board.parse(board, "x" if first == "x" else "o" if first == "o" else None, database.game)
+    position = database.lookup(parsed)
+    if position.to_move is None:
+        raise InputError(board, "the game is over on this board: there is no move to judge")
+    analysis = next((a for a in position.moves if a.move == move), None)
+    if analysis is None:
+        raise InputError(str(move), f"not a legal move on {board!r}")
+    kept = move in keeping_moves(position)
+    value_lost = value_score(position.value) - value_score(analysis.value)
+    plies = analysis.remoteness + 1  # the move included, as the position's remoteness counts it
+    if not kept:
+        plies_lost = 0
+    elif position.value == "win":
+        plies_lost = plies - position.remoteness
+    elif position.value == "loss":
+        plies_lost = position.remoteness - plies
+    else:
+        plies_lost = 0
+    return Verdict(
+        answer_id,
+        position.cells,
+        move,
+        kept,
+        position.value,
+        analysis.value,
+        value_lost,
+        plies_lost,
+        tier_of(len(keeping_moves(position))),
+    )
+
+
+def judge_answers(database: SolutionDatabase, records: Iterable[dict[str, Any]]) -> Iterator[Verdict | dict[str, Any]]:
+    """Each answer record (`{"board", "move"}`, optionally `"first"` and `"id"`) judged, in order; a
+    record that cannot be judged is `{"input", "error"}`, and the rest are judged all the same."""
+    for record in records:
+        try:
+            board, move = record.get("board"), record.get("move")
+            if not isinstance(board, str) or isinstance(move, bool) or not isinstance(move, int):
+                raise InputError(str(record)[:200], 'an answer is {"board": "...", "move": cell index}')
+            yield judge_answer(database, board, move, record.get("first"), record.get("id"))
+        except InputError as error:
+            yield {"input": record, "error": str(error)}
+
+
+def summary(verdicts: Iterable[Verdict]) -> dict[str, Any]:
+    """How many answers kept the value, in all and per tier, and the value and plies given up."""
+    rows: dict[str, dict[str, int]] = {}
+    for verdict in verdicts:
+        for key in ("all", verdict.tier):
+            row = rows.setdefault(key, {"answers": 0, "kept": 0, "value_lost": 0, "plies_lost": 0})
+            row["answers"] += 1
+            row["kept"] += verdict.kept
+            row["value_lost"] += verdict.value_lost
+            row["plies_lost"] += verdict.plies_lost
+    ordered = {key: rows[key] for key in ("all", *TIERS) if key in rows}
+    return {key: row | {"share_kept": row["kept"] / row["answers"]} for key, row in ordered.items()}
+
+
+__all__ = ["TIERS", "Verdict", "draw_suite", "judge_answers", "summary", "tier_of"]

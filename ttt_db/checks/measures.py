@@ -23,7 +23,7 @@ from ttt_db.ais.calling import Policy, as_policy, policy_at
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.errors import InputError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import EMPTY, Mark, legal_moves, play, score_seen_by, side_to_move, value_score, winner
+from ttt_db.game.rules import EMPTY, Mark, legal_moves, play, score_seen_by, side_to_move, status, value_score
 from ttt_db.store.database import SolutionDatabase
 
 MEASURED_MAX_CELLS: Final = 12
@@ -53,12 +53,6 @@ class Outcome:
         """The expected score, +1 a win and -1 a loss (OpenSpiel's utility)."""
         return self.win - self.loss
 
-    def __add__(self, other: Outcome) -> Outcome:
-        return Outcome(self.win + other.win, self.draw + other.draw, self.loss + other.loss)
-
-    def scaled(self, by: Fraction) -> Outcome:
-        return Outcome(self.win * by, self.draw * by, self.loss * by)
-
     def to_document(self) -> dict[str, Any]:
         return {
             "win": float(self.win),
@@ -67,9 +61,6 @@ class Outcome:
             "score": float(self.score),
             "exact": {"win": str(self.win), "draw": str(self.draw), "loss": str(self.loss)},
         }
-
-
-NOTHING: Final = Outcome(ZERO, ZERO, ZERO)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,11 +214,9 @@ class _Seat:
         return found
 
     def _outcome(self, name: str, opponent: PolicyOf | None, board: str) -> Exact:
-        won = winner(board, self.game)
-        if won is not None:
-            return (1, 0, 0, 1) if won == self.seat else (0, 0, 1, 1)
-        if EMPTY not in board:
-            return (0, 1, 0, 1)
+        ended = status(board, self.game)
+        if ended != "playing":
+            return (0, 1, 0, 1) if ended == "draw" else (1, 0, 0, 1) if ended == self.seat else (0, 0, 1, 1)
         mover = side_to_move(board)
         if mover == self.seat:
             chosen = self.policy(board)
@@ -254,7 +243,7 @@ class _Seat:
         for ply in range(self.game.cells + 1):
             here = {board: p for board, p in reach.items() if board.count(EMPTY) == self.game.cells - ply}
             for board, p in here.items():
-                if winner(board, self.game) is not None or EMPTY not in board:
+                if status(board, self.game) != "playing":
                     continue
                 mover = side_to_move(board)
                 policy = self.policy(board) if mover == self.seat else perfect(board)

@@ -467,7 +467,10 @@ def score(
             opened.enter_context(contained_ai(name, game, lambda: database, limits, waiting=say_waiting))
             for name in (ai, *(against or ()))
         )
-        measures = measure_policy(named, database, costliest=show, against=opponents)
+        with progress_bar(None, "score: positions asked", "position", quiet=False) as asked:
+            measures = measure_policy(
+                named, database, costliest=show, against=opponents, progress=lambda count: asked.update(count - asked.n)
+            )
     if as_json:
         print_json(measures.to_document())
     else:

@@ -62,7 +62,9 @@ def test_the_built_in_ais_measures_are_the_references(db: SolutionDatabase, name
 
 def test_a_policy_of_probabilities_is_measured_as_given(db: SolutionDatabase) -> None:
     named = NamedAI("eps", _epsilon_first_free, None, "0.7 on the first free cell")
-    measures = measure_policy(named, db)
+    heard: list[int] = []
+    measures = measure_policy(named, db, progress=heard.append)
+    assert heard == list(range(1, measures.asked + 1))  # each new position asked, once
 
     def exact(board: str) -> dict[int, Fraction]:
         return policy_at(_epsilon_first_free, board)

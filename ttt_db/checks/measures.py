@@ -301,18 +301,28 @@ def exact_match(ai: NamedAI, opponent: NamedAI, game: Game) -> dict[Mark, Outcom
 
 
 def measure_policy(
-    ai: NamedAI, database: SolutionDatabase, *, costliest: int = 10, against: Iterable[NamedAI] = ()
+    ai: NamedAI,
+    database: SolutionDatabase,
+    *,
+    costliest: int = 10,
+    against: Iterable[NamedAI] = (),
+    progress: Callable[[int], None] | None = None,
 ) -> PolicyMeasures:
     """Every measure of `ai` as a policy on the database's game, exact (games up to
     MEASURED_MAX_CELLS cells), and its outcomes `against` other AIs (by their names);
-    AIMisbehaved when an answer at a position the play reaches is unusable."""
+    `progress(asked)` hears each new position the AI is asked at (no total is known ahead: it
+    depends on the AI's own play). AIMisbehaved when an answer at a position the play reaches is
+    unusable."""
     game = database.game
     refuse_unmeasurable(game)
     asked: set[str] = set()
     answer = _asked(ai)
 
     def policy(board: str) -> Policy:
-        asked.add(board)
+        if board not in asked:
+            asked.add(board)
+            if progress is not None:
+                progress(len(asked))
         return answer(board)
 
     values: dict[str, int] = {}

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -480,7 +480,7 @@ def score(
 def score_lines(measures: PolicyMeasures) -> list[str]:
     """`ttt-db score` as text: per seat the outcomes against each opponent and the costliest
     positions; then NashConv and exploitability."""
-    from ttt_db.checks.measures import OPPONENT_NAMES
+    from ttt_db.checks.measures import OUTCOME_WORDS, opponent_label
 
     game = measures.game
     lines = [f"{measures.ai} on {game.name}: exact, over the {plural(measures.asked, 'position')} its play reaches"]
@@ -488,7 +488,7 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
         best = {1: "a win", 0: "a draw", -1: "a loss"}[seat.value]
         lines.append(f"as {seat.seat} (the start is {best} for {seat.seat} with best play):")
         for name, outcome in seat.against.items():
-            against = f"{OPPONENT_NAMES.get(name, name)}:"
+            against = f"{opponent_label(name)}:"
             lines.append(
                 f"  against {against:<17} win {float(outcome.win):7.2%}, draw {float(outcome.draw):7.2%}, "
                 f"loss {float(outcome.loss):7.2%}; expected score {float(outcome.score):+.4f}"
@@ -513,9 +513,6 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
         "(OpenSpiel's units: what best responses gain over the AI's self-play, a win +1, a loss -1)"
     )
     return lines
-
-
-OUTCOME_WORDS: Final = {1: "wins", 0: "draws", -1: "loses"}
 
 
 def suite(

@@ -33,6 +33,15 @@ game is too many for it."""
 OPPONENTS: Final = ("perfect", "best_response", "random")
 """The opponents every policy is measured against; `against` adds AIs by name."""
 OPPONENT_NAMES: Final = {"perfect": "perfect play", "best_response": "a best response", "random": "uniform random"}
+OUTCOME_WORDS: Final = {1: "wins", 0: "draws", -1: "loses"}
+"""What a move's value (for its mover) is called in the measures' texts: the CLI's and the page's."""
+
+
+def opponent_label(name: str) -> str:
+    """An opponent as the texts name it: OPPONENTS in words, an `--against` AI by its name."""
+    return OPPONENT_NAMES.get(name, name)
+
+
 BEST_RESPONSE: Final = "best_response"
 SEATS: Final[tuple[Mark, Mark]] = ("o", "x")
 
@@ -89,7 +98,10 @@ class Cost:
             "reach": float(self.reach),
             "lost": float(self.lost),
             "share": float(self.share),
-            "moves": [{"move": move, "probability": float(p), "score": score} for move, p, score in self.moves],
+            "moves": [
+                {"move": move, "probability": float(p), "score": score, "outcome": OUTCOME_WORDS[score]}
+                for move, p, score in self.moves
+            ],
         }
 
 
@@ -113,7 +125,9 @@ class SeatMeasures:
         return {
             "seat": self.seat,
             "value": self.value,
-            "against": {name: outcome.to_document() for name, outcome in self.against.items()},
+            "against": {
+                name: outcome.to_document() | {"label": opponent_label(name)} for name, outcome in self.against.items()
+            },
             "lost": float(self.lost),
             "lost_by_depth": {str(depth): float(lost) for depth, lost in sorted(self.lost_by_depth.items())},
             "costliest": [cost.to_document() for cost in self.costliest],
@@ -158,7 +172,7 @@ class PolicyMeasures:
         rows = []
         for seat in self.seats.values():
             for name, outcome in seat.against.items():
-                against = escape(OPPONENT_NAMES.get(name, name))
+                against = escape(opponent_label(name))
                 rows.append(
                     f"<tr><td>as {seat.seat}</td><td>{against}</td><td>{float(outcome.win):.1%}</td>"
                     f"<td>{float(outcome.draw):.1%}</td><td>{float(outcome.loss):.1%}</td>"

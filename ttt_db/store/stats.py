@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, Final
 
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Mark, Value, mover_at
@@ -17,6 +17,13 @@ from ttt_db.ranked.codes import DRAW_NOW, LOSS_NOW, code_of, value_of_code
 from ttt_db.store.database import SolutionDatabase
 
 CODES = 256
+IN_PLAY: Final = {
+    code: decoded
+    for code in range(1, CODES)
+    if code not in (LOSS_NOW, DRAW_NOW) and (decoded := value_of_code(code)) is not None
+}
+"""Every code a position in play can hold, with its (value, remoteness); LOSS_NOW and DRAW_NOW are
+the finished boards'."""
 
 
 @dataclass(frozen=True)
@@ -150,9 +157,8 @@ def solution_stats(database: SolutionDatabase) -> SolutionStats:
     by_remoteness: dict[tuple[Value, int], tuple[int, int]] = {}
     extremes: dict[Value, tuple[int, int]] = {}  # value -> (remoteness, depth)
     for depth, positions, classes in per_depth:
-        for code in range(1, CODES):
-            decoded = value_of_code(code)
-            if decoded is None or not positions[code] or code in (LOSS_NOW, DRAW_NOW):
+        for code, decoded in IN_PLAY.items():
+            if not positions[code]:
                 continue
             value, remoteness = decoded
             had = by_remoteness.get(decoded, (0, 0))
@@ -173,12 +179,9 @@ def solution_stats(database: SolutionDatabase) -> SolutionStats:
 def _depth_stats(depth: int, positions: list[int], classes: list[int]) -> DepthStats:
     by_value = dict.fromkeys(VALUES, 0)
     by_value_classes = dict.fromkeys(VALUES, 0)
-    for code in range(1, CODES):
-        decoded = value_of_code(code)
-        if decoded is None or code in (LOSS_NOW, DRAW_NOW):
-            continue
-        by_value[decoded[0]] += positions[code]
-        by_value_classes[decoded[0]] += classes[code]
+    for code, (value, _) in IN_PLAY.items():
+        by_value[value] += positions[code]
+        by_value_classes[value] += classes[code]
     finished = positions[LOSS_NOW] + positions[DRAW_NOW]
     return DepthStats(
         depth, mover_at(depth), by_value, by_value_classes, finished, classes[LOSS_NOW] + classes[DRAW_NOW]

@@ -681,9 +681,6 @@ async function runCheck(offset) {
   if (offset === 0) showScore(result.ai, followed);
 }
 
-const OPPONENT_NAMES = { perfect: "perfect play", best_response: "a best response", random: "uniform random" };
-const OUTCOME_WORDS = { 1: "wins", 0: "draws", "-1": "loses" };
-
 async function showScore(ai, followed) {
   // How good the AI is (GET /api/score: the library's measures), where the server measures it.
   const block = $("check-score");
@@ -707,7 +704,7 @@ async function showScore(ai, followed) {
   for (const seat of Object.values(score.seats)) {
     for (const [name, outcome] of Object.entries(seat.against)) {
       const row = table.insertRow();
-      for (const text of [`as ${seat.seat}`, OPPONENT_NAMES[name] || name, percent(outcome.win), percent(outcome.draw),
+      for (const text of [`as ${seat.seat}`, outcome.label, percent(outcome.win), percent(outcome.draw),
         percent(outcome.loss), outcome.score.toFixed(4)]) {
         row.insertCell().textContent = text;
       }
@@ -721,7 +718,7 @@ async function showScore(ai, followed) {
   for (const seat of Object.values(score.seats)) {
     for (const cost of seat.costliest) {
       const item = document.createElement("li");
-      const moves = cost.moves.map((m) => `${cellName(m.move)} ${percent(m.probability)} ${OUTCOME_WORDS[m.score]}`);
+      const moves = cost.moves.map((m) => `${cellName(m.move)} ${percent(m.probability)} ${m.outcome}`);
       item.textContent = `As ${seat.seat}, reached ${percent(cost.reach)} of games, it gives up ${cost.lost.toFixed(3)} ` +
         `here (${cost.share.toFixed(4)} of its score): ${moves.join(", ")}`;
       const worse = cost.moves.filter((m) => m.score < cost.value).map((m) => m.move);

@@ -61,16 +61,20 @@ def build_database(
     notice: Callable[[str], None] = logger.info,
     client: Any = None,
     work_dir: Path | None = None,
+    tables: bool | None = None,
 ) -> BuildSummary:
     """Build `game`'s database at `db` (path, URL, `$TTT_DB` or the game's default) unless one
-    is there. A build that was stopped part-way is resumed above its last finished level, which
+    is there, with the plain tables (`ttt_db.store.plain`) as `tables` asks (None: where the game
+    is small enough, `writes_tables`). A build that was stopped part-way is resumed above its last finished level, which
     `notice` is told (`force`: any database there is replaced, and a stopped build's levels are
     discarded). With a Dask `client` every level is solved by tasks on its workers, in a work
     folder under `work_dir` (shared storage for a cluster; beside the database by default): the
     same database as a local build."""
     # imported here so that opening an existing database does not pay for the builder (SQLAlchemy)
     from ttt_db.build.write import check_ownership
+    from ttt_db.store.plain import writes_tables
 
+    writes_tables(game, tables)  # a game too large for them is refused before anything else
     location = resolve_location(db, game)
     if not force and database_exists(location):
         if location.path is None:  # a server's tables of our names: ours, or refused
@@ -84,7 +88,7 @@ def build_database(
             digest = existing.content_digest()
         return BuildSummary(location, False, 0.0, {}, _size(location), digest=digest)
     refuse_what_cannot_fit(game, client, location)
-    return _build(location, game, progress, notice, client, work_dir, fresh=force)
+    return _build(location, game, progress, notice, client, work_dir, fresh=force, tables=tables)
 
 
 def _build(
@@ -96,13 +100,15 @@ def _build(
     work_dir: Path | None = None,
     *,
     fresh: bool = False,
+    tables: bool | None = None,
 ) -> BuildSummary:
     """Solve `game` and write its database at `location`, over whatever is there (its callers
     have refused what cannot fit: `refuse_what_cannot_fit`); `fresh`: a stopped build's levels
-    are discarded, not taken up."""
+    are discarded, not taken up; `tables`: as `build_database` says."""
     from ttt_db.build.levels import build_core, work_folder
     from ttt_db.build.write import BuildContent, writable_folder, write_solution
     from ttt_db.store.extras import count_extras, keeps_extras
+    from ttt_db.store.plain import PlainLevels, writes_tables
 
     if location.path is not None:
         writable_folder(location.path)  # before any level is solved
@@ -111,7 +117,10 @@ def _build(
     folder = work_folder(location, game, work_dir)
     core = build_core(game, folder, progress, notice, client, keep=keeps_extras(game), fresh=fresh)
     extras = count_extras(core.tables, core.held) if core.held is not None else None
-    content = BuildContent(game, core, extras, None if reproducible else started)
+    plain = None
+    if core.held is not None and writes_tables(game, tables):
+        plain = PlainLevels(core.tables, core.held, [level.counts for level in core.levels])
+    content = BuildContent(game, core, extras, None if reproducible else started, plain)
     digest = write_solution(location, content, _build_time(), progress)
     pinned = record_pin(location, digest, "built")
     folder.remove()

@@ -5,12 +5,14 @@ from __future__ import annotations
 import glob
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Connection, delete, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
@@ -26,15 +28,28 @@ from ttt_db.store.digest import DIGEST_KEY, HASHES_KEY, ChunkHashes, content_dig
 from ttt_db.store.extras import ExtrasLevel
 from ttt_db.store.figures import core_figures, reached_depths
 from ttt_db.store.location import DatabaseLocation
-from ttt_db.store.schema import SCHEMA_VERSION, Base, ChunkHashPage, CoreChunkRow, DepthCount, ExtrasChunkRow, MetaEntry
+from ttt_db.store.plain import PLAIN_KEY, PlainLevels, TableHash
+from ttt_db.store.schema import (
+    SCHEMA_VERSION,
+    Base,
+    ChunkHashPage,
+    CoreChunkRow,
+    DepthCount,
+    ExtrasChunkRow,
+    MetaEntry,
+    NodeListRow,
+    PositionRow,
+)
 from ttt_db.store.tables import (
     CORE_COLUMNS,
     EXTRAS_COLUMNS,
     HASH_COLUMNS,
     LEGACY_OWNER_KEYS,
     LEGACY_TABLES,
+    NODE_LIST_COLUMNS,
     OWNER_KEY,
     OWNER_VALUE,
+    POSITION_COLUMNS,
 )
 
 
@@ -44,13 +59,15 @@ def rules_of(game: Game) -> dict[str, Any]:
 
 @dataclass
 class BuildContent:
-    """Everything a build writes: the ranked core of every game, and the extras (random-play odds
-    and paths) of a game that keeps them (`ttt_db.store.extras.keeps_extras`)."""
+    """Everything a build writes: the ranked core of every game, the extras (random-play odds
+    and paths) of a game that keeps them (`ttt_db.store.extras.keeps_extras`), and the plain
+    tables where they are written (`ttt_db.store.plain`)."""
 
     game: Game
     core: CoreBuild
     extras: list[ExtrasLevel] | None
     started: float | None = None
+    plain: PlainLevels | None = None
 
     @cached_property
     def figures(self) -> dict[str, Any]:
@@ -74,7 +91,11 @@ class BuildContent:
 
 
 def _meta_rows(
-    prepared: BuildContent, built_at: str, hashes: ChunkHashes, depth_rows: list[list[int | None]]
+    prepared: BuildContent,
+    built_at: str,
+    hashes: ChunkHashes,
+    depth_rows: list[list[int | None]],
+    plain: dict[str, Any] | None,
 ) -> dict[str, str]:
     meta = {
         OWNER_KEY: OWNER_VALUE,
@@ -83,9 +104,16 @@ def _meta_rows(
         "package_version": __version__,
         "built_at": built_at,
         "figures": prepared.figures,
-        "format": {"core_chunk_slots": CHUNK_SLOTS, "codec": "zstd", "extras": prepared.extras is not None},
+        "format": {
+            "core_chunk_slots": CHUNK_SLOTS,
+            "codec": "zstd",
+            "extras": prepared.extras is not None,
+            "tables": plain is not None,
+        },
         HASHES_KEY: hashes.meta_entry(),
     }
+    if plain is not None:
+        meta[PLAIN_KEY] = plain
     if prepared.started is not None:  # the whole build but the final commit: solve, prepare, write
         meta["build_seconds"] = round(time.perf_counter() - prepared.started, 2)
     entries = {key: json.dumps(value, sort_keys=True) for key, value in meta.items()}
@@ -141,6 +169,7 @@ def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progr
     or the new, never half of it, and is never left waiting on a table that is gone."""
     version = _existing_schema_version(conn)
     if version == SCHEMA_VERSION:
+        Base.metadata.create_all(conn)  # the tables an earlier build of this version had not (checked first)
         for table in reversed(Base.metadata.sorted_tables):
             conn.execute(delete(table))
     else:
@@ -155,6 +184,7 @@ def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progr
     if prepared.extras is not None:
         _write_extras(conn, prepared.game, prepared.extras, hashes)
     conn.exec_driver_sql(_insert_statement(conn, ChunkHashPage.__tablename__, HASH_COLUMNS), list(hashes.pages()))
+    plain = _write_plain(conn, prepared.plain, progress) if prepared.plain is not None else None
     depth_rows = [[depth, *row] for depth, row in enumerate(zip(*prepared.depth_columns, strict=True))]
     depth_seed = seed(prepared.game.name, "depth")
     conn.execute(
@@ -164,7 +194,7 @@ def _write_tables(conn: Connection, prepared: BuildContent, built_at: str, progr
             for counts in depth_rows
         ],
     )
-    entries = _meta_rows(prepared, built_at, hashes, depth_rows)
+    entries = _meta_rows(prepared, built_at, hashes, depth_rows, plain)
     conn.execute(insert(MetaEntry), [{"key": key, "value": value} for key, value in entries.items()])
     digest: str = json.loads(entries[DIGEST_KEY])
     return digest
@@ -179,6 +209,19 @@ def _write_core(conn: Connection, core: CoreBuild, hashes: ChunkHashes, progress
         _insert(conn, statement, hashes.hashed("core", level.depth, rows))
         written += level.chunk_count
         progress("write levels", written, total)
+
+
+def _write_plain(conn: Connection, plain: PlainLevels, progress: Progress) -> dict[str, Any]:
+    """The plain tables, a level at a time; their meta entry (each table's rows and hash)."""
+    positions, lists = TableHash(PositionRow.__tablename__), TableHash(NodeListRow.__tablename__)
+    position_statement = _insert_statement(conn, PositionRow.__tablename__, POSITION_COLUMNS)
+    list_statement = _insert_statement(conn, NodeListRow.__tablename__, NODE_LIST_COLUMNS)
+    total = len(plain.levels)
+    for depth, (position_rows, list_rows) in enumerate(plain.rows()):
+        _insert(conn, position_statement, positions.hashed(position_rows))
+        _insert(conn, list_statement, lists.hashed(list_rows))
+        progress("write tables", depth + 1, total)
+    return {positions.table: positions.entry(), lists.table: lists.entry()}
 
 
 def _insert(conn: Connection, statement: str, rows: Iterable[Sequence[Any]]) -> None:
@@ -264,6 +307,11 @@ def remove_stale_temporaries(path: Path) -> list[Path]:
     return removed
 
 
+PLAIN_PAGE_SIZE: Final = 1024
+"""The SQLite page size of a file holding the plain tables: their rows are tens of bytes, and a
+small file's last page of each table and index is mostly slack at the default 4 KB."""
+
+
 def write_file(path: Path, prepared: BuildContent, built_at: str, progress: Progress) -> str:
     """Write beside `path`, then move into place: an interrupted build leaves nothing behind,
     and a killed one leaves files that the next build removes. The content digest."""
@@ -272,6 +320,10 @@ def write_file(path: Path, prepared: BuildContent, built_at: str, progress: Prog
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         temporary.unlink(missing_ok=True)
+        if prepared.plain is not None:
+            with closing(sqlite3.connect(temporary)) as created:
+                created.execute(f"PRAGMA page_size = {PLAIN_PAGE_SIZE}")
+                created.execute("VACUUM")  # the empty file is made with that page size
         digest = write_url(DatabaseLocation(f"sqlite:///{temporary}", temporary), prepared, built_at, progress)
         os.replace(temporary, path)
         return digest

@@ -34,7 +34,6 @@ from ttt_db.cli.common import (
     progress_bar,
     stage_progress,
 )
-from ttt_db.errors import InputError
 from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
@@ -137,15 +136,26 @@ def build(
             "and content digest are the manifest's (and --digest's, if given).",
         ),
     ] = None,
+    tables: Annotated[
+        bool | None,
+        typer.Option(
+            "--tables/--no-tables",
+            help="Also write the plain tables (a row per symmetry class and the named lists of boards, read "
+            "with sqlite3, pandas or DuckDB alone: docs/database.md). Default: for games of at most 12 cells; "
+            "--tables up to 16.",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
     """Solve the game level by level, deepest first, and write the database (atomically): the
-    ranked core of every game (a byte per position), and up to 16 cells each class's random-play
-    odds and paths. A build that was stopped resumes above its last finished level; --plan says
-    what a build takes before it starts, and a build this machine cannot hold is refused with its
-    plan (docs/games.md, docs/scale.md). The database's content digest is recorded as its pin
-    (docs/database.md); --from fetches a published database instead."""
+    ranked core of every game (a byte per position), up to 16 cells each class's random-play
+    odds and paths, and where asked (by default up to 12 cells) the plain tables. A build that
+    was stopped resumes above its last finished level; --plan says what a build takes before it
+    starts, and a build this machine cannot hold is refused with its plan (docs/games.md,
+    docs/scale.md). The database's content digest is recorded as its pin (docs/database.md);
+    --from fetches a published database instead."""
     from ttt_db.build.pipeline import build_database
     from ttt_db.build.plan import plan_build, plan_lines
     from ttt_db.cli.render import depth_table, figures_text
@@ -183,6 +193,7 @@ def build(
                 notice=lambda line: typer.echo(line, err=True),
                 client=client,
                 work_dir=work_dir,
+                tables=tables,
             )
     finally:
         if client is not None:
@@ -280,23 +291,9 @@ def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | N
     board's line is `{"input", "error"}`, and the rest are answered all the same."""
     import json
 
-    from ttt_db.game.board import Board
-
+    lines = (raw.strip() for raw in sys.stdin)
     with open_db(db, game, digest) as database:
-        for raw in sys.stdin:
-            text = raw.strip()
-            if not text:
-                continue
-            try:
-                record = json.loads(text) if text.startswith("{") else {"board": text}
-                if not isinstance(record, dict) or not isinstance(record.get("board"), str):
-                    raise InputError(text, 'a record is {"board": "...", "first": "o" or "x"}')
-                mark = record.get("first", first)
-                if mark not in (None, "o", "x"):
-                    raise InputError(str(mark), "first is o or x")
-                answer = database.lookup(Board.parse(record["board"], mark, game)).to_document()
-            except (InputError, json.JSONDecodeError) as error:
-                answer = {"input": text, "error": str(error)}
+        for answer in database.position_documents((line for line in lines if line), first=first):
             sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()
 

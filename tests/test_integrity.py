@@ -182,7 +182,7 @@ def _used_bytes(data: bytes, page: int, page_size: int) -> list[int]:
 def test_every_byte_of_the_schema_and_the_meta_damaged_is_refused_or_changes_nothing(
     db_path: Path, tmp_path: Path
 ) -> None:
-    """Each byte of the pages holding the schema (its CREATE statements) and the meta entries,
+    """Each byte of every page holding the schema (its CREATE statements) and the meta entries,
     its high bit flipped: a lookup and the meta answer as before or raise one of ttt-db's errors (exit 2),
     never another exception (exit 3, "a bug in ttt-db")."""
     from ttt_db.errors import TttDbError
@@ -190,10 +190,12 @@ def test_every_byte_of_the_schema_and_the_meta_damaged_is_refused_or_changes_not
     data = db_path.read_bytes()
     with sqlite3.connect(db_path) as conn:
         page_size = conn.execute("pragma page_size").fetchone()[0]
-        meta_page = conn.execute("select rootpage from sqlite_master where name = 'ttt_meta'").fetchone()[0]
+        pages = [
+            page for (page,) in conn.execute("select pageno from dbstat where name in ('sqlite_schema', 'ttt_meta')")
+        ]
     with open_database(db_path) as db:
         pristine = (db.lookup("x...o...."), db.meta())
-    offsets = sorted({*_used_bytes(data, 1, page_size), *_used_bytes(data, meta_page, page_size)})
+    offsets = sorted({offset for page in pages for offset in _used_bytes(data, page, page_size)})
     assert len(offsets) > 1000
     path = tmp_path / "fuzzed.sqlite"
     refused = 0

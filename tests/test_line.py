@@ -105,3 +105,34 @@ def test_the_uci_endgame_data_set_is_reproduced_row_for_row(run) -> None:
     assert rows[0] == "x,x,x,x,o,o,x,o,o,positive" and rows[-1] == "o,o,x,x,x,o,o,x,x,negative"
     refused = run("export", "--format", "uci-endgame", "--game", "3x4k3")
     assert refused.exit_code == 2 and "tic-tac-toe's (3x3k3)" in refused.stderr
+
+
+def test_a_batch_over_http_is_the_librarys_documents_in_order(db: SolutionDatabase) -> None:
+    from starlette.testclient import TestClient
+
+    from ttt_db.web.app import create_app
+
+    boards = ["ox..x....", "bad", {"board": "x........", "first": "x"}, {"board": 3}, "ooo.xx..."]
+    too_long = b"[" + b'"o........",' * 100_000 + b'"o........"]'
+    with TestClient(create_app(db)) as client:
+        answer = client.post("/api/positions", json=boards)
+        again = client.post("/api/positions", json={"boards": ["x........"], "first": "x"})
+        refused = [
+            client.post("/api/positions", content=b"not json"),
+            client.post("/api/positions", json={"boards": "ox..x...."}),
+            client.post("/api/positions", json=["........."] * 10_001),
+            client.post("/api/positions", content=too_long),
+            client.post("/api/positions", json=["........."], headers={"transfer-encoding": "chunked"}),
+            client.post("/api/position", json=["........."]),
+            client.get("/api/positions"),
+        ]
+    assert answer.status_code == 200
+    found = answer.json()["positions"]
+    assert found[0] == db.lookup("ox..x....").to_document()
+    assert found[1]["input"] == "bad" and "expected 9 cells, got 3" in found[1]["error"]
+    assert found[2] == db.lookup("x........", first="x").to_document() == again.json()["positions"][0]
+    assert found[3] == {"input": '{"board": 3}', "error": found[3]["error"]} and "a record is" in found[3]["error"]
+    assert found[4]["status"] == "o"
+    assert [response.status_code for response in refused] == [400, 400, 413, 413, 411, 413, 405]
+    assert refused[2].json()["error"] == "10,001 boards in one request; at most 10,000"
+    assert refused[3].json()["error"] == f"the body is {len(too_long):,} bytes; at most {1 << 20:,}"

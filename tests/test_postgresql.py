@@ -94,7 +94,7 @@ def test_another_applications_meta_with_a_schema_version_survives_build_and_forc
     for args in (["build", "-q"], ["build", "-q", "--force"]):
         refused = run(*args, "--db", url)
         assert refused.exit_code == 2 and refused.stdout == "", args
-        assert "table ttt_meta already exists and ttt-db cannot prove it made it" in refused.stderr
+        assert "table ttt_meta, ttt_positions already exist and ttt-db cannot prove it made them" in refused.stderr
         assert "another schema" in refused.stderr
     with engine.connect() as conn:
         assert conn.execute(text("select value from ttt_meta where key = 'owner'")).scalar_one() == "billing"

@@ -2,7 +2,7 @@
 API over `ttt_db.web.service.Service` (docs/api.md).
 
 Every endpoint is in the route table; errors become answers in one place (`error_response`).
-Starlette, not FastAPI: the API is GET endpoints and one POST (a check's cancel) whose parameters
+Starlette, not FastAPI: the API is GET endpoints and two POSTs (a check's cancel, a batch of boards) whose parameters
 the service validates itself, and Starlette adds the least to each request and to start-up (no pydantic), which the
 position budget (2,000 requests/s, p99 <= 10 ms on 2 cores shared with the load) needs more
 than generated OpenAPI; docs/api.md documents the API instead.
@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ttt_db.errors import InputError, TttDbError
 from ttt_db.search.algorithms import algorithms_document
 from ttt_db.store.database import SolutionDatabase
-from ttt_db.web.service import CHECK_IN_REQUEST_CELLS, ApiError, Service
+from ttt_db.web.service import CHECK_IN_REQUEST_CELLS, MAX_BATCH_BYTES, ApiError, Service
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 HEAVY_REQUESTS_AT_ONCE: Final = 2
@@ -136,9 +136,14 @@ SERVICE_ENDPOINTS: Final = (
 )
 
 
+BODY_PATHS: Final = frozenset({"/api/positions"})
+"""The endpoints that take a request body, of at most MAX_BATCH_BYTES, its length given."""
+
+
 class RequestLimits:
     """Refuses what no endpoint needs before any work: a query string over MAX_QUERY_BYTES
-    (414) and any request body (413)."""
+    (414), a request body anywhere but BODY_PATHS, or one there over MAX_BATCH_BYTES (413) or
+    of a length not given (411)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -149,6 +154,8 @@ class RequestLimits:
             query = scope.get("query_string", b"")
             if len(query) > MAX_QUERY_BYTES:
                 problem = (414, f"the query string is {len(query):,} bytes; at most {MAX_QUERY_BYTES:,}")
+            elif scope["path"] in BODY_PATHS:
+                problem = _batch_problem(scope)
             else:
                 for name, value in scope.get("headers", []):
                     if name == b"content-length" and value not in (b"0", b""):
@@ -159,6 +166,19 @@ class RequestLimits:
                 await _error(*problem)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _batch_problem(scope: Scope) -> tuple[int, str] | None:
+    """Why a body-taking request is refused before it is read, if it is."""
+    headers = dict(scope.get("headers", []))
+    if b"transfer-encoding" in headers:
+        return 411, "give the body's Content-Length (a chunked body is not read)"
+    length = headers.get(b"content-length", b"0").decode("latin-1")
+    if not length.isdigit():
+        return 400, f"invalid Content-Length {length!r}"
+    if int(length) > MAX_BATCH_BYTES:
+        return 413, f"the body is {int(length):,} bytes; at most {MAX_BATCH_BYTES:,}"
+    return None
 
 
 def _inlined_page(boot: str) -> str:
@@ -273,6 +293,10 @@ def create_app(
     async def page(request: Request) -> Response:
         return HTMLResponse(games.page(param(request, "game")), headers={"Cache-Control": "no-cache"})
 
+    async def positions(request: Request) -> Response:
+        body = await request.body()
+        return Response(await heavy(service(request).positions_json, body), media_type="application/json")
+
     async def answer_error(request: Request, error: Exception) -> Response:
         return error_response(error, request.url.path, request.method)
 
@@ -282,6 +306,7 @@ def create_app(
         Route("/api/game", game),
         *(Route(endpoint.path, answering(endpoint), methods=list(endpoint.verbs)) for endpoint in SERVICE_ENDPOINTS),
         Route("/api/algorithms", algorithms),
+        Route("/api/positions", positions, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

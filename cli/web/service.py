@@ -45,6 +45,10 @@ CHECK_IN_REQUEST_CELLS: Final = 9
 """A check of a game of up to 9 cells answers within its request; a larger game's runs as the
 server's one background check, which the page polls for its progress."""
 FAILURES_PAGE_MAX: Final = 100
+MAX_BATCH_BOARDS: Final = 10_000
+"""Boards one POST /api/positions answers."""
+MAX_BATCH_BYTES: Final = 1 << 20
+"""The largest body of POST /api/positions: its boards as records, with room to spare."""
 CACHED_AIS: Final = 64
 CACHED_CHECKS: Final = 32
 """Check reports kept, the least recently asked forgotten first (a 4x4 report holds its failures)."""
@@ -154,7 +158,39 @@ class Service:
             return cached
         board = self._board(text, first)
         document = self.database.lookup(board).to_document()
-        encoded = json.dumps(document, separators=(",", ":")).encode()
+        return self._remembered(key, json.dumps(document, separators=(",", ":")).encode())
+
+    def positions_json(self, body: bytes) -> bytes:
+        """`{"positions": [...]}` as JSON bytes: the `best-moves --json` document of each board of a
+        batch, in order, or its error record (`SolutionDatabase.position_documents`); the body is a
+        JSON array of boards or records `{"board", "first"}`, or `{"boards": [...], "first": "o" or
+        "x"}`. Each answer is remembered as `/api/position`'s are."""
+        try:
+            batch = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ApiError(400, f"the body is not JSON: {error}") from None
+        first: Any = None
+        if isinstance(batch, dict):
+            first = batch.get("first")
+            batch = batch.get("boards")
+        if not isinstance(batch, list):
+            raise ApiError(400, 'the body is a JSON array of boards, or {"boards": [...], "first": "o" or "x"}')
+        if len(batch) > MAX_BATCH_BOARDS:
+            raise ApiError(413, f"{len(batch):,} boards in one request; at most {MAX_BATCH_BOARDS:,}")
+        mark = _first(first if isinstance(first, str) else None if first is None else repr(first))
+        answers = [self._answer_json(item, mark) for item in batch]
+        return b'{"positions":[' + b",".join(answers) + b"]}"
+
+    def _answer_json(self, item: object, first: Mark | None) -> bytes:
+        key = (item if isinstance(item, str) else json.dumps(item, sort_keys=True), first)
+        with self._lock:
+            cached = self._positions.get(key)
+        if cached is not None:
+            return cached
+        (document,) = self.database.position_documents([item], first=first)
+        return self._remembered(key, json.dumps(document, separators=(",", ":")).encode())
+
+    def _remembered(self, key: tuple[str, str | None], encoded: bytes) -> bytes:
         with self._lock:
             self._positions[key] = encoded
             if len(self._positions) > 100_000:

@@ -185,3 +185,13 @@ def blocks(tables: RankedTables, step: Step, *, canonical: bool, moves: bool) ->
                 tab,
             )
         yield Block(tables, sets, first, count, canonical, codes, weights, block_moves)
+
+
+def level_keys(tables: RankedTables, step: Step, kind: int, *, canonical: bool) -> list[int]:
+    """The base-3 keys of a walked level's boards of a kind (`Block.select`: 0 every board, 1 in
+    play, 2 a decision position), sorted: every board, or (`canonical`) each class's canonical one."""
+    keys: list[int] = []
+    for block in blocks(tables, step, canonical=True, moves=kind == 2):
+        where = block.select(kind)
+        keys += block.orbits(where)[0] if canonical else block.keys(where)
+    return sorted(keys)

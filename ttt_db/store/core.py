@@ -45,6 +45,12 @@ NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decisi
 _LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}
 
 
+def list_kind(name: str) -> tuple[int, bool]:
+    """A named list's kind of board (`ttt_db.ranked.blocks.Block.select`) and whether it holds
+    only canonical boards."""
+    return _LIST_KINDS[name.removesuffix("canonical").rstrip("_") or "all"], name.endswith("canonical")
+
+
 class CoreReader:
     """The core of one database; safe to share between threads."""
 
@@ -288,19 +294,14 @@ class CoreReader:
         """The boards of a named list (`NODE_LISTS`) as base-3 keys in (depth, key) order, derived
         from the core level by level: every position, those in play, the decision positions (some
         move loses value), each alone or only the canonical boards (`..._canonical`)."""
-        from ttt_db.ranked.blocks import blocks
+        from ttt_db.ranked.blocks import level_keys
 
         if name not in NODE_LISTS:
             raise NotStoredError(f"no node list is called {name!r}: there are {', '.join(NODE_LISTS)}")
-        kind = _LIST_KINDS[name.removesuffix("canonical").rstrip("_") or "all"]
-        canonical = name.endswith("canonical")
+        kind, canonical = list_kind(name)
         keys: list[int] = []
         for step in self.walk():
-            level: list[int] = []
-            for block in blocks(self.tables, step, canonical=True, moves=kind == 2):
-                where = block.select(kind)
-                level += block.orbits(where)[0] if canonical else block.keys(where)
-            keys += sorted(level)
+            keys += level_keys(self.tables, step, kind, canonical=canonical)
         return keys
 
     def best_moves_by_board(self, *, shortest: bool) -> dict[str, tuple[int, ...]]:

@@ -387,6 +387,21 @@ class SolutionDatabase:
             except InvalidBoardError as error:
                 yield error
 
+    def position_documents(self, items: Iterable[object], *, first: Mark | None = None) -> Iterator[dict[str, Any]]:
+        """Each item's `best-moves --json` document, in order: an item is a board's text, a record
+        `{"board": ..., "first": "o" or "x"}` (its `first` over the one given here) or such a record's
+        JSON text. A bad item is answered `{"input": ..., "error": ...}` (the input as given) and the
+        rest are answered all the same; `DatabaseDamagedError` still raises."""
+        for item in items:
+            try:
+                record = _batch_record(item)
+                mark = record.get("first", first)
+                if mark not in (None, "o", "x"):
+                    raise InputError(str(mark), "first is o or x")
+                yield self.lookup(Board.parse(record["board"], mark, self.game)).to_document()
+            except InputError as error:
+                yield {"input": item if isinstance(item, str) else _shown(item), "error": str(error)}
+
     def get(self, board: str | Board, default: T | None = None, *, first: Mark | None = None) -> Position | T | None:
         """Like `lookup`, but `default` for an impossible board. Malformed text still raises
         `InvalidBoardError`, and a damaged database `DatabaseDamagedError`."""
@@ -586,3 +601,26 @@ def open_database(
         database.close()
         raise
     return database
+
+
+def _batch_record(item: object) -> Mapping[str, Any]:
+    """A batch's item as a record with a board's text; InputError quoting it when it is none."""
+    record: object = item
+    if isinstance(item, str):
+        record = {"board": item}
+        if item.startswith("{"):
+            try:
+                record = json.loads(item)
+            except json.JSONDecodeError as error:
+                raise InputError(item, f"not a JSON record ({error})") from None
+    if not isinstance(record, Mapping) or not isinstance(record.get("board"), str):
+        raise InputError(_shown(item), 'a record is {"board": "...", "first": "o" or "x"}')
+    return record
+
+
+def _shown(item: object) -> str:
+    """An item of a batch as its error quotes it: JSON where it is JSON's, else its repr."""
+    try:
+        return json.dumps(item)
+    except (TypeError, ValueError):
+        return repr(item)

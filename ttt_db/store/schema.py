@@ -2,20 +2,42 @@
 chunks of a code byte per slot (`ttt_db.ranked.codes`), and for a game small enough its extras
 (`ttt_db.store.extras`), with the counts per depth and the meta entries.
 
-Bump SCHEMA_VERSION whenever a table or the meaning of a column changes; a database of another
-version is refused with a request to rebuild. Every table name starts with `ttt_`, so the
-database can share a server schema with other applications' tables; `ttt_meta` holding the
-owner entry (`ttt_db.store.tables.OWNER_KEY`) is the proof that the tables are ttt-db's own.
+Bump SCHEMA_VERSION whenever a table or the meaning of a column changes in a way a reader of
+either version would misread; a database of another version is refused with a request to rebuild.
+A table that readers never need (the plain tables, `ttt_db.store.plain`: the meta's `format`
+says whether a file holds them) is added without a bump, so files built before it still open.
+
+Every table name starts with `ttt_`, so the database can share a server schema with other
+applications' tables; `ttt_meta` holding the owner entry (`ttt_db.store.tables.OWNER_KEY`) is the proof that the tables are ttt-db's own.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, LargeBinary, String
+from sqlalchemy import BigInteger, Integer, LargeBinary, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from ttt_db.store.tables import CHUNK_HASHES, CORE, DEPTH_COUNTS, EXTRAS, META, SCHEMA_VERSION
+from ttt_db.store.tables import (
+    CHUNK_HASHES,
+    CORE,
+    DEPTH_COUNTS,
+    EXTRAS,
+    META,
+    NODE_LISTS_TABLE,
+    POSITIONS,
+    SCHEMA_VERSION,
+)
 
-__all__ = ["SCHEMA_VERSION", "Base", "ChunkHashPage", "CoreChunkRow", "DepthCount", "ExtrasChunkRow", "MetaEntry"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Base",
+    "ChunkHashPage",
+    "CoreChunkRow",
+    "DepthCount",
+    "ExtrasChunkRow",
+    "MetaEntry",
+    "NodeListRow",
+    "PositionRow",
+]
 
 
 class Base(DeclarativeBase):
@@ -79,3 +101,36 @@ class ChunkHashPage(Base):
     depth: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     page: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     hashes: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class PositionRow(Base):
+    """A symmetry class at its canonical board, o first (`ttt_db.store.plain`): lists are
+    msgpack-packed, `score` is from o's side (the first player), `value` from the side to move's
+    (on a finished board, the side that would move next)."""
+
+    __tablename__ = POSITIONS
+
+    key: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=False
+    )
+    board: Mapped[str]
+    depth: Mapped[int]
+    to_move: Mapped[str | None] = mapped_column(String(1))
+    status: Mapped[str] = mapped_column(String(8))
+    score: Mapped[int]
+    value: Mapped[str] = mapped_column(String(4))
+    remoteness: Mapped[int]
+    orbit: Mapped[int]
+    best_moves: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [cell, ...]
+    best_moves_shortest: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [cell, ...]
+    moves: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack [[cell, value, remoteness], ...]
+
+
+class NodeListRow(Base):
+    """The boards of a named list at one depth, as msgpack-packed base-3 keys (`Game.key`)."""
+
+    __tablename__ = NODE_LISTS_TABLE
+
+    name: Mapped[str] = mapped_column(String(24), primary_key=True)
+    depth: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    keys: Mapped[bytes] = mapped_column(LargeBinary)

@@ -17,12 +17,31 @@ DEPTH_COUNTS: Final = TABLE_PREFIX + "depth_counts"
 CORE: Final = TABLE_PREFIX + "core"
 EXTRAS: Final = TABLE_PREFIX + "extras"
 CHUNK_HASHES: Final = TABLE_PREFIX + "chunk_hashes"
-LEGACY_TABLES: Final = (TABLE_PREFIX + "positions", TABLE_PREFIX + "node_lists")
-"""Tables of schema 6 and older (a row per class, the node lists), dropped when a server's
-database of an older schema is rebuilt."""
+POSITIONS: Final = TABLE_PREFIX + "positions"
+NODE_LISTS_TABLE: Final = TABLE_PREFIX + "node_lists"
+LEGACY_TABLES: Final = (POSITIONS, NODE_LISTS_TABLE)
+"""Tables that schema 6 and older had under the names the plain tables took again (with other
+columns), dropped when a server's database of an older schema is rebuilt."""
 CORE_COLUMNS: Final = ("depth", "chunk", "slots", "codes", "checksum")
 """The columns of `ttt_core` in table order."""
 EXTRAS_COLUMNS: Final = ("depth", "chunk", "classes", "extras", "checksum")
 """The columns of `ttt_extras` in table order."""
 HASH_COLUMNS: Final = ("part", "depth", "page", "hashes")
 """The columns of `ttt_chunk_hashes` in table order."""
+POSITION_COLUMNS: Final = (
+    "key",
+    "board",
+    "depth",
+    "to_move",
+    "status",
+    "score",
+    "value",
+    "remoteness",
+    "orbit",
+    "best_moves",
+    "best_moves_shortest",
+    "moves",
+)
+"""The columns of `ttt_positions` in table order (`ttt_db.store.plain`)."""
+NODE_LIST_COLUMNS: Final = ("name", "depth", "keys")
+"""The columns of `ttt_node_lists` in table order."""

@@ -28,7 +28,8 @@ from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.extras import EXTRAS_FIELDS, ExtrasLevel, count_extras
 from ttt_db.store.figures import core_figures, reached_depths
 from ttt_db.store.pins import record_pin, recorded_pin
-from ttt_db.store.tables import EXTRAS
+from ttt_db.store.plain import PLAIN_KEY, PlainLevels, held_to_core, stored_rows
+from ttt_db.store.tables import EXTRAS, NODE_LISTS_TABLE, POSITIONS
 
 Progress = Callable[[str, int, int], None]
 
@@ -164,6 +165,8 @@ def _record_proved(report: VerifyReport, db: SolutionDatabase) -> None:
 def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | None) -> VerifyReport:
     counts, levels, empty_code = verify_core(report, db, progress)
     extras = verify_extras(report, db, levels) if levels is not None else None
+    if not report.damaged_row_count:  # rows derived from a damaged core would only repeat its damage
+        verify_plain(report, db, levels, counts)
     try:
         figures: dict[str, Any] = core_figures(db.game, counts, empty_code)
     except DatabaseDamagedError:  # damage below leaves the root unsolved
@@ -220,6 +223,36 @@ def verify_core(
         [levels[depth] for depth in depths] if db.has_extras else None,
         empty_code,
     )
+
+
+def verify_plain(
+    report: VerifyReport, db: SolutionDatabase, levels: Sequence[Level] | None, counts: Sequence[LevelCounts]
+) -> None:
+    """Every row of the plain tables (where the build wrote them) against the row derived from the
+    stored levels, and each table's rows against the count and hash in the meta."""
+    try:
+        entry = db.meta().get(PLAIN_KEY)
+    except DatabaseDamagedError:
+        return  # the meta's own damage is reported with the figures
+    if entry is None:
+        return
+    report.checks.append("every row of the plain tables follows from the core")
+    if levels is None:
+        report.problems.append(f"meta entry {PLAIN_KEY}: plain tables in a database that keeps no extras")
+        return
+    try:
+        by_level = list(PlainLevels(db.core.tables, levels, counts).rows())
+    except DatabaseDamagedError as error:
+        report.damaged(f"{error.where}: {error.what}")
+        return
+    for index, table in enumerate((POSITIONS, NODE_LISTS_TABLE)):
+        rows = (row for level in by_level for row in level[index])
+        try:
+            counted = held_to_core(stored_rows(db.reader, table), rows, table, report.damaged)
+        except (DatabaseDamagedError, ReadFailedError) as error:
+            report.damaged(f"table {table}: {error}")
+            continue
+        report.expect(f"rows and hash of {table} (meta {PLAIN_KEY})", counted.entry(), entry.get(table))
 
 
 def verify_extras(report: VerifyReport, db: SolutionDatabase, levels: Sequence[Level]) -> list[ExtrasLevel]:

@@ -8,7 +8,8 @@ A table that readers never need (the plain tables, `ttt_db.store.plain`: the met
 says whether a file holds them) is added without a bump, so files built before it still open.
 
 Every table name starts with `ttt_`, so the database can share a server schema with other
-applications' tables; `ttt_meta` holding the owner entry (`ttt_db.store.tables.OWNER_KEY`) is the proof that the tables are ttt-db's own.
+applications' tables; `ttt_meta` holding the owner entry (`ttt_db.store.tables.OWNER_KEY`) is
+the proof that the tables are ttt-db's own.
 """
 
 from __future__ import annotations

@@ -435,6 +435,7 @@ def verify(
 class ExportFormat(StrEnum):
     jsonl = "jsonl"
     csv = "csv"
+    parquet = "parquet"
     uci_endgame = "uci-endgame"
 
 
@@ -446,7 +447,12 @@ EXPORT_NOTICE_POSITIONS = 1_000_000
 def export(
     format: Annotated[ExportFormat, typer.Option("--format", "-f", help="Output format.")] = ExportFormat.jsonl,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write to this file instead of stdout (with --format parquet: this folder, made if missing).",
+        ),
     ] = None,
     depth: Annotated[
         list[int] | None,
@@ -464,9 +470,18 @@ def export(
 ) -> None:
     """Every position (o moved first) as one record, JSON lines or CSV, streamed from the ranked
     core level by level (a game over 16 cells without random-play odds and paths); --depth exports
-    some levels only. --format uci-endgame writes tic-tac-toe's 958 finished boards as the UCI
+    some levels only. --format parquet writes a data set into the folder -o names: train.parquet
+    and test.parquet (one class in five, by a hash of its canonical board), each row with its moves'
+    values and remoteness as arrays over the cells, and README.md, its card (pip install
+    'ttt-db[parquet]'). --format uci-endgame writes tic-tac-toe's 958 finished boards as the UCI
     Tic-Tac-Toe Endgame data set does (x moved first, "positive" for a win for x), row for row."""
     from ttt_db.store.export import uci_endgame_rows, write_csv, write_jsonl
+
+    if format is ExportFormat.parquet:
+        _export_dataset(output, depth, game, db, digest)
+        return
+    if output is not None and output.is_dir():
+        raise fail(f"{output} is a folder: give a file to write (a folder is for --format parquet)")
 
     if format is ExportFormat.uci_endgame:
         if game != TICTACTOE or depth:
@@ -510,6 +525,36 @@ def export(
             with output.open("w", encoding="utf-8", newline="") as stream:
                 writer(counted(), stream)
     typer.echo(f"wrote {written:,} positions to {output}", err=True)
+
+
+def _export_dataset(
+    output: Path | None, depth: list[int] | None, game: Game, db: str | None, digest: str | None
+) -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise fail("--format parquet needs pyarrow: pip install 'ttt-db[parquet]'") from None
+    from ttt_db.store.dataset import refuse_foreign_card, write_dataset
+
+    if output is None:
+        raise fail("--format parquet writes a folder (train.parquet, test.parquet, README.md): give it with -o")
+    if output.exists() and not output.is_dir():
+        raise fail(f"{output} is a file: --format parquet writes a folder")
+    refuse_foreign_card(output)
+    with open_db(db, game, digest) as database:
+        by_depth = [row.positions for row in database.depth_figures()]
+        levels = database.levels(depth) if depth else list(range(len(by_depth)))
+        positions = sum(by_depth[level] for level in levels if level < len(by_depth))
+        with progress_bar(positions, "export", "position", quiet=False) as bar:
+            summary = write_dataset(
+                database.all_positions(levels if depth else None),
+                output,
+                game,
+                digest=database.content_digest(),
+                counted=bar.update,
+            )
+    rows = ", ".join(f"{summary.rows[split]:,} {split}" for split in summary.rows)
+    typer.echo(f"wrote {rows} positions to {output} (train.parquet, test.parquet, README.md)", err=True)
 
 
 def _register_other_commands() -> None:

@@ -25,6 +25,7 @@ VIEWS = {
     "bad-url": "?moves=4,4&as=z",
     "check": "?view=check&check=ai14s",
     "search": "?view=search&moves=4,0&as=both",
+    "stats": "?view=stats",
 }
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 

@@ -178,6 +178,31 @@ def test_the_check_view_lists_ai14s_failures_and_opens_one(page: Any, server_url
     assert marked == [0, 2, 3]
 
 
+def test_the_statistics_view_draws_the_librarys_chart_and_table(
+    page: Any, server_url: str, db: SolutionDatabase
+) -> None:
+    from ttt_db.store.stats import solution_stats
+
+    stats = solution_stats(db)
+    open_page(page, f"{server_url}?moves=4")
+    page.locator("#tab-stats").click()
+    page.wait_for_selector("#stats-remoteness:not([hidden]) tbody tr")
+    assert "view=stats" in page.url
+    titles = page.locator("#stats-chart svg title").all_text_contents()
+    six = stats.depths[6]
+    assert len(titles) == 3 * len(stats.depths) and f"depth 6: {six.positions['win']:,} win for {six.to_move}" in titles
+    rows = [row.split("\t") for row in page.locator("#stats-remoteness tbody tr").all_inner_texts()]
+    assert [(value, int(plies), int(positions.replace(",", ""))) for value, plies, positions, _ in rows] == [
+        (value, remoteness, positions) for (value, remoteness), (positions, _) in sorted(stats.by_remoteness.items())
+    ]
+    summary = page.locator("#stats-summary").inner_text()
+    assert f"{stats.decision:,} ({100 * stats.decision / stats.in_play:.1f}% of those in play)" in summary
+    assert stats.longest_win is not None and f"from {stats.longest_win.board}" in summary
+    page.set_viewport_size({"width": 390, "height": 844})
+    box = page.locator("#stats-chart svg").bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390  # the chart scales down to a phone
+
+
 def test_a_search_animates_its_trace(page: Any, server_url: str) -> None:
     open_page(page, f"{server_url}?view=search&moves=4,0&as=both")
     page.locator("#search-run").click()

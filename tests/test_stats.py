@@ -86,3 +86,15 @@ def test_a_notebook_shows_the_statistics_as_a_chart(db_path: Path) -> None:
     assert len(titles) == 3 * len(stats.depths)
     six = stats.depths[6]
     assert f"depth 6: {six.positions['win']:,} win for {six.to_move}" in titles
+
+
+def test_the_api_answers_the_librarys_statistics_and_chart(db) -> None:
+    from starlette.testclient import TestClient
+
+    from ttt_db.store.stats import depth_chart
+    from ttt_db.web.app import create_app
+
+    stats = solution_stats(db)
+    with TestClient(create_app(db)) as client:
+        answer = client.get("/api/stats").json()
+    assert answer == stats.to_document() | {"chart": depth_chart(stats)}

@@ -132,6 +132,7 @@ SERVICE_ENDPOINTS: Final = (
     Endpoint("/api/check/cancel", "cancel_check", ("ai",), verbs=("POST",)),
     Endpoint("/api/score", "score", ("ai",), heavy=True),
     Endpoint("/api/line", "line", ("board", "first", "shortest")),
+    Endpoint("/api/stats", "stats", (), heavy=True),
     Endpoint("/api/search", "search", ("algorithm", "board", "first", "trace"), heavy=True, timed=True),
 )
 

@@ -28,6 +28,7 @@ from ttt_db.play.playthrough import Playthrough
 from ttt_db.search.algorithms import search_board, shown_search
 from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.stats import depth_chart, solution_stats
 from ttt_db.web.checking import BackgroundCheck
 
 MAX_TEXT: Final = 64
@@ -45,6 +46,8 @@ CHECK_IN_REQUEST_CELLS: Final = 9
 """A check of a game of up to 9 cells answers within its request; a larger game's runs as the
 server's one background check, which the page polls for its progress."""
 FAILURES_PAGE_MAX: Final = 100
+STATS_IN_REQUEST_CELLS: Final = 20
+"""The largest game whose statistics a request computes (once per server); `ttt-db stats` beyond."""
 MAX_BATCH_BOARDS: Final = 10_000
 """Boards one POST /api/positions answers."""
 MAX_BATCH_BYTES: Final = 1 << 20
@@ -131,8 +134,10 @@ class Service:
         self._ais: OrderedDict[str, NamedAI] = OrderedDict()
         self._checks: OrderedDict[str, CheckReport] = OrderedDict()
         self._scores: dict[str, dict[str, Any]] = {}
+        self._stats: dict[str, Any] | None = None
         self._lock = threading.Lock()
         self._check_lock = threading.Lock()
+        self._stats_lock = threading.Lock()
 
     # --- boards -------------------------------------------------------------------------
 
@@ -276,6 +281,21 @@ class Service:
             return choose_move(named, board, rng).to_document()
         except AIMisbehaved as error:  # a built-in AI should not, but say so rather than crash
             raise ApiError(500, f"{ai_name} misbehaved {error}") from None
+
+    def stats(self) -> dict[str, Any]:
+        """`stats --json` (`solution_stats`'s document) and `chart`, its SVG of the positions in play
+        by depth and value (`depth_chart`, as a notebook draws it); computed once per server."""
+        if self.game.cells > STATS_IN_REQUEST_CELLS:
+            raise ApiError(
+                400,
+                f"the statistics of {self.game} walk {self.game.cells}-cell levels, longer than a request: "
+                f"run `ttt-db stats --game {self.game}`",
+            )
+        with self._stats_lock:  # one computation, whoever asks while it runs
+            if self._stats is None:
+                found = solution_stats(self.database)
+                self._stats = found.to_document() | {"chart": depth_chart(found)}
+            return self._stats
 
     def line(self, text: str | None, first: str | None = None, shortest: str | None = None) -> dict[str, Any]:
         """Perfect play from the board to the end (`perfect_line`'s document); `shortest=1` follows

@@ -11,6 +11,7 @@ from html import escape
 from typing import Any, Final
 
 from ttt_db.game.definition import Game
+from ttt_db.game.drawing import VALUE_COLOURS
 from ttt_db.game.rules import VALUES, Mark, Value, mover_at
 from ttt_db.ranked.blocks import blocks
 from ttt_db.ranked.codes import DRAW_NOW, LOSS_NOW, code_of, value_of_code
@@ -104,21 +105,21 @@ class SolutionStats:
         return f"<div><b>{escape(self.game.name)}</b>{depth_chart(self)}</div>"
 
 
-COLOURS = {"win": "#2e7d32", "draw": "#b8860b", "loss": "#c62828"}
-
-
 def depth_chart(stats: SolutionStats, width: int = 480, height: int = 180) -> str:
     """An SVG bar chart: per depth, the positions in play stacked by value for the side to move."""
     tallest = max((sum(depth.positions.values()) for depth in stats.depths), default=0) or 1
     bar = width / max(1, len(stats.depths))
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 20}" role="img">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 20}" '
+        f'viewBox="0 0 {width} {height + 20}" role="img">'
+    ]
     for depth in stats.depths:
         bottom = float(height)
         for value in ("loss", "draw", "win"):
             size = height * depth.positions[value] / tallest
             parts.append(
                 f'<rect x="{depth.depth * bar:.1f}" y="{bottom - size:.1f}" width="{bar * 0.8:.1f}" '
-                f'height="{size:.1f}" fill="{COLOURS[value]}"><title>depth {depth.depth}: '
+                f'height="{size:.1f}" fill="{VALUE_COLOURS[value][0]}"><title>depth {depth.depth}: '
                 f"{depth.positions[value]:,} {value} for {depth.to_move}</title></rect>"
             )
             bottom -= size

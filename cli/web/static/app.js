@@ -122,8 +122,8 @@ function readUrl() {
   }
   state.hints = params.get("hints") !== "0";
   state.view = params.get("view") || "play";
-  if (!["play", "check", "search"].includes(state.view)) {
-    problems.push(`?view=${state.view} is not a view (play, check or search): showing play`);
+  if (!["play", "check", "search", "stats"].includes(state.view)) {
+    problems.push(`?view=${state.view} is not a view (play, check, search or stats): showing play`);
     state.view = "play";
   }
   if (params.has("first") && !state.first) problems.push(`?first=${params.get("first")} is not o or x: ignored`);
@@ -561,11 +561,58 @@ function describe(score, first) {
 
 function showView(view) {
   state.view = view;
-  for (const name of ["play", "check", "search"]) {
+  for (const name of ["play", "check", "search", "stats"]) {
     $(`view-${name}`).hidden = name !== view;
     $(`tab-${name}`).setAttribute("aria-selected", String(name === view));
   }
   writeUrl();
+  if (view === "stats") showStats();
+}
+
+// --- statistics view -----------------------------------------------------------------
+
+let statsShown = null;  // the request that fills the view: asked once per page
+
+function showStats() {
+  statsShown ??= fillStats().catch((error) => {
+    statsShown = null;
+    $("stats-status").textContent = `The statistics could not be read: ${error.message}`;
+  });
+}
+
+function extremeText(extreme, what) {
+  if (extreme === null) return `no ${what}`;
+  return `${extreme.remoteness} plies, from ${extreme.board} (depth ${extreme.depth})`;
+}
+
+async function fillStats() {
+  $("stats-status").textContent = `Reading the statistics of ${state.game.game}…`;
+  const stats = await api("stats", {});
+  $("stats-chart").innerHTML = stats.chart;  // the library's SVG (ttt_db.store.stats.depth_chart)
+  $("stats-chart-figure").hidden = false;
+  const inPlay = stats.depths.reduce((sum, depth) => sum + depth.positions.win + depth.positions.draw + depth.positions.loss, 0);
+  const rows = [
+    ["Positions in play", inPlay.toLocaleString()],
+    ["Decision positions (some move loses value)", `${stats.decision.toLocaleString()} (${(100 * stats.decision / inPlay).toFixed(1)}% of those in play)`],
+    ["The longest forced win", extremeText(stats.longest_win, "forced win")],
+    ["The slowest loss", extremeText(stats.slowest_loss, "loss")],
+  ];
+  $("stats-summary").replaceChildren(...rows.flatMap(([term, value]) => {
+    const dt = document.createElement("dt"); dt.textContent = term;
+    const dd = document.createElement("dd"); dd.textContent = value;
+    return [dt, dd];
+  }));
+  const body = $("stats-remoteness").querySelector("tbody");
+  body.replaceChildren(...stats.by_remoteness.map((row) => {
+    const tr = document.createElement("tr");
+    for (const cell of [row.value, row.remoteness, row.positions.toLocaleString(), row.classes.toLocaleString()]) {
+      const td = document.createElement("td"); td.textContent = String(cell); tr.append(td);
+    }
+    return tr;
+  }));
+  $("stats-remoteness").hidden = false;
+  $("stats-remoteness-heading").hidden = false;
+  $("stats-status").textContent = `${state.game.game}: every position's value, read from the database.`;
 }
 
 // --- check view ----------------------------------------------------------------------

@@ -542,8 +542,8 @@ def suite(
 
     from ttt_db.checks.suite import TIERS, draw_suite
 
-    with open_db(db, game, digest) as database:
-        items = draw_suite(database, count, seed=seed, tiers=tier or TIERS)
+    with open_db(db, game, digest) as database, progress_bar(game.cells, "suite", "level", quiet=False) as bar:
+        items = draw_suite(database, count, seed=seed, tiers=tier or TIERS, progress=lambda done, _: bar.update(1))
     text = "".join(json.dumps(item) + "\n" for item in items)
     if output is None:
         sys.stdout.write(text)

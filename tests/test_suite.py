@@ -56,3 +56,13 @@ def test_judge_scores_answers_as_the_reference_does(run, tmp_path: Path) -> None
     assert len(document["errors"]) == 2 and "expected 9 cells" in document["errors"][0]["error"]
     text = run("judge", str(file)).stdout
     assert text.startswith(f"{len(answers):,} answers judged, 2 could not be")
+
+
+def test_a_suite_as_large_as_its_tier_is_every_position_of_it_once(run) -> None:
+    """Drawn by class and then by image, a tier asked whole gives each of its positions once:
+    every orientation of every class, none twice, none from another tier."""
+    hard = {board for board in reference.decision_boards() if sum(_reference_labels(board).values()) == 1}
+    result = run("suite", "-n", "100000", "--tier", "hard", "--seed", "7")
+    assert result.exit_code == 0, result.output
+    boards = [json.loads(line)["board"] for line in result.stdout.splitlines()]
+    assert len(boards) == len(set(boards)) == len(hard) and set(boards) == hard

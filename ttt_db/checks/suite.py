@@ -9,14 +9,17 @@ position, so an LLM harness can stream it; the judge reads answers of the same s
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
 from ttt_db.errors import InputError
 from ttt_db.game.board import Board
 from ttt_db.game.rules import value_score
+from ttt_db.game.symmetry import canonical_transform, symmetric_images
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.position import Position
 
@@ -61,31 +64,77 @@ def suite_item(position: Position, number: int) -> dict[str, Any]:
 
 
 def draw_suite(
-    database: SolutionDatabase, count: int, *, seed: int | None = None, tiers: Iterable[str] = TIERS
+    database: SolutionDatabase,
+    count: int,
+    *,
+    seed: int | None = None,
+    tiers: Iterable[str] = TIERS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """`count` distinct decision positions drawn with `seed`, as evenly as they allow from each of
     `tiers` (hard, medium, easy), in the order drawn; InputError for a count below 0 or an
-    unknown tier. Games whose database keeps its named lists (the decision positions)."""
+    unknown tier. Each tier's positions are drawn uniformly without replacement, in one walk of
+    the core: every class a weighted key (Efraimidis and Spirakis: its size the weight), the
+    `count` best kept per tier, then a board of each drawn class, any of its images alike.
+    `progress(levels done, levels)` is told as the walk goes."""
+    import numpy as np
+
+    from ttt_db.ranked.blocks import blocks
+    from ttt_db.store.core import ClassMoves, class_moves
+
     chosen = list(dict.fromkeys(tiers))
     unknown = [tier for tier in chosen if tier not in TIERS]
     if unknown or not chosen:
         raise InputError(",".join(unknown) or "(none)", f"a tier is one of {', '.join(TIERS)}")
     if count < 0:
         raise InputError(str(count), "a suite has 0 positions or more")
-    by_tier: dict[str, list[Position]] = {tier: [] for tier in chosen}
-    for position in database.stored_positions(database.node_list("decision")):
-        tier = tier_of(len(keeping_moves(position)))
-        if tier in by_tier:
-            by_tier[tier].append(position)
-    rng = random.Random(seed)
-    for positions in by_tier.values():
-        rng.shuffle(positions)
-    drawn: list[Position] = []
-    while len(drawn) < count and any(by_tier.values()):
+    keys = np.random.default_rng(seed)
+    kept: dict[str, list[tuple[float, int, ClassMoves]]] = {tier: [] for tier in chosen}  # min-heaps by key
+    arrival = itertools.count()
+    core, game = database.core, database.game
+    for step in core.walk(depths=range(game.cells)) if count else ():
+        for block in blocks(core.tables, step, canonical=True, moves=True):
+            at = np.asarray(block.selected(2), dtype=np.int64)
+            if not len(at) or block.moves is None:
+                continue
+            keeping = np.bitwise_count(np.asarray(block.moves.best_mask)[at])
+            weights = np.asarray(block.weights)[at]
+            drawn = np.log(keys.random(len(at))) / weights  # the larger, the earlier drawn
+            for tier in chosen:
+                heap = kept[tier]
+                floor = heap[0][0] if len(heap) >= count else -np.inf
+                wanted = np.flatnonzero((_tier_mask(keeping, tier)) & (drawn > floor))
+                if not len(wanted):
+                    continue
+                wanted = wanted[np.argsort(-drawn[wanted], kind="stable")[:count]]
+                found = class_moves(core.tables, block, at[wanted].tolist())
+                for i, moves in zip(wanted, found, strict=True):
+                    entry = (float(drawn[i]), next(arrival), moves)
+                    if len(heap) < count:
+                        heapq.heappush(heap, entry)
+                    elif entry[0] > heap[0][0]:
+                        heapq.heapreplace(heap, entry)
+        if progress is not None:
+            progress(step.depth + 1, game.cells)
+    order = {tier: [entry[2] for entry in sorted(heap, reverse=True)] for tier, heap in kept.items()}
+    images = random.Random(seed)
+    taken: list[Position] = []
+    while len(taken) < count and any(order.values()):
         for tier in chosen:
-            if by_tier[tier] and len(drawn) < count:
-                drawn.append(by_tier[tier].pop())
-    return [suite_item(position, number) for number, position in enumerate(drawn, start=1)]
+            if order[tier] and len(taken) < count:
+                taken.append(_an_image(order[tier].pop(0).position(game), images))
+    return [suite_item(position, number) for number, position in enumerate(taken, start=1)]
+
+
+def _tier_mask(keeping: Any, tier: str) -> Any:
+    return keeping == 1 if tier == "hard" else keeping == 2 if tier == "medium" else keeping > 2
+
+
+def _an_image(position: Position, images: random.Random) -> Position:
+    """The canonical position told at one of its class's boards, each alike."""
+    board = images.choice(sorted(set(symmetric_images(position.cells, position.game))))
+    _, transform = canonical_transform(board, position.game)
+    return position.seen_as(board, transform)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Final
 
 from ttt_db.ranked.backend import Backend, as_list
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import LevelSets, RankedTables
 from ttt_db.ranked.walk import Step
 
@@ -64,9 +65,13 @@ class Block:
     def select(self, kind: int) -> list[int]:
         """The block slots it counts (at representatives, in a block of canonical sets) with a code
         that are: kind 0 any board, 1 a board in play, 2 a decision position."""
+        return as_list(self.selected(kind))
+
+    def selected(self, kind: int) -> Ints:
+        """`select` as the backend's array (a numpy array where compiled)."""
         moves = self.moves
         if kind >= 1 and self.depth == self.tables.cells:
-            return []  # the full board's level: every board is finished
+            return self.tables.backend.i64(0)  # the full board's level: every board is finished
         if kind == 2 and moves is None:
             raise ValueError("decision positions are found from a block's moves")
         where = self.tables.backend.i64(self.size)
@@ -81,7 +86,7 @@ class Block:
             moves.worst if moves is not None else self.codes,
             where,
         )
-        return [int(where[i]) for i in range(found)]
+        return where[:found]
 
     def boards(self, where: list[int]) -> list[str]:
         """The board text of block slots `where`."""
@@ -151,7 +156,6 @@ def blocks(tables: RankedTables, step: Step, *, canonical: bool, moves: bool) ->
     per_block = max(1, BLOCK_SLOTS // sets.patterns)
     total = sets.canonical if canonical else sets.sets
     small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
-    n = tables.cells
     for first in range(0, total, per_block):
         count = min(per_block, total - first)
         size = count * sets.patterns
@@ -165,26 +169,46 @@ def blocks(tables: RankedTables, step: Step, *, canonical: bool, moves: bool) ->
             weights = b.i64_of([1] * size)
         block_moves = None
         if moves and step.below is not None:
-            below = step.below
-            block_moves = BlockMoves(b.u8(size * n), b.u8(size), b.u8(size), b.i64(size), b.i64(size))
-            tables.run.slot_moves(
-                tables.arrays,
-                sets.arrays,
-                sets.cset if canonical else b.i64(0),
-                first,
-                first + count,
-                sets.insert,
-                below.codes,
-                below.sets.arrays,
-                block_moves.worths,
-                block_moves.best,
-                block_moves.worst,
-                block_moves.best_mask,
-                block_moves.fast_mask,
-                small,
-                tab,
-            )
+            block_moves = _block_moves(tables, step.here.sets, step.below, first, count, canonical=canonical)
         yield Block(tables, sets, first, count, canonical, codes, weights, block_moves)
+
+
+def _block_moves(
+    tables: RankedTables, sets: LevelSets, below: Level, first: int, count: int, *, canonical: bool
+) -> BlockMoves:
+    """Every move of the boards of sets first..first + count, from the level below, the sets spread
+    over the backend's workers (each writing its own part of the arrays)."""
+    b, n, patterns = tables.backend, tables.cells, sets.patterns
+    size = count * patterns
+    found = BlockMoves(b.u8(size * n), b.u8(size), b.u8(size), b.i64(size), b.i64(size))
+    chosen = sets.cset if canonical else b.i64(0)
+
+    def own(array: Ints, lo: int, hi: int) -> Ints:
+        # a worker's part of an array: a numpy view; the interpreted backend has one part, the whole
+        return array[lo:hi] if b.compiled else array
+
+    def part(worker: int, start: int, stop: int) -> None:
+        lo, hi = start * patterns, stop * patterns
+        tables.run.slot_moves(
+            tables.arrays,
+            sets.arrays,
+            chosen,
+            first + start,
+            first + stop,
+            sets.insert,
+            below.codes,
+            below.sets.arrays,
+            own(found.worths, lo * n, hi * n),
+            own(found.best, lo, hi),
+            own(found.worst, lo, hi),
+            own(found.best_mask, lo, hi),
+            own(found.fast_mask, lo, hi),
+            b.i64(SMALL_SIZE),
+            b.u32(TABLE_SIZE),
+        )
+
+    b.spread(count, part, grain=max(1, 4_096 // patterns))
+    return found
 
 
 def level_keys(tables: RankedTables, step: Step, kind: int, *, canonical: bool) -> list[int]:

@@ -15,6 +15,7 @@ import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
 from math import factorial
@@ -33,6 +34,7 @@ from ttt_db.store.reader import Reader
 from ttt_db.store.tables import CHUNK_HASHES, CORE, EXTRAS, META
 
 if TYPE_CHECKING:
+    from ttt_db.ranked.blocks import Block
     from ttt_db.ranked.tables import RankedTables
     from ttt_db.ranked.walk import Report, Step, StoredLevel
 
@@ -49,6 +51,54 @@ def list_kind(name: str) -> tuple[int, bool]:
     """A named list's kind of board (`ttt_db.ranked.blocks.Block.select`) and whether it holds
     only canonical boards."""
     return _LIST_KINDS[name.removesuffix("canonical").rstrip("_") or "all"], name.endswith("canonical")
+
+
+@dataclass(frozen=True, slots=True)
+class ClassMoves:
+    """What a block knows of one class, kept without the block: its canonical board's key, the
+    symmetry from its representative there, its size, its code and its representative's moves'
+    worths by cell (0 at a taken cell)."""
+
+    key: int
+    transform: int
+    size: int
+    code: int
+    worths: bytes
+
+    def position(self, game: Game) -> Position:
+        """The class's position at its canonical board, its moves carried there."""
+        own = value_of_code(self.code)
+        if own is None:
+            raise DatabaseDamagedError("a code no build writes", f"board {game.board_of(self.key)!r}")
+        inverse = game.inverses[self.transform]
+        moves = []
+        if own[1] > 0:
+            for cell, worth in enumerate(self.worths):
+                if worth:
+                    rank, after = move_of_worth(worth)
+                    moves.append((inverse[cell], VALUES[rank], after))
+        board = game.board_of(self.key)
+        return Position.from_values(board, game, own, sorted(moves), canonical=board, orbit=self.size)
+
+
+def class_moves(tables: RankedTables, block: Block, where: list[int]) -> list[ClassMoves]:
+    """The classes whose representatives are at `where` in a block of canonical sets (with its
+    moves, but at the full board)."""
+    from ttt_db.ranked.backend import as_list
+
+    n = tables.cells
+    keys, transforms, sizes = block.orbits(where)
+    worths = block.moves.worths if block.moves is not None else None
+    codes = as_list(block.codes)
+    return [
+        ClassMoves(key, transform, size, codes[j], bytes(worths[j * n : (j + 1) * n]) if worths is not None else b"")
+        for j, key, transform, size in zip(where, keys, transforms, sizes, strict=True)
+    ]
+
+
+def class_positions(tables: RankedTables, block: Block, where: list[int]) -> list[Position]:
+    """The positions of the classes at `where` (`class_moves`), each told at its canonical board."""
+    return [found.position(tables.game) for found in class_moves(tables, block, where)]
 
 
 class CoreReader:

@@ -19,16 +19,13 @@ from typing import Any, Final
 
 import msgpack
 
-from ttt_db.errors import BuildRefusedError, DatabaseDamagedError
+from ttt_db.errors import BuildRefusedError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import VALUES
-from ttt_db.ranked.backend import as_list
 from ttt_db.ranked.blocks import blocks, level_keys
-from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.step import Level, LevelCounts
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.ranked.walk import Step
-from ttt_db.store.core import NODE_LISTS, list_kind
+from ttt_db.store.core import NODE_LISTS, class_positions, list_kind
 from ttt_db.store.extras import EXTRAS_MAX_CELLS
 from ttt_db.store.position import Position
 from ttt_db.store.reader import Reader
@@ -83,33 +80,12 @@ def position_row(key: int, position: Position) -> Row:
 
 
 def position_rows(tables: RankedTables, step: Step) -> list[Row]:
-    """The rows of a walked level's classes, by key: each class at its canonical board (its
-    representative's moves carried there), its moves' values from the level below."""
-    game = tables.game
-    n = game.cells
+    """The rows of a walked level's classes, by key, each at its canonical board."""
     rows: list[Row] = []
     for block in blocks(tables, step, canonical=True, moves=step.below is not None):
         where = block.select(0)
-        if not where:
-            continue
-        keys, transforms, sizes = block.orbits(where)
-        worths = as_list(block.moves.worths) if block.moves is not None else None
-        codes = as_list(block.codes)
-        for j, key, transform, size in zip(where, keys, transforms, sizes, strict=True):
-            own = value_of_code(codes[j])
-            if own is None:
-                raise DatabaseDamagedError("a code no build writes", f"level {step.depth}")
-            inverse = game.inverses[transform]
-            moves = []
-            if worths is not None and own[1] > 0:
-                for cell in range(n):
-                    worth = worths[j * n + cell]
-                    if worth:
-                        rank, after = move_of_worth(worth)
-                        moves.append((inverse[cell], VALUES[rank], after))
-            board = game.board_of(key)
-            position = Position.from_values(board, game, own, sorted(moves), canonical=board, orbit=size)
-            rows.append(position_row(key, position))
+        if where:
+            rows += [position_row(tables.game.key(p.cells), p) for p in class_positions(tables, block, where)]
     rows.sort(key=lambda row: row[0])
     return rows
 

@@ -71,12 +71,12 @@ def draw_suite(
     tiers: Iterable[str] = TIERS,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """`count` distinct decision positions drawn with `seed`, as evenly as they allow from each of
-    `tiers` (hard, medium, easy), in the order drawn; InputError for a count below 0 or an
-    unknown tier. Each tier's positions are drawn uniformly without replacement, in one walk of
-    the core: every class a weighted key (Efraimidis and Spirakis: its size the weight), the
-    `count` best kept per tier, then a board of each drawn class, any of its images alike.
-    `progress(levels done, levels)` is told as the walk goes."""
+    """`count` decision positions drawn with `seed`, as evenly as they allow from each of `tiers`
+    (hard, medium, easy), in the order drawn, no two of one class (a rotation or reflection is the
+    same position to a player); InputError for a count below 0 or an unknown tier. In one walk of
+    the core, each tier's classes are drawn without replacement with a chance in proportion to
+    their size (weighted keys, Efraimidis and Spirakis), the `count` first kept per tier; each is
+    told at one of its boards, any alike. `progress(levels done, levels)` is told as it goes."""
     import numpy as np
 
     from ttt_db.ranked.blocks import blocks

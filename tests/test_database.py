@@ -166,3 +166,13 @@ def test_a_local_file_is_read_only(db_path: Path) -> None:
         connection = database.reader._connection()  # type: ignore[attr-defined]
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             connection.execute("DELETE FROM ttt_meta")
+
+
+def test_a_game_may_be_named_as_text_where_a_notebook_would_write_it(db_3x4k3_path) -> None:
+    from ttt_db.errors import UnknownGameError
+    from ttt_db.game.definition import Game
+
+    with open_database(db_3x4k3_path, game="3x4k3") as by_name:
+        assert by_name.game == Game.parse("3x4k3")
+    with pytest.raises(UnknownGameError, match="'4x4'"):
+        open_database(db_3x4k3_path, game="4x4")

@@ -558,12 +558,12 @@ def _check_schema(reader: Reader, location: DatabaseLocation) -> None:
 def open_database(
     db: str | os.PathLike[str] | DatabaseLocation | None = None,
     *,
-    game: Game | None = None,
+    game: Game | str | None = None,
     digest: str | None = None,
     recorded: bool = True,
 ) -> SolutionDatabase:
     """Open the database at `db` (a path or SQLAlchemy URL), `$TTT_DB`, or the default path of
-    `game` (tic-tac-toe's when None), pinned to `digest` if given, else to `$TTT_DB_DIGEST`, else
+    `game` (a `Game` or its name, `"4x4k4"`; tic-tac-toe's when None), pinned to `digest` if given, else to `$TTT_DB_DIGEST`, else
     (with `recorded`) to the digest recorded when the file was built, fetched or verified
     (`ttt_db.store.pins`): a pinned database whose content digest differs is refused here.
 
@@ -577,6 +577,8 @@ def open_database(
     ...     db.lookup("ox..x....").best_moves, db.game.name
     ((7,), '3x3k3')
     """
+    if isinstance(game, str):
+        game = Game.parse(game)
     location = resolve_location(db, game or DEFAULT_GAME)
     pin = pin_for(location, digest, recorded=recorded)
     if not database_exists(location):

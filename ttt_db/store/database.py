@@ -563,9 +563,10 @@ def open_database(
     recorded: bool = True,
 ) -> SolutionDatabase:
     """Open the database at `db` (a path or SQLAlchemy URL), `$TTT_DB`, or the default path of
-    `game` (a `Game` or its name, `"4x4k4"`; tic-tac-toe's when None), pinned to `digest` if given, else to `$TTT_DB_DIGEST`, else
-    (with `recorded`) to the digest recorded when the file was built, fetched or verified
-    (`ttt_db.store.pins`): a pinned database whose content digest differs is refused here.
+    `game` (a `Game` or its name, `"4x4k4"`; tic-tac-toe's when None), pinned to `digest` if
+    given, else to `$TTT_DB_DIGEST`, else (with `recorded`) to the digest recorded when the file
+    was built, fetched or verified (`ttt_db.store.pins`): a pinned database whose content digest
+    differs is refused here.
 
     Raises `DatabaseMissingError` when there is none (`ttt_db.build.open_or_build` or
     `ttt-db build` makes it), `DatabaseError` when it is not a ttt-db database of this schema

@@ -396,6 +396,12 @@ def info(
         f"rules:          {rules['game']}: {rules['rows']}x{rules['columns']} board, "
         f"{rules['in_a_row']} in a row, {rules['first']} first"
     )
+    plain = meta.get("plain_tables")
+    if isinstance(plain, dict):
+        rows = ", ".join(f"{table} {entry.get('rows', 0):,} rows" for table, entry in sorted(plain.items()))
+        typer.echo(f"plain tables:   {rows} (docs/database.md)")
+    else:
+        typer.echo("plain tables:   none (build --tables writes them, up to 16 cells)")
     for line in figures_text(meta["figures"]):
         typer.echo(line)
     typer.echo("\n".join(depth_table(depths)))

@@ -190,3 +190,13 @@ def test_the_documented_queries_print_what_the_docs_show(db_path: Path) -> None:
         by_value[value] = by_value.get(value, 0) + 1
     grouped = _rows(db_path, commands[1].split('"')[1])
     assert {value: positions for value, _, positions in grouped} == by_value
+
+
+def test_info_says_whether_a_file_has_them(run, db_path: Path, tmp_path: Path) -> None:
+    classes = len(_rows(db_path, "SELECT key FROM ttt_positions"))
+    lists = len(_rows(db_path, "SELECT name FROM ttt_node_lists"))
+    said = run("info").stdout
+    assert f"plain tables:   ttt_node_lists {lists:,} rows, ttt_positions {classes:,} rows" in said
+    bare = tmp_path / "bare.sqlite"
+    assert run("build", "-q", "--no-tables", "--db", str(bare)).exit_code == 0
+    assert "plain tables:   none (build --tables writes them" in run("info", "--db", str(bare)).stdout

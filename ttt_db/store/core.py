@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -53,6 +53,17 @@ def list_kind(name: str) -> tuple[int, bool]:
     return _LIST_KINDS[name.removesuffix("canonical").rstrip("_") or "all"], name.endswith("canonical")
 
 
+def moves_of_worths(worths: Sequence[int]) -> list[tuple[int, Value, int]]:
+    """A board's moves from their worths by cell (`ttt_db.ranked.kernel.slot_moves`; 0 at a taken
+    cell): each legal cell with its value for the mover and the plies left after it."""
+    moves = []
+    for cell, worth in enumerate(worths):
+        if worth:
+            rank, after = move_of_worth(worth)
+            moves.append((cell, VALUES[rank], after))
+    return moves
+
+
 @dataclass(frozen=True, slots=True)
 class ClassMoves:
     """What a block knows of one class, kept without the block: its canonical board's key, the
@@ -71,12 +82,11 @@ class ClassMoves:
         if own is None:
             raise DatabaseDamagedError("a code no build writes", f"board {game.board_of(self.key)!r}")
         inverse = game.inverses[self.transform]
-        moves = []
-        if own[1] > 0:
-            for cell, worth in enumerate(self.worths):
-                if worth:
-                    rank, after = move_of_worth(worth)
-                    moves.append((inverse[cell], VALUES[rank], after))
+        moves = (
+            []
+            if own[1] == 0
+            else [(inverse[cell], value, after) for cell, value, after in moves_of_worths(self.worths)]
+        )
         board = game.board_of(self.key)
         return Position.from_values(board, game, own, sorted(moves), canonical=board, orbit=self.size)
 
@@ -400,13 +410,7 @@ class CoreReader:
                     own = value_of_code(codes[j])
                     if own is None:
                         raise DatabaseDamagedError("a code no build writes", f"table {CORE}, level {step.depth}")
-                    analyses = []
-                    if worths is not None and own[1] > 0:
-                        for cell in range(n):
-                            worth = worths[j * n + cell]
-                            if worth:
-                                rank, after = move_of_worth(worth)
-                                analyses.append((cell, VALUES[rank], after))
+                    analyses = [] if worths is None or own[1] == 0 else moves_of_worths(worths[j * n : (j + 1) * n])
                     playout, paths = None, None
                     if classes is not None:
                         o_wins, x_wins, draws, paths = self.extras(step.depth, classes[j], bulk=True)

@@ -14,7 +14,7 @@ without a pin given, has its digest recorded (`ttt_db.store.pins`): it is proved
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,7 @@ from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.extras import EXTRAS_FIELDS, ExtrasLevel, count_extras
 from ttt_db.store.figures import core_figures, reached_depths
 from ttt_db.store.pins import record_pin, recorded_pin
-from ttt_db.store.plain import PLAIN_KEY, PlainLevels, held_to_core, stored_rows
+from ttt_db.store.plain import PLAIN_KEY, PlainLevels, Row, held_to_core, stored_rows
 from ttt_db.store.tables import EXTRAS, NODE_LISTS_TABLE, POSITIONS
 
 Progress = Callable[[str, int, int], None]
@@ -240,18 +240,19 @@ def verify_plain(
     if levels is None:
         report.problems.append(f"meta entry {PLAIN_KEY}: plain tables in a database that keeps no extras")
         return
-    try:
-        by_level = list(PlainLevels(db.core.tables, levels, counts).rows())
-    except DatabaseDamagedError as error:
-        report.damaged(f"{error.where}: {error.what}")
-        return
-    for index, table in enumerate((POSITIONS, NODE_LISTS_TABLE)):
-        rows = (row for level in by_level for row in level[index])
+    lists: list[Row] = []  # the lists' rows, gathered while the positions' stream past
+
+    def positions() -> Iterator[Row]:
+        for position_rows, list_rows in PlainLevels(db.core.tables, levels, counts).rows():
+            lists.extend(list_rows)
+            yield from position_rows
+
+    for table, derived in ((POSITIONS, positions()), (NODE_LISTS_TABLE, iter(lists))):
         try:
-            counted = held_to_core(stored_rows(db.reader, table), rows, table, report.damaged)
+            counted = held_to_core(stored_rows(db.reader, table), derived, table, report.damaged)
         except (DatabaseDamagedError, ReadFailedError) as error:
             report.damaged(f"table {table}: {error}")
-            continue
+            return
         report.expect(f"rows and hash of {table} (meta {PLAIN_KEY})", counted.entry(), entry.get(table))
 
 

@@ -38,6 +38,7 @@ from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
     from ttt_db.game.rules import Mark
+    from ttt_db.store.database import SolutionDatabase
     from ttt_db.store.position import Position
 
 app = typer.Typer(
@@ -505,9 +506,7 @@ def export(
     writer = write_csv if format is ExportFormat.csv else write_jsonl
     written = 0
     with open_db(db, game, digest) as database:
-        by_depth = [row.positions for row in database.depth_figures()]
-        levels = database.levels(depth) if depth else list(range(len(by_depth)))
-        positions = sum(by_depth[level] for level in levels if level < len(by_depth))
+        levels, positions = _exported_levels(database, depth)
         if not database.has_extras or positions >= EXPORT_NOTICE_POSITIONS:
             extras = "" if database.has_extras else " (without random-play odds and paths)"
             large = ": memory stays flat, the output is large" if positions >= EXPORT_NOTICE_POSITIONS else ""
@@ -533,6 +532,13 @@ def export(
     typer.echo(f"wrote {written:,} positions to {output}", err=True)
 
 
+def _exported_levels(database: SolutionDatabase, depth: list[int] | None) -> tuple[list[int], int]:
+    """The levels an export writes (`--depth`'s, else every one) and how many positions they hold."""
+    by_depth = [row.positions for row in database.depth_figures()]
+    levels = database.levels(depth) if depth else list(range(len(by_depth)))
+    return levels, sum(by_depth[level] for level in levels if level < len(by_depth))
+
+
 def _export_dataset(
     output: Path | None, depth: list[int] | None, game: Game, db: str | None, digest: str | None
 ) -> None:
@@ -548,9 +554,7 @@ def _export_dataset(
         raise fail(f"{output} is a file: --format parquet writes a folder")
     refuse_foreign_card(output)
     with open_db(db, game, digest) as database:
-        by_depth = [row.positions for row in database.depth_figures()]
-        levels = database.levels(depth) if depth else list(range(len(by_depth)))
-        positions = sum(by_depth[level] for level in levels if level < len(by_depth))
+        levels, positions = _exported_levels(database, depth)
         with progress_bar(positions, "export", "position", quiet=False) as bar:
             summary = write_dataset(
                 database.all_positions(levels if depth else None),

@@ -198,6 +198,10 @@ def test_the_statistics_view_draws_the_librarys_chart_and_table(
     summary = page.locator("#stats-summary").inner_text()
     assert f"{stats.decision:,} ({100 * stats.decision / stats.in_play:.1f}% of those in play)" in summary
     assert stats.longest_win is not None and f"from {stats.longest_win.board}" in summary
+    page.locator(f"#stats-summary button[data-board='{stats.longest_win.board}']").click()
+    page.wait_for_selector("#view-play:not([hidden])")
+    assert board_text(page) == stats.longest_win.board  # opened on the board, to be played out
+    page.locator("#tab-stats").click()
     page.set_viewport_size({"width": 390, "height": 844})
     box = page.locator("#stats-chart svg").bounding_box()
     assert box is not None and box["x"] + box["width"] <= 390  # the chart scales down to a phone

@@ -580,9 +580,22 @@ function showStats() {
   });
 }
 
-function extremeText(extreme, what) {
-  if (extreme === null) return `no ${what}`;
-  return `${extreme.remoteness} plies, from ${extreme.board} (depth ${extreme.depth})`;
+function extremeEntry(extreme, what) {
+  // the longest win or slowest loss: its plies, and its board, which opens on the Play view
+  const dd = document.createElement("dd");
+  if (extreme === null) {
+    dd.textContent = `no ${what}`;
+    return dd;
+  }
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "failure";
+  button.dataset.board = extreme.board;
+  button.textContent = `${extreme.remoteness} plies, from ${extreme.board} (depth ${extreme.depth}): open it on the board`;
+  button.prepend(miniBoard(extreme.board));
+  button.addEventListener("click", () => openBoard(extreme.board));
+  dd.append(button);
+  return dd;
 }
 
 async function fillStats() {
@@ -591,15 +604,16 @@ async function fillStats() {
   $("stats-chart").innerHTML = stats.chart;  // the library's SVG (ttt_db.store.stats.depth_chart)
   $("stats-chart-figure").hidden = false;
   const inPlay = stats.depths.reduce((sum, depth) => sum + depth.positions.win + depth.positions.draw + depth.positions.loss, 0);
+  const text = (value) => { const dd = document.createElement("dd"); dd.textContent = value; return dd; };
   const rows = [
-    ["Positions in play", inPlay.toLocaleString()],
-    ["Decision positions (some move loses value)", `${stats.decision.toLocaleString()} (${(100 * stats.decision / inPlay).toFixed(1)}% of those in play)`],
-    ["The longest forced win", extremeText(stats.longest_win, "forced win")],
-    ["The slowest loss", extremeText(stats.slowest_loss, "loss")],
+    ["Positions in play", text(inPlay.toLocaleString())],
+    ["Decision positions (some move loses value)",
+      text(`${stats.decision.toLocaleString()} (${(100 * stats.decision / inPlay).toFixed(1)}% of those in play)`)],
+    ["The longest forced win", extremeEntry(stats.longest_win, "forced win")],
+    ["The slowest loss", extremeEntry(stats.slowest_loss, "loss")],
   ];
-  $("stats-summary").replaceChildren(...rows.flatMap(([term, value]) => {
+  $("stats-summary").replaceChildren(...rows.flatMap(([term, dd]) => {
     const dt = document.createElement("dt"); dt.textContent = term;
-    const dd = document.createElement("dd"); dd.textContent = value;
     return [dt, dd];
   }));
   const body = $("stats-remoteness").querySelector("tbody");
@@ -776,17 +790,22 @@ async function showScore(ai, followed) {
   block.hidden = false;
 }
 
-function openFailure(failure) {
-  state.start = failure.board;
-  state.first = "o";  // checks run on the stored boards, where o moved first
+function openBoard(board, marks = null) {
+  // a stored board (o moved first) opened on the Play view, both sides yours
+  state.start = board;
+  state.first = "o";
   state.boards = [];
   state.moves = [];
   state.human = "both";
   $("human").value = "both";
-  state.marks = { chosen: failure.wrong.length ? failure.wrong : failure.chosen, best: failure.best, ai: state.checkAi };
+  state.marks = marks;
   turn++;
   showView("play");
   render();
+}
+
+function openFailure(failure) {
+  openBoard(failure.board, { chosen: failure.wrong.length ? failure.wrong : failure.chosen, best: failure.best, ai: state.checkAi });
 }
 
 // --- search view ---------------------------------------------------------------------

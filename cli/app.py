@@ -33,6 +33,7 @@ from ttt_db.cli.common import (
     print_json,
     progress_bar,
     stage_progress,
+    write_text_output,
 )
 from ttt_db.game.definition import TICTACTOE, Game
 
@@ -495,12 +496,7 @@ def export(
             raise fail("the UCI Tic-Tac-Toe Endgame data set is tic-tac-toe's (3x3k3), whole: no --depth")
         with open_db(db, game, digest) as database:
             text = "".join(row + "\n" for row in uci_endgame_rows(database.all_positions()))
-        if output is None:
-            sys.stdout.write(text)
-            return
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {text.count(chr(10)):,} rows to {output}", err=True)
+        write_text_output(text, output, f"{text.count(chr(10)):,} rows")
         return
 
     writer = write_csv if format is ExportFormat.csv else write_jsonl

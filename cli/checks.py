@@ -31,6 +31,7 @@ from ttt_db.cli.common import (
     print_json,
     progress_bar,
     say_waiting,
+    write_text_output,
 )
 from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_move, describe_moves, indented_diagram, plural
 from ttt_db.game.definition import DEFAULT_GAME, Game
@@ -544,13 +545,7 @@ def suite(
 
     with open_db(db, game, digest) as database, progress_bar(game.cells, "suite", "level", quiet=False) as bar:
         items = draw_suite(database, count, seed=seed, tiers=tier or TIERS, progress=lambda done, _: bar.update(1))
-    text = "".join(json.dumps(item) + "\n" for item in items)
-    if output is None:
-        sys.stdout.write(text)
-        return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf-8")
-    typer.echo(f"wrote {len(items):,} positions to {output}", err=True)
+    write_text_output("".join(json.dumps(item) + "\n" for item in items), output, f"{len(items):,} positions")
 
 
 def judge(

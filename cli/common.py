@@ -13,6 +13,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeAlias
 
 import typer
@@ -332,6 +333,17 @@ def ai_output_to_stderr() -> contextlib.AbstractContextManager[Any]:
 def say_waiting(line: str) -> None:
     """What a caller waiting on a user AI's answer is told (`contained_ai`'s `waiting`), on stderr."""
     typer.echo(line, err=True)
+
+
+def write_text_output(text: str, output: Path | None, written: str) -> None:
+    """`text` to stdout, or to `output` (its folder made if missing, as for `--db`), then
+    "wrote {written} to {output}" on stderr."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {written} to {output}", err=True)
 
 
 def print_json(document: Any) -> None:

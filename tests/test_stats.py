@@ -69,6 +69,7 @@ def test_stats_prints_and_json(run) -> None:
     decision = len(reference.decision_boards())
     assert document["decision"] == decision
     in_play = sum(sum(depth["positions"].values()) for depth in document["depths"])
+    assert document["in_play"] == in_play
     share = decision / in_play
     said = f"decision positions (some move loses value): {decision:,} of {in_play:,} in play ({share:.1%});"
     assert said in text.stdout

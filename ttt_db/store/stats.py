@@ -92,6 +92,7 @@ class SolutionStats:
                 {"value": value, "remoteness": remoteness, "positions": positions, "classes": classes}
                 for (value, remoteness), (positions, classes) in sorted(self.by_remoteness.items())
             ],
+            "in_play": self.in_play,
             "decision": self.decision,
             "keeping": {str(count): positions for count, positions in sorted(self.keeping.items())},
             "every_move_keeps": self.every_move_keeps,

@@ -603,12 +603,11 @@ async function fillStats() {
   const stats = await api("stats", {});
   $("stats-chart").innerHTML = stats.chart;  // the library's SVG (ttt_db.store.stats.depth_chart)
   $("stats-chart-figure").hidden = false;
-  const inPlay = stats.depths.reduce((sum, depth) => sum + depth.positions.win + depth.positions.draw + depth.positions.loss, 0);
   const text = (value) => { const dd = document.createElement("dd"); dd.textContent = value; return dd; };
   const rows = [
-    ["Positions in play", text(inPlay.toLocaleString())],
+    ["Positions in play", text(stats.in_play.toLocaleString())],
     ["Decision positions (some move loses value)",
-      text(`${stats.decision.toLocaleString()} (${(100 * stats.decision / inPlay).toFixed(1)}% of those in play)`)],
+      text(`${stats.decision.toLocaleString()} (${(100 * stats.decision / stats.in_play).toFixed(1)}% of those in play)`)],
     ["The longest forced win", extremeEntry(stats.longest_win, "forced win")],
     ["The slowest loss", extremeEntry(stats.slowest_loss, "loss")],
   ];

@@ -50,6 +50,14 @@ TABLE_SIZE = 8192
 COUNTS = 12
 """counts: positions, classes, in play (positions, classes), decision (positions, classes), values
 loss/draw/win (positions), values loss/draw/win (classes)."""
+CODES = 256
+"""A tally (`solve_sets`'s, where asked): positions by code at [code], classes by code at [CODES +
+code], positions in play by how many of their moves keep their value class at [2 * CODES + k]."""
+
+
+def tally_size(n: int) -> int:
+    """The length of a tally of an n-cell game."""
+    return 2 * CODES + n + 1
 
 
 def next_set(v: int) -> int:
@@ -351,18 +359,23 @@ def solve_sets(
     below: Ints,
     below_level: Any,
     counts: Ints,
+    tally: Ints,
     best: Ints,
     worst: Ints,
+    kept: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
     """The level step: the codes of the boards of canonical sets c0..c1 of level d (`here`, at
     (c - here_from) * count + p) from the codes of level d + 1 (`below`, laid out by
     `below_level`; `ins` the level's insert table), and their counts added to `counts` (COUNTS,
-    over each class's representative, weighted by its orbit for the positions)."""
+    over each class's representative, weighted by its orbit for the positions) and, where `tally`
+    is not empty (`tally_size`), to it: a second pass over the children counts the moves that keep
+    each board's value class (into `kept`)."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     o_moves = d % 2 == 0
+    tallied = len(tally) > 0
     n_pos = 0
     n_can = 0
     n_play = 0
@@ -401,6 +414,8 @@ def solve_sets(
                         w = worth[below[run + q]]
                         best[p] = max(best[p], w)
                         worst[p] = min(worst[p], w)
+            if tallied:
+                keeping_moves(game, below_level, mask, d, count, pat, ins, below, best, kept, small, tab)
         nl = line_patterns(mask, d, lines, small)
         for p in range(count):
             code = code_of_worth[best[p]] if d < n else DRAW_NOW
@@ -414,6 +429,11 @@ def solve_sets(
             weight = nsym if nf == 0 else orbit_weight(p, pat[p], nf, nsym, rank_of, tab)
             if weight == 0:
                 continue
+            if tallied:
+                tally[code] += weight
+                tally[CODES + code] += 1
+                if code != LOSS_NOW and d < n:
+                    tally[2 * CODES + kept[p]] += weight
             n_pos += weight
             n_can += 1
             value = (code - 1) >> 6
@@ -444,6 +464,37 @@ def solve_sets(
     counts[9] += c_v0
     counts[10] += c_v1
     counts[11] += c_v2
+
+
+def keeping_moves(
+    game: Any,
+    below_level: Any,
+    mask: int,
+    d: int,
+    count: int,
+    pat: Ints,
+    ins: Ints,
+    below: Ints,
+    best: Ints,
+    kept: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """For each board of the set `mask` (its best worth in `best`), how many of its moves keep its
+    value class, into `kept`."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    for p in range(count):
+        kept[p] = 0
+    m = 0
+    for cell in range(n):
+        if mask >> cell & 1:
+            m += 1
+            continue
+        run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
+        for p in range(count):
+            w = worth[below[run + child_pattern(p, pat[p], m, k, add, count, ins, rank_of, tab)]]
+            if w >> 6 == best[p] >> 6:
+                kept[p] += 1
 
 
 def fixed_tables(mask: int, d: int, n: int, nf: int, ptab: Ints, cellimg: Ints, small: Ints, tab: Ints) -> None:
@@ -1032,36 +1083,6 @@ def select_slots(
         where[found] = j
         found += 1
     return found
-
-
-def tally_codes(
-    total: int,
-    d: int,
-    n: int,
-    codes: Ints,
-    weights: Ints,
-    best_mask: Ints,
-    positions: Ints,
-    classes: Ints,
-    keeping: Ints,
-) -> None:
-    """Adds a block's boards (at representatives, weighted by class size) to the counts: by code,
-    positions[code] and classes[code]; at a board in play (best_mask read only then, below the
-    full board's level), keeping[k] for its k moves that keep its value class."""
-    for j in range(total):
-        code = codes[j]
-        weight = weights[j]
-        if code == 0 or weight == 0:
-            continue
-        positions[code] += weight
-        classes[code] += 1
-        if d < n and code != LOSS_NOW:
-            mask = best_mask[j]
-            k = 0
-            while mask:
-                mask &= mask - 1
-                k += 1
-            keeping[k] += weight
 
 
 def first_with_code(total: int, codes: Ints, weights: Ints, code: int) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import astuple, dataclass
 
 from ttt_db.game.rules import VALUES
-from ttt_db.ranked.kernel import COUNTS, SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernel import CODES, COUNTS, SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.tables import LevelSets, RankedTables
 
 Progress = Callable[[int, int], None]
@@ -66,6 +66,31 @@ class LevelCounts:
         return dict(zip(VALUES, counts, strict=True))
 
 
+@dataclass(frozen=True, slots=True)
+class LevelTally:
+    """What a walk that tallies counts of a level besides its `LevelCounts`: positions and classes
+    by code (each class at its representative), and the positions in play by how many of their
+    moves keep their value class (`keeping[k]`)."""
+
+    positions: tuple[int, ...]
+    classes: tuple[int, ...]
+    keeping: tuple[int, ...]
+
+    @classmethod
+    def of(cls, tally: Ints) -> LevelTally:
+        """From a kernel's tally (`ttt_db.ranked.kernel.tally_size`)."""
+        values = [int(x) for x in tally]
+        return cls(tuple(values[:CODES]), tuple(values[CODES : 2 * CODES]), tuple(values[2 * CODES :]))
+
+    def __add__(self, other: LevelTally) -> LevelTally:
+        def add(mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(a + b for a, b in zip(mine, theirs, strict=True))
+
+        return LevelTally(
+            add(self.positions, other.positions), add(self.classes, other.classes), add(self.keeping, other.keeping)
+        )
+
+
 @dataclass(frozen=True)
 class Level:
     """One level's codes: every board of its canonical sets, at `c * patterns + p` (`sets`)."""
@@ -79,10 +104,17 @@ class Level:
 
 
 def solve_range(
-    tables: RankedTables, here: Level, below: Level | None, start: int, stop: int, into: Ints | None = None
+    tables: RankedTables,
+    here: Level,
+    below: Level | None,
+    start: int,
+    stop: int,
+    into: Ints | None = None,
+    tally: Ints | None = None,
 ) -> LevelCounts:
     """Canonical sets `start` to `stop` of `here` solved from `below` (None: the full board's level),
-    their codes written into `here.codes` (or, given `into`, from its beginning); their counts."""
+    their codes written into `here.codes` (or, given `into`, from its beginning); their counts. A
+    `tally` (`ttt_db.ranked.kernel.tally_size` long) is added to (`LevelTally`)."""
     b = tables.backend
     sets = here.sets
     counts = b.i64(COUNTS)
@@ -99,8 +131,10 @@ def solve_range(
         below.codes if below is not None else empty,
         below_sets.arrays,
         counts,
+        tally if tally is not None else b.i64(0),
         b.u8(sets.patterns),
         b.u8(sets.patterns),
+        b.u8(sets.patterns if tally is not None else 0),
         b.i64(SMALL_SIZE),
         b.u32(TABLE_SIZE),
     )

@@ -18,10 +18,10 @@ from typing import Literal, Protocol
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.ranked.codes import code_text
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, tally_size
 from ttt_db.ranked.layout import DAMAGE_KEPT, TakenLevel
 from ttt_db.ranked.slots import board_of_slot
-from ttt_db.ranked.step import Level, LevelCounts, solve_range
+from ttt_db.ranked.step import Level, LevelCounts, LevelTally, solve_range
 from ttt_db.ranked.tables import RankedTables
 
 
@@ -65,15 +65,20 @@ def _raise(damage: Damage | DatabaseDamagedError) -> None:
 @dataclass(frozen=True)
 class Step:
     """One level of a walk: its held codes (`here`), the level below it (None at the full board),
-    and the counts the rule gives it."""
+    the counts the rule gives it, and its tally where the walk was asked for one."""
 
     here: Level
     below: Level | None
     counts: LevelCounts
+    tally: LevelTally | None = None
 
     @property
     def depth(self) -> int:
         return self.here.depth
+
+
+Counted = tuple[LevelCounts, LevelTally | None]
+"""A held level's counts and tally."""
 
 
 def walk(
@@ -84,21 +89,23 @@ def walk(
     depths: range | None = None,
     *,
     ahead: bool = False,
+    tally: bool = False,
 ) -> Iterator[Step]:
     """Every level (or those of `depths`, in the walk's order), each held to the level below it as
     stored; damage goes to `report` (raising by default). A step's levels are the walk's until it
     moves on: it then lets go of those it no longer needs (keep a level, not the step, to hold on).
     `ahead` (forward only): a step comes once its level below is held too, so that whatever is
     derived from the step (a move's value is its child's code) has been held (a third level is
-    read before the step comes)."""
+    read before the step comes). `tally`: each step carries its level's `LevelTally`, counted as
+    the level is held."""
     n = tables.cells
     wanted = depths if depths is not None else range(n + 1)
     if direction == "backward":
         below: Level | None = None
         for depth in range(n, min(wanted, default=0) - 1, -1):
-            here, counts = _held(tables, source, depth, below, report)
+            here, counts = _held(tables, source, depth, below, report, tally and depth in wanted)
             if depth in wanted:
-                step = Step(here, below, counts)
+                step = Step(here, below, *counts)
                 yield step
                 _let_go(step)
             below = here
@@ -108,16 +115,16 @@ def walk(
         return
     here = _stored(tables, source, first, report)
     below = _stored(tables, source, first + 1, report) if first < n else None
-    counts = _hold(tables, first, here, below, report)
+    counts = _hold(tables, first, here, below, report, tally)
 
-    def next_held(depth: int, below: Level) -> tuple[Level | None, LevelCounts]:
+    def next_held(depth: int, below: Level) -> tuple[Level | None, Counted]:
         """Level depth + 2 read, and level depth + 1 (`below`) held to it."""
         further = _stored(tables, source, depth + 2, report) if depth + 1 < n else None
-        return further, _hold(tables, depth + 1, below, further, report)
+        return further, _hold(tables, depth + 1, below, further, report, tally and depth + 1 <= last)
 
     for depth in range(first, last + 1):
         held = next_held(depth, below) if ahead and below is not None else None
-        step = Step(here, below, counts)
+        step = Step(here, below, *counts)
         yield step
         _let_go(step)
         if below is None or depth == last:
@@ -152,21 +159,22 @@ def _stored(tables: RankedTables, source: LevelSource, depth: int, report: Repor
 
 
 def _held(
-    tables: RankedTables, source: LevelSource, depth: int, below: Level | None, report: Report
-) -> tuple[Level, LevelCounts]:
+    tables: RankedTables, source: LevelSource, depth: int, below: Level | None, report: Report, tally: bool
+) -> tuple[Level, Counted]:
     level = _stored(tables, source, depth, report)
-    return level, _hold(tables, depth, level, below, report)
+    return level, _hold(tables, depth, level, below, report, tally)
 
 
-def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, report: Report) -> LevelCounts:
+def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, report: Report, tally: bool) -> Counted:
     """Hold a stored level to the codes its stored children give, a range of canonical sets at a
-    time (never a second copy of the level); the counts the rule gives."""
+    time (never a second copy of the level); the counts the rule gives (and its tally, where asked)."""
     b = tables.backend
     sets = stored.sets
 
-    def hold(worker: int, start: int, stop: int) -> tuple[list[tuple[int, int]], int, LevelCounts]:
+    def hold(worker: int, start: int, stop: int) -> tuple[list[tuple[int, int]], int, LevelCounts, LevelTally | None]:
         ruled = b.u8((stop - start) * sets.patterns)
-        counts = solve_range(tables, stored, below, start, stop, ruled)
+        tallied = b.i64(tally_size(tables.cells)) if tally else None
+        counts = solve_range(tables, stored, below, start, stop, ruled, tallied)
         slots, codes = b.i64(DAMAGE_KEPT), b.i64(DAMAGE_KEPT)
         count = tables.run.differing_codes(
             tables.arrays,
@@ -182,15 +190,20 @@ def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, 
             b.i64(SMALL_SIZE),
             b.u32(TABLE_SIZE),
         )
-        return [(int(slots[i]), int(codes[i])) for i in range(min(count, DAMAGE_KEPT))], count, counts
+        kept = [(int(slots[i]), int(codes[i])) for i in range(min(count, DAMAGE_KEPT))]
+        return kept, count, counts, None if tallied is None else LevelTally.of(tallied)
 
     damaged: list[tuple[int, int]] = []
     total = 0
     counts = LevelCounts()
-    for kept, count, part in b.spread(sets.canonical, hold, grain=max(1, 65_536 // max(1, sets.patterns))):
+    level_tally: LevelTally | None = None
+    grain = max(1, 65_536 // max(1, sets.patterns))
+    for kept, count, part, part_tally in b.spread(sets.canonical, hold, grain=grain):
         damaged += kept
         total += count
         counts += part
+        if part_tally is not None:
+            level_tally = part_tally if level_tally is None else level_tally + part_tally
     for slot, ruled_code in sorted(damaged)[:DAMAGE_KEPT]:
         rank, p = divmod(slot, sets.patterns)
         found = code_text(int(stored.codes[int(sets.ci[rank]) * sets.patterns + p]))
@@ -200,4 +213,4 @@ def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, 
         report(
             DatabaseDamagedError(f"{total - DAMAGE_KEPT:,} more codes not what their children give", f"level {depth}")
         )
-    return counts
+    return counts, level_tally

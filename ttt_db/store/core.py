@@ -304,15 +304,16 @@ class CoreReader:
         depths: range | None = None,
         *,
         ahead: bool = False,
+        tally: bool = False,
     ) -> Iterator[Step]:
         """The core's levels through the level walker (`ttt_db.ranked.walk.walk`), each held to its
-        children (`ahead`: and its children to theirs before the step comes); the first damage
-        raises DatabaseDamagedError unless a `report` takes it."""
+        children (`ahead`: and its children to theirs before the step comes; `tally`: each with its
+        `LevelTally`); the first damage raises DatabaseDamagedError unless a `report` takes it."""
         from ttt_db.ranked.walk import walk
 
         if report is None:
-            return walk(self.tables, self, direction, depths=depths, ahead=ahead)
-        return walk(self.tables, self, direction, report, depths, ahead=ahead)
+            return walk(self.tables, self, direction, depths=depths, ahead=ahead, tally=tally)
+        return walk(self.tables, self, direction, report, depths, ahead=ahead, tally=tally)
 
     def extras(self, depth: int, slot: int, *, bulk: bool = False) -> tuple[int, int, int, int]:
         """(o wins, x wins, draws, paths) of the class whose representative is `slot` of level

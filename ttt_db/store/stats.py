@@ -1,8 +1,9 @@
 """The statistics of a solution, as solvers publish them (GamesmanOne's `analyze`): per depth the
 positions and classes by value for the side to move, positions by value and remoteness, the
 longest forced win and the slowest loss with a board of each, and how many moves keep the value
-at the positions in play. One walk of the core (every level held to its children), counted in
-arrays; a second walk of one level finds the example boards."""
+at the positions in play. One walk of the core, counted by the level step as it holds each level
+to its children (a tallying walk, `ttt_db.ranked.step.LevelTally`); a second walk of one level
+finds the example boards."""
 
 from __future__ import annotations
 
@@ -135,26 +136,20 @@ def depth_chart(stats: SolutionStats, width: int = 480, height: int = 180) -> st
 def solution_stats(database: SolutionDatabase) -> SolutionStats:
     """The statistics of the database's solution, from its core."""
     core = database.core
-    tables = core.tables
-    b = tables.backend
-    n = tables.cells
+    n = core.tables.cells
     game = database.game
     per_depth = []
     keeping: dict[int, int] = {}
     every_move_keeps = 0
-    for step in core.walk():
-        positions, classes, kept = b.i64(CODES), b.i64(CODES), b.i64(n + 2)
-        for block in blocks(tables, step, canonical=True, moves=step.depth < n):
-            mask = block.moves.best_mask if block.moves is not None else block.codes
-            tables.run.tally_codes(
-                block.size, step.depth, n, block.codes, block.weights, mask, positions, classes, kept
-            )
-        per_depth.append((step.depth, [int(x) for x in positions], [int(x) for x in classes]))
+    for step in core.walk(tally=True):
+        assert step.tally is not None  # a tallying walk's
+        kept = step.tally.keeping
+        per_depth.append((step.depth, list(step.tally.positions), list(step.tally.classes)))
         legal = n - step.depth  # every board of a level has as many moves
         for count in range(legal):
             if kept[count]:
-                keeping[count] = keeping.get(count, 0) + int(kept[count])
-        every_move_keeps += int(kept[legal]) if legal <= n else 0
+                keeping[count] = keeping.get(count, 0) + kept[count]
+        every_move_keeps += kept[legal]
     depths = [_depth_stats(depth, positions, classes) for depth, positions, classes in per_depth]
     by_remoteness: dict[tuple[Value, int], tuple[int, int]] = {}
     extremes: dict[Value, tuple[int, int]] = {}  # value -> (remoteness, depth)

@@ -41,8 +41,15 @@ def _reference_figures(rules: reference.Rules):
     return per_depth, by_remoteness, keeping, every, finished
 
 
-@pytest.mark.parametrize("name", ["3x3k3", "3x4k3"])
-def test_the_statistics_are_the_references(name: str, db_path: Path, db_3x4k3_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "kernel"), [("3x3k3", "interpreted"), ("3x4k3", "interpreted"), ("3x4k3", "compiled")]
+)
+def test_the_statistics_are_the_references(
+    name: str, kernel: str, db_path: Path, db_3x4k3_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if kernel == "compiled":
+        pytest.importorskip("numba")
+    monkeypatch.setenv("TTT_DB_KERNEL", kernel)  # the tally is counted by the level step, in both
     path = db_path if name == "3x3k3" else db_3x4k3_path
     rules = reference.TICTACTOE if name == "3x3k3" else reference.Rules(3, 4, 3)
     per_depth, by_remoteness, keeping, every, finished = _reference_figures(rules)

@@ -126,7 +126,7 @@ def compiled() -> Backend:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    jit = numba.njit(cache=True, nogil=True)
+    jit = numba.njit(cache=True, nogil=True, error_model="numpy")
     for attribute, value in list(vars(module).items()):
         if inspect.isfunction(value) and value.__module__ == name:
             setattr(module, attribute, jit(value))

@@ -17,9 +17,8 @@ import os
 import shutil
 import struct
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -38,7 +37,6 @@ from ttt_db.store.location import DatabaseLocation
 Progress = Callable[[str, int, int], None]
 _FORMAT: Final = 3  # of the work folder's files: a folder of another format is started afresh
 _RECORD: Final = struct.Struct("<IIi")  # a chunk's slots, its blob's length, its checksum
-_BATCH: Final = 256  # chunks compressed together, on every core
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,36 +207,14 @@ class WorkFolder:
 
 
 def compressed_chunks(tables: RankedTables, level: Level) -> Iterator[CoreChunk]:
-    """The level's stored chunks, compressed (a batch at a time on every core of a compiled
-    backend), each with its checksum, in order."""
+    """The level's stored chunks, compressed, each with its checksum, in order (on one thread: the
+    build saves a level while it solves the next on every core)."""
     game, depth = tables.game, level.depth
-    local = threading.local()
-
-    def compress(data: bytes | None, length: int) -> bytes:
-        if data is None:
-            return zero_chunk(length)
-        found = getattr(local, "compressor", None)
-        if found is None:
-            found = local.compressor = compressor()
-        blob: bytes = found.compress(data)
-        return blob
-
-    workers = tables.backend.workers if tables.backend.compiled else 1
-    with ThreadPoolExecutor(workers) as pool:
-        batch: list[tuple[int, bytes | None, int]] = []
-
-        def finish() -> Iterator[CoreChunk]:
-            blobs = pool.map(lambda entry: compress(entry[1], entry[2]), batch)
-            for (number, _, length), blob in zip(batch, blobs, strict=True):
-                yield CoreChunk(number, length, blob, chunk_checksum(game.name, depth, number, blob))
-
-        for number, data in stored_chunks(tables, level, CHUNK_SLOTS):
-            length = len(data) if data is not None else _chunk_length(tables, depth, number)
-            batch.append((number, None if data is None else bytes(data), length))
-            if len(batch) == _BATCH:
-                yield from finish()
-                batch = []
-        yield from finish()
+    squeeze = compressor()
+    for number, data in stored_chunks(tables, level, CHUNK_SLOTS):
+        length = len(data) if data is not None else _chunk_length(tables, depth, number)
+        blob: bytes = zero_chunk(length) if data is None else squeeze.compress(data)
+        yield CoreChunk(number, length, blob, chunk_checksum(game.name, depth, number, blob))
 
 
 def _chunk_length(tables: RankedTables, depth: int, number: int) -> int:
@@ -348,12 +324,20 @@ def build_core(
 
     depths = range(done[-1].depth - 1 if done else n, -1, -1)
     solving = SolveProgress(game, depths, progress)
-    for depth in depths:
-        level, counts = solver(depth, below, solving.level(depth))
-        levels[depth] = folder.save(tables, level, counts)
-        if keep:
-            held[depth] = level
-        below = level
+    with ThreadPoolExecutor(1) as saver:  # a level is saved while the next is solved from it
+        saving: Future[CoreLevel] | None = None
+        for depth in depths:
+            level, counts = solver(depth, below, solving.level(depth))
+            if saving is not None:
+                saved = saving.result()  # in depth order: a resumed build finds every level above
+                levels[saved.depth] = saved
+            saving = saver.submit(folder.save, tables, level, counts)
+            if keep:
+                held[depth] = level
+            below = level
+        if saving is not None:
+            saved = saving.result()
+            levels[saved.depth] = saved
     return CoreBuild(
         tables,
         [levels[depth] for depth in range(n + 1)],

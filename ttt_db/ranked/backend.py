@@ -130,6 +130,7 @@ def compiled() -> Backend:
     for attribute, value in list(vars(module).items()):
         if inspect.isfunction(value) and value.__module__ == name:
             setattr(module, attribute, jit(value))
+    vars(module)["u"] = numba.njit(inline="always")(lambda x: numba.uint64(x))  # indices: no wraparound test
     return Backend("compiled", module, os.cpu_count() or 1)
 
 

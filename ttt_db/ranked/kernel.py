@@ -60,6 +60,11 @@ def tally_size(n: int) -> int:
     return 2 * CODES + n + 1
 
 
+def u(x: int) -> int:
+    """An index that is never negative (compiled: unsigned, so that numba adds no wraparound test)."""
+    return x
+
+
 def next_set(v: int) -> int:
     """The next mask with as many bits (Gosper's hack); v > 0."""
     c = v & -v
@@ -185,10 +190,10 @@ def pattern_tables(small: Ints, at: int, d: int, tab: Ints, base: int) -> None:
 def moved(x: int, tab: Ints, base: int) -> int:
     """Pattern x moved by the tables at tab[base:] (`pattern_tables`)."""
     return int(
-        tab[base + (x & 255)]
-        | tab[base + 256 + ((x >> 8) & 255)]
-        | tab[base + 512 + ((x >> 16) & 255)]
-        | tab[base + 768 + ((x >> 24) & 255)]
+        tab[u(base + (x & 255))]
+        | tab[u(base + 256 + ((x >> 8) & 255))]
+        | tab[u(base + 512 + ((x >> 16) & 255))]
+        | tab[u(base + 768 + ((x >> 24) & 255))]
     )
 
 
@@ -248,7 +253,7 @@ def child_pattern(
 ) -> int:
     """The pattern rank, within its canonical child set, of board p's (o's marks `pattern`) child
     by the move `open_child` opened (`ins` the level's insert table)."""
-    return int(ins[m * count + p]) if k == 0 else int(rank_of[moved(pattern, tab, 0) | add])
+    return int(ins[u(m * count + p)]) if k == 0 else int(rank_of[u(moved(pattern, tab, 0) | add)])
 
 
 def open_set(game: Any, d: int, s: int, small: Ints, tab: Ints) -> tuple[int, int]:
@@ -343,7 +348,7 @@ def orbit_weight(p: int, pattern: int, nf: int, nsym: int, rank_of: Ints, tab: I
         image = moved(pattern, tab, 1024 * (1 + f))
         if image == pattern:
             stabiliser += 1
-        elif rank_of[image] < p:
+        elif rank_of[u(image)] < p:
             return 0
     return nsym // stabiliser
 
@@ -393,8 +398,8 @@ def solve_sets(
         out = (c - here_from) * count
         if d < n:
             for p in range(count):
-                best[p] = 0
-                worst[p] = 255
+                best[u(p)] = 0
+                worst[u(p)] = 255
             m = 0
             for cell in range(n):
                 if mask >> cell & 1:
@@ -404,36 +409,36 @@ def solve_sets(
                 if k == 0:
                     row = m * count
                     for p in range(count):
-                        w = worth[below[run + ins[row + p]]]
-                        best[p] = max(best[p], w)
-                        worst[p] = min(worst[p], w)
+                        w = worth[below[u(run + ins[u(row + p)])]]
+                        best[u(p)] = max(best[u(p)], w)
+                        worst[u(p)] = min(worst[u(p)], w)
                 else:
                     for p in range(count):
-                        x = pat[p]
-                        q = rank_of[tab[x & 255] | tab[256 + ((x >> 8) & 255)] | tab[512 + ((x >> 16) & 255)] | add]
-                        w = worth[below[run + q]]
-                        best[p] = max(best[p], w)
-                        worst[p] = min(worst[p], w)
+                        x = u(pat[u(p)])
+                        q = rank_of[u(tab[x & 255] | tab[256 + ((x >> 8) & 255)] | tab[512 + ((x >> 16) & 255)] | add)]
+                        w = worth[below[u(run + q)]]
+                        best[u(p)] = max(best[u(p)], w)
+                        worst[u(p)] = min(worst[u(p)], w)
             if tallied:
                 keeping_moves(game, below_level, mask, d, count, pat, ins, below, best, kept, small, tab)
         nl = line_patterns(mask, d, lines, small)
         for p in range(count):
-            code = code_of_worth[best[p]] if d < n else DRAW_NOW
+            code = code_of_worth[best[u(p)]] if d < n else DRAW_NOW
             if nl:
-                ruled = finished_code(pat[p], d, n, o_moves, nl, small)
+                ruled = finished_code(pat[u(p)], d, n, o_moves, nl, small)
                 if ruled >= 0:
                     code = ruled
-            here[out + p] = code
+            here[u(out + p)] = code
             if code == 0:
                 continue
-            weight = nsym if nf == 0 else orbit_weight(p, pat[p], nf, nsym, rank_of, tab)
+            weight = nsym if nf == 0 else orbit_weight(p, pat[u(p)], nf, nsym, rank_of, tab)
             if weight == 0:
                 continue
             if tallied:
-                tally[code] += weight
-                tally[CODES + code] += 1
+                tally[u(code)] += weight
+                tally[u(CODES + code)] += 1
                 if code != LOSS_NOW and d < n:
-                    tally[2 * CODES + kept[p]] += weight
+                    tally[u(2 * CODES + kept[u(p)])] += weight
             n_pos += weight
             n_can += 1
             value = (code - 1) >> 6
@@ -449,7 +454,7 @@ def solve_sets(
             if code != LOSS_NOW and d < n:
                 n_play += weight
                 n_playc += 1
-                if (worst[p] >> 6) < (best[p] >> 6):
+                if (worst[u(p)] >> 6) < (best[u(p)] >> 6):
                     n_dec += weight
                     n_decc += 1
     counts[0] += n_pos
@@ -492,9 +497,9 @@ def keeping_moves(
             continue
         run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
         for p in range(count):
-            w = worth[below[run + child_pattern(p, pat[p], m, k, add, count, ins, rank_of, tab)]]
-            if w >> 6 == best[p] >> 6:
-                kept[p] += 1
+            w = worth[below[u(run + child_pattern(p, pat[u(p)], m, k, add, count, ins, rank_of, tab))]]
+            if w >> 6 == best[u(p)] >> 6:
+                kept[u(p)] += 1
 
 
 def fixed_tables(mask: int, d: int, n: int, nf: int, ptab: Ints, cellimg: Ints, small: Ints, tab: Ints) -> None:
@@ -509,7 +514,7 @@ def least_image(p: int, pattern: int, nf: int, rank_of: Ints, tab: Ints) -> int:
     p itself when p is its class's representative."""
     least = p
     for f in range(nf):
-        r = rank_of[moved(pattern, tab, 1024 * (1 + f))]
+        r = rank_of[u(moved(pattern, tab, 1024 * (1 + f)))]
         if r < least:
             least = r
     return least
@@ -539,7 +544,7 @@ def stored_chunks(
         base = j * chunk_slots - start
         filled = 0
         for slot in range(start, stop):
-            out[base + slot] = 0
+            out[u(base + slot)] = 0
         s = start // count
         while s * count < stop:
             c = ci[s]
@@ -549,9 +554,9 @@ def stored_chunks(
                 mask, nf = open_set(game, d, s, small, tab)
                 for slot in range(lo, hi):
                     p = slot - s * count
-                    code = codes[c * count + p]
+                    code = codes[u(c * count + p)]
                     if code != 0 and (nf == 0 or least_image(p, pat[p], nf, rank_of, tab) == p):
-                        out[base + slot] = code
+                        out[u(base + slot)] = code
                         filled += 1
             s += 1
         nonzero[j] = filled
@@ -584,10 +589,10 @@ def take_chunks(
             c = ci[s]
             if cset[c] == s:
                 for slot in range(lo, hi):
-                    codes[c * count + slot - s * count] = data[at + slot]
+                    codes[u(c * count + slot - s * count)] = data[u(at + slot)]
             else:
                 for slot in range(lo, hi):
-                    if data[at + slot] != 0:
+                    if data[u(at + slot)] != 0:
                         if found < len(damaged):
                             damaged[found] = slot
                         found += 1
@@ -644,7 +649,7 @@ def differing_codes(
         ruled = (c - rule_from) * count
         differs = False
         for p in range(count):
-            if found_codes[base + p] != rule_codes[ruled + p]:
+            if found_codes[u(base + p)] != rule_codes[u(ruled + p)]:
                 differs = True
                 break
         if not differs:

@@ -27,6 +27,7 @@ from ttt_db.cli.common import (
     GameOption,
     JsonOption,
     QuietOption,
+    arrived_lines,
     fail,
     first_mark,
     open_db,
@@ -293,10 +294,11 @@ def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | N
     board's line is `{"input", "error"}`, and the rest are answered all the same."""
     import json
 
-    lines = (raw.strip() for raw in sys.stdin)
     with open_db(db, game, digest) as database:
-        for answer in database.position_documents((line for line in lines if line), first=first):
-            sys.stdout.write(json.dumps(answer) + "\n")
+        for lines in arrived_lines(sys.stdin.buffer):
+            sys.stdout.write(
+                "".join(json.dumps(answer) + "\n" for answer in database.position_documents(lines, first=first))
+            )
             sys.stdout.flush()
 
 

@@ -346,6 +346,26 @@ def write_text_output(text: str, output: Path | None, written: str) -> None:
     typer.echo(f"wrote {written} to {output}", err=True)
 
 
+def arrived_lines(stream: Any) -> Iterator[list[str]]:
+    """The non-blank lines of a byte stream, stripped, in groups of what has arrived together: a
+    pipe written a line at a time is answered a line at a time, a file many lines at once. Bytes
+    that are not UTF-8 are replaced (the line is then refused as a board, quoted)."""
+    try:
+        descriptor = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # not a file (a test's stream): all of it, at once
+        descriptor = None
+    pending = b""
+    while data := stream.read() if descriptor is None else os.read(descriptor, 1 << 16):
+        *complete, pending = (pending + data).split(b"\n")
+        lines = [text for line in complete if (text := line.decode("utf-8", "replace").strip())]
+        if lines:
+            yield lines
+        if descriptor is None:
+            break
+    if rest := pending.decode("utf-8", "replace").strip():
+        yield [rest]
+
+
 def print_json(document: Any) -> None:
     """The document on stdout, written as it is encoded (a check's thousands of failures are
     never one string in memory)."""

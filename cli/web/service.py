@@ -183,17 +183,16 @@ class Service:
         if len(batch) > MAX_BATCH_BOARDS:
             raise ApiError(413, f"{len(batch):,} boards in one request; at most {MAX_BATCH_BOARDS:,}")
         mark = _first(first if isinstance(first, str) else None if first is None else repr(first))
-        answers = [self._answer_json(item, mark) for item in batch]
-        return b'{"positions":[' + b",".join(answers) + b"]}"
-
-    def _answer_json(self, item: object, first: Mark | None) -> bytes:
-        key = (item if isinstance(item, str) else json.dumps(item, sort_keys=True), first)
+        keys = [(item if isinstance(item, str) else json.dumps(item, sort_keys=True), mark) for item in batch]
         with self._lock:
-            cached = self._positions.get(key)
-        if cached is not None:
-            return cached
-        (document,) = self.database.position_documents([item], first=first)
-        return self._remembered(key, json.dumps(document, separators=(",", ":")).encode())
+            answers = [self._positions.get(key) for key in keys]
+        missing = [i for i, answer in enumerate(answers) if answer is None]
+        documents = self.database.position_documents([batch[i] for i in missing], first=mark)  # derived together
+        for i, document in zip(missing, documents, strict=True):
+            answers[i] = self._remembered(keys[i], json.dumps(document, separators=(",", ":")).encode())
+        filled = [answer for answer in answers if answer is not None]
+        assert len(filled) == len(answers)  # every item answered, from the cache or just now
+        return b'{"positions":[' + b",".join(filled) + b"]}"
 
     def _remembered(self, key: tuple[str, str | None], encoded: bytes) -> bytes:
         with self._lock:

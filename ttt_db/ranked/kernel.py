@@ -786,6 +786,33 @@ def board_masks(
         o_cells[e] = cells
 
 
+def representative_slots(game: Any, total: int, occupied: Ints, o_cells: Ints, slots: Ints) -> None:
+    """slots[i]: the stored slot of the representative of board i's class (o moved first; its
+    level is how many cells it occupies): the image with the smallest (occupied, o's cells) masks,
+    ranked (`ttt_db.ranked.slots.representative`, one board at a time)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    for i in range(total):
+        occ = occupied[u(i)]
+        o = o_cells[u(i)]
+        least = occ
+        least_o = o
+        for k in range(1, nsym):
+            image = permute(occ, k, ptab)
+            if image < least:
+                least = image
+                least_o = permute(o, k, ptab)
+            elif image == least:
+                least_o = min(least_o, permute(o, k, ptab))
+        d = 0
+        pattern = 0
+        for cell in range(n):
+            if least >> cell & 1:
+                if least_o >> cell & 1:
+                    pattern |= 1 << d
+                d += 1
+        slots[u(i)] = rank_of[u(least)] * binom[u(d * STRIDE + (d + 1) // 2)] + rank_of[u(pattern)]
+
+
 def image_keys(game: Any, level: Any, sets: Ints, i0: int, where: Ints, found: int, keys: Ints) -> None:
     """keys[e * nsym + k]: the base-3 key (`Game.key`: powers[cell] = 3^(n - 1 - cell), o 1, x 2)
     of the image under symmetry k of block slot where[e] (as `board_masks` reads it)."""

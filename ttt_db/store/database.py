@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from itertools import islice
 from math import factorial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -125,6 +126,10 @@ _LIST_FIGURES: Final = {"all": "positions", "canonical": "canonical_positions"}
 """The build's figure each named list is held to, where it is not the list's own name."""
 _SMALL_TABLE_ROWS: Final = 50_000
 """Up to this many canonical positions in play, an AI reads the whole best-moves table at once."""
+ARRAYS_FROM: Final = 32
+"""From this many boards not yet derived, a batch of a compiled game's boards is derived in arrays."""
+GROUP_BOARDS: Final = 2048
+"""Boards of a batch derived together (the arrays hold their children's children)."""
 CACHED_BOARDS: Final = 200_000
 """Positions a handle remembers per cache (every position of a small game); a full cache starts
 again empty, so a long-running server on a large game holds a bounded amount."""
@@ -380,27 +385,65 @@ class SolutionDatabase:
         self, boards: Iterable[str | Board], *, first: Mark | None = None
     ) -> Iterator[Position | InvalidBoardError]:
         """Each board's position, in order, or the `InvalidBoardError` it is refused with (a bad
-        board does not stop the rest); `DatabaseDamagedError` still raises."""
-        for board in boards:
-            try:
-                yield self.lookup(board, first=first)
-            except InvalidBoardError as error:
-                yield error
+        board does not stop the rest); `DatabaseDamagedError` still raises. Many boards of a large
+        game are derived together, in arrays (`ttt_db.store.lookups`)."""
+        for group in _groups(boards):
+            self._derive_together([parsed for board in group if (parsed := self._parsed(board, first)) is not None])
+            for board in group:
+                try:
+                    yield self.lookup(board, first=first)
+                except InvalidBoardError as error:
+                    yield error
 
     def position_documents(self, items: Iterable[object], *, first: Mark | None = None) -> Iterator[dict[str, Any]]:
         """Each item's `best-moves --json` document, in order: an item is a board's text, a record
         `{"board": ..., "first": "o" or "x"}` (its `first` over the one given here) or such a record's
         JSON text. A bad item is answered `{"input": ..., "error": ...}` (the input as given) and the
-        rest are answered all the same; `DatabaseDamagedError` still raises."""
-        for item in items:
-            try:
-                record = _batch_record(item)
-                mark = record.get("first", first)
-                if mark not in (None, "o", "x"):
-                    raise InputError(str(mark), "first is o or x")
-                yield self.lookup(Board.parse(record["board"], mark, self.game)).to_document()
-            except InputError as error:
-                yield {"input": item if isinstance(item, str) else _shown(item), "error": str(error)}
+        rest are answered all the same; `DatabaseDamagedError` still raises. Many boards of a large
+        game are derived together, in arrays (`ttt_db.store.lookups`)."""
+        for group in _groups(items):
+            boards: list[Board | InputError] = []
+            for item in group:
+                try:
+                    record = _batch_record(item)
+                    mark = record.get("first", first)
+                    if mark not in (None, "o", "x"):
+                        raise InputError(str(mark), "first is o or x")
+                    boards.append(Board.parse(record["board"], mark, self.game))
+                except InputError as error:
+                    boards.append(error)
+            self._derive_together([board for board in boards if isinstance(board, Board)])
+            for item, board in zip(group, boards, strict=True):
+                try:
+                    if isinstance(board, InputError):
+                        raise board
+                    yield self.lookup(board).to_document()
+                except InputError as error:
+                    yield {"input": item if isinstance(item, str) else _shown(item), "error": str(error)}
+
+    def _parsed(self, board: str | Board, first: Mark | None) -> Board | None:
+        """The board as `lookup` will take it, or None where it will refuse it (it says why)."""
+        if isinstance(board, Board):
+            return board if board.game == self.game else None
+        try:
+            return Board.parse(board, first, self.game) if isinstance(board, str) else None
+        except InputError:
+            return None
+
+    def _derive_together(self, boards: list[Board]) -> None:
+        """The positions of many boards of a game whose kernels are compiled, derived in arrays into
+        the cache `lookup` reads (a board the arrays leave is derived alone when it is looked up)."""
+        wanted = list(dict.fromkeys(board.stored_cells for board in boards))
+        wanted = [cells for cells in wanted if cells not in self._stored]
+        if len(wanted) < ARRAYS_FROM or not self.core.tables.backend.compiled:
+            return
+        from ttt_db.store.lookups import positions_in_arrays
+
+        if len(self._stored) + len(wanted) > CACHED_BOARDS:
+            self._stored.clear()
+        for cells, position in zip(wanted, positions_in_arrays(self.core, wanted, extras=self.has_extras), strict=True):
+            if position is not None:
+                self._stored[cells] = position
 
     def get(self, board: str | Board, default: T | None = None, *, first: Mark | None = None) -> Position | T | None:
         """Like `lookup`, but `default` for an impossible board. Malformed text still raises
@@ -604,6 +647,13 @@ def open_database(
         database.close()
         raise
     return database
+
+
+def _groups(items: Iterable[T]) -> Iterator[list[T]]:
+    """The items in lists of at most GROUP_BOARDS, in order."""
+    iterator = iter(items)
+    while group := list(islice(iterator, GROUP_BOARDS)):
+        yield group
 
 
 def _batch_record(item: object) -> Mapping[str, Any]:

@@ -1,0 +1,104 @@
+"""Many boards at once (issue 36): a batch of a compiled game's boards is derived in arrays
+(ttt_db/store/lookups.py), and must answer exactly what the one-board path answers, refuse what it
+refuses, and still answer a pipe a line at a time."""
+
+from __future__ import annotations
+
+import json
+import random
+import select
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from forging import forge_code
+
+from ttt_db.errors import DatabaseDamagedError, InvalidBoardError
+from ttt_db.game.board import Board
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import empty_cells, mover_at, play, status, swap_marks
+from ttt_db.ranked.codes import code_of
+from ttt_db.store.database import ARRAYS_FROM, open_database
+from ttt_db.store.lookups import positions_in_arrays
+
+GAME = Game.parse("3x4k3")
+
+
+def _boards(count: int, seed: int) -> list[str]:
+    """Distinct boards met in random games (o first), finished ones included."""
+    draw = random.Random(seed)
+    found: dict[str, None] = {}
+    while len(found) < count:
+        board = GAME.empty_board
+        found[board] = None
+        while status(board, GAME) == "playing":
+            board = play(board, draw.choice(empty_cells(board)), mover_at(GAME.cells - board.count(".")))
+            found[board] = None
+    return list(found)[:count]
+
+
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numba")
+    monkeypatch.setenv("TTT_DB_KERNEL", "compiled")
+
+
+def test_the_arrays_answer_what_one_board_at_a_time_answers(compiled: None, db_3x4k3_path: Path) -> None:
+    boards = _boards(1500, 36)
+    with open_database(db_3x4k3_path) as together, open_database(db_3x4k3_path) as alone:
+        assert together.core.tables.backend.compiled
+        found = positions_in_arrays(together.core, boards, extras=together.has_extras)
+        assert found == [alone.lookup(board) for board in boards]  # odds, paths, canonical, orbit included
+        assert any(position.status != "playing" for position in found if position is not None)
+        swapped = [swap_marks(board) for board in boards[1:400]]  # x moved first
+        items = [*({"board": cells, "first": "x"} for cells in swapped), "o" * 12, *boards[400:800]]
+        answers = list(together.position_documents(items))
+        expected = [alone.lookup(Board.parse(cells, "x", GAME)).to_document() for cells in swapped]
+        assert answers[: len(swapped)] == expected
+        assert answers[len(swapped)]["input"] == "o" * 12 and "error" in answers[len(swapped)]
+        assert answers[len(swapped) + 1 :] == [alone.lookup(board).to_document() for board in boards[400:800]]
+        many = list(together.lookup_many([*boards[800:900], "nonsense"]))
+        assert many[:-1] == [alone.lookup(board) for board in boards[800:900]]
+        assert isinstance(many[-1], InvalidBoardError)
+
+
+def test_a_child_that_its_own_children_contradict_is_refused_in_a_batch_too(
+    compiled: None, db_3x4k3_path: Path, tmp_path: Path
+) -> None:
+    parent = "ox.........."
+    child = "oxo........."  # the parent's move at cell 2
+    forged = tmp_path / "forged.sqlite"
+    shutil.copy(db_3x4k3_path, forged)
+    with open_database(db_3x4k3_path) as clean:
+        value = clean.lookup(child).value
+    forge_code(forged, child, code_of("win" if value != "win" else "loss", 3), GAME)
+    batch = [parent, *_boards(2 * ARRAYS_FROM, 7)]
+    with open_database(forged) as db:
+        found = positions_in_arrays(db.core, batch, extras=db.has_extras)
+        assert found[0] is None  # left to the one-board path, which says what is wrong
+        with pytest.raises(DatabaseDamagedError):
+            list(db.lookup_many(batch))
+
+
+def test_a_pipe_is_answered_a_line_at_a_time(db_path: Path) -> None:
+    """`best-moves -` answers each line as it arrives: a bot that writes a board and waits for its
+    answer before writing the next is not kept waiting for a batch to fill."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ttt_db.cli", "best-moves", "-", "--db", str(db_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for board in ("ox..x....", "....o...."):
+            process.stdin.write(board + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], 120)  # a guard against a hang, not a budget
+            assert ready, f"no answer to {board} while the input stays open"
+            assert json.loads(process.stdout.readline())["board"] == board
+    finally:
+        process.stdin.close()
+        assert process.wait(60) == 0

@@ -1,0 +1,156 @@
+"""Many boards' positions at once, in arrays: what `Position.from_core` does for one board (its
+code, its children's, each child held to its own children by the retrograde rule), for a batch.
+
+The boards, their children and their grandchildren are ranked in one kernel call
+(`ttt_db.ranked.kernel.representative_slots`), their codes gathered a chunk at a time, and every
+child in play held to the best of its own children (`ttt_db.ranked.codes`: the rule the level
+step and the walker use), a finished child to its end. A board whose codes cannot all be right is
+left to the one-board path (None here), which says what is wrong in its own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import factorial
+from typing import TYPE_CHECKING, Final
+
+from ttt_db.game.rules import opposite_value
+from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
+from ttt_db.store.chunks import CHUNK_SLOTS
+from ttt_db.store.position import Playout, Position
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from ttt_db.ranked.tables import RankedTables
+    from ttt_db.store.core import CoreReader
+
+DECODED: Final = [value_of_code(code) for code in range(256)]
+
+
+def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[Position | None]:
+    """The position of each board (o first, in the game's plain cells), derived from the core as
+    `Position.from_core` derives it, with its class's odds and paths where `extras`; None for a
+    board whose own, children's or grandchildren's codes do not hold (the one-board lookup says
+    why) or that is not one the core holds."""
+    import numpy as np
+
+    game, tables = core.game, core.tables
+    n, count = game.cells, len(boards)
+    if count == 0:
+        return []
+    chars = np.frombuffer("".join(boards).encode("ascii"), np.uint8).reshape(count, n)
+    bits = np.left_shift(np.int64(1), np.arange(n, dtype=np.int64))
+    taken = chars != ord(".")
+    occupied = taken.astype(np.int64) @ bits
+    o_cells = (chars == ord("o")).astype(np.int64) @ bits
+    depth = taken.sum(axis=1)
+    o_moves = depth % 2 == 0
+    lines = np.array([sum(1 << cell for cell in line) for line in game.lines], np.int64)
+
+    def lined(occ: NDArray[np.int64], o: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether each board has a line of either mark."""
+        o_line = ((o[..., None] & lines) == lines).any(axis=-1)
+        x_line = (((occ ^ o)[..., None] & lines) == lines).any(axis=-1)
+        either: NDArray[np.bool_] = o_line | x_line
+        return either
+
+    finished = lined(occupied, o_cells) | (depth == n)
+    free = ~taken & ~finished[:, None]  # the moves of each board in play
+    child_occupied = occupied[:, None] | bits
+    child_o = np.where(o_moves[:, None], o_cells[:, None] | bits, o_cells[:, None])
+    child_won = lined(child_occupied, child_o) & free
+    child_ended = child_won | (free & (depth + 1 == n)[:, None])
+    further = free[:, :, None] & free[:, None, :] & ~np.eye(n, dtype=bool) & ~child_ended[:, :, None]
+    grand_occupied = child_occupied[:, :, None] | bits
+    grand_o = np.where(o_moves[:, None, None], child_o[:, :, None], child_o[:, :, None] | bits)
+
+    own_slot = _slots(tables, occupied, o_cells)
+    own = _codes(core, depth, own_slot)
+    child = np.zeros((count, n), np.uint8)
+    child[free] = _codes(core, depth[free.nonzero()[0]] + 1, _slots(tables, child_occupied[free], child_o[free]))
+    grand = np.zeros((count, n, n), np.uint8)
+    grand[further] = _codes(
+        core, depth[further.nonzero()[0]] + 2, _slots(tables, grand_occupied[further], grand_o[further])
+    )
+    worth = np.frombuffer(WORTH, np.uint8)
+    ruled = np.frombuffer(CODE_OF_WORTH, np.uint8)[worth[grand].max(axis=2)]
+    ruled = np.where(child_won, LOSS_NOW, np.where(child_ended, DRAW_NOW, ruled))
+    held = (
+        (own != 0)
+        & (((child == ruled) & (child != 0)) | ~free).all(axis=1)
+        & ((grand != 0) | ~further).all(axis=(1, 2))
+    )
+    canonical, orbit = _orbits(game.transforms, chars)
+
+    found: list[Position | None] = []
+    free_cells = [row.nonzero()[0].tolist() for row in free]
+    child_rows = child.tolist()
+    for i, board in enumerate(boards):
+        decoded = DECODED[own[i]]
+        if not held[i] or decoded is None:
+            found.append(None)
+            continue
+        moves = []
+        for cell in free_cells[i]:
+            child_decoded = DECODED[child_rows[i][cell]]
+            assert child_decoded is not None  # held: not 0
+            moves.append((cell, opposite_value(child_decoded[0]), child_decoded[1]))
+        playout = paths = None
+        if extras:
+            d = int(depth[i])
+            o_wins, x_wins, draws, paths = core.extras(d, int(own_slot[i]), bulk=True)
+            playout = Playout(o_wins, x_wins, draws, factorial(n - d))
+        found.append(
+            Position.from_values(
+                board, game, decoded, moves, canonical=canonical[i], orbit=orbit[i], playout=playout, paths=paths
+            )
+        )
+    return found
+
+
+def _slots(tables: RankedTables, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Each board's representative's slot in its level (`representative_slots`)."""
+    import numpy as np
+
+    occupied, o_cells = np.ascontiguousarray(occupied), np.ascontiguousarray(o_cells)
+    slots = np.empty(len(occupied), np.int64)
+    tables.run.representative_slots(tables.arrays, len(occupied), occupied, o_cells, slots)
+    return slots
+
+
+def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]) -> NDArray[np.uint8]:
+    """The stored code at each (depth, slot), each chunk read once (`CoreReader.chunk`: held to its
+    hash)."""
+    import numpy as np
+
+    codes = np.zeros(len(slots), np.uint8)
+    for depth in np.unique(depths).tolist():
+        at = depths == depth
+        numbers, where = np.unique(slots[at] // CHUNK_SLOTS, return_inverse=True)
+        gathered = np.zeros(len(numbers) * CHUNK_SLOTS, np.uint8)
+        for i, number in enumerate(numbers.tolist()):
+            data = core.chunk(depth, number)
+            gathered[i * CHUNK_SLOTS : i * CHUNK_SLOTS + len(data)] = np.frombuffer(data, np.uint8)
+        codes[at] = gathered[where * CHUNK_SLOTS + slots[at] % CHUNK_SLOTS]
+    return codes
+
+
+def _orbits(transforms: Sequence[Sequence[int]], chars: NDArray[np.uint8]) -> tuple[list[str], list[int]]:
+    """Each board's canonical board (its least image in character order, as
+    `ttt_db.game.symmetry.canonical_board`) and how many distinct images it has (`orbit_size`)."""
+    import numpy as np
+
+    count, n = chars.shape
+    digit = np.zeros(256, np.int64)
+    digit[ord("o")], digit[ord("x")] = 1, 2  # '.' < 'o' < 'x'
+    digits = digit[chars]
+    powers = 3 ** np.arange(n - 1, -1, -1, dtype=np.int64)  # the first cell weighs most
+    keys = np.stack([digits[:, list(perm)] @ powers for perm in transforms], axis=1)
+    keys.sort(axis=1)
+    orbit = (np.diff(keys, axis=1) != 0).sum(axis=1) + 1
+    least = keys[:, 0]
+    text = np.frombuffer(b".ox", np.uint8)[(least[:, None] // powers) % 3]
+    joined = text.tobytes().decode("ascii")
+    return [joined[i * n : (i + 1) * n] for i in range(count)], orbit.tolist()

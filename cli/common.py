@@ -355,7 +355,7 @@ def arrived_lines(stream: Any) -> Iterator[list[str]]:
     except (OSError, ValueError, AttributeError):  # not a file (a test's stream): all of it, at once
         descriptor = None
     pending = b""
-    while data := stream.read() if descriptor is None else os.read(descriptor, 1 << 16):
+    while data := stream.read() if descriptor is None else _arrived(descriptor):
         *complete, pending = (pending + data).split(b"\n")
         lines = [text for line in complete if (text := line.decode("utf-8", "replace").strip())]
         if lines:
@@ -364,6 +364,23 @@ def arrived_lines(stream: Any) -> Iterator[list[str]]:
             break
     if rest := pending.decode("utf-8", "replace").strip():
         yield [rest]
+
+
+def _arrived(descriptor: int, most: int = 1 << 20) -> bytes:
+    """What a descriptor has: waits for some bytes, then takes what else is there already (up to
+    about `most`) without waiting again. b"" at its end."""
+    import select
+
+    data = os.read(descriptor, 1 << 16)
+    try:
+        while data and len(data) < most and select.select([descriptor], [], [], 0)[0]:
+            more = os.read(descriptor, 1 << 16)
+            if not more:
+                break  # its end: the next read says so
+            data += more
+    except (OSError, ValueError):  # a descriptor select cannot watch: what the first read gave
+        pass
+    return data
 
 
 def print_json(document: Any) -> None:

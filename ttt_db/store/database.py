@@ -128,7 +128,7 @@ _SMALL_TABLE_ROWS: Final = 50_000
 """Up to this many canonical positions in play, an AI reads the whole best-moves table at once."""
 ARRAYS_FROM: Final = 32
 """From this many boards not yet derived, a batch of a compiled game's boards is derived in arrays."""
-GROUP_BOARDS: Final = 2048
+GROUP_BOARDS: Final = 8192
 """Boards of a batch derived together (the arrays hold their children's children)."""
 CACHED_BOARDS: Final = 200_000
 """Positions a handle remembers per cache (every position of a small game); a full cache starts

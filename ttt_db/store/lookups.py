@@ -63,17 +63,16 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     child_won = lined(child_occupied, child_o) & free
     child_ended = child_won | (free & (depth + 1 == n)[:, None])
     further = free[:, :, None] & free[:, None, :] & ~np.eye(n, dtype=bool) & ~child_ended[:, :, None]
-    grand_occupied = child_occupied[:, :, None] | bits
-    grand_o = np.where(o_moves[:, None, None], child_o[:, :, None], child_o[:, :, None] | bits)
 
     own_slot = _slots(tables, occupied, o_cells)
     own = _codes(core, depth, own_slot)
     child = np.zeros((count, n), np.uint8)
     child[free] = _codes(core, depth[free.nonzero()[0]] + 1, _slots(tables, child_occupied[free], child_o[free]))
+    board, cell, then = further.nonzero()
+    grand_occupied = child_occupied[board, cell] | bits[then]
+    grand_o = np.where(o_moves[board], child_o[board, cell], child_o[board, cell] | bits[then])
     grand = np.zeros((count, n, n), np.uint8)
-    grand[further] = _codes(
-        core, depth[further.nonzero()[0]] + 2, _slots(tables, grand_occupied[further], grand_o[further])
-    )
+    grand[further] = _codes(core, depth[board] + 2, _slots(tables, grand_occupied, grand_o))
     worth = np.frombuffer(WORTH, np.uint8)
     ruled = np.frombuffer(CODE_OF_WORTH, np.uint8)[worth[grand].max(axis=2)]
     ruled = np.where(child_won, LOSS_NOW, np.where(child_ended, DRAW_NOW, ruled))
@@ -127,13 +126,14 @@ def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]
 
     codes = np.zeros(len(slots), np.uint8)
     for depth in np.unique(depths).tolist():
-        at = depths == depth
-        numbers, where = np.unique(slots[at] // CHUNK_SLOTS, return_inverse=True)
-        gathered = np.zeros(len(numbers) * CHUNK_SLOTS, np.uint8)
-        for i, number in enumerate(numbers.tolist()):
-            data = core.chunk(depth, number)
-            gathered[i * CHUNK_SLOTS : i * CHUNK_SLOTS + len(data)] = np.frombuffer(data, np.uint8)
-        codes[at] = gathered[where * CHUNK_SLOTS + slots[at] % CHUNK_SLOTS]
+        at = np.flatnonzero(depths == depth)
+        order = np.argsort(slots[at], kind="stable")
+        ranked = slots[at][order]
+        numbers = ranked // CHUNK_SLOTS
+        starts = np.flatnonzero(np.diff(numbers, prepend=-1))
+        for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(ranked)], strict=True):
+            chunk = np.frombuffer(core.chunk(depth, int(numbers[start])), np.uint8)
+            codes[at[order[start:stop]]] = chunk[ranked[start:stop] % CHUNK_SLOTS]
     return codes
 
 

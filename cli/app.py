@@ -292,14 +292,15 @@ def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | N
     """`best-moves -` and `show -`: a board per line of stdin (or a JSON record `{"board", "first"}`),
     each answered on its own line of stdout, in order, as one JSON document (`--json`'s); a bad
     board's line is `{"input", "error"}`, and the rest are answered all the same."""
+    import gc
     import json
 
     with open_db(db, game, digest) as database:
         for lines in arrived_lines(sys.stdin.buffer):
-            sys.stdout.write(
-                "".join(json.dumps(answer) + "\n" for answer in database.position_documents(lines, first=first))
-            )
+            answers = database.position_documents(lines, first=first)
+            sys.stdout.write("".join(json.dumps(answer) + "\n" for answer in answers))
             sys.stdout.flush()
+            gc.freeze()  # what the handle remembers stays, and holds no cycle: no collection need walk it again
 
 
 @app.command(cls=BoardCommand)

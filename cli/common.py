@@ -366,7 +366,7 @@ def arrived_lines(stream: Any) -> Iterator[list[str]]:
         yield [rest]
 
 
-def _arrived(descriptor: int, most: int = 1 << 20) -> bytes:
+def _arrived(descriptor: int, most: int = 1 << 18) -> bytes:
     """What a descriptor has: waits for some bytes, then takes what else is there already (up to
     about `most`) without waiting again. b"" at its end."""
     import select

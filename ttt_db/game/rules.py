@@ -6,7 +6,9 @@ These functions assume a well-formed board of `game` (tic-tac-toe unless given);
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
+from operator import itemgetter
 from typing import Final, Literal
 
 from ttt_db.game.definition import Game
@@ -21,22 +23,32 @@ _SWAP_MARKS: Final = str.maketrans("ox", "xo")
 
 def winner(cells: str, game: Game) -> Mark | None:
     """The mark with K in a row, or None (the first found if, impossibly, both have one)."""
-    if game.k == 3:
-        for a, b, c in game.lines:
-            mark = cells[a]
-            if mark != EMPTY and mark == cells[b] == cells[c]:
-                return mark  # type: ignore[return-value]
-        return None
-    for line in game.lines:
-        mark = cells[line[0]]
-        if mark != EMPTY and all(cells[i] == mark for i in line):
-            return mark  # type: ignore[return-value]
+    o_row, x_row = _rows(game.k)
+    for read in _line_marks(game):
+        marks = read(cells)
+        if marks == o_row:
+            return "o"
+        if marks == x_row:
+            return "x"
     return None
 
 
 def winning_lines(cells: str, mark: Mark, game: Game) -> list[tuple[int, ...]]:
     """Every line on which `mark` has K in a row."""
-    return [line for line in game.lines if all(cells[i] == mark for i in line)]
+    row = _rows(game.k)[mark == "x"]
+    return [line for line, marks in zip(game.lines, _line_marks(game), strict=True) if marks(cells) == row]
+
+
+@cache
+def _line_marks(game: Game) -> list[Callable[[str], object]]:
+    """For each line, what reads its cells' marks from a board's text, in one call."""
+    return [itemgetter(*line) for line in game.lines]
+
+
+@cache
+def _rows(k: int) -> tuple[tuple[str, ...] | str, tuple[str, ...] | str]:
+    """K o's in a row and K x's, as a line's marks read them (a line of one cell reads its mark)."""
+    return (("o",) * k, ("x",) * k) if k > 1 else ("o", "x")
 
 
 def status(cells: str, game: Game) -> Status:

@@ -84,6 +84,8 @@ def as_policy(answer: tuple[int, ...] | Policy) -> Policy:
 
 
 def _gives_probabilities(answer: object) -> bool:
+    if (type(answer) is list or type(answer) is tuple) and answer and type(answer[0]) is int:
+        return False  # moves, the usual answer: told apart at once
     if isinstance(answer, Mapping):
         return True
     return (

@@ -31,6 +31,7 @@ from ttt_db.errors import AIMisbehaved, DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
 from ttt_db.game.symmetry import transform_move, untransform_moves
+from ttt_db.ranked.backend import as_list
 from ttt_db.ranked.blocks import Block, blocks
 from ttt_db.ranked.codes import move_of_worth
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
@@ -232,8 +233,14 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} hours"
 
 
-def _cells_of(mask: int, cells: int) -> tuple[int, ...]:
-    return tuple(cell for cell in range(cells) if mask >> cell & 1)
+def _cells_of(mask: int, cells: int) -> list[int]:
+    """The cells of a mask of moves, in order."""
+    found = []
+    while mask:
+        low = mask & -mask
+        found.append(low.bit_length() - 1)
+        mask ^= low
+    return found
 
 
 def _check_part(
@@ -283,11 +290,11 @@ def _check_part(
         wrong = chosen[i] & ~wanted
         if not wrong and i not in errors:
             continue
-        worths = [int(w) for w in moves.worths[j * cells : (j + 1) * cells]]
+        worths = as_list(moves.worths[j * cells : (j + 1) * cells])
         if i in errors:
             kind = "error"
         else:
-            worst_wrong = min(worths[cell] for cell in _cells_of(wrong, cells)) >> 6
+            worst_wrong = min(map(worths.__getitem__, _cells_of(wrong, cells))) >> 6
             kind = _KIND_OF[(int(moves.best[j]) >> 6, min(worst_wrong, 3))]
         tally.count(block.depth, kind, weight)
         if tally.room == 0:

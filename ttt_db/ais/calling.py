@@ -105,14 +105,14 @@ def read_policy(board: str, answer: object) -> Policy:
     except (Exception, SystemExit) as error:
         raise misbehaviour(board, error, "raised while its answer was read:") from None
     for move, probability in pairs:
-        if isinstance(move, bool) or not isinstance(move, SupportsIndex):
+        if type(move) is not int and (isinstance(move, bool) or not isinstance(move, SupportsIndex)):
             raise AIMisbehaved(board, f"the AI gave a probability to {move!r:.80}, not a cell index")
-        cell = operator.index(move)
+        cell = move if type(move) is int else operator.index(move)
         if not 0 <= cell < len(board) or board[cell] != EMPTY:
             where = "off the board" if not 0 <= cell < len(board) else f"a cell taken by {board[cell]}"
             raise AIMisbehaved(board, f"the AI gave a probability to {cell}, {where}")
         try:
-            exact = Fraction(probability)
+            exact = probability if type(probability) is Fraction else Fraction(probability)
         except (TypeError, ValueError, OverflowError):
             raise AIMisbehaved(
                 board, f"the AI gave move {cell} the probability {probability!r:.80}, not a number"
@@ -123,7 +123,8 @@ def read_policy(board: str, answer: object) -> Policy:
     total = sum(given.values(), Fraction(0))
     if abs(total - 1) > PROBABILITY_TOLERANCE:
         raise AIMisbehaved(board, f"the AI's probabilities sum to {float(total):.12g}, not 1")
-    return {move: probability / total for move, probability in sorted(given.items()) if probability > 0}
+    scale = 1 if total == 1 else total
+    return {move: probability / scale for move, probability in sorted(given.items()) if probability > 0}
 
 
 def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:

@@ -236,8 +236,10 @@ class _Seat:
             chosen = self.policy(board)
         elif opponent is None:
             children = [self._exact(name, opponent, play(board, m, mover)) for m in legal_moves(board, self.game)]
+            common = lcm(*(exact[3] for exact in children))  # scores compared exactly, as integers
             return min(
-                children, key=lambda exact: (Fraction(exact[0] - exact[2], exact[3]), Fraction(-exact[2], exact[3]))
+                children,
+                key=lambda exact: ((exact[0] - exact[2]) * (common // exact[3]), -exact[2] * (common // exact[3])),
             )
         else:
             chosen = opponent(board)

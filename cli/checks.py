@@ -436,6 +436,20 @@ def score(
             show_default=False,
         ),
     ] = None,
+    max_boards: Annotated[
+        int | None,
+        typer.Option(
+            "--max-boards",
+            min=0,
+            metavar="N",
+            help="Ask the AI at N positions at most; the figures are then bounds (exit 4).",
+            show_default=False,
+        ),
+    ] = None,
+    max_seconds: Annotated[
+        float | None,
+        max_seconds_option("Ask the AI for S seconds at most; the figures are then bounds (exit 4)."),
+    ] = None,
     timeout: TimeoutOption = None,
     memory: MemoryOption = DEFAULT_MEMORY_MB,
     import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
@@ -453,7 +467,10 @@ def score(
     An AI that answers a collection of moves plays each with the same probability; one that
     answers {move: probability} (or (move, probability) pairs) plays them as given. Every figure
     is exact, over the positions its play reaches (games of at most 12 cells). A user AI runs in
-    a process of its own, as for `check`. Exit 0, or 2 for an unknown AI or a misbehaving one."""
+    a process of its own, as for `check`. With --max-boards or --max-seconds it is asked no more
+    once they are spent, and every figure is what it is sure of (each position it was not asked at
+    played as badly as it could be), with the best case beside it. Exit 0, 4 when stopped early, or
+    2 for an unknown AI or a misbehaving one."""
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.ais.registry import check_ai_name
@@ -468,14 +485,21 @@ def score(
             opened.enter_context(contained_ai(name, game, lambda: database, limits, waiting=say_waiting))
             for name in (ai, *(against or ()))
         )
-        with progress_bar(None, "score: positions asked", "position", quiet=False) as asked:
+        with progress_bar(max_boards, "score: positions asked", "position", quiet=False) as asked:
             measures = measure_policy(
-                named, database, costliest=show, against=opponents, progress=lambda count: asked.update(count - asked.n)
+                named,
+                database,
+                costliest=show,
+                against=opponents,
+                progress=lambda count: asked.update(count - asked.n),
+                budget=_budget(max_boards, max_seconds),
             )
     if as_json:
         print_json(measures.to_document())
     else:
         typer.echo("\n".join(score_lines(measures)))
+    if measures.stopped is not None:
+        raise typer.Exit(EXIT_UNDECIDED)
 
 
 def score_lines(measures: PolicyMeasures) -> list[str]:
@@ -484,21 +508,33 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
     from ttt_db.checks.measures import OUTCOME_WORDS, opponent_label
 
     game = measures.game
-    lines = [f"{measures.ai} on {game.name}: exact, over the {plural(measures.asked, 'position')} its play reaches"]
+    if measures.stopped is None:
+        lines = [f"{measures.ai} on {game.name}: exact, over the {plural(measures.asked, 'position')} its play reaches"]
+    else:
+        lines = [
+            f"{measures.ai} on {game.name}: stopped by {STOPPED_BY[measures.stopped]} after "
+            f"{plural(measures.asked, 'position')} asked: each figure is what it is sure of (every position "
+            "not asked played as badly as it could be); the expected score's best case follows it"
+        ]
     for seat in measures.seats.values():
         best = {1: "a win", 0: "a draw", -1: "a loss"}[seat.value]
         lines.append(f"as {seat.seat} (the start is {best} for {seat.seat} with best play):")
         for name, outcome in seat.against.items():
             against = f"{opponent_label(name)}:"
+            upper = measures.best_case
+            best_case = "" if upper is None else f" to {float(upper[seat.seat][name].score):+.4f}"
             lines.append(
                 f"  against {against:<17} win {float(outcome.win):7.2%}, draw {float(outcome.draw):7.2%}, "
-                f"loss {float(outcome.loss):7.2%}; expected score {float(outcome.score):+.4f}"
+                f"loss {float(outcome.loss):7.2%}; expected score {float(outcome.score):+.4f}{best_case}"
             )
         if not seat.lost:
             lines.append("  it loses nothing against perfect play")
             continue
         depths = ", ".join(f"{depth}: {float(lost):.4f}" for depth, lost in sorted(seat.lost_by_depth.items()))
-        lines.append(f"  expected score lost against perfect play: {float(seat.lost):.4f}; by moves made, {depths}")
+        exact = measures.stopped is None
+        where = (f"; by moves made, {depths}" if exact else f"; at the positions asked, {depths}") if depths else ""
+        lost = f"{'' if exact else 'at most '}{float(seat.lost):.4f}"
+        lines.append(f"  expected score lost against perfect play: {lost}{where}")
         if seat.costliest:
             lines.append("  costliest positions (reached x lost there; each move: probability, outcome for the mover):")
         for cost in seat.costliest:
@@ -509,10 +545,15 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
                 f"    {cost.board}  reached {float(cost.reach):.2%} x lost {float(cost.lost):.3f} "
                 f"= {float(cost.share):.4f}: {moves}"
             )
-    lines.append(
-        f"NashConv {float(measures.nash_conv):.6g}, exploitability {float(measures.exploitability):.6g} "
-        "(OpenSpiel's units: what best responses gain over the AI's self-play, a win +1, a loss -1)"
+    least, most = measures.nash_conv_bounds
+    figures = (
+        f"NashConv {float(most):.6g}, exploitability {float(most / 2):.6g}"
+        if least == most
+        else f"NashConv between {float(least):.6g} and {float(most):.6g}, exploitability between "
+        f"{float(least / 2):.6g} and {float(most / 2):.6g}"
     )
+    units = "OpenSpiel's units: what best responses gain over the AI's self-play, a win +1, a loss -1"
+    lines.append(f"{figures} ({units})")
     return lines
 
 

@@ -282,3 +282,48 @@ def test_a_trained_q_learners_exploitability_is_openspiels(tmp_path: Path) -> No
         play = from_agent(agents)
         ours = measure_policy(NamedAI("q", lambda board: play(board, game), None, "q"), small).exploitability
     assert theirs > 0 and math.isclose(float(ours), theirs, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("budget", [0, 30, 300])
+def test_a_spent_budget_gives_bounds_the_exact_measures_lie_between(db: SolutionDatabase, budget: int) -> None:
+    from ttt_db.checks.budget import CheckBudget
+
+    for ai in (load_ai("ai2s", lambda: db), NamedAI("eps", _epsilon_first_free, None, "")):
+        exact = measure_policy(ai, db)
+        part = measure_policy(ai, db, budget=CheckBudget(max_boards=budget))
+        assert part.stopped == "max_boards" and part.asked == budget and part.best_case is not None
+        for seat in ("o", "x"):
+            for opponent, truth in exact.seats[seat].against.items():
+                worst, best = part.seats[seat].against[opponent], part.best_case[seat][opponent]
+                assert worst.score <= truth.score <= best.score, (seat, opponent)
+                assert worst.win + worst.draw + worst.loss == 1 == best.win + best.draw + best.loss
+            assert part.seats[seat].lost >= exact.seats[seat].lost
+        least, most = part.nash_conv_bounds
+        assert least <= exact.nash_conv <= most
+        if budget == 0:  # nothing asked: anything from best play (a draw each seat) to losing every game
+            assert (least, most) == (0, 2)
+        whole = measure_policy(ai, db, budget=CheckBudget(max_boards=exact.asked))
+        assert whole.stopped is None and whole.nash_conv == exact.nash_conv
+
+
+def test_score_stopped_by_its_budget_says_so_with_bounds_and_exits_4(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, db: SolutionDatabase
+) -> None:
+    text = run("score", "ai2s", "--max-boards", "50")
+    assert text.exit_code == 4, text.output
+    assert text.stdout.startswith("ai2s on 3x3k3: stopped by --max-boards after 50 positions asked")
+    assert "NashConv between " in text.stdout.splitlines()[-1]
+    (tmp_path / "eps_bot.py").write_text(
+        "def play(board):\n"
+        "    free = [cell for cell, mark in enumerate(board) if mark == '.']\n"
+        "    return {cell: 1 / len(free) for cell in free}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = run("score", "eps_bot.py:play", "--max-boards", "20", "--json")
+    assert result.exit_code == 4, result.output
+    document = json.loads(result.stdout)
+    assert document["stopped"] == "max_boards" and document["asked"] == 20 and document["nash_conv"] is None
+    least, most = document["nash_conv_bounds"]
+    uniform = measure_policy(load_ai("ai2s", lambda: db), db).nash_conv  # ai2s plays uniformly at random
+    assert 0 <= least <= uniform <= most <= 2
+    assert set(document["best_case"]["o"]) == set(document["seats"]["o"]["against"])

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from ttt_db.ais.calling import Policy, as_policy, policy_at
 from ttt_db.ais.protocol import NamedAI
+from ttt_db.checks.budget import CheckBudget
 from ttt_db.errors import InputError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, Mark, legal_moves, play, score_seen_by, side_to_move, status, value_score
@@ -142,28 +143,54 @@ class PolicyMeasures:
     game: Game
     seats: dict[Mark, SeatMeasures]
     asked: int  # positions the policy was asked at
+    stopped: str | None = None  # why it was asked no more (a CheckBudget's stop reason); None: exact
+    best_case: dict[Mark, dict[str, Outcome]] | None = None  # stopped: the unasked positions played their best
 
     @property
     def nash_conv(self) -> Fraction:
         """OpenSpiel's NashConv of the policy playing both seats: what a best response gains over
-        the policy's own play, summed over the two seats (0 for a perfect player)."""
-        return -sum((seat.against["best_response"].score for seat in self.seats.values()), ZERO)
+        the policy's own play, summed over the two seats (0 for a perfect player). Stopped early,
+        the most it can be (`nash_conv_bounds`)."""
+        return -sum((seat.against[BEST_RESPONSE].score for seat in self.seats.values()), ZERO)
 
     @property
     def exploitability(self) -> Fraction:
         """OpenSpiel's exploitability: NashConv over the two players."""
         return self.nash_conv / 2
 
+    @property
+    def nash_conv_bounds(self) -> tuple[Fraction, Fraction]:
+        """The least and the most NashConv can be: equal where every position was asked."""
+        if self.best_case is None:
+            return self.nash_conv, self.nash_conv
+        return -sum((seat[BEST_RESPONSE].score for seat in self.best_case.values()), ZERO), self.nash_conv
+
     def to_document(self) -> dict[str, Any]:
         """`ttt-db score --json` (docs/json.md)."""
-        return {
+        document: dict[str, Any] = {
             "ai": self.ai,
             "game": self.game.name,
             "asked": self.asked,
+            "stopped": self.stopped,
             "seats": {seat: measures.to_document() for seat, measures in self.seats.items()},
-            "nash_conv": float(self.nash_conv),
-            "exploitability": float(self.exploitability),
-            "exact": {"nash_conv": str(self.nash_conv), "exploitability": str(self.exploitability)},
+        }
+        if self.best_case is None:
+            return document | {
+                "nash_conv": float(self.nash_conv),
+                "exploitability": float(self.exploitability),
+                "exact": {"nash_conv": str(self.nash_conv), "exploitability": str(self.exploitability)},
+            }
+        least, most = self.nash_conv_bounds
+        return document | {
+            "best_case": {
+                seat: {name: outcome.to_document() for name, outcome in outcomes.items()}
+                for seat, outcomes in self.best_case.items()
+            },
+            "nash_conv": None,
+            "exploitability": None,
+            "nash_conv_bounds": [float(least), float(most)],
+            "exploitability_bounds": [float(least / 2), float(most / 2)],
+            "exact": {"nash_conv_bounds": [str(least), str(most)]},
         }
 
     def _repr_html_(self) -> str:
@@ -178,15 +205,23 @@ class PolicyMeasures:
                     f"<td>{float(outcome.draw):.1%}</td><td>{float(outcome.loss):.1%}</td>"
                     f"<td>{float(outcome.score):+.4f}</td></tr>"
                 )
+        least, most = self.nash_conv_bounds
+        figure = (
+            f"exploitability {float(most / 2):.6g} (NashConv {float(most):.6g})"
+            if least == most
+            else f"stopped after {self.asked:,} positions asked: exploitability between {float(least / 2):.6g} and "
+            f"{float(most / 2):.6g}; each outcome below is what it is sure of"
+        )
         return (
-            f"<div><b>{escape(self.ai)}</b> on {escape(self.game.name)}: exploitability "
-            f"{float(self.exploitability):.6g} (NashConv {float(self.nash_conv):.6g})"
+            f"<div><b>{escape(self.ai)}</b> on {escape(self.game.name)}: {figure}"
             "<table><tr><th>seat</th><th>against</th><th>win</th><th>draw</th><th>loss</th><th>score</th></tr>"
             f"{''.join(rows)}</table></div>"
         )
 
 
 PolicyOf = Callable[[str], Policy]
+AskedPolicy = Callable[[str], Policy | None]
+"""The measured policy: None at a position it was not asked at (its budget spent)."""
 Exact = tuple[int, int, int, int]
 """An outcome as integers: (win, draw, loss, denominator), kept in lowest terms; the walk adds and
 scales these without a Fraction per operation."""
@@ -212,7 +247,8 @@ class _Seat:
 
     seat: Mark
     game: Game
-    policy: PolicyOf
+    policy: AskedPolicy
+    best_case: bool = False  # at a position not asked, the policy plays its best (else its worst)
     outcomes: dict[tuple[str, str], Exact] = field(default_factory=dict)
 
     def outcome(self, name: str, opponent: PolicyOf | None, board: str) -> Outcome:
@@ -233,14 +269,12 @@ class _Seat:
             return (0, 1, 0, 1) if ended == "draw" else (1, 0, 0, 1) if ended == self.seat else (0, 0, 1, 1)
         mover = side_to_move(board)
         if mover == self.seat:
-            chosen = self.policy(board)
+            asked = self.policy(board)
+            if asked is None:  # not asked: the best or the worst it could do from here
+                return self._extreme(name, opponent, board, mover, highest=self.best_case)
+            chosen = asked
         elif opponent is None:
-            children = [self._exact(name, opponent, play(board, m, mover)) for m in legal_moves(board, self.game)]
-            common = lcm(*(exact[3] for exact in children))  # scores compared exactly, as integers
-            return min(
-                children,
-                key=lambda exact: ((exact[0] - exact[2]) * (common // exact[3]), -exact[2] * (common // exact[3])),
-            )
+            return self._extreme(name, opponent, board, mover, highest=False)
         else:
             chosen = opponent(board)
         return _mixed(
@@ -249,6 +283,20 @@ class _Seat:
                 for move, probability in chosen.items()
             ]
         )
+
+    def _extreme(self, name: str, opponent: PolicyOf | None, board: str, mover: Mark, *, highest: bool) -> Exact:
+        """The child with the highest (else the lowest) score for the seat, a win's share breaking
+        a tie (the lowest: the most losses): a best response, or a position the policy was not
+        asked at. Scores are compared exactly, as integers over a common denominator."""
+        children = [self._exact(name, opponent, play(board, m, mover)) for m in legal_moves(board, self.game)]
+        common = lcm(*(exact[3] for exact in children))
+
+        def key(exact: Exact) -> tuple[int, int]:
+            scale = common // exact[3]
+            score = (exact[0] - exact[2]) * scale
+            return (score, exact[0] * scale) if highest else (score, -exact[2] * scale)
+
+        return max(children, key=key) if highest else min(children, key=key)
 
     def costs(self, value_of: Callable[[str], int], perfect: PolicyOf) -> list[Cost]:
         """Every position where the policy loses expected score against `perfect` play, with how
@@ -262,7 +310,10 @@ class _Seat:
                 if status(board, self.game) != "playing":
                     continue
                 mover = side_to_move(board)
-                policy = self.policy(board) if mover == self.seat else perfect(board)
+                asked = self.policy(board) if mover == self.seat else perfect(board)
+                if asked is None:  # not asked: what it loses there and beyond is not known
+                    continue
+                policy = asked
                 if mover == self.seat:
                     values = {move: value_of(play(board, move, mover)) for move in policy}
                     value = value_of(board)
@@ -323,20 +374,36 @@ def measure_policy(
     costliest: int = 10,
     against: Iterable[NamedAI] = (),
     progress: Callable[[int], None] | None = None,
+    budget: CheckBudget | None = None,
 ) -> PolicyMeasures:
     """Every measure of `ai` as a policy on the database's game, exact (games up to
     MEASURED_MAX_CELLS cells), and its outcomes `against` other AIs (by their names);
     `progress(asked)` hears each new position the AI is asked at (no total is known ahead: it
     depends on the AI's own play). AIMisbehaved when an answer at a position the play reaches is
-    unusable."""
+    unusable.
+
+    A `budget` bounds the positions asked (`max_boards`) and the time: once it is spent the AI is
+    asked no more, and the measures are what it is sure of, each position not asked played as badly
+    as it could be played (against the same opponent), with `best_case` the same played as well as
+    it could be: its true outcomes lie between the two, and NashConv between `nash_conv_bounds`;
+    its costliest positions are those found among the positions asked."""
     game = database.game
     refuse_unmeasurable(game)
     asked: set[str] = set()
     answer = _asked(ai)
+    stopped: list[str] = []
+    if budget is not None:
+        budget.start()
 
-    def policy(board: str) -> Policy:
+    def policy(board: str) -> Policy | None:
         if board not in asked:
+            reason = budget.stop_reason() if budget is not None else None
+            if reason is not None:
+                stopped[:1] = [reason]
+                return None
             asked.add(board)
+            if budget is not None:
+                budget.spend(1)
             if progress is not None:
                 progress(len(asked))
         return answer(board)
@@ -359,6 +426,12 @@ def measure_policy(
 
     perfect = _remembered(lambda board: as_policy(best_moves(board)))
     uniform = _remembered(lambda board: as_policy(legal_moves(board, game)))
+    opponents: dict[str, PolicyOf | None] = {
+        "perfect": perfect,
+        BEST_RESPONSE: None,
+        "random": uniform,
+        **{named.name: _asked(named) for named in against},
+    }
 
     seats = {}
     for seat in SEATS:
@@ -367,12 +440,6 @@ def measure_policy(
             return score_seen_by(mover_value(board), seat, side_to_move(board))
 
         walk = _Seat(seat, game, policy)
-        opponents: dict[str, PolicyOf | None] = {
-            "perfect": perfect,
-            BEST_RESPONSE: None,
-            "random": uniform,
-            **{named.name: _asked(named) for named in against},
-        }
         outcomes = {name: walk.outcome(name, opponent, game.empty_board) for name, opponent in opponents.items()}
         costs = walk.costs(value_for, perfect)
         by_depth: dict[int, Fraction] = {}
@@ -380,4 +447,13 @@ def measure_policy(
             by_depth[cost.ply] = by_depth.get(cost.ply, ZERO) + cost.share
         costs.sort(key=lambda cost: (-cost.share, cost.ply, cost.board))
         seats[seat] = SeatMeasures(seat, value_for(game.empty_board), outcomes, by_depth, costs[:costliest])
-    return PolicyMeasures(ai.name, game, seats, len(asked))
+    if not stopped:
+        return PolicyMeasures(ai.name, game, seats, len(asked))
+    best_case = {
+        seat: {
+            name: _Seat(seat, game, policy, best_case=True).outcome(name, opponent, game.empty_board)
+            for name, opponent in opponents.items()
+        }
+        for seat in SEATS
+    }
+    return PolicyMeasures(ai.name, game, seats, len(asked), stopped[0], best_case)

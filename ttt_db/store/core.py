@@ -40,8 +40,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
-CACHED_CHUNKS: Final = 512
-"""Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each)."""
+CACHED_CHUNKS: Final = 2048
+"""Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each: a bounded amount, enough that
+a server's lookups of a large game find most of their children's chunks already read)."""
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
 """The named lists of boards the core derives (`CoreReader.node_list_keys`)."""
 _LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}

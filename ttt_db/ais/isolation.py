@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import select
 import signal
 import subprocess
@@ -133,6 +132,8 @@ class IsolatedAI:
         command = [sys.executable, "-P", "-m", __name__, self.spec, str(self.limits.memory_mb), self.game.name]
         command += ["-" if seconds is None else repr(seconds), repr(self.limits.import_seconds)]
         command += [str(to_child_read), str(from_child_write)]
+        import secrets  # only a user's AI needs it: a built-in one's check does not load it
+
         self._token = secrets.token_hex(16)  # the worker reads it before the AI is imported
         self._replies = 0  # replies read from this worker, its "ready" the first
         try:

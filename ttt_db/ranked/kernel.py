@@ -712,24 +712,24 @@ def slot_moves(
                 continue
             run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
             for p in range(count):
-                w = worth[below[run + child_pattern(p, pat[p], m, k, add, count, ins, rank_of, tab)]]
-                worths[(base + p) * n + cell] = w
-                best[base + p] = max(best[base + p], w)
-                worst[base + p] = min(worst[base + p], w)
+                w = worth[below[u(run + child_pattern(p, pat[u(p)], m, k, add, count, ins, rank_of, tab))]]
+                worths[u((base + p) * n + cell)] = w
+                best[u(base + p)] = max(best[u(base + p)], w)
+                worst[u(base + p)] = min(worst[u(base + p)], w)
         for p in range(count):
-            top = best[base + p]
+            top = best[u(base + p)]
             keeping = 0
             fastest = 0
             for cell in range(n):
-                w = worths[(base + p) * n + cell]
+                w = worths[u((base + p) * n + cell)]
                 if w == 0:
                     continue
                 if w >> 6 == top >> 6:
                     keeping |= 1 << cell
                     if w == top or top >> 6 == 1:
                         fastest |= 1 << cell
-            best_mask[base + p] = keeping
-            fast_mask[base + p] = fastest
+            best_mask[u(base + p)] = keeping
+            fast_mask[u(base + p)] = fastest
 
 
 def expand_sets(game: Any, level: Any, s0: int, s1: int, codes: Ints, out: Ints, small: Ints, tab: Ints) -> None:

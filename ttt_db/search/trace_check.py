@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import count
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from ttt_db.errors import InputError, TraceFormatError
@@ -241,19 +242,24 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
     stack: list[Enter] = []  # the open nodes, root first
     last_id = -math.inf
     exact_by_board: dict[str, tuple[int, int, int]] = {}
-    loads = json.loads
+    decode = json.JSONDecoder().raw_decode  # json.loads less its two whitespace scans: a record a line
+    entered_fields = itemgetter(*ENTER_FIELDS)
     for number, line in numbered:
         try:
-            record = loads(line)
+            record, end = decode(line)
+            if end < len(line) and not line[end:].isspace():
+                raise ValueError("more after the record")
             kind = record["type"]
         except (ValueError, TypeError, KeyError, RecursionError):
             if not line.strip():
                 continue
-            record = _record(line, number)
-            raise TraceFormatError(number, "a record without a type") from None
+            record = _record(line, number)  # says what is wrong, or reads a record that starts with spaces
+            if "type" not in record:
+                raise TraceFormatError(number, "a record without a type") from None
+            kind = record["type"]
         if kind == "enter":
             try:
-                node, parent, board, ply, move, alpha, beta = (record[name] for name in ENTER_FIELDS)
+                node, parent, board, ply, move, alpha, beta = entered_fields(record)
             except KeyError:
                 raise _malformed(record, number, ENTER_FIELDS) from None
             if (

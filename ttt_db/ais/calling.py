@@ -119,7 +119,7 @@ def read_policy(board: str, answer: object) -> Policy:
             ) from None
         if exact < 0:
             raise AIMisbehaved(board, f"the AI gave move {cell} a negative probability, {probability!r:.80}")
-        given[cell] = given.get(cell, Fraction(0)) + exact
+        given[cell] = given[cell] + exact if cell in given else exact
     total = sum(given.values(), Fraction(0))
     if abs(total - 1) > PROBABILITY_TOLERANCE:
         raise AIMisbehaved(board, f"the AI's probabilities sum to {float(total):.12g}, not 1")

@@ -10,6 +10,7 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.plugins import load_user_ai
@@ -83,11 +84,16 @@ def graded_ai(perfect: AI, skill: Fraction, game: Game) -> AI:
     """A perfect player of skill `skill`: a best move with probability `skill`, else a uniformly
     random one (GamesmanUni's skill slider), answered as move probabilities."""
 
+    @cache
+    def shares(legal: int, best: int) -> tuple[Fraction, Fraction]:
+        """A move's probability, and a best move's, among `legal` moves of which `best` are best."""
+        rest = (1 - skill) / legal
+        return rest, rest + skill / best
+
     def graded(board: str) -> dict[int, Fraction]:
         best, legal = perfect(board), legal_moves(board, game)
-        policy = {move: (1 - skill) / len(legal) for move in legal}
-        for move in best:
-            policy[move] += skill / len(best)
+        rest, top = shares(len(legal), len(best))
+        policy = {move: top if move in best else rest for move in legal}
         return {move: p for move, p in policy.items() if p > 0}
 
     return graded

@@ -24,7 +24,7 @@ from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.errors import InputError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import EMPTY, Mark, legal_moves, play, score_seen_by, side_to_move, status, value_score
+from ttt_db.game.rules import Mark, legal_moves, play, score_seen_by, side_to_move, status, value_score
 from ttt_db.store.database import SolutionDatabase
 
 MEASURED_MAX_CELLS: Final = 12
@@ -302,11 +302,12 @@ class _Seat:
         """Every position where the policy loses expected score against `perfect` play, with how
         likely it is reached: reach is carried forward level by level (a position reached by
         several paths adds them); `value_of` is a position's value for this seat with best play."""
-        reach: dict[str, Fraction] = {self.game.empty_board: ONE}
+        reach: list[dict[str, Fraction]] = [{} for _ in range(self.game.cells + 2)]  # by ply
+        reach[0][self.game.empty_board] = ONE
         costs = []
         for ply in range(self.game.cells + 1):
-            here = {board: p for board, p in reach.items() if board.count(EMPTY) == self.game.cells - ply}
-            for board, p in here.items():
+            below = reach[ply + 1]
+            for board, p in reach[ply].items():
                 if status(board, self.game) != "playing":
                     continue
                 mover = side_to_move(board)
@@ -323,7 +324,7 @@ class _Seat:
                         costs.append(Cost(board, ply, value, p, lost, moves))
                 for move, q in policy.items():
                     child = play(board, move, mover)
-                    reach[child] = reach.get(child, ZERO) + p * q
+                    below[child] = below.get(child, ZERO) + p * q
         return costs
 
 

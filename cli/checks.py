@@ -26,6 +26,7 @@ from ttt_db.cli.common import (
     TimeoutOption,
     ai_output_to_stderr,
     fail,
+    max_boards_option,
     max_seconds_option,
     open_db,
     print_json,
@@ -333,13 +334,9 @@ def check(
     ] = False,
     max_boards: Annotated[
         int | None,
-        typer.Option(
-            "--max-boards",
-            min=0,
-            metavar="N",
-            help="Stop after asking the AI at N boards (strong) or examining N (weak), in all, and say what was "
-            "proven so far (exit 4 when that decides nothing).",
-            show_default=False,
+        max_boards_option(
+            "Stop after asking the AI at N boards (strong) or examining N (weak), in all, and say what was "
+            "proven so far (exit 4 when that decides nothing)."
         ),
     ] = None,
     max_seconds: Annotated[
@@ -437,14 +434,7 @@ def score(
         ),
     ] = None,
     max_boards: Annotated[
-        int | None,
-        typer.Option(
-            "--max-boards",
-            min=0,
-            metavar="N",
-            help="Ask the AI at N positions at most; the figures are then bounds (exit 4).",
-            show_default=False,
-        ),
+        int | None, max_boards_option("Ask the AI at N positions at most; the figures are then bounds (exit 4).")
     ] = None,
     max_seconds: Annotated[
         float | None,

@@ -147,8 +147,13 @@ ImportTimeoutOption = Annotated[
 
 
 def max_seconds_option(help_text: str) -> Any:
-    """`--max-seconds S`, the one spelling of a time budget (check, search), with its own help."""
+    """`--max-seconds S`, the one spelling of a time budget (check, score, search), with its own help."""
     return typer.Option("--max-seconds", min=0.001, metavar="S", help=help_text, show_default=False)
+
+
+def max_boards_option(help_text: str) -> Any:
+    """`--max-boards N`, the one spelling of a budget of boards an AI is asked at (check, score)."""
+    return typer.Option("--max-boards", min=0, metavar="N", help=help_text, show_default=False)
 
 
 MemoryOption = Annotated[

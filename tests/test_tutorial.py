@@ -23,6 +23,9 @@ from ttt_db.store import published
 
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "docs" / "tutorial.ipynb"
+GUARD_MS = 300_000
+"""How long a step of the JupyterLab test may wait before it is called hung: a guard, not a budget
+(a kernel starting beside a suite's two workers, or numba compiling there, takes minutes)."""
 CHROMIUM = os.environ.get("TTT_DB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -114,8 +117,8 @@ def test_the_widget_plays_a_game_and_replays_a_search_in_jupyterlab(jupyterlab: 
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(jupyterlab + "lab/tree/tutorial.ipynb")
-        page.wait_for_selector(".jp-Notebook", timeout=90_000)
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
+        page.wait_for_selector(".jp-Notebook", timeout=GUARD_MS)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=GUARD_MS)
         news = page.get_by_role("button", name="No", exact=True)  # JupyterLab's question about its news
         if news.count():
             news.click()
@@ -123,13 +126,13 @@ def test_the_widget_plays_a_game_and_replays_a_search_in_jupyterlab(jupyterlab: 
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()
         widgets = page.locator(".ttt-db-page")
-        widgets.nth(1).wait_for(timeout=90_000)
+        widgets.nth(1).wait_for(timeout=GUARD_MS)  # every cell above it run first
         play, search = widgets.nth(0), widgets.nth(1)
-        play.locator("#board .cell.empty").first.wait_for(timeout=30_000)
+        play.locator("#board .cell.empty").first.wait_for(timeout=GUARD_MS)
         assert play.locator("#board .cell.win, #board .cell.draw, #board .cell.loss").count() == 9  # the hints
         play.locator("#board [data-cell='4']").click()  # o takes the centre; perfect-shortest answers as x
-        page.wait_for_function("() => document.querySelectorAll('.jp-OutputArea-output').length > 0", timeout=10_000)
-        play.locator("#moves-line").filter(has_text="2.").wait_for(timeout=30_000)
+        page.wait_for_function("() => document.querySelectorAll('.jp-OutputArea-output').length > 0", timeout=GUARD_MS)
+        play.locator("#moves-line").filter(has_text="2.").wait_for(timeout=GUARD_MS)
         assert play.locator("#board .cell.taken").count() == 2
         play.scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "widget-play-1280x800.png"))
@@ -139,7 +142,7 @@ def test_the_widget_plays_a_game_and_replays_a_search_in_jupyterlab(jupyterlab: 
         box = chart.bounding_box()
         assert box is not None and box["width"] >= 360, box  # its text no smaller than written (9 px ticks)
         search.locator("#search-run").click()
-        search.locator("#player:not([hidden])").wait_for(timeout=30_000)
+        search.locator("#player:not([hidden])").wait_for(timeout=GUARD_MS)
         for _ in range(5):
             search.locator("#trace-step").click()
         assert "step 5 of" in search.locator("#trace-progress").inner_text()

@@ -9,7 +9,9 @@ back to the user's board.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+from operator import itemgetter
 
 from ttt_db.game.definition import Game
 
@@ -38,7 +40,13 @@ def untransform_moves(moves: Iterable[int], transform: int, game: Game) -> tuple
 
 def symmetric_images(cells: str, game: Game) -> list[str]:
     """Every image, in transform order (duplicates kept for symmetric boards)."""
-    return ["".join([cells[i] for i in perm]) for perm in game.transforms]
+    return ["".join(read(cells)) for read in _image_readers(game)]
+
+
+@cache
+def _image_readers(game: Game) -> list[Callable[[str], Sequence[str]]]:
+    """For each transform, what reads a board's cells in its image's order, in one call."""
+    return [itemgetter(*perm) for perm in game.transforms]
 
 
 def canonical_board(cells: str, game: Game) -> str:
@@ -56,3 +64,9 @@ def canonical_transform(cells: str, game: Game) -> tuple[str, int]:
 def orbit_size(cells: str, game: Game) -> int:
     """How many distinct boards the symmetries make of `cells` (itself included)."""
     return len(set(symmetric_images(cells, game)))
+
+
+def canonical_and_orbit(cells: str, game: Game) -> tuple[str, int]:
+    """`canonical_board` and `orbit_size` of `cells`, its images made once."""
+    images = symmetric_images(cells, game)
+    return min(images), len(set(images))

@@ -47,7 +47,7 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     o_cells = (chars == ord("o")).astype(np.int64) @ bits
     depth = taken.sum(axis=1)
     o_moves = depth % 2 == 0
-    lines = np.array([sum(1 << cell for cell in line) for line in game.lines], np.int64)
+    lines = np.asarray(tables.lines, np.int64)  # each winning line as a mask of cells
 
     def lined(occ: NDArray[np.int64], o: NDArray[np.int64]) -> NDArray[np.bool_]:
         """Whether each board has a line of either mark."""
@@ -68,11 +68,11 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     own = _codes(core, depth, own_slot)
     child = np.zeros((count, n), np.uint8)
     child[free] = _codes(core, depth[free.nonzero()[0]] + 1, _slots(tables, child_occupied[free], child_o[free]))
-    board, cell, then = further.nonzero()
-    grand_occupied = child_occupied[board, cell] | bits[then]
-    grand_o = np.where(o_moves[board], child_o[board, cell], child_o[board, cell] | bits[then])
+    of_board, of_move, then = further.nonzero()  # each grandchild: its board, the move, the reply
+    grand_occupied = child_occupied[of_board, of_move] | bits[then]
+    grand_o = np.where(o_moves[of_board], child_o[of_board, of_move], child_o[of_board, of_move] | bits[then])
     grand = np.zeros((count, n, n), np.uint8)
-    grand[further] = _codes(core, depth[board] + 2, _slots(tables, grand_occupied, grand_o))
+    grand[further] = _codes(core, depth[of_board] + 2, _slots(tables, grand_occupied, grand_o))
     worth = np.frombuffer(WORTH, np.uint8)
     ruled = np.frombuffer(CODE_OF_WORTH, np.uint8)[worth[grand].max(axis=2)]
     ruled = np.where(child_won, LOSS_NOW, np.where(child_ended, DRAW_NOW, ruled))
@@ -81,7 +81,6 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
         & (((child == ruled) & (child != 0)) | ~free).all(axis=1)
         & ((grand != 0) | ~further).all(axis=(1, 2))
     )
-    canonical, orbit = _orbits(game.transforms, chars)
 
     found: list[Position | None] = []
     free_cells = [row.nonzero()[0].tolist() for row in free]
@@ -101,11 +100,7 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
             d = int(depth[i])
             o_wins, x_wins, draws, paths = core.extras(d, int(own_slot[i]), bulk=True)
             playout = Playout(o_wins, x_wins, draws, factorial(n - d))
-        found.append(
-            Position.from_values(
-                board, game, decoded, moves, canonical=canonical[i], orbit=orbit[i], playout=playout, paths=paths
-            )
-        )
+        found.append(Position.from_values(board, game, decoded, moves, playout=playout, paths=paths))
     return found
 
 
@@ -135,22 +130,3 @@ def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]
             chunk = np.frombuffer(core.chunk(depth, int(numbers[start])), np.uint8)
             codes[at[order[start:stop]]] = chunk[ranked[start:stop] % CHUNK_SLOTS]
     return codes
-
-
-def _orbits(transforms: Sequence[Sequence[int]], chars: NDArray[np.uint8]) -> tuple[list[str], list[int]]:
-    """Each board's canonical board (its least image in character order, as
-    `ttt_db.game.symmetry.canonical_board`) and how many distinct images it has (`orbit_size`)."""
-    import numpy as np
-
-    count, n = chars.shape
-    digit = np.zeros(256, np.int64)
-    digit[ord("o")], digit[ord("x")] = 1, 2  # '.' < 'o' < 'x'
-    digits = digit[chars]
-    powers = 3 ** np.arange(n - 1, -1, -1, dtype=np.int64)  # the first cell weighs most
-    keys = np.stack([digits[:, list(perm)] @ powers for perm in transforms], axis=1)
-    keys.sort(axis=1)
-    orbit = (np.diff(keys, axis=1) != 0).sum(axis=1) + 1
-    least = keys[:, 0]
-    text = np.frombuffer(b".ox", np.uint8)[(least[:, None] // powers) % 3]
-    joined = text.tobytes().decode("ascii")
-    return [joined[i * n : (i + 1) * n] for i in range(count)], orbit.tolist()

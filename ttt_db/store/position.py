@@ -31,7 +31,7 @@ from ttt_db.game.rules import (
     swap_marks,
     value_score,
 )
-from ttt_db.game.symmetry import canonical_board, orbit_size, untransform_move, untransform_moves
+from ttt_db.game.symmetry import canonical_and_orbit, canonical_board, untransform_move, untransform_moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +182,8 @@ class Position:
         board_status = status(board, game)
         mover = mover_at(depth)
         value, remoteness = own
+        if canonical is None or orbit is None:
+            canonical, orbit = canonical_and_orbit(board, game)
         analyses = [MoveAnalysis(move, move_value, after, game) for move, move_value, after in moves]
         keeping, fastest = _held_to_moves(board, game, own, moves)
         if board_status != "playing":
@@ -192,7 +194,7 @@ class Position:
             sv_score = shortest_victory(value, mover, depth + remoteness, game.cells)
         return cls(
             board=Board.known(board, "o", game),
-            canonical=canonical_board(board, game) if canonical is None else canonical,
+            canonical=canonical,
             status=board_status,
             score=score,
             value=value,
@@ -203,7 +205,7 @@ class Position:
             moves=tuple(analyses),
             playout=playout,
             paths=paths,
-            orbit=orbit_size(board, game) if orbit is None else orbit,
+            orbit=orbit,
         )
 
     def seen_as(self, board: str, transform: int) -> Position:

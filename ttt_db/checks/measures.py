@@ -450,11 +450,9 @@ def measure_policy(
         seats[seat] = SeatMeasures(seat, value_for(game.empty_board), outcomes, by_depth, costs[:costliest])
     if not stopped:
         return PolicyMeasures(ai.name, game, seats, len(asked))
-    best_case = {
-        seat: {
-            name: _Seat(seat, game, policy, best_case=True).outcome(name, opponent, game.empty_board)
-            for name, opponent in opponents.items()
-        }
-        for seat in SEATS
-    }
+    best_case: dict[Mark, dict[str, Outcome]] = {}
+    for seat in SEATS:
+        walker = _Seat(seat, game, policy, best_case=True)  # its walk remembers each (opponent, position)
+        start = game.empty_board
+        best_case[seat] = {name: walker.outcome(name, opponent, start) for name, opponent in opponents.items()}
     return PolicyMeasures(ai.name, game, seats, len(asked), stopped[0], best_case)

@@ -40,7 +40,7 @@ from ttt_db.game.rules import side_to_move
 
 if TYPE_CHECKING:
     from ttt_db.checks.budget import CheckBudget
-    from ttt_db.checks.measures import PolicyMeasures
+    from ttt_db.checks.policy_figures import PolicyMeasures
     from ttt_db.checks.report import CheckReport
     from ttt_db.checks.solved import Counterexample, StrongFailure, StrongResult, WeakSideResult
     from ttt_db.play.mistakes import Mistake
@@ -456,26 +456,35 @@ def score(
 
     An AI that answers a collection of moves plays each with the same probability; one that
     answers {move: probability} (or (move, probability) pairs) plays them as given. Every figure
-    is exact, over the positions its play reaches (games of at most 12 cells). A user AI runs in
-    a process of its own, as for `check`. With --max-boards or --max-seconds it is asked no more
-    once they are spent, and every figure is what it is sure of (each position it was not asked at
-    played as badly as it could be), with the best case beside it. Exit 0, 4 when stopped early, or
+    is exact, over the positions its play reaches (games of at most 12 cells). The database's own
+    AIs (perfect, perfect-shortest, their @P grades) and ai2s are measured over the ranked core
+    instead, never asked, on every game up to 20 cells (over 12 cells in floating point), against
+    --against AIs of the same kinds. A user AI runs in a process of its own, as for `check`. With
+    --max-boards or --max-seconds it is asked no more once they are spent, and every figure is what
+    it is sure of (each position it was not asked at played as badly as it could be), with the
+    best case beside it. Exit 0, 4 when stopped early, or
     2 for an unknown AI or a misbehaving one."""
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
-    from ttt_db.ais.registry import check_ai_name
-    from ttt_db.checks.measures import measure_policy, refuse_unmeasurable
+    from ttt_db.ais.registry import named_core_policy
+    from ttt_db.checks.measures import measure_policy, measured_over_core, refuse_unmeasurable
 
-    refuse_unmeasurable(game)  # before a missing database is built
-    for name in (ai, *(against or ())):
-        check_ai_name(name, game)
+    names = (ai, *(against or ()))
+    policies = [named_core_policy(name, game) for name in names]
+    refuse_unmeasurable(game, list(zip(names, policies, strict=True)))  # before a build
+    over_core = measured_over_core(policies)  # nothing asked: every position measured
     limits = Limits(timeout, memory, import_timeout)
     with open_db(db, game, digest) as database, ai_output_to_stderr(), ExitStack() as opened:
         named, *opponents = (
             opened.enter_context(contained_ai(name, game, lambda: database, limits, waiting=say_waiting))
-            for name in (ai, *(against or ()))
+            for name in names
         )
-        with progress_bar(max_boards, "score: positions asked", "position", quiet=False) as asked:
+        with progress_bar(
+            None if over_core else max_boards,
+            "score: positions measured over the core" if over_core else "score: positions asked",
+            "position",
+            quiet=False,
+        ) as asked:
             measures = measure_policy(
                 named,
                 database,
@@ -495,10 +504,13 @@ def score(
 def score_lines(measures: PolicyMeasures) -> list[str]:
     """`ttt-db score` as text: per seat the outcomes against each opponent and the costliest
     positions; then NashConv and exploitability."""
-    from ttt_db.checks.measures import OUTCOME_WORDS, opponent_label
+    from ttt_db.checks.policy_figures import OUTCOME_WORDS, opponent_label
 
     game = measures.game
-    if measures.stopped is None:
+    if measures.over_core:
+        how = "exact" if measures.exact else "in floating point (float64)"
+        lines = [f"{measures.ai} on {game.name}: {how}, over the ranked core's {plural(measures.asked, 'position')}"]
+    elif measures.stopped is None:
         lines = [f"{measures.ai} on {game.name}: exact, over the {plural(measures.asked, 'position')} its play reaches"]
     else:
         lines = [
@@ -533,7 +545,7 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
             )
             lines.append(
                 f"    {cost.board}  reached {float(cost.reach):.2%} x lost {float(cost.lost):.3f} "
-                f"= {float(cost.share):.4f}: {moves}"
+                f"= {float(cost.share):.4g}: {moves}"
             )
     least, most = measures.nash_conv_bounds
     figures = (

@@ -150,11 +150,12 @@ def match(
 def _exact_match(ai1: str, ai2: str, where: tuple[str | None, str | None, Game], limits: Limits, as_json: bool) -> None:
     """`match --exact`: AI1's outcome probabilities against AI2, as o and as x."""
     from ttt_db.ais.isolation import contained_ai
+    from ttt_db.ais.registry import named_core_policy
     from ttt_db.checks.measures import exact_match, refuse_unmeasurable
     from ttt_db.errors import AIMisbehaved
 
     db, digest, game = where
-    refuse_unmeasurable(game)
+    refuse_unmeasurable(game, [(name, named_core_policy(name, game)) for name in (ai1, ai2)])  # before a build
     try:
         with (
             open_db(db, game, digest) as database,
@@ -162,7 +163,7 @@ def _exact_match(ai1: str, ai2: str, where: tuple[str | None, str | None, Game],
             contained_ai(ai1, game, lambda: database, limits, waiting=say_waiting) as first,
             contained_ai(ai2, game, lambda: database, limits, waiting=say_waiting) as second,
         ):
-            outcomes = exact_match(first, second, game)
+            outcomes = exact_match(first, second, game, database)
     except AIMisbehaved as error:
         raise fail(f"an AI misbehaved {error}") from None
     if as_json:

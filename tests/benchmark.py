@@ -93,13 +93,14 @@ def against_reference(
     budget: float,
     runs: int,
     expected_codes: tuple[int, ...] = (0,),
+    reference_codes: tuple[int, ...] = (0,),
 ) -> list[Measurement]:
     """A whole command's median time as a multiple of a reference run's, the two run alternately
     in the same run, so that a busy machine slows both: the budget is the ratio; the seconds are
     shown for information."""
     seconds, reference_seconds = [], []
     for _ in range(runs):
-        reference_seconds.append(median_seconds(lambda: run_command(reference), 1))
+        reference_seconds.append(median_seconds(lambda: run_command(reference, reference_codes), 1))
         seconds.append(median_seconds(lambda: run_command(args(), expected_codes), 1))
     ratio = statistics.median(seconds) / statistics.median(reference_seconds)
     return [
@@ -115,6 +116,13 @@ def whole_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
     counter = iter(range(10_000))
     bot = workdir / "first_free_cell.py"  # a user's AI: asked at all 3,191 boards, each in its own process
     bot.write_text("def play(board):\n    return [board.index('.')]\n")
+    learner = workdir / "learner.py"  # issue 35: a stochastic plug-in, a learner's epsilon-greedy shape
+    learner.write_text(
+        "def play(board):\n"
+        "    free = [cell for cell, mark in enumerate(board) if mark == '.']\n"
+        "    rest = 0.2 / len(free)\n"
+        "    return {cell: rest + (0.8 if cell == free[0] else 0.0) for cell in free}\n"
+    )
     raiser = workdir / "raises.py"  # issue 29: a failing AI costs its answer, not a restart
     raiser.write_text("def play(board):\n    raise ValueError(board)\n")
     where = ["--db", str(db)]
@@ -157,6 +165,15 @@ def whole_commands(db: Path, workdir: Path, runs: int) -> list[Measurement]:
             "start-up",
             30,
             runs,
+        ),
+        *against_reference(
+            "ttt-db score STOCHASTIC-PLUG-IN / its check --strong",
+            lambda: command("score", f"{learner}:play", "--json", *where),
+            command("check", f"{learner}:play", "--strong", *where),
+            "check --strong",
+            2.0,
+            runs,
+            reference_codes=(1,),
         ),
         *against_reference(
             "ttt-db check PLUG-IN --strong (3,191 boards), whole command",
@@ -268,6 +285,18 @@ def game_commands(game: str, workdir: Path, runs: int) -> list[Measurement]:
     checked: list[Measurement] = []
     if game == "4x4k4":  # issue 36: many boards at once, as many as the issue names
         checked.append(streamed_lookups(db, game, 100_000))
+    if game == "4x4k4":  # issue 35: every measure of a graded perfect player, over the core in arrays
+        run_command(
+            command("score", "perfect@0.9", "--json", *where)
+        )  # its kernels compiled once, as a user's first run
+        checked += against_reference(
+            f"ttt-db score perfect@0.9 --game {game} / check perfect --strong",
+            lambda: command("score", "perfect@0.9", "--json", *where),
+            command("check", "perfect", "--strong", *where),
+            "check perfect --strong",
+            3.0,
+            runs,
+        )
     if game == "4x4k4":  # issue 30: a strong check of a failing AI, bounded whatever its failures
         check_seconds, check_peak = timed_with_peak_memory(command("check", "ai1s", "--strong", *where), codes=(1,))
         checked += [

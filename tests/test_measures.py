@@ -17,7 +17,8 @@ import reference
 from ttt_db.ais.calling import policy_at
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import load_ai
-from ttt_db.checks.measures import OPPONENTS, measure_policy
+from ttt_db.checks.measures import measure_policy
+from ttt_db.checks.policy_figures import OPPONENTS
 from ttt_db.checks.report import run_checks
 from ttt_db.errors import AIMisbehaved
 from ttt_db.store.database import SolutionDatabase
@@ -123,12 +124,13 @@ def test_score_prints_every_measure_and_json(run, db: SolutionDatabase) -> None:
     assert text.exit_code == 0, text.output
     measures = measure_policy(load_ai("ai2s", lambda: db), db)
     lines = text.stdout.splitlines()
-    assert lines[0] == f"ai2s on 3x3k3: exact, over the {measures.asked:,} positions its play reaches"
+    assert lines[0] == f"ai2s on 3x3k3: exact, over the ranked core's {measures.asked:,} positions"
     o_perfect = measures.seats["o"].against["perfect"]
     assert f"against perfect play:     win {float(o_perfect.win):7.2%}, draw {float(o_perfect.draw):7.2%}" in lines[2]
     assert lines[-1].startswith(f"NashConv {float(measures.nash_conv):.6g}, exploitability ")
     document = json.loads(run("score", "ai2s", "--json").stdout)
     assert document["exact"]["exploitability"] == str(measures.exploitability)
+    assert document["over_core"] is True and document["arithmetic"] == "exact"
     assert document["seats"]["x"]["against"]["random"]["exact"]["win"] == str(measures.seats["x"].against["random"].win)
     assert len(document["seats"]["o"]["costliest"]) == 5
 
@@ -154,7 +156,11 @@ def test_score_asks_a_users_plug_in_in_its_own_process_and_keeps_its_probabiliti
 def test_a_game_too_large_to_measure_by_position_is_refused_before_any_build(run, tmp_path: Path) -> None:
     refused = run("score", "ai1s", "--game", "4x4k4", "--db", str(tmp_path / "big.sqlite"))
     assert refused.exit_code == 2
-    assert "games of at most 12 cells; 4x4k4 has 16" in refused.stderr
+    assert "games over 12 cells (4x4k4 has 16) measure a policy over the ranked core" in refused.stderr
+    beside = run("score", "perfect", "--against", "ai14s", "--game", "4x4k4", "--db", str(tmp_path / "big.sqlite"))
+    assert beside.exit_code == 2 and "ai14s" in beside.stderr
+    too_large = run("score", "perfect", "--game", "5x5k4", "--db", str(tmp_path / "huge.sqlite"))
+    assert too_large.exit_code == 2 and "games of at most 20 cells; 5x5k4 has 25" in too_large.stderr
     assert not list(tmp_path.iterdir())
 
 
@@ -288,7 +294,8 @@ def test_a_trained_q_learners_exploitability_is_openspiels(tmp_path: Path) -> No
 def test_a_spent_budget_gives_bounds_the_exact_measures_lie_between(db: SolutionDatabase, budget: int) -> None:
     from ttt_db.checks.budget import CheckBudget
 
-    for ai in (load_ai("ai2s", lambda: db), NamedAI("eps", _epsilon_first_free, None, "")):
+    # ai2s as a user's AI would be (asked board by board: a CorePolicy is measured over the core, asking nothing)
+    for ai in (NamedAI("random", load_ai("ai2s").play, True, ""), NamedAI("eps", _epsilon_first_free, None, "")):
         exact = measure_policy(ai, db)
         part = measure_policy(ai, db, budget=CheckBudget(max_boards=budget))
         assert part.stopped == "max_boards" and part.asked == budget and part.best_case is not None
@@ -309,16 +316,20 @@ def test_a_spent_budget_gives_bounds_the_exact_measures_lie_between(db: Solution
 def test_score_stopped_by_its_budget_says_so_with_bounds_and_exits_4(
     run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, db: SolutionDatabase
 ) -> None:
-    text = run("score", "ai2s", "--max-boards", "50")
-    assert text.exit_code == 4, text.output
-    assert text.stdout.startswith("ai2s on 3x3k3: stopped by --max-boards after 50 positions asked")
-    assert "NashConv between " in text.stdout.splitlines()[-1]
     (tmp_path / "eps_bot.py").write_text(
         "def play(board):\n"
         "    free = [cell for cell, mark in enumerate(board) if mark == '.']\n"
         "    return {cell: 1 / len(free) for cell in free}\n"
     )
     monkeypatch.chdir(tmp_path)
+    text = run("score", "eps_bot.py:play", "--max-boards", "50")
+    assert text.exit_code == 4, text.output
+    assert text.stdout.startswith("eps_bot.py:play on 3x3k3: stopped by --max-boards after 50 positions asked")
+    assert "NashConv between " in text.stdout.splitlines()[-1]
+    core = run("score", "ai2s", "--max-boards", "50")  # the core plays ai2s itself: nothing is asked
+    assert core.exit_code == 0 and core.stdout.startswith(
+        "ai2s on 3x3k3: exact, over the ranked core's 5,478 positions"
+    )
     result = run("score", "eps_bot.py:play", "--max-boards", "20", "--json")
     assert result.exit_code == 4, result.output
     document = json.loads(result.stdout)

@@ -13,6 +13,8 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
+from math import lcm
 from pathlib import Path
 from typing import Any, Final, SupportsIndex
 
@@ -76,11 +78,18 @@ def policy_at(ai: AI, board: str) -> Policy:
     return as_policy(answer_at(ai, board))
 
 
+@cache
+def _shares(moves: int) -> Fraction:
+    """One of `moves` equally likely moves' probability (made once: a Fraction costs a gcd)."""
+    return Fraction(1, moves)
+
+
 def as_policy(answer: tuple[int, ...] | Policy) -> Policy:
     """An answer as move probabilities: moves each with the same probability."""
     if isinstance(answer, dict):
         return answer
-    return {move: Fraction(1, len(answer)) for move in answer}
+    share = _shares(len(answer))
+    return dict.fromkeys(answer, share)
 
 
 def _gives_probabilities(answer: object) -> bool:
@@ -117,14 +126,17 @@ def read_policy(board: str, answer: object) -> Policy:
             raise AIMisbehaved(
                 board, f"the AI gave move {cell} the probability {probability!r:.80}, not a number"
             ) from None
-        if exact < 0:
+        if exact.numerator < 0:
             raise AIMisbehaved(board, f"the AI gave move {cell} a negative probability, {probability!r:.80}")
         given[cell] = given[cell] + exact if cell in given else exact
-    total = sum(given.values(), Fraction(0))
+    common = lcm(*(p.denominator for p in given.values()))  # summed as integers: a Fraction's sum costs a gcd a term
+    numerator = sum(p.numerator * (common // p.denominator) for p in given.values())
+    if numerator == common:
+        return {move: probability for move, probability in sorted(given.items()) if probability.numerator}
+    total = Fraction(numerator, common)
     if abs(total - 1) > PROBABILITY_TOLERANCE:
         raise AIMisbehaved(board, f"the AI's probabilities sum to {float(total):.12g}, not 1")
-    scale = 1 if total == 1 else total
-    return {move: probability / scale for move, probability in sorted(given.items()) if probability > 0}
+    return {move: probability / total for move, probability in sorted(given.items()) if probability.numerator}
 
 
 def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:

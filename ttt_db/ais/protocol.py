@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from fractions import Fraction
+from typing import TYPE_CHECKING, Literal
 
 from ttt_db.game.rules import EMPTY
 from ttt_db.search.engine import SearchSpec, full_tree_nodes
@@ -19,6 +20,29 @@ DatabaseProvider = Callable[[], "SolutionDatabase"]
 
 
 @dataclass(frozen=True, slots=True)
+class CorePolicy:
+    """A policy the ranked core can play by itself: with probability `skill` one of its `moves`
+    (the moves keeping the best value, or also the fastest), uniformly, else any legal move,
+    uniformly. The database's perfect players are skill 1, `perfect@P` skill P, uniform random
+    play skill 0."""
+
+    moves: Literal["best", "fastest"]
+    skill: Fraction
+
+    def odds(self, legal: int, chosen: int) -> tuple[Fraction, Fraction]:
+        """(the probability of any move, of one of its `moves`) at a board with `legal` moves of
+        which `chosen` are its moves."""
+        return graded_odds(self.skill, legal, chosen)
+
+
+def graded_odds(skill: Fraction, legal: int, chosen: int) -> tuple[Fraction, Fraction]:
+    """A move's probability, and a chosen move's, among `legal` moves of which `chosen` are
+    chosen, when one of those is played with probability `skill`, else any move, uniformly."""
+    rest = (1 - skill) / legal
+    return rest, rest + skill / chosen
+
+
+@dataclass(frozen=True, slots=True)
 class NamedAI:
     name: str
     play: AI
@@ -27,6 +51,7 @@ class NamedAI:
     deterministic: bool = True  # the same board always gets the same answer
     core_answer: str | None = None  # "best" or "fastest": answers the database's own moves (the perfect AIs)
     search: SearchSpec | None = None  # the search of this name it runs for every answer (search AIs but iddfs)
+    core_policy: CorePolicy | None = None  # what it plays, where the core can play it too (measured in arrays)
 
     @property
     def one_answer_per_orbit(self) -> bool:

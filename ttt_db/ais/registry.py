@@ -14,7 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.plugins import load_user_ai
-from ttt_db.ais.protocol import AI, DatabaseProvider, NamedAI
+from ttt_db.ais.protocol import AI, CorePolicy, DatabaseProvider, NamedAI, graded_odds
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import search_ai
 from ttt_db.errors import AINotForGameError, UnknownAIError
@@ -86,9 +86,7 @@ def graded_ai(perfect: AI, skill: Fraction, game: Game) -> AI:
 
     @cache
     def shares(legal: int, best: int) -> tuple[Fraction, Fraction]:
-        """A move's probability, and a best move's, among `legal` moves of which `best` are best."""
-        rest = (1 - skill) / legal
-        return rest, rest + skill / best
+        return graded_odds(skill, legal, best)
 
     def graded(board: str) -> dict[int, Fraction]:
         best, legal = perfect(board), legal_moves(board, game)
@@ -222,6 +220,17 @@ def check_ai_name(spec: str, game: Game) -> None:
     _named_builtin(spec.lower(), game)
 
 
+def named_core_policy(spec: str, game: Game) -> CorePolicy | None:
+    """The CorePolicy of the AI of that name (None for a user's AI, or a built-in one the core
+    does not play), known without making it or opening a database; UnknownAIError as load_ai."""
+    spec = spec.strip()
+    if ":" in spec:
+        return None
+    check_ai_name(spec, game)
+    _entry, parameter, _name = _named_builtin(spec.lower(), game)
+    return _core_policy(spec.lower().partition("@")[0], parameter)
+
+
 def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedAI:
     entry, parameter, name = _named_builtin(spec, game)
     base = spec.partition("@")[0]
@@ -231,7 +240,25 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
     else:
         play = entry.make(parameter, database, game)
     core_answer = {"perfect": "best", "perfect-shortest": "fastest"}.get(base) if parameter is None else None
-    return NamedAI(name, play, entry.symmetric, entry.summary, entry.deterministic, core_answer, search)
+    return NamedAI(
+        name,
+        play,
+        entry.symmetric,
+        entry.summary,
+        entry.deterministic,
+        core_answer,
+        search,
+        _core_policy(base, parameter),
+    )
+
+
+def _core_policy(base: str, parameter: Parameter) -> CorePolicy | None:
+    """The built-in AI's policy as the core plays it: the perfect players (graded or not) and ai2s."""
+    if base == "ai2s":
+        return CorePolicy("best", Fraction(0))
+    if base in ("perfect", "perfect-shortest"):
+        return CorePolicy("best" if base == "perfect" else "fastest", Fraction(1 if parameter is None else parameter))
+    return None
 
 
 def _document(entry: BuiltinAI, name: str, game: Game) -> dict[str, Any]:

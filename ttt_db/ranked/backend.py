@@ -69,6 +69,21 @@ class Backend:
             return np.zeros(size, np.uint32)
         return array("I", bytes(4 * size))
 
+    def f64(self, size: int) -> Ints:
+        """`size` zeros (float64: a probability)."""
+        if self.compiled:
+            import numpy as np
+
+            return np.zeros(size, np.float64)
+        return array("d", bytes(8 * size))
+
+    def f64_of(self, values: Sequence[float]) -> Ints:
+        if self.compiled:
+            import numpy as np
+
+            return np.asarray(values, np.float64)
+        return array("d", values)
+
     def i64_of(self, values: Sequence[int]) -> Ints:
         if self.compiled:
             import numpy as np

@@ -1058,6 +1058,247 @@ def marked_classes(
                 out[2] += 1
 
 
+def child_slots(game: Any, level: Any, below_level: Any, c: int, ins: Ints, kids: Ints, small: Ints, tab: Ints) -> int:
+    """kids[p * n + cell]: the slot, in level d + 1's codes (laid out by `below_level`), of the
+    child of board p of canonical set c by the move at each empty cell; returns the set's mask."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
+    mask = unrank(cset[c], d, n, binom)
+    set_cells(mask, n, small, _CELLS)
+    m = 0
+    for cell in range(n):
+        if mask >> cell & 1:
+            m += 1
+            continue
+        run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
+        for p in range(count):
+            kids[u(p * n + cell)] = run + child_pattern(p, pat[u(p)], m, k, add, count, ins, rank_of, tab)
+    return mask
+
+
+def chosen_move(kind: int, w: int, top: int) -> bool:
+    """Whether a move of worth w is among the moves of `kind` at a board whose best worth is top:
+    kind 1 those keeping the best value class, 2 those also fastest (as `slot_moves` reads them)."""
+    return w >> 6 == top >> 6 and (kind == 1 or w == top or top >> 6 == 1)
+
+
+def move_shares(
+    mask: int, n: int, kids: Ints, at: int, below: Ints, worth: Ints, kinds: Ints, odds: Ints, i: int, shares: Ints
+) -> None:
+    """shares[cell]: the probability of the move at each empty cell of a board in play of set
+    `mask` (its children at kids[at + cell], their codes in `below`) under policy i (`kinds[i]`,
+    its odds at odds[i * (n + 1) ** 2 * 2:]): a move among its moves of kind kinds[i]
+    (`chosen_move`) when `chosen` of the board's `legal` moves are has the probability
+    odds[... + (legal * (n + 1) + chosen) * 2 + 1], any other move that at [... + 0]; 0 at a taken
+    cell."""
+    top = 0
+    legal = 0
+    for cell in range(n):
+        if not mask >> cell & 1:
+            top = max(top, int(worth[below[u(kids[u(at + cell)])]]))
+            legal += 1
+    kind = kinds[i]
+    chosen = 0
+    for cell in range(n):
+        if not mask >> cell & 1 and chosen_move(kind, int(worth[below[u(kids[u(at + cell)])]]), top):
+            chosen += 1
+    row = ((i * (n + 1) + legal) * (n + 1) + chosen) * 2
+    for cell in range(n):
+        shares[cell] = 0
+        if not mask >> cell & 1:
+            chosen_here = chosen_move(kind, int(worth[below[u(kids[u(at + cell)])]]), top)
+            shares[cell] = odds[u(row + (1 if chosen_here else 0))]
+
+
+def policy_outcomes(
+    game: Any,
+    level: Any,
+    c0: int,
+    c1: int,
+    ins: Ints,
+    codes: Ints,
+    below: Ints,
+    below_level: Any,
+    below_out: Ints,
+    kinds: Ints,
+    odds: Ints,
+    tie: float,
+    out: Ints,
+    kids: Ints,
+    shares: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """The outcomes of policy 0 (`move_shares`) in each seat against each opponent o (policy o + 1),
+    from every board of canonical sets c0..c1 of level d, from those of level d + 1 (`below_out`,
+    laid out as `below`): at out[j * 4 * nopp + (seat * nopp + o) * 2], board j's probability
+    that the seat (0 o, 1 x) wins, then that it loses (a draw is the rest). An opponent of kind 0
+    is a best response: the child with the lowest expected score for the seat, the most losses
+    breaking a tie (scores within `tie` are tied)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
+    nopp = len(kinds) - 1
+    width = 4 * nopp
+    mover = d % 2
+    other = 1 - mover
+    for c in range(c0, c1):
+        mask = child_slots(game, level, below_level, c, ins, kids, small, tab) if d < n else 0
+        for p in range(count):
+            j = c * count + p
+            code = codes[u(j)]
+            if code == 0:
+                continue
+            base = j * width
+            if code == LOSS_NOW:
+                for o in range(nopp):
+                    out[u(base + (other * nopp + o) * 2)] = 1
+                    out[u(base + (mover * nopp + o) * 2 + 1)] = 1
+            if code == LOSS_NOW or d == n:
+                continue
+            at = p * n
+            move_shares(mask, n, kids, at, below, worth, kinds, odds, 0, shares)
+            for cell in range(n):
+                q = shares[cell]
+                if q == 0:
+                    continue
+                child = kids[u(at + cell)] * width
+                for o in range(nopp):
+                    field = (mover * nopp + o) * 2
+                    out[u(base + field)] += q * below_out[u(child + field)]
+                    out[u(base + field + 1)] += q * below_out[u(child + field + 1)]
+            for o in range(nopp):
+                field = (other * nopp + o) * 2
+                if kinds[o + 1] != 0:
+                    move_shares(mask, n, kids, at, below, worth, kinds, odds, o + 1, shares)
+                    for cell in range(n):
+                        q = shares[cell]
+                        if q != 0:
+                            child = kids[u(at + cell)] * width
+                            out[u(base + field)] += q * below_out[u(child + field)]
+                            out[u(base + field + 1)] += q * below_out[u(child + field + 1)]
+                    continue
+                found = False
+                won = 0
+                lost = 0
+                for cell in range(n):
+                    if mask >> cell & 1:
+                        continue
+                    child = kids[u(at + cell)] * width
+                    w = below_out[u(child + field)]
+                    lo = below_out[u(child + field + 1)]
+                    if not found or w - lo < won - lost - tie or (w - lo <= won - lost + tie and lo > lost):
+                        found = True
+                        won = w
+                        lost = lo
+                out[u(base + field)] = won
+                out[u(base + field + 1)] = lost
+
+
+def policy_reach(
+    game: Any,
+    level: Any,
+    c0: int,
+    c1: int,
+    ins: Ints,
+    codes: Ints,
+    below: Ints,
+    below_level: Any,
+    mass: Ints,
+    below_mass: Ints,
+    kinds: Ints,
+    odds: Ints,
+    lost: Ints,
+    kids: Ints,
+    shares: Ints,
+    small: Ints,
+    tab: Ints,
+) -> None:
+    """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_shares`) against policy
+    1, the perfect player: mass[j * 2 + seat], the probability that policy 0 in that seat reaches
+    board j's class, is passed to each
+    child's slot in below_mass (`gather_mass` then moves it to the class's representative); and
+    lost[j], at a board in play, what its mover (the policy in seat d % 2) gives up there: the
+    board's value (1, 0, -1 for the mover) less its moves' expected value."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
+    mover = d % 2
+    other = 1 - mover
+    if d == n:
+        return
+    for c in range(c0, c1):
+        reached = False
+        for p in range(count):
+            if mass[u((c * count + p) * 2)] != 0 or mass[u((c * count + p) * 2 + 1)] != 0:
+                reached = True
+        if not reached:
+            continue
+        mask = child_slots(game, level, below_level, c, ins, kids, small, tab)
+        for p in range(count):
+            j = c * count + p
+            code = codes[u(j)]
+            ours = mass[u(j * 2 + mover)]
+            theirs = mass[u(j * 2 + other)]
+            if code == 0 or code == LOSS_NOW or (ours == 0 and theirs == 0):
+                continue
+            at = p * n
+            value = (code - 1) >> 6
+            given = 0
+            move_shares(mask, n, kids, at, below, worth, kinds, odds, 0, shares)
+            for cell in range(n):
+                q = shares[cell]
+                if q != 0:
+                    child = kids[u(at + cell)]
+                    given += q * (value - (worth[below[u(child)]] >> 6))
+                    below_mass[u(child * 2 + mover)] += ours * q
+            lost[u(j)] = given
+            move_shares(mask, n, kids, at, below, worth, kinds, odds, 1, shares)
+            for cell in range(n):
+                q = shares[cell]
+                if q != 0:
+                    below_mass[u(kids[u(at + cell)] * 2 + other)] += theirs * q
+
+
+def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, small: Ints, tab: Ints) -> None:
+    """Within canonical sets c0..c1, each board's mass (`policy_reach`'s, two per board) moved to
+    its class's representative."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
+    for c in range(c0, c1):
+        mask, nf = open_set(game, d, cset[c], small, tab)
+        if nf == 0:
+            continue
+        for p in range(count):
+            r = least_image(p, pat[u(p)], nf, rank_of, tab)
+            if r != p:
+                for seat in range(2):
+                    mass[u((c * count + r) * 2 + seat)] += mass[u((c * count + p) * 2 + seat)]
+                    mass[u((c * count + p) * 2 + seat)] = 0
+
+
+def largest_shares(total: int, mass: Ints, seat: int, lost: Ints, k: int, where: Ints, shares: Ints, sums: Ints) -> int:
+    """Of boards 0..total of a level, the k whose share (mass[j * 2 + seat] * lost[j]) is largest,
+    largest first, to where[] and shares[]; every positive share added to sums[0]. Returns how
+    many were found (at most k)."""
+    found = 0
+    for j in range(total):
+        share = mass[u(j * 2 + seat)] * lost[u(j)]
+        if share <= 0:
+            continue
+        sums[0] += share
+        if k == 0 or (found == k and share <= shares[k - 1]):
+            continue
+        i = found if found < k else k - 1
+        while i > 0 and shares[i - 1] < share:
+            shares[i] = shares[i - 1]
+            where[i] = where[i - 1]
+            i -= 1
+        shares[i] = share
+        where[i] = j
+        if found < k:
+            found += 1
+    return found
+
+
 def gather_classes(
     level: Any,
     c0: int,

@@ -1,0 +1,133 @@
+"""A policy the core plays, measured over the ranked core (issue 35, at every size): held to the
+position-by-position measures (exact fractions: every outcome, the loss by depth, NashConv) and to
+tests/reference.py's expectations, on a square and a rectangular board (their symmetries differ);
+the compiled kernel within rounding of them in float64; the costliest classes the sums of their
+boards' costs; `score` and `match --exact` choosing the core where it plays both AIs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import reference
+
+from ttt_db.ais.calling import policy_at
+from ttt_db.ais.protocol import NamedAI
+from ttt_db.ais.registry import load_ai
+from ttt_db.build import build_database
+from ttt_db.checks.measures import exact_match, measure_policy
+from ttt_db.checks.policy_figures import PolicyMeasures
+from ttt_db.game.definition import Game
+from ttt_db.ranked.slots import representative
+from ttt_db.store.database import SolutionDatabase, open_database
+
+POLICIES = ("perfect@0.9", "ai2s", "perfect-shortest@1/3", "perfect")
+RULES = {"3x3k3": reference.TICTACTOE, "2x4k3": reference.Rules(2, 4, 3)}
+
+
+@pytest.fixture(scope="module")
+def small_paths(db_path: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    rectangle = tmp_path_factory.mktemp("2x4k3") / "2x4k3.sqlite"
+    build_database(rectangle, game=Game.parse("2x4k3"))
+    return {"3x3k3": db_path, "2x4k3": rectangle}
+
+
+def _by_position(ai: NamedAI, db: SolutionDatabase, against: list[NamedAI]) -> PolicyMeasures:
+    """The same AIs asked board by board: measured position by position."""
+    return measure_policy(
+        replace(ai, core_policy=None), db, costliest=10**6, against=[replace(a, core_policy=None) for a in against]
+    )
+
+
+def _class_shares(measures: PolicyMeasures, seat: str, game: Game) -> dict[tuple[int, int], Fraction]:
+    """Each class's share of the points lost: its boards' costs added up."""
+    shares: dict[tuple[int, int], Fraction] = {}
+    for cost in measures.seats[seat].costliest:
+        key = representative(cost.board, game)[:2]
+        shares[key] = shares.get(key, Fraction(0)) + Fraction(cost.share)
+    return shares
+
+
+@pytest.mark.parametrize("game_name", list(RULES))
+@pytest.mark.parametrize("name", POLICIES)
+def test_over_the_core_the_measures_are_exactly_the_position_by_position_ones(
+    game_name: str, name: str, small_paths: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TTT_DB_KERNEL", "interpreted")
+    with open_database(small_paths[game_name]) as db:
+        ai = load_ai(name, lambda: db, game=db.game)
+        against = [load_ai("perfect-shortest@0.5", lambda: db, game=db.game)]
+        over = measure_policy(ai, db, against=against)
+        assert over.over_core and over.exact and over.asked == db.meta()["figures"]["positions"]
+        by_position = _by_position(ai, db, against)
+        assert not by_position.over_core
+        expected = reference.policy_expectations(lambda board: policy_at(ai.play, board), RULES[game_name])
+        for seat in ("o", "x"):
+            mine, theirs = over.seats[seat], by_position.seats[seat]
+            assert mine.against == theirs.against  # win, draw and loss, a best response's ties broken alike
+            assert mine.value == theirs.value == expected[seat]["value"]
+            for opponent in ("perfect", "best_response", "random"):
+                assert mine.against[opponent].score == expected[seat][opponent]
+            assert mine.lost_by_depth == theirs.lost_by_depth
+            classes = _class_shares(by_position, seat, db.game)
+            assert sorted(classes.values(), reverse=True)[: len(mine.costliest)] == [c.share for c in mine.costliest]
+            for cost in mine.costliest:
+                assert classes[representative(cost.board, db.game)[:2]] == cost.share
+                assert cost.reach * cost.lost == cost.share and cost.ply == db.game.cells - cost.board.count(".")
+        assert over.nash_conv == by_position.nash_conv
+
+
+@pytest.mark.parametrize("game_name", list(RULES))
+def test_the_compiled_kernel_measures_in_float64_within_rounding(
+    game_name: str, small_paths: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("numba")
+    with open_database(small_paths[game_name]) as db:
+        exact = {name: measure_policy(load_ai(name, lambda: db, game=db.game), db) for name in POLICIES}
+    monkeypatch.setenv("TTT_DB_KERNEL", "compiled")
+    with open_database(small_paths[game_name]) as db:
+        for name, truth in exact.items():
+            floats = measure_policy(load_ai(name, lambda: db, game=db.game), db)
+            assert floats.over_core and not floats.exact
+            assert floats.to_document()["arithmetic"] == "float64" and floats.to_document()["exact"] is None
+            for seat in ("o", "x"):
+                for opponent, outcome in truth.seats[seat].against.items():
+                    found = floats.seats[seat].against[opponent]
+                    for field in ("win", "draw", "loss"):
+                        assert abs(getattr(found, field) - float(getattr(outcome, field))) < 1e-12, (seat, opponent)
+                lost = truth.seats[seat].lost_by_depth
+                assert set(floats.seats[seat].lost_by_depth) == set(lost)
+                assert all(abs(floats.seats[seat].lost_by_depth[d] - float(v)) < 1e-12 for d, v in lost.items())
+                assert [c.board for c in floats.seats[seat].costliest] == [c.board for c in truth.seats[seat].costliest]
+            assert abs(floats.nash_conv - float(truth.nash_conv)) < 1e-12
+
+
+def test_a_match_of_two_policies_the_core_plays_is_measured_over_it(db: SolutionDatabase) -> None:
+    graded, random_ai = load_ai("perfect@0.9", lambda: db), load_ai("ai2s", lambda: db)
+    over = exact_match(graded, random_ai, db.game, db)
+    asked = exact_match(replace(graded, core_policy=None), random_ai, db.game, db)
+    assert over == asked
+    expected = reference.match_expectation(
+        lambda board: policy_at(graded.play, board), lambda board: policy_at(random_ai.play, board), "o"
+    )
+    assert (over["o"].win, over["o"].draw, over["o"].loss) == expected
+
+
+def test_score_on_a_compiled_game_says_it_counts_in_floating_point(run, db_3x4k3_path: Path) -> None:
+    pytest.importorskip("numba")
+    with open_database(db_3x4k3_path) as db:
+        positions = db.meta()["figures"]["positions"]
+    text = run("score", "perfect@0.9", "--game", "3x4k3", "--db", str(db_3x4k3_path))
+    assert text.exit_code == 0, text.output
+    assert text.stdout.startswith(
+        f"perfect@0.9 on 3x4k3: in floating point (float64), over the ranked core's {positions:,}"
+    )
+    document = json.loads(run("score", "perfect@0.9", "--game", "3x4k3", "--db", str(db_3x4k3_path), "--json").stdout)
+    assert document["over_core"] is True and document["arithmetic"] == "float64" and document["exact"] is None
+    assert document["seats"]["o"]["against"]["perfect"]["exact"] is None
+    with open_database(db_3x4k3_path) as db:
+        measured = measure_policy(load_ai("perfect@0.9", lambda: db, game=db.game), db, costliest=5)
+    assert document == json.loads(json.dumps(measured.to_document()))

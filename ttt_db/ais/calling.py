@@ -211,6 +211,11 @@ def counting(ai: AI, asked: Callable[[], object]) -> AI:
     return counted
 
 
+def answers_ahead(ai: AI) -> bool:
+    """Whether the AI answers from another process and is told the boards ahead (`ask_ahead`)."""
+    return getattr(ai, "ask_ahead", None) is not None
+
+
 def ask_ahead(ai: AI, boards: Sequence[str]) -> None:
     """Tell an AI that answers from another process (`ttt_db.ais.isolation`) which boards it
     will be asked next, in order, so that it can work through them without waiting for each

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from math import gcd, lcm
 
-from ttt_db.ais.calling import Policy, as_policy, policy_at
+from ttt_db.ais.calling import Policy, answers_ahead, as_policy, ask_ahead, policy_at
 from ttt_db.ais.protocol import CorePolicy, NamedAI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.policy_figures import (
@@ -182,6 +182,30 @@ class _Seat:
         return costs
 
 
+def _ask_ply_by_ply(ai: NamedAI, seat: Mark, tree: _Tree, policy: AskedPolicy) -> None:
+    """Ask `policy` (the AI in `seat`) at every position its play reaches, a ply at a time, each
+    ply's boards announced to the AI first (`ask_ahead`), so that an AI answering from another
+    process works through them without waiting for each question; the walks then find its answers
+    remembered. Stops where `policy` is asked no more (its budget spent)."""
+    frontier = [tree.game.empty_board]
+    while frontier:
+        reached: dict[str, None] = {}
+        asking = [board for board in frontier if tree.node(board)[0] == "playing" and tree.node(board)[1] == seat]
+        ask_ahead(ai.play, asking)
+        for board in frontier:
+            ended, mover, children = tree.node(board)
+            if ended != "playing":
+                continue
+            if mover != seat:
+                reached.update(dict.fromkeys(children.values()))
+                continue
+            answer = policy(board)
+            if answer is None:
+                return
+            reached.update(dict.fromkeys(children[move] for move in answer))
+        frontier = list(reached)
+
+
 def measured_over_core(policies: Iterable[CorePolicy | None]) -> bool:
     """Whether AIs of these CorePolicies (None: one the core does not play) are measured over the
     core, every position at once, none of them asked."""
@@ -327,6 +351,9 @@ def measure_policy(
 
     seats = {}
     tree = _Tree(game)
+    if answers_ahead(ai.play):
+        for seat in SEATS:
+            _ask_ply_by_ply(ai, seat, tree, policy)
     for seat in SEATS:
 
         def value_for(board: str, seat: Mark = seat) -> int:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from math import comb
 from typing import Final
 
 from ttt_db.ais.calling import policy_at
@@ -36,7 +35,7 @@ from ttt_db.game.rules import Value, play, score_seen_by, side_to_move, value_sc
 from ttt_db.ranked.backend import Backend
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
-from ttt_db.ranked.slots import board_of_slot, o_count
+from ttt_db.ranked.slots import board_of_slot
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.database import SolutionDatabase
@@ -85,7 +84,8 @@ class _Numbers:
 
 @dataclass(frozen=True)
 class _Scratch:
-    """One worker's scratch for the kernels: a set's child slots, one board's move shares."""
+    """One worker's scratch for the kernels on one level: a set's child slots (`child_slots`), one
+    board's move shares."""
 
     kids: Ints
     shares: Ints
@@ -93,10 +93,9 @@ class _Scratch:
     tab: Ints
 
     @classmethod
-    def of(cls, tables: RankedTables, numbers: _Numbers) -> _Scratch:
+    def of(cls, tables: RankedTables, numbers: _Numbers, level: Level) -> _Scratch:
         b, n = tables.backend, tables.cells
-        widest = max(comb(depth, o_count(depth)) for depth in range(n))
-        return cls(b.i64(widest * n), numbers.zeros(n), b.i64(SMALL_SIZE), b.u32(TABLE_SIZE))
+        return cls(b.i64(level.sets.patterns * n), numbers.zeros(n), b.i64(SMALL_SIZE), b.u32(TABLE_SIZE))
 
 
 def measure_over_core(
@@ -122,20 +121,21 @@ def measure_over_core(
     kinds = b.i64_of([0 if found is None else KINDS[found.moves] for found in policies])
     odds = numbers.array([share for found in policies for share in _odds(found, tables.cells)])
     width = 4 * len(opponents)
-    scratch = [_Scratch.of(tables, numbers) for _ in range(b.workers if b.compiled else 1)]
+    workers = b.workers if b.compiled else 1
     levels: dict[int, Level] = {}
     below_out: Ints = numbers.zeros(0)
     measured = 0
     for step in database.core.walk("backward"):
         here = levels[step.depth] = step.here
         out = numbers.zeros(here.sets.size * width)
+        scratch = [_Scratch.of(tables, numbers, here) for _ in range(workers)]
         _outcomes(tables, numbers, scratch, (here, step.below), below_out, (kinds, odds), out)
         below_out = out
         measured += step.counts.positions
         if progress is not None:
             progress(measured)
     start = value_score(_start_value(levels[0]))
-    costs, by_depth = _costs(tables, numbers, scratch[0], database, ai, levels, (kinds, odds), costliest)
+    costs, by_depth = _costs(tables, numbers, database, ai, levels, (kinds, odds), costliest)
     seats = {}
     for index, seat in enumerate(SEATS):
         against_seat = {}
@@ -211,7 +211,6 @@ def _outcomes(
 def _costs(
     tables: RankedTables,
     numbers: _Numbers,
-    scratch: _Scratch,
     database: SolutionDatabase,
     ai: NamedAI,
     levels: dict[int, Level],
@@ -230,6 +229,7 @@ def _costs(
     for depth in range(n):
         here, below = levels[depth], levels[depth + 1]
         sets = here.sets
+        scratch = _Scratch.of(tables, numbers, here)
         lost = numbers.zeros(sets.size)
         below_mass = numbers.zeros(below.sets.size * 2)
         run.policy_reach(

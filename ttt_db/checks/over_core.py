@@ -398,6 +398,7 @@ def check_weak_over_core(
         below = step.below
         if below is None:
             break
+        kids = b.i64(sets.patterns * tables.cells)  # a set's children (`child_slots`)
         for side in sides:
             flags = b.u8(-(-below.sets.size // 8))
             run.reach(
@@ -412,6 +413,7 @@ def check_weak_over_core(
                 below.codes,
                 below.sets.arrays,
                 flags,
+                kids,
                 small,
                 tab,
             )

@@ -977,41 +977,33 @@ def reach(
     below: Ints,
     below_level: Any,
     flags_below: Ints,
+    kids: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
     """Mark in flags_below (a bit per board, laid out as level d + 1's codes) every child of the
     boards in play marked in `flags` (likewise) of canonical sets c0..c1 that a move allowed there
-    reaches: allowed 0 every move, 1 those keeping the best value class, 2 those also fastest (as
-    `slot_moves` reads them)."""
+    reaches: allowed 0 every move, else the moves of that kind (`chosen_move`: 1 those keeping the
+    best value class, 2 those also fastest)."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
         if not set_marked(flags, c, count):
             continue
-        mask = unrank(cset[c], d, n, binom)
-        set_cells(mask, n, small, _CELLS)
+        mask = child_slots(game, level, below_level, c, ins, kids, small, tab)
         for p in range(count):
-            code = codes[c * count + p]
+            code = codes[u(c * count + p)]
             if not marked(flags, c * count + p) or code == 0 or code == LOSS_NOW:
                 continue
             top = 0
-            m = 0
             for cell in range(n):
-                if mask >> cell & 1:
-                    m += 1
-                    continue
-                run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
-                child = run + child_pattern(p, pat[p], m, k, add, count, ins, rank_of, tab)
-                small[_AUX + cell] = child
-                top = max(top, worth[below[child]])
+                if not mask >> cell & 1:
+                    top = max(top, int(worth[below[u(kids[u(p * n + cell)])]]))
             for cell in range(n):
-                if mask >> cell & 1:
-                    continue
-                child = small[_AUX + cell]
-                w = worth[below[child]]
-                if allowed == 0 or (w >> 6 == top >> 6 and (allowed == 1 or w == top or top >> 6 == 1)):
-                    mark(flags_below, child)
+                if not mask >> cell & 1:
+                    child = kids[u(p * n + cell)]
+                    if allowed == 0 or chosen_move(allowed, int(worth[below[u(child)]]), top):
+                        mark(flags_below, child)
 
 
 def share_marks(game: Any, level: Any, c0: int, c1: int, flags: Ints, small: Ints, tab: Ints) -> None:

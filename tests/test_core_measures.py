@@ -18,6 +18,7 @@ from ttt_db.ais.calling import policy_at
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import load_ai
 from ttt_db.build import build_database
+from ttt_db.checks import core_measures
 from ttt_db.checks.measures import exact_match, measure_policy
 from ttt_db.checks.policy_figures import PolicyMeasures
 from ttt_db.game.definition import Game
@@ -88,6 +89,7 @@ def test_the_compiled_kernel_measures_in_float64_within_rounding(
     with open_database(small_paths[game_name]) as db:
         exact = {name: measure_policy(load_ai(name, lambda: db, game=db.game), db) for name in POLICIES}
     monkeypatch.setenv("TTT_DB_KERNEL", "compiled")
+    monkeypatch.setattr(core_measures, "RANGE_SLOTS", 1)  # a set a range: ranges run at once on every core
     with open_database(small_paths[game_name]) as db:
         for name, truth in exact.items():
             floats = measure_policy(load_ai(name, lambda: db, game=db.game), db)
@@ -131,3 +133,18 @@ def test_score_on_a_compiled_game_says_it_counts_in_floating_point(run, db_3x4k3
     with open_database(db_3x4k3_path) as db:
         measured = measure_policy(load_ai("perfect@0.9", lambda: db, game=db.game), db, costliest=5)
     assert document == json.loads(json.dumps(measured.to_document()))
+
+
+def test_ranges_measured_at_once_give_what_one_range_gives(
+    db_3x4k3_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every range of a level runs on its own scratch: spread a set a range over every core, the
+    figures are bit for bit those of whole levels."""
+    pytest.importorskip("numba")
+    monkeypatch.setenv("TTT_DB_KERNEL", "compiled")
+    found = []
+    for slots in (10**9, 1):
+        monkeypatch.setattr(core_measures, "RANGE_SLOTS", slots)
+        with open_database(db_3x4k3_path) as db:
+            found.append(measure_policy(load_ai("perfect@0.9", lambda: db, game=db.game), db).to_document())
+    assert found[0] == found[1]

@@ -1,13 +1,15 @@
-"""The measures of a policy over the ranked core, in arrays: a game too large to measure position by
-position (`ttt_db.checks.measures`), measured at every position at once for a policy the core plays
-itself (`CorePolicy`: the database's perfect players, graded or not, and uniform random play).
+"""The measures of a policy over the ranked core: for a policy the core plays itself (`CorePolicy`:
+the database's perfect players, graded or not, and uniform random play), every position at once,
+the AI never asked, on every game up to MEASURED_OVER_CORE_MAX_CELLS cells (`measure_policy`
+chooses this over the board-by-board measures of `ttt_db.checks.measures`).
 
 One backward walk of the core gives each board's outcomes in each seat against every opponent
 (`policy_outcomes`), the levels' codes kept; a forward pass over them carries each class's reach
 against perfect play and what the policy gives up there (`policy_reach`). Symmetric boards have
 the same outcomes, so a class is measured once, at its representative: its reach is the sum of its
-boards', and the costliest positions are classes, each shown at its representative. Probabilities
-are floating point (float64), not fractions.
+boards', and the costliest positions are classes, each shown at its representative. The kernels
+count in exact fractions on a game of at most MEASURED_MAX_CELLS cells (interpreted), in float64
+on a larger one.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def _core_policy(named: NamedAI) -> CorePolicy:
     return named.core_policy
 
 
+RANGE_SLOTS: Final = 16_384
+"""Boards of a level given to one worker at least (a range of its canonical sets)."""
 TIE: Final = 1e-12
 """In floating point, two expected scores closer than this are a tie (a best response's choice)."""
 
@@ -84,18 +88,16 @@ class _Numbers:
 
 @dataclass(frozen=True)
 class _Scratch:
-    """One worker's scratch for the kernels on one level: a set's child slots (`child_slots`), one
-    board's move shares."""
+    """One worker's scratch for the kernels on one level: a set's child slots (`child_slots`)."""
 
     kids: Ints
-    shares: Ints
     small: Ints
     tab: Ints
 
     @classmethod
-    def of(cls, tables: RankedTables, numbers: _Numbers, level: Level) -> _Scratch:
-        b, n = tables.backend, tables.cells
-        return cls(b.i64(level.sets.patterns * n), numbers.zeros(n), b.i64(SMALL_SIZE), b.u32(TABLE_SIZE))
+    def of(cls, tables: RankedTables, level: Level) -> _Scratch:
+        b = tables.backend
+        return cls(b.i64(level.sets.patterns * tables.cells), b.i64(SMALL_SIZE), b.u32(TABLE_SIZE))
 
 
 def measure_over_core(
@@ -121,15 +123,13 @@ def measure_over_core(
     kinds = b.i64_of([0 if found is None else KINDS[found.moves] for found in policies])
     odds = numbers.array([share for found in policies for share in _odds(found, tables.cells)])
     width = 4 * len(opponents)
-    workers = b.workers if b.compiled else 1
     levels: dict[int, Level] = {}
     below_out: Ints = numbers.zeros(0)
     measured = 0
     for step in database.core.walk("backward"):
         here = levels[step.depth] = step.here
         out = numbers.zeros(here.sets.size * width)
-        scratch = [_Scratch.of(tables, numbers, here) for _ in range(workers)]
-        _outcomes(tables, numbers, scratch, (here, step.below), below_out, (kinds, odds), out)
+        _outcomes(tables, numbers, (here, step.below), below_out, (kinds, odds), out)
         below_out = out
         measured += step.counts.positions
         if progress is not None:
@@ -169,22 +169,21 @@ def _start_value(level: Level) -> Value:
 def _outcomes(
     tables: RankedTables,
     numbers: _Numbers,
-    scratch: list[_Scratch],
     levels: tuple[Level, Level | None],
     below_out: Ints,
     policies: tuple[Ints, Ints],
     out: Ints,
 ) -> None:
     """A level's outcomes into `out` from its children's (`policy_outcomes`; `levels` the level
-    and the one below it), its canonical sets spread over the backend's workers (each with its
+    and the one below it), its canonical sets spread over the backend's workers (each range with its
     own scratch)."""
     here, below = levels
     b, sets = tables.backend, here.sets
     below_sets = (below or here).sets
     kinds, odds = policies
 
-    def work(worker: int, start: int, stop: int) -> None:
-        own = scratch[worker]
+    def work(_worker: int, start: int, stop: int) -> None:
+        own = _Scratch.of(tables, here)  # a range's own: ranges run at once
         tables.run.policy_outcomes(
             tables.arrays,
             sets.arrays,
@@ -200,12 +199,11 @@ def _outcomes(
             numbers.tie,
             out,
             own.kids,
-            own.shares,
             own.small,
             own.tab,
         )
 
-    b.spread(sets.canonical, work, grain=max(1, 16_384 // max(1, sets.patterns)))
+    b.spread(sets.canonical, work, grain=max(1, RANGE_SLOTS // max(1, sets.patterns)))
 
 
 def _costs(
@@ -229,30 +227,43 @@ def _costs(
     for depth in range(n):
         here, below = levels[depth], levels[depth + 1]
         sets = here.sets
-        scratch = _Scratch.of(tables, numbers, here)
         lost = numbers.zeros(sets.size)
         below_mass = numbers.zeros(below.sets.size * 2)
-        run.policy_reach(
-            tables.arrays,
-            sets.arrays,
-            0,
-            sets.canonical,
-            sets.insert,
-            here.codes,
-            below.codes,
-            below.sets.arrays,
-            mass,
-            below_mass,
-            *policies,
-            lost,
-            scratch.kids,
-            scratch.shares,
-            scratch.small,
-            scratch.tab,
-        )
-        run.gather_mass(
-            tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, scratch.small, scratch.tab
-        )
+
+        def carry(
+            _worker: int,
+            first: int,
+            stop: int,
+            here: Level = here,
+            below: Level = below,
+            mass: Ints = mass,
+            below_mass: Ints = below_mass,
+            lost: Ints = lost,
+        ) -> None:
+            own = _Scratch.of(tables, here)
+            for seat in range(first, stop):
+                run.policy_reach(
+                    tables.arrays,
+                    here.sets.arrays,
+                    0,
+                    here.sets.canonical,
+                    here.sets.insert,
+                    here.codes,
+                    below.codes,
+                    below.sets.arrays,
+                    seat,
+                    mass,
+                    below_mass,
+                    *policies,
+                    lost,
+                    own.kids,
+                    own.small,
+                    own.tab,
+                )
+
+        b.spread(2, carry)  # the two seats at once (compiled): they touch apart entries
+        small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
+        run.gather_mass(tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, small, tab)
         seat = depth % 2
         sums[0] = numbers.number(ZERO)
         count = run.largest_shares(sets.size, mass, seat, lost, costliest, where, shares, sums)

@@ -1074,32 +1074,41 @@ def chosen_move(kind: int, w: int, top: int) -> bool:
     return w >> 6 == top >> 6 and (kind == 1 or w == top or top >> 6 == 1)
 
 
-def move_shares(
-    mask: int, n: int, kids: Ints, at: int, below: Ints, worth: Ints, kinds: Ints, odds: Ints, i: int, shares: Ints
-) -> None:
-    """shares[cell]: the probability of the move at each empty cell of a board in play of set
-    `mask` (its children at kids[at + cell], their codes in `below`) under policy i (`kinds[i]`,
-    its odds at odds[i * (n + 1) ** 2 * 2:]): a move among its moves of kind kinds[i]
-    (`chosen_move`) when `chosen` of the board's `legal` moves are has the probability
-    odds[... + (legal * (n + 1) + chosen) * 2 + 1], any other move that at [... + 0]; 0 at a taken
-    cell."""
+def move_worths(
+    mask: int, n: int, kids: Ints, at: int, below: Ints, worth: Ints, small: Ints
+) -> tuple[int, int, int, int]:
+    """Each move's worth at small[_AUX + cell] (0 at a taken cell) of a board in play of set `mask`
+    (its children at kids[at + cell], their codes in `below`); returns the best worth, how many
+    moves there are, and how many are of each kind (`chosen_move`: 1 keeping, 2 also fastest)."""
     top = 0
     legal = 0
     for cell in range(n):
+        w = 0
         if not mask >> cell & 1:
-            top = max(top, int(worth[below[u(kids[u(at + cell)])]]))
+            w = int(worth[below[u(kids[u(at + cell)])]])
+            top = max(top, w)
             legal += 1
-    kind = kinds[i]
-    chosen = 0
+        small[_AUX + cell] = w
+    keeping = 0
+    fastest = 0
     for cell in range(n):
-        if not mask >> cell & 1 and chosen_move(kind, int(worth[below[u(kids[u(at + cell)])]]), top):
-            chosen += 1
+        w = small[_AUX + cell]
+        if w != 0 and chosen_move(1, w, top):
+            keeping += 1
+            if chosen_move(2, w, top):
+                fastest += 1
+    return top, legal, keeping, fastest
+
+
+def move_share(odds: Ints, i: int, kind: int, n: int, counts: tuple[int, int, int, int], w: int) -> float:
+    """The probability that policy i (of `kind`, its odds at odds[i * (n + 1) ** 2 * 2:]) plays a
+    move of worth w at a board whose `move_worths` are `counts`: a move among its moves of that kind
+    (`chosen_move`) when `chosen` of the board's `legal` moves are has the probability
+    odds[... + (legal * (n + 1) + chosen) * 2 + 1], any other move that at [... + 0]."""
+    top, legal, keeping, fastest = counts
+    chosen = keeping if kind == 1 else fastest
     row = ((i * (n + 1) + legal) * (n + 1) + chosen) * 2
-    for cell in range(n):
-        shares[cell] = 0
-        if not mask >> cell & 1:
-            chosen_here = chosen_move(kind, int(worth[below[u(kids[u(at + cell)])]]), top)
-            shares[cell] = odds[u(row + (1 if chosen_here else 0))]
+    return odds[u(row + (1 if chosen_move(kind, w, top) else 0))]  # type: ignore[no-any-return]
 
 
 def policy_outcomes(
@@ -1117,11 +1126,10 @@ def policy_outcomes(
     tie: float,
     out: Ints,
     kids: Ints,
-    shares: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
-    """The outcomes of policy 0 (`move_shares`) in each seat against each opponent o (policy o + 1),
+    """The outcomes of policy 0 (`move_share`) in each seat against each opponent o (policy o + 1),
     from every board of canonical sets c0..c1 of level d, from those of level d + 1 (`below_out`,
     laid out as `below`): at out[j * 4 * nopp + (seat * nopp + o) * 2], board j's probability
     that the seat (0 o, 1 x) wins, then that it loses (a draw is the rest). An opponent of kind 0
@@ -1148,27 +1156,29 @@ def policy_outcomes(
             if code == LOSS_NOW or d == n:
                 continue
             at = p * n
-            move_shares(mask, n, kids, at, below, worth, kinds, odds, 0, shares)
+            counts = move_worths(mask, n, kids, at, below, worth, small)
             for cell in range(n):
-                q = shares[cell]
-                if q == 0:
+                w = small[_AUX + cell]
+                if w == 0:
                     continue
                 child = kids[u(at + cell)] * width
+                q = move_share(odds, 0, kinds[0], n, counts, w)
+                if q != 0:
+                    for o in range(nopp):
+                        field = (mover * nopp + o) * 2
+                        out[u(base + field)] += q * below_out[u(child + field)]
+                        out[u(base + field + 1)] += q * below_out[u(child + field + 1)]
                 for o in range(nopp):
-                    field = (mover * nopp + o) * 2
-                    out[u(base + field)] += q * below_out[u(child + field)]
-                    out[u(base + field + 1)] += q * below_out[u(child + field + 1)]
-            for o in range(nopp):
-                field = (other * nopp + o) * 2
-                if kinds[o + 1] != 0:
-                    move_shares(mask, n, kids, at, below, worth, kinds, odds, o + 1, shares)
-                    for cell in range(n):
-                        q = shares[cell]
+                    if kinds[o + 1] != 0:
+                        q = move_share(odds, o + 1, kinds[o + 1], n, counts, w)
                         if q != 0:
-                            child = kids[u(at + cell)] * width
+                            field = (other * nopp + o) * 2
                             out[u(base + field)] += q * below_out[u(child + field)]
                             out[u(base + field + 1)] += q * below_out[u(child + field + 1)]
+            for o in range(nopp):
+                if kinds[o + 1] != 0:
                     continue
+                field = (other * nopp + o) * 2
                 found = False
                 won = 0
                 lost = 0
@@ -1195,32 +1205,31 @@ def policy_reach(
     codes: Ints,
     below: Ints,
     below_level: Any,
+    seat: int,
     mass: Ints,
     below_mass: Ints,
     kinds: Ints,
     odds: Ints,
     lost: Ints,
     kids: Ints,
-    shares: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
-    """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_shares`) against policy
-    1, the perfect player: mass[j * 2 + seat], the probability that policy 0 in that seat reaches
-    board j's class, is passed to each
-    child's slot in below_mass (`gather_mass` then moves it to the class's representative); and
-    lost[j], at a board in play, what its mover (the policy in seat d % 2) gives up there: the
-    board's value (1, 0, -1 for the mover) less its moves' expected value."""
+    """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_share`) in `seat` (0 o,
+    1 x) against policy 1, the perfect player: mass[j * 2 + seat], the probability that the play
+    reaches board j's class, is passed to each child's slot in below_mass (`gather_mass` then moves
+    it to the class's representative); where the policy moves (seat d % 2), lost[j] at a board in
+    play is what it gives up there: the board's value (1, 0, -1 for the mover) less its moves'
+    expected value. The two seats touch apart entries: they may run at once."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
-    mover = d % 2
-    other = 1 - mover
+    policy = 0 if d % 2 == seat else 1
     if d == n:
         return
     for c in range(c0, c1):
         reached = False
         for p in range(count):
-            if mass[u((c * count + p) * 2)] != 0 or mass[u((c * count + p) * 2 + 1)] != 0:
+            if mass[u((c * count + p) * 2 + seat)] != 0:
                 reached = True
         if not reached:
             continue
@@ -1228,26 +1237,24 @@ def policy_reach(
         for p in range(count):
             j = c * count + p
             code = codes[u(j)]
-            ours = mass[u(j * 2 + mover)]
-            theirs = mass[u(j * 2 + other)]
-            if code == 0 or code == LOSS_NOW or (ours == 0 and theirs == 0):
+            reach = mass[u(j * 2 + seat)]
+            if code == 0 or code == LOSS_NOW or reach == 0:
                 continue
             at = p * n
+            counts = move_worths(mask, n, kids, at, below, worth, small)
             value = (code - 1) >> 6
             given = 0
-            move_shares(mask, n, kids, at, below, worth, kinds, odds, 0, shares)
             for cell in range(n):
-                q = shares[cell]
+                w = small[_AUX + cell]
+                if w == 0:
+                    continue
+                q = move_share(odds, policy, kinds[policy], n, counts, w)
                 if q != 0:
                     child = kids[u(at + cell)]
-                    given += q * (value - (worth[below[u(child)]] >> 6))
-                    below_mass[u(child * 2 + mover)] += ours * q
-            lost[u(j)] = given
-            move_shares(mask, n, kids, at, below, worth, kinds, odds, 1, shares)
-            for cell in range(n):
-                q = shares[cell]
-                if q != 0:
-                    below_mass[u(kids[u(at + cell)] * 2 + other)] += theirs * q
+                    below_mass[u(child * 2 + seat)] += reach * q
+                    given += q * (value - (w >> 6))
+            if policy == 0:
+                lost[u(j)] = given
 
 
 def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, small: Ints, tab: Ints) -> None:

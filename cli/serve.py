@@ -48,6 +48,8 @@ def serve(
 
     with open_db(db, game, digest) as database, contextlib.ExitStack() as others:
         more = [] if db is not None else [others.enter_context(other) for other in _other_games(database.game)]
+        for served_database in (database, *more):  # a large game's lookups in arrays, its kernels loaded now
+            served_database.prepare_arrays()
         listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:

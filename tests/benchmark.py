@@ -954,6 +954,8 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
             checked = usage(command("check", "perfect", "--strong", *where))
             stats = usage(command("stats", *where))
             suite = usage(command("suite", "-n", "10000", "--seed", "1", "-o", str(workdir / "suite.jsonl"), *where))
+            run_command(command("score", "perfect@0.9", "--json", "--game", "3x4k3", "--db", str(workdir / "s.sqlite")))
+            scored = usage(command("score", "perfect@0.9", "--json", *where))  # issue 35, every measure
             results += [
                 Measurement("  its core in-process / C floor (CPU)", core / floor_cpu, None, "x"),
                 *_cluster_build(game, workdir, db, built.wall),
@@ -969,6 +971,13 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
                 Measurement(f"ttt-db check perfect --game {game} --strong", checked.wall, None, "s"),
                 Measurement(f"ttt-db stats --game {game} / verify (wall)", stats.wall / verified.wall, 2.0, "x"),
                 Measurement(f"ttt-db suite --game {game} -n 10000", suite.wall, 60.0, "s"),
+                Measurement(
+                    f"ttt-db score perfect@0.9 --game {game} / check perfect --strong",
+                    scored.wall / checked.wall,
+                    3.0,
+                    "x",
+                ),
+                Measurement("  its peak memory", scored.peak_mb, 2048.0, "MB"),
                 streamed_lookups(db, game, 10_000),
                 Measurement("  its peak memory", checked.peak_mb, None, "MB"),
                 Measurement(

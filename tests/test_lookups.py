@@ -102,3 +102,26 @@ def test_a_pipe_is_answered_a_line_at_a_time(db_path: Path) -> None:
     finally:
         process.stdin.close()
         assert process.wait(60) == 0
+
+
+def test_a_prepared_handle_derives_each_board_in_arrays_and_answers_the_same(
+    compiled: None, db_3x4k3_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`prepare_arrays` (a server's start) sends every later single lookup through the arrays: the
+    same positions as the one-board path, which a handle not prepared keeps to."""
+    import ttt_db.store.lookups as lookups
+
+    boards = _boards(300, 7)
+    calls: list[int] = []
+    counted = lookups.positions_in_arrays
+    monkeypatch.setattr(
+        lookups,
+        "positions_in_arrays",
+        lambda core, wanted, **kw: calls.append(len(wanted)) or counted(core, wanted, **kw),
+    )
+    with open_database(db_3x4k3_path) as prepared, open_database(db_3x4k3_path) as alone:
+        answers_alone = [alone.lookup(board).to_document() for board in boards]
+        assert calls == []  # not prepared: one board at a time, from its children's codes
+        prepared.prepare_arrays()
+        assert [prepared.lookup(board).to_document() for board in boards] == answers_alone
+        assert calls.count(1) == len(boards) + 1  # the empty board's, as it prepared, then each board's

@@ -11,10 +11,12 @@ cache, so a lookup reads one chunk and a warm handle reads none.
 
 from __future__ import annotations
 
+import os
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -41,6 +43,24 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 CACHED_CHUNKS: Final = 2048
+PREFETCHED_FROM: Final = 4
+"""Chunks of one level wanted at once from which `CoreReader.prefetch` reads them together."""
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _chunk_pool() -> ThreadPoolExecutor:
+    """The threads that check and decompress prefetched chunks: one per core, kept for the process
+    (a forked child, which has none of its parent's threads, makes its own)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(os.getpid())
+        if pool is None:
+            pool = _POOLS[os.getpid()] = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="ttt-db-chunks")
+        return pool
+
+
 """Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each: a bounded amount, enough that
 a server's lookups of a large game find most of their children's chunks already read)."""
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
@@ -138,6 +158,36 @@ class CoreReader:
         """Level `depth`'s chunk `number`, decompressed; DatabaseDamagedError when it is missing,
         fails its checksum or decompresses to another size than its place in the level."""
         return self._cached(self._chunks, (depth, number), lambda: self._read(depth, number))
+
+    def prefetch(self, depth: int, numbers: Iterable[int]) -> None:
+        """Level `depth`'s chunks `numbers` not yet read, read in one query and checked and
+        decompressed on every core (hashing and zstandard release the GIL) into the cache `chunk`
+        reads; a chunk that cannot be read is left for `chunk` to refuse by name."""
+        with self._lock:
+            missing = sorted({n for n in numbers if (depth, n) not in self._chunks})
+        missing = [n for n in missing if ("core", depth, n) not in self._refused]
+        if len(missing) < PREFETCHED_FROM:
+            return
+        rows = self.reader.rows(
+            f"SELECT chunk, slots, codes, checksum FROM {CORE} WHERE depth = :depth "
+            f"AND chunk IN ({', '.join(str(int(n)) for n in missing)})",
+            {"depth": depth},
+        )
+
+        def load(row: Any) -> tuple[int, bytes | None]:
+            size = self._chunk_size(depth, row.chunk)
+            try:
+                data = self._checked("core", depth, row.chunk, size, size, row.slots, row.codes, row.checksum)
+            except DatabaseDamagedError:
+                return row.chunk, None  # `chunk` reads it again, and refuses it
+            return row.chunk, bytes(size) if data is None else data
+
+        for number, data in _chunk_pool().map(load, rows):
+            if data is not None:
+                with self._lock:
+                    self._chunks[(depth, number)] = data
+                    while len(self._chunks) > CACHED_CHUNKS:
+                        self._chunks.popitem(last=False)
 
     def _cached(self, store: OrderedDict[K, T], key: K, load: Callable[[], T]) -> T:
         with self._lock:

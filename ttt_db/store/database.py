@@ -158,6 +158,7 @@ class SolutionDatabase:
         self.location = location
         self.pin = pin
         self._stored: dict[str, Position] = {}  # positions (o first) by board, any orientation
+        self._arrays_ready = False  # the compiled kernels and their tables are loaded: one board is derived in arrays
         self._game: Game | None = None
         self._answers: dict[tuple[str, Mark], Position] = {}  # by normalised cells and first player
         self._by_plain_text: dict[str, Position] = {}  # normalised cells, first player inferred
@@ -430,6 +431,20 @@ class SolutionDatabase:
         except InputError:
             return None
 
+    def prepare_arrays(self) -> None:
+        """Load the compiled kernels and make their tables now, on a game whose kernels are
+        compiled, so that every later lookup derives its board in arrays as a batch is (a server
+        does this as it starts: it costs a command's start-up once; a batch does it by itself)."""
+        if not self.core.tables.backend.compiled:
+            return
+        from ttt_db.store.lookups import positions_in_arrays
+
+        try:
+            positions_in_arrays(self.core, [self.game.empty_board], extras=self.has_extras)
+        except DatabaseDamagedError:
+            return  # each lookup then goes its one-board way, and names the damage it meets
+        self._arrays_ready = True
+
     def _derive_together(self, boards: list[Board]) -> None:
         """The positions of many boards of a game whose kernels are compiled, derived in arrays into
         the cache `lookup` reads (a board the arrays leave is derived alone when it is looked up)."""
@@ -444,6 +459,7 @@ class SolutionDatabase:
         for cells, position in zip(wanted, positions_in_arrays(self.core, wanted, extras=self.has_extras), strict=True):
             if position is not None:
                 self._stored[cells] = position
+        self._arrays_ready = True
 
     def get(self, board: str | Board, default: T | None = None, *, first: Mark | None = None) -> Position | T | None:
         """Like `lookup`, but `default` for an impossible board. Malformed text still raises
@@ -491,6 +507,12 @@ class SolutionDatabase:
 
     def _derived(self, board: str) -> Position:
         game = self.game
+        if self._arrays_ready:  # in arrays, as a batch is: its ranks in one kernel call
+            from ttt_db.store.lookups import positions_in_arrays
+
+            derived = positions_in_arrays(self.core, [board], extras=self.has_extras)[0]
+            if derived is not None:
+                return derived
         position = Position.from_core(board, game, self.core.value_of)
         if not self.has_extras:
             return position

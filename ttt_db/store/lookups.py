@@ -126,6 +126,7 @@ def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]
         ranked = slots[at][order]
         numbers = ranked // CHUNK_SLOTS
         starts = np.flatnonzero(np.diff(numbers, prepend=-1))
+        core.prefetch(depth, numbers[starts].tolist())
         for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(ranked)], strict=True):
             chunk = np.frombuffer(core.chunk(depth, int(numbers[start])), np.uint8)
             codes[at[order[start:stop]]] = chunk[ranked[start:stop] % CHUNK_SLOTS]

@@ -467,6 +467,7 @@ def score(
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.ais.registry import named_core_policy
+    from ttt_db.checks.core_measures import OVER_CORE_PASSES
     from ttt_db.checks.measures import measure_policy, measured_over_core, refuse_unmeasurable
 
     names = (ai, *(against or ()))
@@ -479,9 +480,10 @@ def score(
             opened.enter_context(contained_ai(name, game, lambda: database, limits, waiting=say_waiting))
             for name in names
         )
+        positions = int(database.meta()["figures"]["positions"])
         with progress_bar(
-            None if over_core else max_boards,
-            "score: positions measured over the core" if over_core else "score: positions asked",
+            OVER_CORE_PASSES * positions if over_core else max_boards,
+            "score: positions met, backward then forward" if over_core else "score: positions asked",
             "position",
             quiet=False,
         ) as asked:

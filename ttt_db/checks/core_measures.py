@@ -54,6 +54,8 @@ def _core_policy(named: NamedAI) -> CorePolicy:
     return named.core_policy
 
 
+OVER_CORE_PASSES: Final = 2
+"""How many times the measures over the core meet each position (backward, then forward)."""
 RANGE_SLOTS: Final = 16_384
 """Boards of a level given to one worker at least (a range of its canonical sets)."""
 TIE: Final = 1e-12
@@ -110,8 +112,9 @@ def measure_over_core(
 ) -> PolicyMeasures:
     """Every measure of `ai` as `measure_policy` gives it, over the ranked core: for a policy the
     core plays (`CorePolicy`), against opponents it plays too; exact on a game of at most
-    MEASURED_MAX_CELLS cells, else in floating point. `progress(n)` hears the positions measured
-    so far (the walk goes backward, the full boards first)."""
+    MEASURED_MAX_CELLS cells, else in floating point. `progress(n)` hears the positions met so
+    far, each twice (`OVER_CORE_PASSES`): backward for its outcomes (the full boards first), then
+    forward for its reach (the empty board first)."""
     game = database.game
     policy = _core_policy(ai)
     opponents = {"perfect": PERFECT, BEST_RESPONSE: None, "random": RANDOM}
@@ -125,17 +128,23 @@ def measure_over_core(
     width = 4 * len(opponents)
     levels: dict[int, Level] = {}
     below_out: Ints = numbers.zeros(0)
-    measured = 0
+    positions: dict[int, int] = {}
     for step in database.core.walk("backward"):
         here = levels[step.depth] = step.here
         out = numbers.zeros(here.sets.size * width)
         _outcomes(tables, numbers, (here, step.below), below_out, (kinds, odds), out)
         below_out = out
-        measured += step.counts.positions
+        positions[step.depth] = step.counts.positions
         if progress is not None:
-            progress(measured)
+            progress(sum(positions.values()))
+    measured = sum(positions.values())
+
+    def forward(depth: int) -> None:
+        if progress is not None:
+            progress(measured + sum(positions[d] for d in range(depth + 1)))
+
     start = value_score(_start_value(levels[0]))
-    costs, by_depth = _costs(tables, numbers, database, ai, levels, (kinds, odds), costliest)
+    costs, by_depth = _costs(tables, numbers, database, ai, levels, (kinds, odds), costliest, forward)
     seats = {}
     for index, seat in enumerate(SEATS):
         against_seat = {}
@@ -214,10 +223,11 @@ def _costs(
     levels: dict[int, Level],
     policies: tuple[Ints, Ints],
     costliest: int,
+    carried: Callable[[int], None],
 ) -> tuple[list[list[Cost]], list[dict[int, Probability]]]:
     """Each seat's costliest classes and its points lost by depth, against perfect play: reach
     carried forward level by level from the empty board (`policies` the policy and the perfect
-    player first, as the kernels take them)."""
+    player first, as the kernels take them; `carried(depth)` told as each level is done)."""
     b, run, n = tables.backend, tables.run, tables.cells
     mass = numbers.zeros(levels[0].sets.size * 2)
     mass[0] = mass[1] = numbers.number(ONE)
@@ -271,6 +281,7 @@ def _costs(
             by_depth[seat][depth] = numbers.number(sums[0]) if numbers.exact else float(sums[0])
         found[seat] += [(shares[i] if numbers.exact else float(shares[i]), depth, int(where[i])) for i in range(count)]
         mass = below_mass
+        carried(depth)
     costs: list[list[Cost]] = [[], []]
     for seat in range(2):
         found[seat].sort(key=lambda item: -item[0])

@@ -459,7 +459,8 @@ def score(
     is exact, over the positions its play reaches (games of at most 12 cells). The database's own
     AIs (perfect, perfect-shortest, their @P grades) and ai2s are measured over the ranked core
     instead, never asked, on every game up to 20 cells (over 12 cells in floating point), against
-    --against AIs of the same kinds. A user AI runs in a process of its own, as for `check`. With
+    --against AIs of the same kinds; any other AI is measured on such a game only within
+    --max-boards or --max-seconds. A user AI runs in a process of its own, as for `check`. With
     --max-boards or --max-seconds it is asked no more once they are spent, and every figure is what
     it is sure of (each position it was not asked at played as badly as it could be), with the
     best case beside it. Exit 0, 4 when stopped early, or
@@ -472,7 +473,8 @@ def score(
 
     names = (ai, *(against or ()))
     policies = [named_core_policy(name, game) for name in names]
-    refuse_unmeasurable(game, list(zip(names, policies, strict=True)))  # before a build
+    bounded = max_boards is not None or max_seconds is not None
+    refuse_unmeasurable(game, list(zip(names, policies, strict=True)), bounded=bounded)  # before a build
     over_core = measured_over_core(policies)  # nothing asked: every position measured
     limits = Limits(timeout, memory, import_timeout)
     with open_db(db, game, digest) as database, ai_output_to_stderr(), ExitStack() as opened:

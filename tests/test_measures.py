@@ -21,7 +21,7 @@ from ttt_db.checks.measures import measure_policy
 from ttt_db.checks.policy_figures import OPPONENTS
 from ttt_db.checks.report import run_checks
 from ttt_db.errors import AIMisbehaved
-from ttt_db.store.database import SolutionDatabase
+from ttt_db.store.database import SolutionDatabase, open_database
 
 
 def _uniform(moves) -> dict[int, Fraction]:
@@ -162,6 +162,36 @@ def test_a_game_too_large_to_measure_by_position_is_refused_before_any_build(run
     too_large = run("score", "perfect", "--game", "5x5k4", "--db", str(tmp_path / "huge.sqlite"))
     assert too_large.exit_code == 2 and "games of at most 20 cells; 5x5k4 has 25" in too_large.stderr
     assert not list(tmp_path.iterdir())
+
+
+def _first_free(board: str) -> list[int]:
+    return [board.index(".")]
+
+
+def test_a_plug_in_on_a_game_over_12_cells_is_measured_within_a_budget(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Board by board, as on a small game, but only with --max-boards or --max-seconds: a position
+    it is not asked at then counts as lost in the worst case and won in the best (the whole game
+    below it is not searched)."""
+    from ttt_db.checks.budget import CheckBudget
+    from ttt_db.game.definition import Game
+
+    (tmp_path / "first_free.py").write_text("def play(board):\n    return [board.index('.')]\n")
+    monkeypatch.chdir(tmp_path)
+    where = ["--game", "2x7k3", "--db", str(tmp_path / "2x7k3.sqlite")]
+    refused = run("score", "first_free.py:play", *where)
+    assert refused.exit_code == 2 and "allows only within a budget" in refused.stderr
+    assert run("build", "--quiet", *where).exit_code == 0
+    with open_database(tmp_path / "2x7k3.sqlite", game=Game.parse("2x7k3")) as small:
+        exact = measure_policy(NamedAI("first", _first_free, False, ""), small, budget=CheckBudget(max_boards=10**6))
+    assert exact.stopped is None and exact.asked > 1000
+    whole = json.loads(run("score", "first_free.py:play", "--max-boards", str(exact.asked), "--json", *where).stdout)
+    assert whole["stopped"] is None and whole["exact"]["nash_conv"] == str(exact.nash_conv)
+    part = run("score", "first_free.py:play", "--max-boards", "50", "--json", *where)
+    assert part.exit_code == 4
+    least, most = json.loads(part.stdout)["nash_conv_bounds"]
+    assert least <= float(exact.nash_conv) <= most
 
 
 def test_uniform_randoms_exploitability_is_openspiels(tmp_path: Path) -> None:

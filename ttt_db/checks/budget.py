@@ -36,6 +36,11 @@ class CheckBudget:
         self._deadline: float | None = None
         self._whole: CheckBudget | None = None  # the budget this one is a share of
 
+    @property
+    def bounded(self) -> bool:
+        """Whether it bounds the boards or the time (a cancel alone bounds neither)."""
+        return self.max_boards is not None or self.seconds is not None
+
     def start(self) -> None:
         """Start the clock (a check calls it as it begins)."""
         if self.seconds is not None and self._deadline is None:

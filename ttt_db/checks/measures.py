@@ -103,6 +103,7 @@ class _Seat:
     policy: AskedPolicy
     opponents: tuple[PolicyOf | None, ...] = ()
     best_case: bool = False  # at a position not asked, the policy plays its best (else its worst)
+    searched: bool = True  # ... found by searching below it; else taken to be won (lost), as a larger game's is
     found: dict[str, tuple[Exact, ...]] = field(default_factory=dict)
 
     def outcomes(self, names: Iterable[str], board: str) -> dict[str, Outcome]:
@@ -128,6 +129,8 @@ class _Seat:
         if mover == self.seat:
             asked = self.policy(board)
             if asked is None:  # not asked: the best or the worst it could do from here
+                if not self.searched:
+                    return ((1, 0, 0, 1) if self.best_case else (0, 0, 1, 1),) * len(self.opponents)
                 return self._extreme(children, highest=self.best_case)
             shares = [(p.numerator, p.denominator) for p in asked.values()]
             below = [exact(children[move]) for move in asked]
@@ -212,17 +215,20 @@ def measured_over_core(policies: Iterable[CorePolicy | None]) -> bool:
     return all(policy is not None for policy in policies)
 
 
-def refuse_unmeasurable(game: Game, policies: Iterable[tuple[str, CorePolicy | None]] = ()) -> None:
+def refuse_unmeasurable(
+    game: Game, policies: Iterable[tuple[str, CorePolicy | None]] = (), *, bounded: bool = False
+) -> None:
     """InputError for a game too large to measure, or for an AI (named, with its CorePolicy) that
-    a game larger than MEASURED_MAX_CELLS cannot measure: only a policy the core plays is measured
-    over the core."""
+    a game larger than MEASURED_MAX_CELLS cannot measure: a policy the core plays is measured over
+    the core, any other board by board, which such a game allows only `bounded` (a budget of
+    boards or seconds: the figures are then bounds once it is spent)."""
     if game.cells > MEASURED_OVER_CORE_MAX_CELLS:
         raise InputError(
             game.name,
             f"a policy is measured on games of at most {MEASURED_OVER_CORE_MAX_CELLS} cells; "
             f"{game.name} has {game.cells}",
         )
-    if game.cells <= MEASURED_MAX_CELLS:
+    if game.cells <= MEASURED_MAX_CELLS or bounded:
         return
     for name, policy in policies:
         if policy is None:
@@ -230,7 +236,8 @@ def refuse_unmeasurable(game: Game, policies: Iterable[tuple[str, CorePolicy | N
                 name,
                 f"games over {MEASURED_MAX_CELLS} cells ({game.name} has {game.cells}) measure a policy over the "
                 "ranked core, which plays the database's own AIs (perfect, perfect-shortest, their @P grades) and "
-                "ai2s; this AI answers board by board",
+                "ai2s; this AI answers board by board, which a game this large allows only within a budget "
+                "(score's --max-boards N or --max-seconds S: bounds once it is spent)",
             )
 
 
@@ -300,7 +307,8 @@ def measure_policy(
     its costliest positions are those found among the positions asked."""
     game = database.game
     against = tuple(against)
-    refuse_unmeasurable(game, [(named.name, named.core_policy) for named in (ai, *against)])
+    bounded = budget is not None and budget.bounded
+    refuse_unmeasurable(game, [(named.name, named.core_policy) for named in (ai, *against)], bounded=bounded)
     if measured_over_core(named.core_policy for named in (ai, *against)):
         from ttt_db.checks.core_measures import measure_over_core
 
@@ -351,6 +359,7 @@ def measure_policy(
 
     seats = {}
     tree = _Tree(game)
+    searched = game.cells <= MEASURED_MAX_CELLS  # a larger game's whole tree below a position not asked is too much
     if answers_ahead(ai.play):
         for seat in SEATS:
             _ask_ply_by_ply(ai, seat, tree, policy)
@@ -359,7 +368,7 @@ def measure_policy(
         def value_for(board: str, seat: Mark = seat) -> int:
             return score_seen_by(mover_value(board), seat, side_to_move(board))
 
-        walk = _Seat(seat, tree, policy, tuple(opponents.values()))
+        walk = _Seat(seat, tree, policy, tuple(opponents.values()), searched=searched)
         outcomes = walk.outcomes(opponents, game.empty_board)
         costs = walk.costs(value_for, perfect)
         by_depth: dict[int, Probability] = {}
@@ -371,6 +380,6 @@ def measure_policy(
         return PolicyMeasures(ai.name, game, seats, len(asked))
     best_case: dict[Mark, dict[str, Outcome]] = {}
     for seat in SEATS:
-        walker = _Seat(seat, tree, policy, tuple(opponents.values()), best_case=True)
+        walker = _Seat(seat, tree, policy, tuple(opponents.values()), best_case=True, searched=searched)
         best_case[seat] = walker.outcomes(opponents, game.empty_board)
     return PolicyMeasures(ai.name, game, seats, len(asked), stopped[0], best_case)

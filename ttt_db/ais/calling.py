@@ -149,11 +149,17 @@ def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
 def _moves_of(board: str, answer: Collection[int]) -> tuple[int, ...]:
     if type(answer) is tuple or type(answer) is list:
         size = len(board)
+        ordered = True
+        last = -1
         for move in answer:
             if type(move) is not int or not 0 <= move < size or board[move] != EMPTY:
                 return _validated(board, answer)
+            ordered = ordered and last < move
+            last = move
         if not answer:
             raise AIMisbehaved(board, "the AI answered no move")
+        if ordered:  # sorted and each once already, as a lookup's moves are
+            return answer if type(answer) is tuple else tuple(answer)
         return tuple(sorted(set(answer)))
     return _validated(board, answer)
 

@@ -286,6 +286,7 @@ def check_weak_side(
     line_partners = game.line_partners
     in_a_row = game.k
     cells = range(game.cells)
+    movers = [mover_at(ply) for ply in range(game.cells + 1)]
     # (board, moves from the empty board, whether the last move completed a line)
     stack: list[tuple[str, tuple[int, ...], bool]] = [(game.empty_board, (), False)]
     while stack:
@@ -300,7 +301,7 @@ def check_weak_side(
             if stopped is not None:
                 return WeakSideResult(side, len(examined), None, target, stopped)
         examined.add(board)
-        mover = mover_at(len(moves))
+        mover = movers[len(moves)]
         ai_to_move = mover == side
         if won:
             if ai_to_move:  # the opponent made the last move, and won

@@ -172,8 +172,8 @@ def test_a_plug_in_on_a_game_over_12_cells_is_measured_within_a_budget(
     run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Board by board, as on a small game, but only with --max-boards or --max-seconds: a position
-    it is not asked at then counts as lost in the worst case and won in the best (the whole game
-    below it is not searched)."""
+    it is not asked at then counts as lost in the worst case and at its value (against perfect play
+    and a best response) or won in the best (the whole game below it is not searched)."""
     from ttt_db.checks.budget import CheckBudget
     from ttt_db.game.definition import Game
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from math import gcd, lcm
+from typing import Final
 
 from ttt_db.ais.calling import Policy, answers_ahead, as_policy, ask_ahead, policy_at
 from ttt_db.ais.protocol import CorePolicy, NamedAI
@@ -103,7 +105,7 @@ class _Seat:
     policy: AskedPolicy
     opponents: tuple[PolicyOf | None, ...] = ()
     best_case: bool = False  # at a position not asked, the policy plays its best (else its worst)
-    searched: bool = True  # ... found by searching below it; else taken to be won (lost), as a larger game's is
+    bound: Callable[[str], tuple[Exact, ...]] | None = None  # ... else a search below it (a larger game's: too much)
     found: dict[str, tuple[Exact, ...]] = field(default_factory=dict)
 
     def outcomes(self, names: Iterable[str], board: str) -> dict[str, Outcome]:
@@ -129,8 +131,8 @@ class _Seat:
         if mover == self.seat:
             asked = self.policy(board)
             if asked is None:  # not asked: the best or the worst it could do from here
-                if not self.searched:
-                    return ((1, 0, 0, 1) if self.best_case else (0, 0, 1, 1),) * len(self.opponents)
+                if self.bound is not None:
+                    return self.bound(board)
                 return self._extreme(children, highest=self.best_case)
             shares = [(p.numerator, p.denominator) for p in asked.values()]
             below = [exact(children[move]) for move in asked]
@@ -183,6 +185,34 @@ class _Seat:
                     child = children[move]
                     below[child] = below.get(child, ZERO) + p * q
         return costs
+
+
+LOST: Final[Exact] = (0, 0, 1, 1)
+WON: Final[Exact] = (1, 0, 0, 1)
+OUTCOME_OF_VALUE: Final[dict[int, Exact]] = {1: WON, 0: (0, 1, 0, 1), -1: LOST}
+
+
+def _lost(opponents: dict[str, PolicyOf | None]) -> Callable[[str], tuple[Exact, ...]]:
+    """The worst case at a position not asked, unsearched: lost against every opponent."""
+    return lambda _board: (LOST,) * len(opponents)
+
+
+def _at_best(
+    opponents: dict[str, PolicyOf | None], value_for: Callable[[str], int]
+) -> Callable[[str], tuple[Exact, ...]]:
+    """The best case at a position not asked, unsearched: its value with best play against the
+    perfect player and a best response (neither lets the policy do better), won against the rest."""
+
+    def bound(board: str) -> tuple[Exact, ...]:
+        kept = OUTCOME_OF_VALUE[value_for(board)]
+        return tuple(kept if name in ("perfect", BEST_RESPONSE) else WON for name in opponents)
+
+    return bound
+
+
+def _seat_value(mover_value: Callable[[str], int], seat: Mark, board: str) -> int:
+    """A position's value with best play (1, 0, -1) for `seat`."""
+    return score_seen_by(mover_value(board), seat, side_to_move(board))
 
 
 def _ask_ply_by_ply(ai: NamedAI, seat: Mark, tree: _Tree, policy: AskedPolicy) -> None:
@@ -364,11 +394,8 @@ def measure_policy(
         for seat in SEATS:
             _ask_ply_by_ply(ai, seat, tree, policy)
     for seat in SEATS:
-
-        def value_for(board: str, seat: Mark = seat) -> int:
-            return score_seen_by(mover_value(board), seat, side_to_move(board))
-
-        walk = _Seat(seat, tree, policy, tuple(opponents.values()), searched=searched)
+        value_for = partial(_seat_value, mover_value, seat)
+        walk = _Seat(seat, tree, policy, tuple(opponents.values()), bound=None if searched else _lost(opponents))
         outcomes = walk.outcomes(opponents, game.empty_board)
         costs = walk.costs(value_for, perfect)
         by_depth: dict[int, Probability] = {}
@@ -380,6 +407,8 @@ def measure_policy(
         return PolicyMeasures(ai.name, game, seats, len(asked))
     best_case: dict[Mark, dict[str, Outcome]] = {}
     for seat in SEATS:
-        walker = _Seat(seat, tree, policy, tuple(opponents.values()), best_case=True, searched=searched)
+        value_for = partial(_seat_value, mover_value, seat)
+        bound = None if searched else _at_best(opponents, value_for)
+        walker = _Seat(seat, tree, policy, tuple(opponents.values()), best_case=True, bound=bound)
         best_case[seat] = walker.outcomes(opponents, game.empty_board)
     return PolicyMeasures(ai.name, game, seats, len(asked), stopped[0], best_case)

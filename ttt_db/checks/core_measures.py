@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 from ttt_db.ais.calling import policy_at
 from ttt_db.ais.protocol import CorePolicy, NamedAI
@@ -80,7 +80,8 @@ class _Numbers:
     def array(self, values: list[Fraction]) -> Ints:
         return values if self.exact else self.backend.f64_of([float(value) for value in values])
 
-    def number(self, value: Fraction) -> Probability:
+    def number(self, value: Any) -> Probability:
+        """A figure as the measures give it: the fraction itself, else a Python float."""
         return value if self.exact else float(value)
 
     @property
@@ -158,7 +159,7 @@ def measure_over_core(
 
 
 def _odds(policy: CorePolicy | None, cells: int) -> list[Fraction]:
-    """A policy's odds as the kernels read them (`move_shares`): by (legal, chosen), a move's
+    """A policy's odds as the kernels read them (`move_share`): by (legal, chosen), a move's
     probability and a chosen move's; zeros for a best response (None)."""
     found = [ZERO] * (2 * (cells + 1) ** 2)
     if policy is not None:
@@ -278,20 +279,20 @@ def _costs(
         sums[0] = numbers.number(ZERO)
         count = run.largest_shares(sets.size, mass, seat, lost, costliest, where, shares, sums)
         if sums[0] > 0:
-            by_depth[seat][depth] = numbers.number(sums[0]) if numbers.exact else float(sums[0])
-        found[seat] += [(shares[i] if numbers.exact else float(shares[i]), depth, int(where[i])) for i in range(count)]
+            by_depth[seat][depth] = numbers.number(sums[0])
+        found[seat] += [(numbers.number(shares[i]), depth, int(where[i])) for i in range(count)]
         mass = below_mass
         carried(depth)
     costs: list[list[Cost]] = [[], []]
     for seat in range(2):
         found[seat].sort(key=lambda item: -item[0])
         for share, depth, j in found[seat][:costliest]:
-            costs[seat].append(_cost(database, ai, levels[depth], j, share))
+            costs[seat].append(_cost(database, ai, numbers, levels[depth], j, share))
         costs[seat].sort(key=lambda cost: (-cost.share, cost.ply, cost.board))
     return costs, by_depth
 
 
-def _cost(database: SolutionDatabase, ai: NamedAI, level: Level, j: int, share: Probability) -> Cost:
+def _cost(database: SolutionDatabase, ai: NamedAI, numbers: _Numbers, level: Level, j: int, share: Probability) -> Cost:
     """The Cost of board j of a level (its canonical sets' numbering), its share of the expected
     score known: the board, its value for the mover, and each move the AI plays there."""
     sets = level.sets
@@ -301,10 +302,11 @@ def _cost(database: SolutionDatabase, ai: NamedAI, level: Level, j: int, share: 
     assert decoded is not None
     value = value_score(decoded[0])
     mover = side_to_move(board)
-    moves = tuple(
-        (move, q, -value_score(database.core.value_of(play(board, move, mover))[0]))
-        for move, q in policy_at(ai.play, board).items()
-    )
-    lost = sum((q * (value - move_value) for _, q, move_value in moves), ZERO)
-    reach = share / lost if isinstance(share, Fraction) else share / float(lost)
-    return Cost(board, sets.depth, value, reach, lost if isinstance(share, Fraction) else float(lost), moves)
+    moves = []
+    for move, q in policy_at(ai.play, board).items():
+        child = play(board, move, mover)
+        moves.append(
+            (move, q, score_seen_by(value_score(database.core.value_of(child)[0]), mover, side_to_move(child)))
+        )
+    lost = numbers.number(sum((q * (value - move_value) for _, q, move_value in moves), ZERO))
+    return Cost(board, sets.depth, value, share / lost, lost, tuple(moves))

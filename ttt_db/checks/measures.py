@@ -49,6 +49,13 @@ Exact = tuple[int, int, int, int]
 scales these without a Fraction per operation."""
 
 
+WON: Final[Exact] = (1, 0, 0, 1)
+DRAWN: Final[Exact] = (0, 1, 0, 1)
+LOST: Final[Exact] = (0, 0, 1, 1)
+OUTCOME_OF_VALUE: Final[dict[int, Exact]] = {1: WON, 0: DRAWN, -1: LOST}
+"""A sure outcome by its score for the seat: +1 won, 0 drawn, -1 lost."""
+
+
 def _extreme(outcomes: list[Exact], *, highest: bool) -> Exact:
     """The outcome with the highest (else the lowest) score, the most wins (else losses) breaking
     a tie; compared exactly, as integers over a common denominator."""
@@ -125,7 +132,7 @@ class _Seat:
     def _outcome(self, board: str) -> tuple[Exact, ...]:
         ended, mover, children = self.tree.node(board)
         if ended != "playing":
-            end = (0, 1, 0, 1) if ended == "draw" else (1, 0, 0, 1) if ended == self.seat else (0, 0, 1, 1)
+            end = DRAWN if ended == "draw" else WON if ended == self.seat else LOST
             return (end,) * len(self.opponents)
         exact = self._exact
         if mover == self.seat:
@@ -133,28 +140,23 @@ class _Seat:
             if asked is None:  # not asked: the best or the worst it could do from here
                 if self.bound is not None:
                     return self.bound(board)
-                return self._extreme(children, highest=self.best_case)
+                below = [exact(child) for child in children.values()]
+                return tuple(
+                    _extreme([outcomes[i] for outcomes in below], highest=self.best_case)
+                    for i in range(len(self.opponents))
+                )
             shares = [(p.numerator, p.denominator) for p in asked.values()]
             below = [exact(children[move]) for move in asked]
             return tuple(_mixed(shares, [outcomes[i] for outcomes in below]) for i in range(len(self.opponents)))
-        extremes = self._extreme(children, highest=False) if None in self.opponents else ()
         found = []
         for i, opponent in enumerate(self.opponents):
-            if opponent is None:
-                found.append(extremes[i])
+            if opponent is None:  # a best response: the child worst for the seat
+                found.append(_extreme([exact(child)[i] for child in children.values()], highest=False))
             else:
                 chosen = opponent(board)
                 shares = [(p.numerator, p.denominator) for p in chosen.values()]
                 found.append(_mixed(shares, [exact(children[move])[i] for move in chosen]))
         return tuple(found)
-
-    def _extreme(self, children: dict[int, str], *, highest: bool) -> tuple[Exact, ...]:
-        """Against each opponent, the child with the highest (else the lowest) score for the seat,
-        a win's share breaking a tie (the lowest: the most losses): a best response, or a position
-        the policy was not asked at. Scores are compared exactly, as integers over a common
-        denominator."""
-        below = [self._exact(child) for child in children.values()]
-        return tuple(_extreme([outcomes[i] for outcomes in below], highest=highest) for i in range(len(self.opponents)))
 
     def costs(self, value_of: Callable[[str], int], perfect: PolicyOf) -> list[Cost]:
         """Every position where the policy loses expected score against `perfect` play, with how
@@ -185,11 +187,6 @@ class _Seat:
                     child = children[move]
                     below[child] = below.get(child, ZERO) + p * q
         return costs
-
-
-LOST: Final[Exact] = (0, 0, 1, 1)
-WON: Final[Exact] = (1, 0, 0, 1)
-OUTCOME_OF_VALUE: Final[dict[int, Exact]] = {1: WON, 0: (0, 1, 0, 1), -1: LOST}
 
 
 def _lost(opponents: dict[str, PolicyOf | None]) -> Callable[[str], tuple[Exact, ...]]:
@@ -223,7 +220,7 @@ def _ask_ply_by_ply(ai: NamedAI, seat: Mark, tree: _Tree, policy: AskedPolicy) -
     frontier = [tree.game.empty_board]
     while frontier:
         reached: dict[str, None] = {}
-        asking = [board for board in frontier if tree.node(board)[0] == "playing" and tree.node(board)[1] == seat]
+        asking = [board for board in frontier if tree.node(board)[:2] == ("playing", seat)]
         ask_ahead(ai.play, asking)
         for board in frontier:
             ended, mover, children = tree.node(board)
@@ -327,8 +324,11 @@ def measure_policy(
     MEASURED_MAX_CELLS cells), and its outcomes `against` other AIs (by their names);
     `progress(asked)` hears each new position the AI is asked at (no total is known ahead: it
     depends on the AI's own play). AIMisbehaved when an answer at a position the play reaches is
-    unusable. A larger game (up to MEASURED_OVER_CORE_MAX_CELLS) is measured over the core in
-    floating point (`measure_over_core`), for the AIs the core plays (InputError for others).
+    unusable. AIs the core plays (`CorePolicy`, every one of them and of `against`) are measured
+    over the core instead (`measure_over_core`), on every game up to MEASURED_OVER_CORE_MAX_CELLS
+    cells; any other AI on a game over MEASURED_MAX_CELLS cells only within a budget of boards or
+    seconds (InputError without one), a position it is not asked at then taken at its bounds
+    rather than searched below.
 
     A `budget` bounds the positions asked (`max_boards`) and the time: once it is spent the AI is
     asked no more, and the measures are what it is sure of, each position not asked played as badly

@@ -722,11 +722,9 @@ def slot_moves(
             fastest = 0
             for cell in range(n):
                 w = worths[u((base + p) * n + cell)]
-                if w == 0:
-                    continue
-                if w >> 6 == top >> 6:
+                if w != 0 and chosen_move(1, w, top):
                     keeping |= 1 << cell
-                    if w == top or top >> 6 == 1:
+                    if chosen_move(2, w, top):
                         fastest |= 1 << cell
             best_mask[u(base + p)] = keeping
             fast_mask[u(base + p)] = fastest
@@ -995,15 +993,11 @@ def reach(
             code = codes[u(c * count + p)]
             if not marked(flags, c * count + p) or code == 0 or code == LOSS_NOW:
                 continue
-            top = 0
+            top = move_worths(mask, n, kids, p * n, below, worth, small)[0]
             for cell in range(n):
-                if not mask >> cell & 1:
-                    top = max(top, int(worth[below[u(kids[u(p * n + cell)])]]))
-            for cell in range(n):
-                if not mask >> cell & 1:
-                    child = kids[u(p * n + cell)]
-                    if allowed == 0 or chosen_move(allowed, int(worth[below[u(child)]]), top):
-                        mark(flags_below, child)
+                w = small[_AUX + cell]
+                if w != 0 and (allowed == 0 or chosen_move(allowed, w, top)):
+                    mark(flags_below, kids[u(p * n + cell)])
 
 
 def share_marks(game: Any, level: Any, c0: int, c1: int, flags: Ints, small: Ints, tab: Ints) -> None:
@@ -1070,7 +1064,8 @@ def child_slots(game: Any, level: Any, below_level: Any, c: int, ins: Ints, kids
 
 def chosen_move(kind: int, w: int, top: int) -> bool:
     """Whether a move of worth w is among the moves of `kind` at a board whose best worth is top:
-    kind 1 those keeping the best value class, 2 those also fastest (as `slot_moves` reads them)."""
+    kind 1 those keeping the best value class, 2 those also fastest (every drawing move when the
+    best is a draw): the one rule of best and fastest moves in bulk."""
     return w >> 6 == top >> 6 and (kind == 1 or w == top or top >> 6 == 1)
 
 

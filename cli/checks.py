@@ -13,6 +13,7 @@ import typer
 
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.cli.common import (
+    AI_HELP,
     EXIT_NO,
     EXIT_UNDECIDED,
     DbOption,
@@ -316,7 +317,9 @@ def check(
     ai: Annotated[
         str | None,
         typer.Argument(
-            metavar="AI", help="A built-in AI (see `ttt-db ais`) or package.module:function.", show_default=False
+            metavar="AI",
+            help=AI_HELP,
+            show_default=False,
         ),
     ] = None,
     weak: Annotated[bool, typer.Option("--weak", help="From the empty board, does it never lose?")] = False,
@@ -418,7 +421,9 @@ def score(
     ai: Annotated[
         str,
         typer.Argument(
-            metavar="AI", help="A built-in AI (see `ttt-db ais`) or package.module:function.", show_default=False
+            metavar="AI",
+            help=AI_HELP,
+            show_default=False,
         ),
     ],
     show: Annotated[
@@ -459,7 +464,8 @@ def score(
     is exact, over the positions its play reaches (games of at most 12 cells). The database's own
     AIs (perfect, perfect-shortest, their @P grades) and ai2s are measured over the ranked core
     instead, never asked, on every game up to 20 cells (over 12 cells in floating point), against
-    --against AIs of the same kinds; any other AI is measured on such a game only within
+    --against AIs of the same kinds, and so is a policy file (policy.json: boards and their move
+    probabilities, uniformly random elsewhere) that is symmetric; any other AI is measured on such a game only within
     --max-boards or --max-seconds. A user AI runs in a process of its own, as for `check`. With
     --max-boards or --max-seconds it is asked no more once they are spent, and every figure is what
     it is sure of (each position it was not asked at played as badly as it could be), with the

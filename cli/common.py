@@ -41,6 +41,10 @@ EXIT_BUG = 3
 EXIT_UNDECIDED = 4
 EXIT_INTERRUPTED = 130
 DEBUG_ENV_VAR = "TTT_DB_DEBUG"
+AI_HELP = (
+    "A built-in AI (see `ttt-db ais`), package.module:function, or a policy file (policy.json: boards and "
+    "their move probabilities)."
+)
 
 
 class Side(StrEnum):

@@ -10,6 +10,7 @@ import typer
 
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
 from ttt_db.cli.common import (
+    AI_HELP,
     DbOption,
     DigestOption,
     GameOption,
@@ -77,7 +78,9 @@ def match(
     ai1: Annotated[
         str,
         typer.Argument(
-            metavar="AI1", help="Any AI `ttt-db ais` lists, or package.module:function.", show_default=False
+            metavar="AI1",
+            help=AI_HELP,
+            show_default=False,
         ),
     ],
     ai2: Annotated[str, typer.Argument(metavar="AI2", help="Its opponent.", show_default=False)],

@@ -7,6 +7,7 @@ boards' costs; `score` and `match --exact` choosing the core where it plays both
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -17,15 +18,18 @@ import reference
 from ttt_db.ais.calling import policy_at
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import load_ai
+from ttt_db.ais.tabular import table_ai
 from ttt_db.build import build_database
 from ttt_db.checks import core_measures
 from ttt_db.checks.measures import exact_match, measure_policy
 from ttt_db.checks.policy_figures import PolicyMeasures
 from ttt_db.game.definition import Game
+from ttt_db.game.rules import empty_cells
+from ttt_db.game.symmetry import symmetric_images
 from ttt_db.ranked.slots import representative
 from ttt_db.store.database import SolutionDatabase, open_database
 
-POLICIES = ("perfect@0.9", "ai2s", "perfect-shortest@1/3", "perfect")
+POLICIES = ("perfect@0.9", "ai2s", "perfect-shortest@1/3", "perfect", "a symmetric table")
 RULES = {"3x3k3": reference.TICTACTOE, "2x4k3": reference.Rules(2, 4, 3)}
 
 
@@ -34,6 +38,30 @@ def small_paths(db_path: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     rectangle = tmp_path_factory.mktemp("2x4k3") / "2x4k3.sqlite"
     build_database(rectangle, game=Game.parse("2x4k3"))
     return {"3x3k3": db_path, "2x4k3": rectangle}
+
+
+def _symmetric_table(db: SolutionDatabase, seed: int = 7) -> dict[str, dict[int, Fraction]]:
+    """A table of half the classes in play, each at its canonical board, with seeded odds made
+    alike at the cells a symmetry of the board swaps (a symmetric table must play them alike)."""
+    game, draw = db.game, random.Random(seed)
+    table = {}
+    for position in db.all_positions():
+        board = position.cells
+        if position.status != "playing" or board != min(symmetric_images(board, game)) or draw.random() < 0.5:
+            continue
+        weights = {move: Fraction(draw.randint(0, 3)) for move in empty_cells(board)}
+        weights[min(weights)] += 1
+        fixing = [t for t, image in enumerate(symmetric_images(board, game)) if image == board]
+        alike = {move: sum(weights[game.transforms[t][move]] for t in fixing) for move in weights}
+        total = sum(alike.values())
+        table[board] = {move: weight / total for move, weight in alike.items() if weight}
+    return table
+
+
+def _policy(name: str, db: SolutionDatabase) -> NamedAI:
+    if name == "a symmetric table":
+        return table_ai(_symmetric_table(db), db.game, symmetric=True, name=name)
+    return load_ai(name, lambda: db, game=db.game)
 
 
 def _by_position(ai: NamedAI, db: SolutionDatabase, against: list[NamedAI]) -> PolicyMeasures:
@@ -59,7 +87,7 @@ def test_over_the_core_the_measures_are_exactly_the_position_by_position_ones(
 ) -> None:
     monkeypatch.setenv("TTT_DB_KERNEL", "interpreted")
     with open_database(small_paths[game_name]) as db:
-        ai = load_ai(name, lambda: db, game=db.game)
+        ai = _policy(name, db)
         against = [load_ai("perfect-shortest@0.5", lambda: db, game=db.game)]
         over = measure_policy(ai, db, against=against)
         assert over.over_core and over.exact and over.asked == db.meta()["figures"]["positions"]
@@ -87,12 +115,12 @@ def test_the_compiled_kernel_measures_in_float64_within_rounding(
 ) -> None:
     pytest.importorskip("numba")
     with open_database(small_paths[game_name]) as db:
-        exact = {name: measure_policy(load_ai(name, lambda: db, game=db.game), db) for name in POLICIES}
+        exact = {name: measure_policy(_policy(name, db), db) for name in POLICIES}
     monkeypatch.setenv("TTT_DB_KERNEL", "compiled")
     monkeypatch.setattr(core_measures, "RANGE_SLOTS", 1)  # a set a range: ranges run at once on every core
     with open_database(small_paths[game_name]) as db:
         for name, truth in exact.items():
-            floats = measure_policy(load_ai(name, lambda: db, game=db.game), db)
+            floats = measure_policy(_policy(name, db), db)
             assert floats.over_core and not floats.exact
             assert floats.to_document()["arithmetic"] == "float64" and floats.to_document()["exact"] is None
             for seat in ("o", "x"):

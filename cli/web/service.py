@@ -17,6 +17,7 @@ from typing import Any, Final
 from ttt_db.ais.calling import choose_move
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import ai_document, ais_document, load_ai, shown_check
+from ttt_db.ais.tabular import is_policy_file
 from ttt_db.checks.measures import measure_policy
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
@@ -235,11 +236,11 @@ class Service:
         return entry | {"opponent": reason is None, "opponent_reason": reason}
 
     def _ai(self, name: str) -> NamedAI:
-        if ":" in name:
+        if ":" in name or is_policy_file(name):
             raise ApiError(
                 400,
-                f"unknown AI {name!r}: AIs of your own (module:function) run from the command "
-                "line only; the web serves the built-in AIs",
+                f"unknown AI {name!r}: AIs of your own (module:function or a policy file) run from the "
+                "command line only; the web serves the built-in AIs",
             )
         key = name.strip().lower()
         with self._lock:

@@ -4,7 +4,7 @@ what a check, a match and the page need to know about it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
@@ -24,10 +24,12 @@ class CorePolicy:
     """A policy the ranked core can play by itself: with probability `skill` one of its `moves`
     (the moves keeping the best value, or also the fastest), uniformly, else any legal move,
     uniformly. The database's perfect players are skill 1, `perfect@P` skill P, uniform random
-    play skill 0."""
+    play skill 0. A `table` (o-first cells -> move probabilities, each board's images listed alike)
+    is played where it lists a board instead (a tabular policy, `ttt_db.ais.tabular`)."""
 
     moves: Literal["best", "fastest"]
     skill: Fraction
+    table: Mapping[str, Mapping[int, Fraction]] | None = None
 
     def odds(self, legal: int, chosen: int) -> tuple[Fraction, Fraction]:
         """(the probability of any move, of one of its `moves`) at a board with `legal` moves of

@@ -17,6 +17,7 @@ from ttt_db.ais.plugins import load_user_ai
 from ttt_db.ais.protocol import AI, CorePolicy, DatabaseProvider, NamedAI, graded_odds
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import search_ai
+from ttt_db.ais.tabular import is_policy_file, load_policy_file
 from ttt_db.errors import AINotForGameError, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, empty_cells, legal_moves
@@ -211,6 +212,9 @@ def check_ai_name(spec: str, game: Game) -> None:
     spec = spec.strip()
     if ":" in spec:
         return
+    if is_policy_file(spec):
+        load_policy_file(spec, game)
+        return
     base = spec.partition("@")[0].lower()
     if base not in _BY_BASE and "." in spec and "@" not in spec:
         module_name, _, function = spec.rpartition(".")
@@ -226,6 +230,8 @@ def named_core_policy(spec: str, game: Game) -> CorePolicy | None:
     spec = spec.strip()
     if ":" in spec:
         return None
+    if is_policy_file(spec):
+        return load_policy_file(spec, game).core_policy
     check_ai_name(spec, game)
     _entry, parameter, _name = _named_builtin(spec.lower(), game)
     return _core_policy(spec.lower().partition("@")[0], parameter)
@@ -305,8 +311,9 @@ def playable_ais(game: Game, database: DatabaseProvider | None = None) -> list[N
 
 
 def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TICTACTOE) -> NamedAI:
-    """A built-in AI by name (`ai14s`, `dls@3`, ...) for `game`, or a user's
-    `package.module:function` or `path/to/file.py:function` (it receives that game's boards).
+    """A built-in AI by name (`ai14s`, `dls@3`, ...) for `game`, a user's
+    `package.module:function` or `path/to/file.py:function` (it receives that game's boards), or a
+    tabular policy's JSON file, `path/to/policy.json` (`ttt_db.ais.tabular`).
 
     `database` is called only by AIs that read the database. Raises UnknownAIError. An AI is asked
     boards with o moved first, and answers every move it may play:
@@ -319,5 +326,7 @@ def load_ai(spec: str, database: DatabaseProvider | None = None, game: Game = TI
     spec = spec.strip()
     if ":" in spec:
         return load_user_ai(spec, game)
+    if is_policy_file(spec):
+        return load_policy_file(spec, game)
     check_ai_name(spec, game)
     return _builtin(spec.lower(), database, game)

@@ -14,7 +14,7 @@ on a larger one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
@@ -37,7 +37,7 @@ from ttt_db.game.rules import Value, play, score_seen_by, side_to_move, value_sc
 from ttt_db.ranked.backend import Backend
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
-from ttt_db.ranked.slots import board_of_slot
+from ttt_db.ranked.slots import board_of_slot, colex_rank, compact, masks_of
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.database import SolutionDatabase
@@ -127,13 +127,14 @@ def measure_over_core(
     kinds = b.i64_of([0 if found is None else KINDS[found.moves] for found in policies])
     odds = numbers.array([share for found in policies for share in _odds(found, tables.cells)])
     width = 4 * len(opponents)
+    listed = _Listed.of(policy, tables, numbers)
     levels: dict[int, Level] = {}
     below_out: Ints = numbers.zeros(0)
     positions: dict[int, int] = {}
     for step in database.core.walk("backward"):
         here = levels[step.depth] = step.here
         out = numbers.zeros(here.sets.size * width)
-        _outcomes(tables, numbers, (here, step.below), below_out, (kinds, odds), out)
+        _outcomes(tables, numbers, (here, step.below), below_out, (kinds, odds, *listed.at(here)), out)
         below_out = out
         positions[step.depth] = step.counts.positions
         if progress is not None:
@@ -145,7 +146,7 @@ def measure_over_core(
             progress(measured + sum(positions[d] for d in range(depth + 1)))
 
     start = value_score(_start_value(levels[0]))
-    costs, by_depth = _costs(tables, numbers, database, ai, levels, (kinds, odds), costliest, forward)
+    costs, by_depth = _costs(tables, numbers, database, ai, levels, (kinds, odds), listed, costliest, forward)
     seats = {}
     for index, seat in enumerate(SEATS):
         against_seat = {}
@@ -170,6 +171,38 @@ def _odds(policy: CorePolicy | None, cells: int) -> list[Fraction]:
     return found
 
 
+@dataclass(frozen=True)
+class _Listed:
+    """A tabular policy's boards as the kernels read them (`policy_outcomes`), by depth: each board
+    of a canonical set its table lists (the others are read through their images there, which it
+    lists alike), with its move odds."""
+
+    numbers: _Numbers
+    cells: int
+    by_depth: dict[int, list[tuple[int, int, Mapping[int, Fraction]]]]  # (occupied, o's cells, odds)
+
+    @classmethod
+    def of(cls, policy: CorePolicy, tables: RankedTables, numbers: _Numbers) -> _Listed:
+        by_depth: dict[int, list[tuple[int, int, Mapping[int, Fraction]]]] = {}
+        for board, odds in (policy.table or {}).items():
+            occupied, o_cells = masks_of(board)
+            by_depth.setdefault(occupied.bit_count(), []).append((occupied, o_cells, odds))
+        return cls(numbers, tables.cells, by_depth)
+
+    def at(self, level: Level) -> tuple[Ints, Ints]:
+        """The slots of the level's listed boards, increasing, and their odds (`cells` a board)."""
+        sets = level.sets
+        found = []
+        for occupied, o_cells, odds in self.by_depth.get(sets.depth, ()):
+            rank = colex_rank(occupied)
+            c = int(sets.ci[rank])
+            if int(sets.cset[c]) == rank:
+                found.append((c * sets.patterns + colex_rank(compact(o_cells, occupied)), odds))
+        found.sort(key=lambda item: item[0])
+        shares = [odds.get(cell, ZERO) for _, odds in found for cell in range(self.cells)]
+        return self.numbers.backend.i64_of([j for j, _ in found]), self.numbers.array(shares)
+
+
 def _start_value(level: Level) -> Value:
     decoded = value_of_code(int(level.codes[0]))
     assert decoded is not None
@@ -181,7 +214,7 @@ def _outcomes(
     numbers: _Numbers,
     levels: tuple[Level, Level | None],
     below_out: Ints,
-    policies: tuple[Ints, Ints],
+    policies: tuple[Ints, Ints, Ints, Ints],
     out: Ints,
 ) -> None:
     """A level's outcomes into `out` from its children's (`policy_outcomes`; `levels` the level
@@ -190,7 +223,7 @@ def _outcomes(
     here, below = levels
     b, sets = tables.backend, here.sets
     below_sets = (below or here).sets
-    kinds, odds = policies
+    kinds, odds, listed, listed_odds = policies
 
     def work(_worker: int, start: int, stop: int) -> None:
         own = _Scratch.of(tables, here)  # a range's own: ranges run at once
@@ -206,6 +239,8 @@ def _outcomes(
             below_out,
             kinds,
             odds,
+            listed,
+            listed_odds,
             numbers.tie,
             out,
             own.kids,
@@ -223,6 +258,7 @@ def _costs(
     ai: NamedAI,
     levels: dict[int, Level],
     policies: tuple[Ints, Ints],
+    listed: _Listed,
     costliest: int,
     carried: Callable[[int], None],
 ) -> tuple[list[list[Cost]], list[dict[int, Probability]]]:
@@ -240,6 +276,7 @@ def _costs(
         sets = here.sets
         lost = numbers.zeros(sets.size)
         below_mass = numbers.zeros(below.sets.size * 2)
+        table = listed.at(here)
 
         def carry(
             _worker: int,
@@ -250,6 +287,7 @@ def _costs(
             mass: Ints = mass,
             below_mass: Ints = below_mass,
             lost: Ints = lost,
+            table: tuple[Ints, Ints] = table,
         ) -> None:
             own = _Scratch.of(tables, here)
             for seat in range(first, stop):
@@ -266,6 +304,7 @@ def _costs(
                     mass,
                     below_mass,
                     *policies,
+                    *table,
                     lost,
                     own.kids,
                     own.small,

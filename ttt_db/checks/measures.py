@@ -237,9 +237,16 @@ def _ask_ply_by_ply(ai: NamedAI, seat: Mark, tree: _Tree, policy: AskedPolicy) -
 
 
 def measured_over_core(policies: Iterable[CorePolicy | None]) -> bool:
-    """Whether AIs of these CorePolicies (None: one the core does not play) are measured over the
-    core, every position at once, none of them asked."""
-    return all(policy is not None for policy in policies)
+    """Whether AIs of these CorePolicies (the measured AI's first, then its opponents'; None: one
+    the core does not play) are measured over the core, every position at once, none of them asked."""
+    return all(_core_plays(policies))
+
+
+def _core_plays(policies: Iterable[CorePolicy | None]) -> list[bool]:
+    """For each AI (the measured one first, then its opponents), whether the measures over the core
+    play it: any CorePolicy for the first, one without a table for an opponent (the kernels read
+    the table of the measured AI alone)."""
+    return [policy is not None and (index == 0 or policy.table is None) for index, policy in enumerate(policies)]
 
 
 def refuse_unmeasurable(
@@ -257,14 +264,16 @@ def refuse_unmeasurable(
         )
     if game.cells <= MEASURED_MAX_CELLS or bounded:
         return
-    for name, policy in policies:
-        if policy is None:
+    named = list(policies)
+    for (name, _), played in zip(named, _core_plays(policy for _, policy in named), strict=True):
+        if not played:
             raise InputError(
                 name,
                 f"games over {MEASURED_MAX_CELLS} cells ({game.name} has {game.cells}) measure a policy over the "
-                "ranked core, which plays the database's own AIs (perfect, perfect-shortest, their @P grades) and "
-                "ai2s; this AI answers board by board, which a game this large allows only within a budget "
-                "(score's --max-boards N or --max-seconds S: bounds once it is spent)",
+                "ranked core, which plays the database's own AIs (perfect, perfect-shortest, their @P grades), "
+                "ai2s and a symmetric policy file (the one measured, not an opponent); this AI answers board by "
+                "board, which a game this large allows only within a budget (score's --max-boards N or "
+                "--max-seconds S: bounds once it is spent)",
             )
 
 

@@ -1106,6 +1106,13 @@ def move_share(odds: Ints, i: int, kind: int, n: int, counts: tuple[int, int, in
     return odds[u(row + (1 if chosen_move(kind, w, top) else 0))]  # type: ignore[no-any-return]
 
 
+def listed_at(listed: Ints, k: int, j: int) -> int:
+    """The first index from k on of `listed` (increasing slots) whose slot is at least j."""
+    while k < len(listed) and listed[k] < j:
+        k += 1
+    return k
+
+
 def policy_outcomes(
     game: Any,
     level: Any,
@@ -1118,28 +1125,34 @@ def policy_outcomes(
     below_out: Ints,
     kinds: Ints,
     odds: Ints,
+    listed: Ints,
+    listed_odds: Ints,
     tie: float,
     out: Ints,
     kids: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
-    """The outcomes of policy 0 (`move_share`) in each seat against each opponent o (policy o + 1),
-    from every board of canonical sets c0..c1 of level d, from those of level d + 1 (`below_out`,
-    laid out as `below`): at out[j * 4 * nopp + (seat * nopp + o) * 2], board j's probability
-    that the seat (0 o, 1 x) wins, then that it loses (a draw is the rest). An opponent of kind 0
-    is a best response: the child with the lowest expected score for the seat, the most losses
-    breaking a tie (scores within `tie` are tied)."""
+    """The outcomes of policy 0 (`move_share`; at the boards of slots `listed`, increasing, the
+    move odds listed_odds[k * n + cell] instead) in each seat against each opponent o (policy
+    o + 1), from every board of canonical sets c0..c1 of level d, from those of level d + 1
+    (`below_out`, laid out as `below`): at out[j * 4 * nopp + (seat * nopp + o) * 2], board j's
+    probability that the seat (0 o, 1 x) wins, then that it loses (a draw is the rest). An
+    opponent of kind 0 is a best response: the child with the lowest expected score for the
+    seat, the most losses breaking a tie (scores within `tie` are tied)."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     nopp = len(kinds) - 1
     width = 4 * nopp
     mover = d % 2
     other = 1 - mover
+    k = 0
     for c in range(c0, c1):
         mask = child_slots(game, level, below_level, c, ins, kids, small, tab) if d < n else 0
         for p in range(count):
             j = c * count + p
+            k = listed_at(listed, k, j)
+            own = k if k < len(listed) and listed[k] == j else -1
             code = codes[u(j)]
             if code == 0:
                 continue
@@ -1157,7 +1170,7 @@ def policy_outcomes(
                 if w == 0:
                     continue
                 child = kids[u(at + cell)] * width
-                q = move_share(odds, 0, kinds[0], n, counts, w)
+                q = move_share(odds, 0, kinds[0], n, counts, w) if own < 0 else listed_odds[u(own * n + cell)]
                 if q != 0:
                     for o in range(nopp):
                         field = (mover * nopp + o) * 2
@@ -1205,13 +1218,16 @@ def policy_reach(
     below_mass: Ints,
     kinds: Ints,
     odds: Ints,
+    listed: Ints,
+    listed_odds: Ints,
     lost: Ints,
     kids: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
-    """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_share`) in `seat` (0 o,
-    1 x) against policy 1, the perfect player: mass[j * 2 + seat], the probability that the play
+    """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_share`, or its odds
+    `listed` as `policy_outcomes` reads them) in `seat` (0 o, 1 x) against policy 1, the perfect
+    player: mass[j * 2 + seat], the probability that the play
     reaches board j's class, is passed to each child's slot in below_mass (`gather_mass` then moves
     it to the class's representative); where the policy moves (seat d % 2), lost[j] at a board in
     play is what it gives up there: the board's value (1, 0, -1 for the mover) less its moves'
@@ -1221,6 +1237,7 @@ def policy_reach(
     policy = 0 if d % 2 == seat else 1
     if d == n:
         return
+    k = 0
     for c in range(c0, c1):
         reached = False
         for p in range(count):
@@ -1239,11 +1256,15 @@ def policy_reach(
             counts = move_worths(mask, n, kids, at, below, worth, small)
             value = (code - 1) >> 6
             given = 0
+            own = -1
+            if policy == 0:
+                k = listed_at(listed, k, j)
+                own = k if k < len(listed) and listed[k] == j else -1
             for cell in range(n):
                 w = small[_AUX + cell]
                 if w == 0:
                     continue
-                q = move_share(odds, policy, kinds[policy], n, counts, w)
+                q = move_share(odds, policy, kinds[policy], n, counts, w) if own < 0 else listed_odds[u(own * n + cell)]
                 if q != 0:
                     child = kids[u(at + cell)]
                     below_mass[u(child * 2 + seat)] += reach * q

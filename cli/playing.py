@@ -301,7 +301,12 @@ def _game_summary(database: SolutionDatabase, playthrough: Playthrough, human: M
 
 def play(
     ai: Annotated[
-        str, typer.Option("--ai", metavar="AI", help="The opponent: any AI `ttt-db ais` lists, or module:function.")
+        str,
+        typer.Option(
+            "--ai",
+            metavar="AI",
+            help="The opponent: any AI `ttt-db ais` lists, module:function, or a policy file (policy.json).",
+        ),
     ] = "perfect",
     side: Annotated[Side, typer.Option("--as", case_sensitive=False, help="Your side; o moves first.")] = Side.o,
     seed: Annotated[int | None, typer.Option("--seed", metavar="S", help="Seed for the AI's choices.")] = None,

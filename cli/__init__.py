@@ -22,8 +22,8 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        from ttt_db.cli.app import app
+        from ttt_db.cli.app import app_for
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         sys.exit(130)
-    app()
+    app_for(sys.argv[1:2])()

@@ -6,13 +6,16 @@ lookup pays only for what it uses.
 
 from __future__ import annotations
 
+import copy
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+import typer.main
+from typer.models import CommandInfo
 
 from ttt_db.cli.common import (
     EXIT_NO,
@@ -576,3 +579,20 @@ def _register_other_commands() -> None:
 
 
 _register_other_commands()
+
+
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The app for a command line: holding only the command that `args` start with, when they
+    name one (Typer makes every registered command's options as it starts, a command needs only
+    its own: its help, output and errors are the same), else the whole app."""
+    chosen = [info for info in app.registered_commands if args and _command_name(info) == args[0]]
+    if not chosen:
+        return app
+    narrowed = copy.copy(app)
+    narrowed.registered_commands = chosen
+    return narrowed
+
+
+def _command_name(info: CommandInfo) -> str:
+    assert info.callback is not None
+    return info.name or typer.main.get_command_name(info.callback.__name__)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,6 +163,29 @@ def test_every_command_has_help(run, command: str) -> None:
         if param.param_type_name == "option" or command == "ais":
             continue
         assert param.help and " ".join(param.help.split()[:3]) in " ".join(result.stdout.split())
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_console_script_makes_only_the_command_it_runs_and_answers_alike(command: str) -> None:
+    """`main` gives Typer the one command named (making every command's options costs a whole
+    command tens of milliseconds): its help is the whole app's, word for word."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    from ttt_db.cli.app import app_for
+
+    narrowed = app_for([command, "--help"])
+    assert sorted(typer.main.get_command(narrowed).commands) == [command]  # type: ignore[attr-defined]
+    runner = CliRunner()
+    assert runner.invoke(narrowed, [command, "--help"]).stdout == runner.invoke(app, [command, "--help"]).stdout
+
+
+def test_a_line_naming_no_command_gets_the_whole_app() -> None:
+    from ttt_db.cli.app import app_for
+
+    assert app_for([]) is app and app_for(["--help"]) is app and app_for(["chek"]) is app
+    shown = subprocess.run([sys.executable, "-m", "ttt_db.cli", "chek"], capture_output=True, text=True)
+    assert shown.returncode == 2 and "Did you mean 'check'?" in shown.stderr
 
 
 def test_info(run, db_path: Path) -> None:

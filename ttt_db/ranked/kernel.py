@@ -28,6 +28,8 @@ code.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 Ints = Any
@@ -60,9 +62,10 @@ def tally_size(n: int) -> int:
     return 2 * CODES + n + 1
 
 
-def u(x: int) -> int:
-    """An index that is never negative (compiled: unsigned, so that numba adds no wraparound test)."""
-    return x
+u: Callable[[int], int] = operator.index
+"""An index that is never negative: interpreted, the int itself (a builtin: no Python call in the
+kernels' innermost loops); compiled, unsigned, so that numba adds no wraparound test (`compiled`
+in `ttt_db.ranked.backend` puts its own in)."""
 
 
 def next_set(v: int) -> int:

@@ -788,6 +788,41 @@ def policy_measures(db: Path, runs: int) -> list[Measurement]:
     return results + [
         Measurement("uniform random's NashConv / OpenSpiel's nash_conv (3x3)", ours / theirs, 0.05, "x"),
         Measurement("  OpenSpiel's, in seconds", theirs, None, "s"),
+        *_learner_table(db),
+    ]
+
+
+def _learner_table(db: Path) -> list[Measurement]:
+    """Issue 35's "done when" on tic-tac-toe itself: a trained Q-learner's softmax policy, written as
+    a policy file and scored by the whole command, against OpenSpiel's `exploitability` of the same
+    policy (a tree walk: tens of seconds, too long for the suite, which does it on a 2x3 board)."""
+    import json
+    import math
+    import tempfile
+
+    from open_spiel.python.algorithms import exploitability
+    from spiel_tables import softmax_table
+
+    from ttt_db.ais.openspiel import spiel_game
+    from ttt_db.game.definition import TICTACTOE
+
+    tabular, table = softmax_table(TICTACTOE, 3_000, seed=3)
+    theirs = exploitability.exploitability(spiel_game(TICTACTOE), tabular)
+    with tempfile.TemporaryDirectory() as folder:
+        spec = Path(folder) / "q_table.json"
+        spec.write_text(json.dumps({"game": "3x3k3", "policy": table}))
+        scored = subprocess.run(
+            command("score", str(spec), "--json", "--db", str(db)), capture_output=True, text=True, check=True
+        )
+    ours = json.loads(scored.stdout)["exploitability"]
+    print(f"a Q-learner's softmax table on tic_tac_toe: exploitability {ours} (OpenSpiel's {theirs})")
+    return [
+        Measurement(
+            "a Q-learner's softmax table (3x3, from its file): exploitability unlike OpenSpiel's",
+            float(not (0 < theirs < 1 and math.isclose(ours, theirs, rel_tol=1e-9))),
+            0,
+            "",
+        )
     ]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import reference
+from spiel_tables import softmax_table
 
 from ttt_db.ais.calling import policy_at
 from ttt_db.ais.registry import load_ai
@@ -215,3 +216,27 @@ def test_the_documented_policy_file_loads_as_it_says(tmp_path: Path) -> None:
     ai = load_ai(str(tmp_path / "q_table.json"), game=TICTACTOE)
     assert policy_at(ai.play, "x.o......") == {1: Fraction(2, 3), 4: Fraction(1, 3)}
     assert policy_at(ai.play, "ox.o.x...") == {2: Fraction(1, 2), 6: Fraction(1, 2)}
+
+
+def test_a_q_learners_softmax_table_from_a_file_has_openspiels_exploitability(run, tmp_path: Path) -> None:
+    """The table a learner writes, read from its file, measured exactly: OpenSpiel's `exploitability`
+    of the same policy (tic-tac-toe's in the benchmark; here the 2x4 board with k=3)."""
+    pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: pip install 'ttt-db[openspiel]'")
+    import math
+
+    from open_spiel.python.algorithms import exploitability
+
+    from ttt_db.ais.openspiel import spiel_game
+
+    game = Game.parse("2x4k3")
+    tabular, table = softmax_table(game, 1_000, seed=2)
+    theirs = exploitability.exploitability(spiel_game(game), tabular)
+    spec = _write(tmp_path, {"game": "2x4k3", "policy": table})
+    where = ["--game", "2x4k3", "--db", str(tmp_path / "small.sqlite")]
+    assert run("build", "--quiet", *where).exit_code == 0
+    scored = run("score", spec, "--json", *where)
+    assert scored.exit_code == 0, scored.stderr
+    ours = json.loads(scored.stdout)["exploitability"]
+    assert 0 < theirs < 1 and math.isclose(ours, theirs, rel_tol=1e-9)
+    random_play = json.loads(run("score", "ai2s", "--json", *where).stdout)["exploitability"]
+    assert abs(ours - random_play) > 1e-3  # the learner's table, not the random play it falls back on

@@ -55,6 +55,9 @@ def test_every_notation_of_a_board_a_move_and_a_probability_is_read(tmp_path: Pa
     unlisted = "ox......."
     assert policy_at(ai.play, unlisted) == dict.fromkeys(empty_cells(unlisted), Fraction(1, 7))
     assert ai.core_policy is None and ai.symmetric is False  # a few boards, not their images
+    x_first = load_ai(_write(tmp_path, {"first": "x", "policy": {"xo.......": [4]}}, "x.json"), game=TICTACTOE)
+    assert policy_at(x_first.play, "ox.......") == {4: Fraction(1)}  # OpenSpiel's boards: x moved first
+    assert policy_at(x_first.play, "xo.......") == dict.fromkeys(range(2, 9), Fraction(1, 7))  # another position
 
 
 @pytest.mark.parametrize(
@@ -71,6 +74,8 @@ def test_every_notation_of_a_board_a_move_and_a_probability_is_read(tmp_path: Pa
         ({"x.o......": {}}, "moves are {move: probability}"),
         ({"policy": {}, "seed": 3}, "unknown key 'seed'"),
         ({"policy": {}, "symmetric": "yes"}, "symmetric is true or false"),
+        ({"policy": {}, "first": "X"}, "first is o or x"),
+        ({"policy": {"oo.x.....": [4]}, "first": "x"}, "the entry for board 'oo.x.....'"),
         ([["o........", [4]]], "a policy file holds a JSON object, not list"),
         (
             {"policy": {"o........": [4], "..o......": [6]}, "symmetric": True},

@@ -7,8 +7,10 @@ carried along); one that is symmetric, said or found so, is measured over the ra
 game up to 20 cells (`CorePolicy.table`), any other board by board.
 
 The file is one JSON object, `{"policy": {BOARD: MOVES, ...}}` with optional `"game"` (the game it
-plays, held to the one asked) and `"symmetric": true`, or the board mapping alone. BOARD is any
-notation `Board.parse` reads (`:x` after it when x moved first); MOVES is `{move: probability}`
+plays, held to the one asked), `"first": "x"` (x moved first on every board, as in OpenSpiel's
+boards) and `"symmetric": true`, or the board mapping alone. BOARD is any notation `Board.parse`
+reads (by default the side with more marks moved first, o on equal counts; `:x` after a board says
+x did); MOVES is `{move: probability}`
 (a move as a cell index or a name like `b2`, a probability as a number or a fraction's text such as
 `"1/3"`), `[[move, probability], ...]`, or a list of moves played alike.
 """
@@ -27,7 +29,7 @@ from ttt_db.ais.protocol import CorePolicy, NamedAI
 from ttt_db.errors import AILoadFailedError, AIMisbehaved, AINotForGameError, InputError, UnknownAIError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import empty_cells
+from ttt_db.game.rules import Mark, empty_cells
 from ttt_db.game.symmetry import symmetric_images
 
 POLICY_FILE_SUFFIX: Final = ".json"
@@ -85,42 +87,54 @@ def _loaded(spec: str, path: str, _mtime: int, _size: int, game: Game) -> NamedA
             document = json.load(file)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise AILoadFailedError(spec, f"cannot read it as JSON: {error}") from None
+    return policy_from_document(document, game, name=spec)
+
+
+HEADER_KEYS: Final = ("policy", "game", "first", "symmetric")
+
+
+def policy_from_document(document: object, game: Game, *, name: str) -> NamedAI:
+    """The tabular policy of a policy file's JSON document (see the module), named `name`:
+    AILoadFailedError naming what cannot be used (AINotForGameError for another game's)."""
     if not isinstance(document, dict):
-        raise AILoadFailedError(spec, f"a policy file holds a JSON object, not {type(document).__name__}")
+        raise AILoadFailedError(name, f"a policy file holds a JSON object, not {type(document).__name__}")
     if "policy" in document:
         header, boards = document, document["policy"]
-        unknown = sorted(set(header) - {"policy", "game", "symmetric"})
+        unknown = sorted(set(header) - set(HEADER_KEYS))
         if unknown:
-            raise AILoadFailedError(spec, f"unknown key {unknown[0]!r} (a policy file has policy, game and symmetric)")
+            raise AILoadFailedError(name, f"unknown key {unknown[0]!r} (a policy file has {', '.join(HEADER_KEYS)})")
     else:
         header, boards = {}, document
     said_game = header.get("game")
     if said_game is not None and Game.parse(str(said_game)) != game:
-        raise AINotForGameError(spec, game.name, f"the file says it plays {said_game}")
+        raise AINotForGameError(name, game.name, f"the file says it plays {said_game}")
+    first = header.get("first")
+    if first not in (None, "o", "x"):
+        raise AILoadFailedError(name, f"first is o or x (the mark that moved first on its boards), not {first!r}")
     symmetric = header.get("symmetric", False)
     if not isinstance(symmetric, bool):
-        raise AILoadFailedError(spec, f"symmetric is true or false, not {symmetric!r}")
+        raise AILoadFailedError(name, f"symmetric is true or false, not {symmetric!r}")
     if not isinstance(boards, dict):
-        raise AILoadFailedError(spec, f"its policy maps boards to moves, not a {type(boards).__name__}")
+        raise AILoadFailedError(name, f"its policy maps boards to moves, not a {type(boards).__name__}")
     entries: dict[str, Policy] = {}
     for text, moves in boards.items():
         try:
-            cells, policy = _entry(text, moves, game)
+            cells, policy = _entry(text, first, moves, game)
         except (InputError, AIMisbehaved) as error:
             said = error.reason if isinstance(error, AIMisbehaved) or error.text == text else str(error)
-            raise AILoadFailedError(spec, f"the entry for board {text!r}: {said}") from None
+            raise AILoadFailedError(name, f"the entry for board {text!r}: {said}") from None
         if cells in entries and entries[cells] != policy:
-            raise AILoadFailedError(spec, f"board {text!r} is listed twice with different moves")
+            raise AILoadFailedError(name, f"board {text!r} is listed twice with different moves")
         entries[cells] = policy
     try:
-        return table_ai(entries, game, symmetric=symmetric, name=spec)
+        return table_ai(entries, game, symmetric=symmetric, name=name)
     except InputError as error:
-        raise AILoadFailedError(spec, error.reason) from None
+        raise AILoadFailedError(name, error.reason) from None
 
 
-def _entry(text: object, moves: Any, game: Game) -> tuple[str, Policy]:
+def _entry(text: object, first: Mark | None, moves: Any, game: Game) -> tuple[str, Policy]:
     """One entry's board (o-first cells) and move probabilities; InputError or AIMisbehaved."""
-    board = Board.parse(str(text), None, game)
+    board = Board.parse(str(text), first, game)
     if board.status != "playing":
         raise InputError(str(text), "the game is over there: no move is played")
     cells = board.stored_cells

@@ -16,7 +16,7 @@ from ttt_db.game.definition import Game
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.web.app import create_app
-from ttt_db.web.service import TRACE_NODE_LIMIT
+from ttt_db.web.service import MAX_BATCH_BYTES, TRACE_NODE_LIMIT
 
 
 @pytest.fixture(scope="module")
@@ -124,6 +124,40 @@ def test_score_is_the_measures_document(client: TestClient, db: SolutionDatabase
     assert answer.json() == measure_policy(load_ai("ai1s", lambda: db), db, costliest=3).to_document()
     refused = client.get("/api/score", params={"ai": "iddfs@0.01"})
     assert refused.status_code == 400 and "by the clock" in refused.json()["error"]
+
+
+def test_a_policy_file_posted_is_scored_as_the_command_scores_it(client: TestClient, db: SolutionDatabase) -> None:
+    from ttt_db.ais.tabular import policy_from_document
+    from ttt_db.checks.measures import measure_policy
+
+    table = {"first": "o", "policy": {"o........": {"4": 1}, "o...x....": [8], "x.o......": {"b2": "1/3", "1": "2/3"}}}
+    body = json.dumps(table)
+    answer = client.post("/api/score", params={"name": "q.json"}, content=body)
+    assert answer.status_code == 200
+    expected = measure_policy(policy_from_document(table, db.game, name="q.json"), db, costliest=3).to_document()
+    assert answer.json() == expected and answer.json()["ai"] == "q.json"
+    assert client.post("/api/score", content=body).json()["ai"] == "a policy file"  # no name given
+    wrong = client.post("/api/score", content=json.dumps({"x.o......": {"0": 1}}))
+    assert wrong.status_code == 400 and "the entry for board 'x.o......'" in wrong.json()["error"]
+    assert client.post("/api/score", content="{").status_code == 400
+    too_big = client.post("/api/score", content=b" " * (MAX_BATCH_BYTES + 1))
+    assert too_big.status_code == 413
+    with TestClient(create_app(db, check_in_request_cells=4)) as measured_elsewhere:
+        refused = measured_elsewhere.post("/api/score", content=body)
+    assert refused.status_code == 400 and "ttt-db score FILE --game 3x3k3" in refused.json()["error"]
+
+
+def test_the_notebook_widget_posts_a_policy_file_as_the_page_does(db: SolutionDatabase) -> None:
+    """The widget answers the page's requests over the kernel: a request's body goes along."""
+    pytest.importorskip("anywidget", reason="anywidget is not installed: pip install -e '.[notebook]'")
+    import asyncio
+
+    from ttt_db.web.widget import Page
+
+    body = json.dumps({"o........": [4]})
+    status, document = asyncio.run(Page(db).request("score", "name=q.json", "POST", body))
+    with TestClient(create_app(db)) as client:
+        assert (status, document) == (200, client.post("/api/score", params={"name": "q.json"}, content=body).json())
 
 
 def test_search_with_its_trace(client: TestClient) -> None:

@@ -6,6 +6,7 @@ Chromium binary the tests skip, saying so; CI installs it (`.ci/run`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -83,9 +84,15 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+WAIT_GUARD_MS = 120_000
+"""How long a page's wait may last before the test calls it hung (Playwright's default is 30 s): a
+guard, not a budget; beside a second worker's 4x4k4 check a server's answer can take that long."""
+
+
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1000, "height": 900})
+    context.set_default_timeout(WAIT_GUARD_MS)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
@@ -430,6 +437,47 @@ def test_a_check_shows_how_good_the_ai_is_exactly(page: Any, server_url: str, db
     )
     costly = page.locator("#score-costliest li")
     assert costly.count() == 6 and costly.first.locator(".mini-cell.chosen").count() > 0
+
+
+def test_a_policy_file_chosen_on_the_page_is_scored(
+    page: Any, server_url: str, db: SolutionDatabase, tmp_path: Path
+) -> None:
+    """Score your own table: the file's text sent (POST /api/score), its figures drawn as a built-in
+    AI's are, a file that cannot be used answered in words."""
+    from ttt_db.ais.tabular import policy_from_document
+    from ttt_db.checks.measures import measure_policy
+
+    shots = Path(os.environ.get("TTT_DB_SCREENSHOTS", tmp_path))
+    table = {"policy": {"o........": [4], "o...x...x": [2], "x.o......": {"b2": "1/3", "1": "2/3"}}}
+    (tmp_path / "q_table.json").write_text(json.dumps(table))
+    measures = measure_policy(policy_from_document(table, db.game, name="q_table.json"), db, costliest=3)
+    open_page(page, f"{server_url}?view=check")
+    page.set_input_files("#score-file", str(tmp_path / "q_table.json"))
+    page.wait_for_selector("#check-score:not([hidden])")
+    assert page.locator("#check-status").inner_text().startswith("q_table.json, a tabular policy")
+    rows = [row.inner_text().split("\t") for row in page.query_selector_all("#score-table tr")][1:]
+    x_random = measures.seats["x"].against["random"]
+    assert rows[5][:5] == [
+        "as x",
+        "uniform random",
+        f"{100 * float(x_random.win):.2f}%",
+        f"{100 * float(x_random.draw):.2f}%",
+        f"{100 * float(x_random.loss):.2f}%",
+    ]
+    assert (
+        page.locator("#score-exploitability")
+        .inner_text()
+        .startswith(f"Exploitability {float(measures.exploitability):.6g} ")
+    )
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.screenshot(path=str(shots / f"check-policy-file-{width}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the file input within a phone
+    (tmp_path / "bad.json").write_text(json.dumps({"x.o......": {"0": 1}}))
+    page.set_input_files("#score-file", str(tmp_path / "bad.json"))
+    page.wait_for_function("document.querySelector('#check-status').textContent.startsWith('Cannot score bad.json')")
+    assert "the entry for board 'x.o......'" in page.locator("#check-status").inner_text()
+    assert page.locator("#check-score").is_hidden()
 
 
 def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(page: Any, server_url: str) -> None:

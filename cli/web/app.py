@@ -137,7 +137,7 @@ SERVICE_ENDPOINTS: Final = (
 )
 
 
-BODY_PATHS: Final = frozenset({"/api/positions"})
+BODY_PATHS: Final = frozenset({"/api/positions", "/api/score"})
 """The endpoints that take a request body, of at most MAX_BATCH_BYTES, its length given."""
 
 
@@ -298,6 +298,10 @@ def create_app(
         body = await request.body()
         return Response(await heavy(service(request).positions_json, body), media_type="application/json")
 
+    async def score_table(request: Request) -> Response:
+        body = await request.body()
+        return JSONResponse(await heavy(service(request).score_table, body, param(request, "name")))
+
     async def answer_error(request: Request, error: Exception) -> Response:
         return error_response(error, request.url.path, request.method)
 
@@ -308,6 +312,7 @@ def create_app(
         *(Route(endpoint.path, answering(endpoint), methods=list(endpoint.verbs)) for endpoint in SERVICE_ENDPOINTS),
         Route("/api/algorithms", algorithms),
         Route("/api/positions", positions, methods=["POST"]),
+        Route("/api/score", score_table, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

@@ -17,7 +17,7 @@ from typing import Any, Final
 from ttt_db.ais.calling import choose_move
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import ai_document, ais_document, load_ai, shown_check
-from ttt_db.ais.tabular import is_policy_file
+from ttt_db.ais.tabular import is_policy_file, policy_from_document
 from ttt_db.checks.measures import measure_policy
 from ttt_db.checks.report import CheckReport, run_checks
 from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
@@ -33,6 +33,8 @@ from ttt_db.store.stats import depth_chart, solution_stats
 from ttt_db.web.checking import BackgroundCheck
 
 MAX_TEXT: Final = 64
+TABLE_NAME: Final = "a policy file"
+"""What a tabular policy sent without a name (`POST /api/score`) is called."""
 """The longest board, AI or algorithm name a request may carry (a 4x4 board with `/` is 19)."""
 SEARCH_NODE_LIMIT: Final = 1_000_000
 """A search over the web stops past this many nodes (plain minimax from the empty 3x3 board: 549,946)."""
@@ -344,6 +346,22 @@ class Service:
             if found is None:
                 found = self._scores[named.name] = measure_policy(named, self.database, costliest=3).to_document()
         return found
+
+    def score_table(self, body: bytes, name: str | None) -> dict[str, Any]:
+        """How good a tabular policy is (`measure_policy`'s document, as `score`'s), sent as a
+        policy file's JSON document (`ttt_db.ais.tabular`) named `name` (the file's, as shown), on a
+        game small enough to measure within the request."""
+        label = _text(name, "name", TABLE_NAME)
+        if not self._check_in_request:
+            raise ApiError(
+                400, f"{self.game.name} is measured from the command line: ttt-db score FILE --game {self.game.name}"
+            )
+        try:
+            document = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ApiError(400, f"the body is not JSON: {error}") from None
+        named = policy_from_document(document, self.game, name=label)
+        return measure_policy(named, self.database, costliest=3).to_document()
 
     def _remember_check(self, ai_name: str, report: CheckReport) -> None:
         """Keep the report (called holding the check lock), forgetting the least recently asked

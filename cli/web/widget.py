@@ -40,10 +40,10 @@ _HOST: Final = """
     root,
     query: () => model.get("settings"),
     saveQuery: (query) => { model.set("settings", query); model.save_changes(); },
-    request: (path, query, method) => new Promise((resolve, reject) => {
+    request: (path, query, method, body) => new Promise((resolve, reject) => {
       asked += 1;
       pending.set(asked, { resolve, reject });
-      model.send({ id: asked, path, query, method });
+      model.send({ id: asked, path, query, method, body: body || "" });
     }),
     boot: () => model.get("boot"),
     link: null,
@@ -89,12 +89,15 @@ class Page(anywidget.AnyWidget):
         asyncio.ensure_future(self._answer(content))
 
     async def _answer(self, content: dict[str, Any]) -> None:
-        status, body = await self.request(str(content["path"]), str(content.get("query", "")), content.get("method"))
+        status, body = await self.request(
+            str(content["path"]), str(content.get("query", "")), content.get("method"), str(content.get("body", ""))
+        )
         self.send({"id": content["id"], "status": status, "body": body})
 
-    async def request(self, path: str, query: str = "", method: str | None = None) -> tuple[int, Any]:
-        """`/api/{path}?{query}` answered by the app, as the page would be answered over HTTP:
-        (status, the JSON document)."""
+    async def request(self, path: str, query: str = "", method: str | None = None, body: str = "") -> tuple[int, Any]:
+        """`/api/{path}?{query}` answered by the app, as the page would be answered over HTTP (`body`
+        the request's, as a POST sends it): (status, the JSON document)."""
+        sent = body.encode()
         scope = {
             "type": "http",
             "asgi": {"version": "3.0"},
@@ -105,7 +108,7 @@ class Page(anywidget.AnyWidget):
             "raw_path": f"/api/{path}".encode(),
             "query_string": query.encode(),
             "root_path": "",
-            "headers": [],
+            "headers": [(b"content-length", str(len(sent)).encode())] if sent else [],
             "client": ("notebook", 0),
             "server": ("notebook", 0),
         }
@@ -113,7 +116,7 @@ class Page(anywidget.AnyWidget):
         chunks: list[bytes] = []
 
         async def receive() -> dict[str, Any]:
-            return {"type": "http.request", "body": b"", "more_body": False}
+            return {"type": "http.request", "body": sent, "more_body": False}
 
         async def send(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":

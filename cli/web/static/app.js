@@ -9,8 +9,9 @@ const host = (typeof tttDbHost !== "undefined" && tttDbHost) || {
   root: document,
   query: () => location.search,
   saveQuery: (query) => history.replaceState(null, "", query ? `?${query}` : location.pathname),
-  request: async (path, query, method) => {
-    const response = await fetch(`/api/${path}${query ? "?" + query : ""}`, { method });
+  request: async (path, query, method, payload) => {
+    const sent = payload === undefined ? { method } : { method, body: payload, headers: { "Content-Type": "application/json" } };
+    const response = await fetch(`/api/${path}${query ? "?" + query : ""}`, sent);
     const body = await response.json();
     if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
     return body;
@@ -51,9 +52,9 @@ const known = new Map();       // board -> its document, once arrived
 let turn = 0;                  // bumps on every change, so a late AI answer for an old board is dropped
 let focusCell = 0;
 
-async function api(path, params, method = "GET") {
+async function api(path, params, method = "GET", body = undefined) {
   const query = new URLSearchParams({ ...(params || {}), ...(state.game ? { game: state.game.game } : {}) }).toString();
-  return host.request(path, query, method);
+  return host.request(path, query, method, body);
 }
 
 // The page holds no rule of the game: who moves, what a move makes of the board, how a game
@@ -743,8 +744,7 @@ async function runCheck(offset) {
 
 async function showScore(ai, followed) {
   // How good the AI is (GET /api/score: the library's measures), where the server measures it.
-  const block = $("check-score");
-  block.hidden = true;
+  $("check-score").hidden = true;
   let score;
   try {
     score = await api("score", { ai });
@@ -752,6 +752,31 @@ async function showScore(ai, followed) {
     return;  // a game measured from the command line only: the check stands alone
   }
   if (followed !== checkFollowed) return;
+  renderScore(score);
+}
+
+async function scoreFile(file) {
+  // A tabular policy from the user's file (POST /api/score: the file's text, read by the library),
+  // scored as a built-in AI is; the check's own figures are not this file's, so they go.
+  const followed = ++checkFollowed;
+  for (const id of ["check-score", "failures-heading", "failures-pager"]) $(id).hidden = true;
+  for (const id of ["check-summary", "failures"]) $(id).replaceChildren();
+  $("check-status").textContent = `Scoring ${file.name}…`;
+  let score;
+  try {
+    score = await api("score", { name: file.name.slice(0, 64) }, "POST", await file.text());
+  } catch (error) {
+    if (followed === checkFollowed) $("check-status").textContent = `Cannot score ${file.name}: ${error.message}`;
+    return;
+  }
+  if (followed !== checkFollowed) return;
+  $("check-status").textContent = `${file.name}, a tabular policy (uniformly random where it lists no board): ` +
+    "how good it is, exactly.";
+  renderScore(score);
+}
+
+function renderScore(score) {
+  const block = $("check-score");
   const percent = (x) => `${(100 * x).toFixed(2)}%`;
   const table = $("score-table");
   table.replaceChildren();
@@ -1153,6 +1178,11 @@ async function start() {
   host.root.querySelectorAll("[role=tab]").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
   $("check-run").addEventListener("click", () => runCheck(0));
   $("check-cancel").addEventListener("click", cancelCheck);
+  $("score-file").addEventListener("change", (event) => {
+    const file = event.target.files[0];
+    event.target.value = "";  // the same file chosen again is scored again
+    if (file) scoreFile(file);
+  });
   $("failures-prev").addEventListener("click", () => runCheck(Math.max(0, state.checkOffset - PAGE)));
   $("failures-next").addEventListener("click", () => runCheck(state.checkOffset + PAGE));
   $("search-run").addEventListener("click", runSearch);

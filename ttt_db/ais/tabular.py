@@ -10,9 +10,9 @@ The file is one JSON object, `{"policy": {BOARD: MOVES, ...}}` with optional `"g
 plays, held to the one asked), `"first": "x"` (x moved first on every board, as in OpenSpiel's
 boards) and `"symmetric": true`, or the board mapping alone. BOARD is any notation `Board.parse`
 reads (by default the side with more marks moved first, o on equal counts; `:x` after a board says
-x did); MOVES is `{move: probability}`
-(a move as a cell index or a name like `b2`, a probability as a number or a fraction's text such as
-`"1/3"`), `[[move, probability], ...]`, or a list of moves played alike.
+x did); MOVES is `{move: probability}` (a move as a cell index or a name like `b2`, a probability
+as a number or a fraction's text such as `"1/3"`), `[[move, probability], ...]`, or a list of
+moves played alike.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def _images(cells: str, policy: Policy, game: Game) -> list[tuple[str, Policy]]:
     """Every image of a board with its moves carried along (transform order)."""
     inverses = game.inverses
     return [
-        (image, {inverses[t][move]: p for move, p in sorted(policy.items())})
+        (image, dict(sorted((inverses[t][move], p) for move, p in policy.items())))
         for t, image in enumerate(symmetric_images(cells, game))
     ]
 

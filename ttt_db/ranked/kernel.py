@@ -1116,6 +1116,19 @@ def listed_at(listed: Ints, k: int, j: int) -> int:
     return k
 
 
+def listed_from(listed: Ints, j: int) -> int:
+    """The first index of `listed` (increasing slots) whose slot is at least j (a range's start)."""
+    low = 0
+    high = len(listed)
+    while low < high:
+        middle = (low + high) // 2
+        if listed[middle] < j:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
 def policy_outcomes(
     game: Any,
     level: Any,
@@ -1149,7 +1162,7 @@ def policy_outcomes(
     width = 4 * nopp
     mover = d % 2
     other = 1 - mover
-    k = 0
+    k = listed_from(listed, c0 * count)
     for c in range(c0, c1):
         mask = child_slots(game, level, below_level, c, ins, kids, small, tab) if d < n else 0
         for p in range(count):
@@ -1240,7 +1253,7 @@ def policy_reach(
     policy = 0 if d % 2 == seat else 1
     if d == n:
         return
-    k = 0
+    k = listed_from(listed, c0 * count)
     for c in range(c0, c1):
         reached = False
         for p in range(count):

@@ -206,7 +206,7 @@ def test_the_web_never_reads_a_policy_file(
     monkeypatch.chdir(tmp_path)
     from starlette.testclient import TestClient
 
-    from ttt_db.cli.web.app import create_app
+    from ttt_db.web.app import create_app
 
     (tmp_path / "policy.json").write_text(json.dumps({"o........": [4]}))
     with TestClient(create_app(db)) as client:

@@ -580,6 +580,14 @@ def test_a_long_check_shows_its_total_and_time_left_and_can_be_cancelled(
         page.wait_for_function(
             "document.querySelector('#check-status').textContent.startsWith('Checking perfect on 4x4k4: ')"
         )
+        (tmp_path / "q.json").write_text('{"o...............": [5]}')
+        page.set_input_files("#score-file", str(tmp_path / "q.json"))  # a file chosen while a check runs
+        page.wait_for_function("document.querySelector('#check-status').textContent.startsWith('Cannot score q.json')")
+        assert "measured from the command line" in page.locator("#check-status").inner_text()
+        assert page.locator("#check-cancel").is_hidden()
+        page.select_option("#check-ai", "dls@3")  # the check it left was cancelled: another starts at once
+        page.locator("#check-run").click()
+        page.wait_for_function("document.querySelector('#check-status').textContent.startsWith('Checking dls@3')")
         page.locator("#check-cancel").click()
         page.wait_for_function("document.querySelector('#check-status').textContent.includes('was cancelled')")
 

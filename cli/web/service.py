@@ -33,9 +33,9 @@ from ttt_db.store.stats import depth_chart, solution_stats
 from ttt_db.web.checking import BackgroundCheck
 
 MAX_TEXT: Final = 64
+"""The longest board, AI or algorithm name a request may carry (a 4x4 board with `/` is 19)."""
 TABLE_NAME: Final = "a policy file"
 """What a tabular policy sent without a name (`POST /api/score`) is called."""
-"""The longest board, AI or algorithm name a request may carry (a 4x4 board with `/` is 19)."""
 SEARCH_NODE_LIMIT: Final = 1_000_000
 """A search over the web stops past this many nodes (plain minimax from the empty 3x3 board: 549,946)."""
 SEARCH_SECONDS: Final = 10.0

@@ -757,7 +757,9 @@ async function showScore(ai, followed) {
 
 async function scoreFile(file) {
   // A tabular policy from the user's file (POST /api/score: the file's text, read by the library),
-  // scored as a built-in AI is; the check's own figures are not this file's, so they go.
+  // scored as a built-in AI is; the check's own figures are not this file's, so they go, and a
+  // check running on the server is cancelled (the page no longer follows it).
+  if (!$("check-cancel").hidden) await cancelCheck();
   const followed = ++checkFollowed;
   for (const id of ["check-score", "failures-heading", "failures-pager"]) $(id).hidden = true;
   for (const id of ["check-summary", "failures"]) $(id).replaceChildren();

@@ -34,6 +34,8 @@ from ttt_db.web.checking import BackgroundCheck
 
 MAX_TEXT: Final = 64
 """The longest board, AI or algorithm name a request may carry (a 4x4 board with `/` is 19)."""
+SCORED_COSTLIEST: Final = 3
+"""The costliest positions per seat a score over the web lists (docs/api.md)."""
 TABLE_NAME: Final = "a policy file"
 """What a tabular policy sent without a name (`POST /api/score`) is called."""
 SEARCH_NODE_LIMIT: Final = 1_000_000
@@ -335,16 +337,11 @@ class Service:
         named = self._ai(_text(name, "ai"))
         if not named.deterministic:
             raise ApiError(400, f"{named.name} answers by the clock: run `ttt-db score` instead")
-        if not self._check_in_request:
-            raise ApiError(
-                400,
-                f"{self.game.name} is measured from the command line: "
-                f"ttt-db score {named.name} --game {self.game.name}",
-            )
+        self._refuse_unless_measured_here(named.name)
         with self._check_lock:
             found = self._scores.get(named.name)
             if found is None:
-                found = self._scores[named.name] = measure_policy(named, self.database, costliest=3).to_document()
+                found = self._scores[named.name] = self._measures(named)
         return found
 
     def score_table(self, body: bytes, name: str | None) -> dict[str, Any]:
@@ -352,16 +349,23 @@ class Service:
         policy file's JSON document (`ttt_db.ais.tabular`) named `name` (the file's, as shown), on a
         game small enough to measure within the request."""
         label = _text(name, "name", TABLE_NAME)
-        if not self._check_in_request:
-            raise ApiError(
-                400, f"{self.game.name} is measured from the command line: ttt-db score FILE --game {self.game.name}"
-            )
+        self._refuse_unless_measured_here("FILE")
         try:
             document = json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ApiError(400, f"the body is not JSON: {error}") from None
-        named = policy_from_document(document, self.game, name=label)
-        return measure_policy(named, self.database, costliest=3).to_document()
+        return self._measures(policy_from_document(document, self.game, name=label))
+
+    def _refuse_unless_measured_here(self, spec: str) -> None:
+        """ApiError naming the command (`ttt-db score SPEC`) on a game too large to measure within a request."""
+        if not self._check_in_request:
+            raise ApiError(
+                400, f"{self.game.name} is measured from the command line: ttt-db score {spec} --game {self.game.name}"
+            )
+
+    def _measures(self, named: NamedAI) -> dict[str, Any]:
+        """`score --json`'s document of the AI, with SCORED_COSTLIEST positions per seat."""
+        return measure_policy(named, self.database, costliest=SCORED_COSTLIEST).to_document()
 
     def _remember_check(self, ai_name: str, report: CheckReport) -> None:
         """Keep the report (called holding the check lock), forgetting the least recently asked

@@ -30,7 +30,7 @@ from ttt_db.errors import AILoadFailedError, AIMisbehaved, AINotForGameError, In
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark, empty_cells
-from ttt_db.game.symmetry import symmetric_images
+from ttt_db.game.symmetry import symmetric_images, transform_move
 
 POLICY_FILE_SUFFIX: Final = ".json"
 UNIFORM: Final = Fraction(0)
@@ -171,9 +171,8 @@ def _probability(value: object) -> object:
 
 def _images(cells: str, policy: Policy, game: Game) -> list[tuple[str, Policy]]:
     """Every image of a board with its moves carried along (transform order)."""
-    inverses = game.inverses
     return [
-        (image, dict(sorted((inverses[t][move], p) for move, p in policy.items())))
+        (image, dict(sorted((transform_move(move, t, game), p) for move, p in policy.items())))
         for t, image in enumerate(symmetric_images(cells, game))
     ]
 

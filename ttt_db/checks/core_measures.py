@@ -37,7 +37,7 @@ from ttt_db.game.rules import Value, play, score_seen_by, side_to_move, value_sc
 from ttt_db.ranked.backend import Backend
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
-from ttt_db.ranked.slots import board_of_slot, colex_rank, compact, masks_of
+from ttt_db.ranked.slots import board_of_slot, slot_of
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.database import SolutionDatabase
@@ -179,25 +179,25 @@ class _Listed:
 
     numbers: _Numbers
     cells: int
-    by_depth: dict[int, list[tuple[int, int, Mapping[int, Fraction]]]]  # (occupied, o's cells, odds)
+    by_depth: dict[int, list[tuple[int, Mapping[int, Fraction]]]]  # (stored slot, odds)
 
     @classmethod
     def of(cls, policy: CorePolicy, tables: RankedTables, numbers: _Numbers) -> _Listed:
-        by_depth: dict[int, list[tuple[int, int, Mapping[int, Fraction]]]] = {}
+        by_depth: dict[int, list[tuple[int, Mapping[int, Fraction]]]] = {}
         for board, odds in (policy.table or {}).items():
-            occupied, o_cells = masks_of(board)
-            by_depth.setdefault(occupied.bit_count(), []).append((occupied, o_cells, odds))
+            depth, slot = slot_of(board)
+            by_depth.setdefault(depth, []).append((slot, odds))
         return cls(numbers, tables.cells, by_depth)
 
     def at(self, level: Level) -> tuple[Ints, Ints]:
-        """The slots of the level's listed boards, increasing, and their odds (`cells` a board)."""
+        """The places in the level's codes of its listed boards, increasing, and their odds (`cells`
+        a board)."""
         sets = level.sets
         found = []
-        for occupied, o_cells, odds in self.by_depth.get(sets.depth, ()):
-            rank = colex_rank(occupied)
-            c = int(sets.ci[rank])
-            if int(sets.cset[c]) == rank:
-                found.append((c * sets.patterns + colex_rank(compact(o_cells, occupied)), odds))
+        for slot, odds in self.by_depth.get(sets.depth, ()):
+            at = sets.index_of(slot)
+            if at is not None:
+                found.append((at, odds))
         found.sort(key=lambda item: item[0])
         shares = [odds.get(cell, ZERO) for _, odds in found for cell in range(self.cells)]
         return self.numbers.backend.i64_of([j for j, _ in found]), self.numbers.array(shares)

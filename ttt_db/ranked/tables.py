@@ -44,6 +44,14 @@ class LevelSets:
         """Bytes of the level's codes: every board of its canonical sets."""
         return self.canonical * self.patterns
 
+    def index_of(self, slot: int) -> int | None:
+        """Where the board of a stored slot (`ttt_db.ranked.slots.slot_of`) sits in the level's
+        codes, `c * patterns + p`; None when its occupied set is not canonical (its image stands
+        for it there)."""
+        rank, p = divmod(slot, self.patterns)
+        c = int(self.ci[rank])
+        return c * self.patterns + p if int(self.cset[c]) == rank else None
+
     @cached_property
     def arrays(self) -> tuple[int, Ints, Ints, Ints, int, Ints]:
         """The level as the kernels take it (`level` in `ttt_db.ranked.kernel`)."""

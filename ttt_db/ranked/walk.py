@@ -205,8 +205,9 @@ def _hold(tables: RankedTables, depth: int, stored: Level, below: Level | None, 
         if part_tally is not None:
             level_tally = part_tally if level_tally is None else level_tally + part_tally
     for slot, ruled_code in sorted(damaged)[:DAMAGE_KEPT]:
-        rank, p = divmod(slot, sets.patterns)
-        found = code_text(int(stored.codes[int(sets.ci[rank]) * sets.patterns + p]))
+        at = sets.index_of(slot)
+        assert at is not None, "a slot the level step rules is one of its canonical sets'"
+        found = code_text(int(stored.codes[at]))
         what = f"core code {found}, its children give {code_text(ruled_code)}"
         report(Damage(depth, slot, board_of_slot(tables.game, depth, slot), what))
     if total > DAMAGE_KEPT:

@@ -519,8 +519,14 @@ def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
 def open_db(db: str | None, game: Game, digest: str | None = None, *, recorded: bool = True) -> SolutionDatabase:
     """Open the game's database (pinned: `ttt_db.open_database`), building it first when there is
     none (`open_or_build`, with a notice on stderr)."""
-    from ttt_db.build.pipeline import open_or_build
+    from ttt_db.errors import DatabaseMissingError
+    from ttt_db.store.database import open_database
 
-    return open_or_build(
-        db, game=game, notice=lambda message: typer.echo(message, err=True), digest=digest, recorded=recorded
-    )
+    try:
+        return open_database(db, game=game, digest=digest, recorded=recorded)
+    except DatabaseMissingError:
+        from ttt_db.build.pipeline import open_or_build  # the builder loads only when there is a build to run
+
+        return open_or_build(
+            db, game=game, notice=lambda message: typer.echo(message, err=True), digest=digest, recorded=recorded
+        )

@@ -178,7 +178,7 @@ def test_asking_once_per_symmetry_class_gives_the_full_check(built: tuple[Game, 
     with open_database(path, game=game) as db:
         ai = load_ai(name, lambda: db, game)
         full = reference.check_strong(ai.play, db.node_list("decision"), db.best_moves_table())
-        by_orbit = run_checks(ai, db, weak=False).strong  # asked at the canonical boards
+        by_orbit = run_checks(ai, db, weak=False).strong  # asked once per class
     assert by_orbit is not None and by_orbit.asked == len(db.node_list("decision_canonical"))
     assert (by_orbit.correct, by_orbit.total) == (full.correct, full.total)
     assert [(f.board, f.chosen, f.best) for f in by_orbit.failures] == [

@@ -10,9 +10,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 from ttt_db.game.rules import EMPTY
-from ttt_db.search.engine import SearchSpec, full_tree_nodes
 
 if TYPE_CHECKING:
+    from ttt_db.search.engine import SearchSpec
     from ttt_db.store.database import SolutionDatabase
 
 AI = Callable[[str], Collection[int]]
@@ -66,5 +66,7 @@ class NamedAI:
         looks below a move), or None for an AI that runs no search of a fixed depth."""
         if self.search is None:
             return None
+        from ttt_db.search.engine import full_tree_nodes  # loaded with the search it counts
+
         empty = board.count(EMPTY)
         return full_tree_nodes(empty, empty if self.search.depth is None else self.search.depth + 1)

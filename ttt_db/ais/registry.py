@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any
 from ttt_db.ais.plugins import load_user_ai
 from ttt_db.ais.protocol import AI, CorePolicy, DatabaseProvider, NamedAI, graded_odds
 from ttt_db.ais.rule_based import ai14s
-from ttt_db.ais.searching import search_ai
 from ttt_db.ais.tabular import is_policy_file, load_policy_file
 from ttt_db.errors import AINotForGameError, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, empty_cells, legal_moves
-from ttt_db.search.algorithms import PARAMETERISED_EXAMPLES, parse_depth, parse_seconds
+from ttt_db.search.parameters import PARAMETERISED_EXAMPLES, parse_depth, parse_seconds
 
 if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
@@ -242,6 +241,8 @@ def _builtin(spec: str, database: DatabaseProvider | None, game: Game) -> NamedA
     base = spec.partition("@")[0]
     search = None
     if entry.make is None:
+        from ttt_db.ais.searching import search_ai  # the searches load only for an AI that runs one
+
         play, search = search_ai(name, game)
     else:
         play = entry.make(parameter, database, game)

@@ -253,19 +253,22 @@ def _check_part(
     by_orbit: bool,
     tally: _Tally,
 ) -> float:
-    """Ask the AI at the block's slots `part` (their classes' canonical boards when
-    `at_representatives`; the database's own AIs' answers are `answers`), hold its answers to the
-    masks `target`, count every failure by kind and keep as many as there is room for. Returns the
-    seconds spent waiting for a board-by-board AI's answers."""
+    """Ask the AI at the block's slots `part` (the database's own AIs' answers are `answers`), hold
+    its answers to the masks `target`, count every failure by kind and keep as many as there is
+    room for, each told at its class's canonical board when `at_representatives`. An AI asked once
+    per class (`by_orbit`) is asked at the slot's own board, as good as any of its class; the
+    canonical board is made only for a failure kept. Returns the seconds spent waiting for a
+    board-by-board AI's answers."""
     game = block.tables.game
     errors: dict[int, AIMisbehaved] = {}
     boards: list[str] = []
     transforms: list[int] = []
+    asked_where_told = at_representatives and not by_orbit
     started = time.perf_counter()
     if answers is not None:
         chosen = [int(answers[j]) for j in part]
     else:
-        boards, transforms = _boards_asked(block, part, at_representatives)
+        boards, transforms = _boards_asked(block, part, asked_where_told)
         started = time.perf_counter()  # the AI's time alone
         chosen = []
         ask_ahead(ai.play, boards)
@@ -299,11 +302,11 @@ def _check_part(
         tally.count(block.depth, kind, weight)
         if tally.room == 0:
             continue
-        if answers is not None:  # boards are made only for the failures kept
+        if answers is None and asked_where_told == at_representatives:
+            board, image = boards[i], transforms[i]
+        else:  # the board a failure is told at, made only for the failures kept
             board_of, transform = _boards_asked(block, [j], at_representatives)
             board, image = board_of[0], transform[0]
-        else:
-            board, image = boards[i], transforms[i]
         failure = _failure(board, image, chosen[i], wanted, worths, errors.get(i), game)
         tally.failures += failure.images(game)[: tally.room] if by_orbit else [failure]
     return asking

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.budget import CheckBudget
@@ -22,8 +22,10 @@ from ttt_db.checks.solved import (
 from ttt_db.game.definition import Game
 from ttt_db.game.drawing import board_svg, figure, table, value_text
 from ttt_db.game.rules import Value, side_to_move
-from ttt_db.play.mistakes import Mistake, first_mistake
 from ttt_db.store.database import SolutionDatabase
+
+if TYPE_CHECKING:
+    from ttt_db.play.mistakes import Mistake
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,8 @@ def decisive_mistake(counterexample: Counterexample, target: Value, db: Solution
     counterexample is an AI's failure to answer rather than a game."""
     if counterexample.error is not None:
         return None
+    from ttt_db.play.mistakes import first_mistake  # loaded only for a weak check that failed
+
     positions = db.stored_positions(replay(counterexample.moves, db.game))
     return first_mistake(positions, counterexample.moves, counterexample.side, target)
 

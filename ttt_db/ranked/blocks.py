@@ -25,7 +25,8 @@ BLOCK_SLOTS: Final = 1 << 16
 
 @dataclass(frozen=True)
 class BlockMoves:
-    """Every move of a block's boards (`ttt_db.ranked.kernel.slot_moves`)."""
+    """Every move of the boards a block counts in play (`ttt_db.ranked.kernel.slot_moves`; zeros
+    at any other slot)."""
 
     worths: Ints  # [j * cells + cell]
     best: Ints
@@ -169,15 +170,26 @@ def blocks(tables: RankedTables, step: Step, *, canonical: bool, moves: bool) ->
             weights = b.i64_of([1] * size)
         block_moves = None
         if moves and step.below is not None:
-            block_moves = _block_moves(tables, step.here.sets, step.below, first, count, canonical=canonical)
+            block_moves = _block_moves(
+                tables, step.here.sets, step.below, first, count, codes, weights, canonical=canonical
+            )
         yield Block(tables, sets, first, count, canonical, codes, weights, block_moves)
 
 
 def _block_moves(
-    tables: RankedTables, sets: LevelSets, below: Level, first: int, count: int, *, canonical: bool
+    tables: RankedTables,
+    sets: LevelSets,
+    below: Level,
+    first: int,
+    count: int,
+    codes: Ints,
+    weights: Ints,
+    *,
+    canonical: bool,
 ) -> BlockMoves:
-    """Every move of the boards of sets first..first + count, from the level below, the sets spread
-    over the backend's workers (each writing its own part of the arrays)."""
+    """Every move of the boards of sets first..first + count that the block counts in play (their
+    `codes` and `weights` the block's), from the level below, the sets spread over the backend's
+    workers (each writing its own part of the arrays)."""
     b, n, patterns = tables.backend, tables.cells, sets.patterns
     size = count * patterns
     found = BlockMoves(b.u8(size * n), b.u8(size), b.u8(size), b.i64(size), b.i64(size))
@@ -198,6 +210,8 @@ def _block_moves(
             sets.insert,
             below.codes,
             below.sets.arrays,
+            own(codes, lo, hi),
+            own(weights, lo, hi),
             own(found.worths, lo * n, hi * n),
             own(found.best, lo, hi),
             own(found.worst, lo, hi),

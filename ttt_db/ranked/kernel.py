@@ -684,6 +684,8 @@ def slot_moves(
     ins: Ints,
     below: Ints,
     below_level: Any,
+    codes: Ints,
+    weights: Ints,
     worths: Ints,
     best: Ints,
     worst: Ints,
@@ -696,7 +698,8 @@ def slot_moves(
     d + 1: at slot j = (i - i0) * count + p, each move's worth (worths[j * n + cell], 0 at a taken
     cell), the best and the worst worth, the moves that keep the best value class (best_mask) and
     those that also win fastest or lose slowest, every drawing move when the best is a draw
-    (fast_mask). Meaningful at boards in play."""
+    (fast_mask). Written at the boards a block counts (`select_slots`) in play: a code (codes[j])
+    other than 0 or LOSS_NOW, a weight (weights[j]) other than 0; no move elsewhere."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     for i in range(i0, i1):
@@ -706,6 +709,8 @@ def slot_moves(
         for p in range(count):
             best[base + p] = 0
             worst[base + p] = 255
+            best_mask[base + p] = 0
+            fast_mask[base + p] = 0
             for cell in range(n):
                 worths[(base + p) * n + cell] = 0
         m = 0
@@ -715,11 +720,15 @@ def slot_moves(
                 continue
             run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
             for p in range(count):
+                if codes[u(base + p)] <= LOSS_NOW or weights[u(base + p)] == 0:
+                    continue
                 w = worth[below[u(run + child_pattern(p, pat[u(p)], m, k, add, count, ins, rank_of, tab))]]
                 worths[u((base + p) * n + cell)] = w
                 best[u(base + p)] = max(best[u(base + p)], w)
                 worst[u(base + p)] = min(worst[u(base + p)], w)
         for p in range(count):
+            if codes[u(base + p)] <= LOSS_NOW or weights[u(base + p)] == 0:
+                continue
             top = best[u(base + p)]
             keeping = 0
             fastest = 0

@@ -31,6 +31,7 @@ from ttt_db.errors import SearchTimeout, UnknownAlgorithmError, WorkLimitError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, legal_moves
 from ttt_db.search.engine import ESTIMATE_LIMIT, Engine, Scale, SearchCounts, SearchSpec, Tracer, best_of
+from ttt_db.search.parameters import PARAMETERISED_EXAMPLES, parse_depth, parse_seconds
 from ttt_db.search.trace import Enter, Exit
 
 if TYPE_CHECKING:
@@ -67,8 +68,6 @@ PARAMETERISED: Final = {
     "iddfs": "iterative deepening: abdls@0, @1, ... until SECONDS run out",
 }
 _BY_NAME: Final = {spec.name: spec for spec in FULL_SEARCHES}
-PARAMETERISED_EXAMPLES: Final = ("dls@3", "abdls@3", "iddfs@0.01")
-"""The parameterised searches at a typical setting: `search --all` runs them, `check --all` their AIs."""
 ALL_ALGORITHMS: Final = (*(spec.name for spec in FULL_SEARCHES), *PARAMETERISED_EXAMPLES)
 BestMovesFrom = Literal["search", "database"]
 
@@ -91,21 +90,6 @@ class SearchReport:
     seconds: float
     completed_depth: int | None = None  # iterative deepening: the deepest iteration completed
     iterations: list[int] = field(default_factory=list)  # nodes per completed iteration
-
-
-def parse_depth(text: str, game: Game) -> int | None:
-    """The depth of `dls@N`/`abdls@N`: ASCII digits from 0 to the game's cells; None otherwise."""
-    return int(text) if text.isascii() and text.isdigit() and int(text) <= game.cells else None
-
-
-def parse_seconds(text: str) -> float | None:
-    """The time of `iddfs@SECONDS`: a finite decimal number above 0 (`0.1`, `2`); None otherwise
-    (NaN, infinities, exponents and signs are refused)."""
-    whole, _, fraction = text.partition(".")
-    if not (text.isascii() and (whole + fraction).isdigit()):
-        return None
-    seconds = float(text)
-    return seconds if seconds > 0 else None
 
 
 def parse_algorithm(name: str, game: Game) -> tuple[SearchSpec | None, float | None]:

@@ -16,7 +16,6 @@ import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -36,6 +35,8 @@ from ttt_db.store.reader import Reader
 from ttt_db.store.tables import CHUNK_HASHES, CORE, EXTRAS, META
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from ttt_db.ranked.blocks import Block
     from ttt_db.ranked.tables import RankedTables
     from ttt_db.ranked.walk import Report, Step, StoredLevel
@@ -43,8 +44,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 CACHED_CHUNKS: Final = 2048
+"""Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each: a bounded amount, enough that
+a server's lookups of a large game find most of their children's chunks already read)."""
 PREFETCHED_FROM: Final = 4
 """Chunks of one level wanted at once from which `CoreReader.prefetch` reads them together."""
+NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
+"""The named lists of boards the core derives (`CoreReader.node_list_keys`)."""
+_LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}
 
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
@@ -54,18 +60,13 @@ _POOLS_LOCK = threading.Lock()
 def _chunk_pool() -> ThreadPoolExecutor:
     """The threads that check and decompress prefetched chunks: one per core, kept for the process
     (a forked child, which has none of its parent's threads, makes its own)."""
+    from concurrent.futures import ThreadPoolExecutor  # loaded where chunks are prefetched
+
     with _POOLS_LOCK:
         pool = _POOLS.get(os.getpid())
         if pool is None:
             pool = _POOLS[os.getpid()] = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="ttt-db-chunks")
         return pool
-
-
-"""Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each: a bounded amount, enough that
-a server's lookups of a large game find most of their children's chunks already read)."""
-NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
-"""The named lists of boards the core derives (`CoreReader.node_list_keys`)."""
-_LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}
 
 
 def list_kind(name: str) -> tuple[int, bool]:

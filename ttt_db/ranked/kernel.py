@@ -1019,6 +1019,8 @@ def share_marks(game: Any, level: Any, c0: int, c1: int, flags: Ints, small: Int
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
+        if not set_marked(flags, c, count):
+            continue
         mask, nf = open_set(game, d, cset[c], small, tab)
         if nf == 0:
             continue

@@ -163,7 +163,7 @@ def test_move_notations(text: str, move: int) -> None:
     assert parse_move(text, TICTACTOE) == move
 
 
-@pytest.mark.parametrize("text", ["9", "d1", "a4", "3,0", "", "b", "-1", "centre"])
+@pytest.mark.parametrize("text", ["9", "d1", "a4", "3,0", "", "b", "-1", "centre", "²", "a²"])
 def test_bad_moves_are_refused_quoting_the_input(text: str) -> None:
     with pytest.raises(InvalidMoveError) as caught:
         parse_move(text, TICTACTOE)

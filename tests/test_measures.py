@@ -117,6 +117,13 @@ def test_pairs_and_near_one_sums_are_read_exactly() -> None:
     third = 1 / 3
     assert policy_at(lambda board: {1: third, 2: third, 3: third}, "o........") == _uniform([1, 2, 3])
     assert policy_at(lambda board: {1: 1.0, 2: 0.0}, "o........") == {1: Fraction(1)}  # support only
+    twice = [(1, 0.25), (2, 0.5), (1, 0.25)]  # a move given twice: its shares summed
+    assert policy_at(lambda board: twice, "o........") == {1: Fraction(1, 2), 2: Fraction(1, 2)}
+    tenths = {1: 0.1, 2: 0.2, 3: 0.7}  # floats whose exact values sum to just off 1: scaled, exactly
+    total = sum(map(Fraction, tenths.values()))
+    assert total != 1 and policy_at(lambda board: tenths, "o........") == {
+        move: Fraction(p) / total for move, p in tenths.items()
+    }
 
 
 def test_score_prints_every_measure_and_json(run, db: SolutionDatabase) -> None:

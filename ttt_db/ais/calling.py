@@ -108,7 +108,7 @@ def read_policy(board: str, answer: object) -> Policy:
     """Move probabilities read from a mapping or from pairs, checked at `board`, as exact fractions
     summing to 1 (moves with probability 0 left out)."""
     items = answer.items() if isinstance(answer, Mapping) else answer
-    given: dict[int, Fraction] = {}
+    given: dict[int, tuple[int, int]] = {}  # a move's probability as (numerator, denominator)
     try:
         pairs = list(items)  # type: ignore[call-overload]
     except (Exception, SystemExit) as error:
@@ -121,22 +121,39 @@ def read_policy(board: str, answer: object) -> Policy:
             where = "off the board" if not 0 <= cell < len(board) else f"a cell taken by {board[cell]}"
             raise AIMisbehaved(board, f"the AI gave a probability to {cell}, {where}")
         try:
-            exact = probability if type(probability) is Fraction else Fraction(probability)
+            top, bottom = _ratio(probability)
         except (TypeError, ValueError, OverflowError):
             raise AIMisbehaved(
                 board, f"the AI gave move {cell} the probability {probability!r:.80}, not a number"
             ) from None
-        if exact.numerator < 0:
+        if top < 0:
             raise AIMisbehaved(board, f"the AI gave move {cell} a negative probability, {probability!r:.80}")
-        given[cell] = given[cell] + exact if cell in given else exact
-    common = lcm(*(p.denominator for p in given.values()))  # summed as integers: a Fraction's sum costs a gcd a term
-    numerator = sum(p.numerator * (common // p.denominator) for p in given.values())
-    if numerator == common:
-        return {move: probability for move, probability in sorted(given.items()) if probability.numerator}
-    total = Fraction(numerator, common)
-    if abs(total - 1) > PROBABILITY_TOLERANCE:
-        raise AIMisbehaved(board, f"the AI's probabilities sum to {float(total):.12g}, not 1")
-    return {move: probability / total for move, probability in sorted(given.items()) if probability.numerator}
+        if cell in given:
+            before, below = given[cell]
+            top, bottom = before * bottom + top * below, below * bottom
+        given[cell] = (top, bottom)
+    # summed as integers over a common denominator: Fractions' arithmetic costs a gcd a step
+    common = lcm(*(bottom for _, bottom in given.values()))
+    numerator = sum(top * (common // bottom) for top, bottom in given.values())
+    if numerator != common and abs(numerator - common) * _TOLERANCE.denominator > _TOLERANCE.numerator * common:
+        raise AIMisbehaved(board, f"the AI's probabilities sum to {numerator / common:.12g}, not 1")
+    return {  # scaled to sum to 1 exactly
+        move: Fraction(top * (common // bottom), numerator) for move, (top, bottom) in sorted(given.items()) if top
+    }
+
+
+_TOLERANCE: Final = Fraction(PROBABILITY_TOLERANCE)
+
+
+def _ratio(probability: Any) -> tuple[int, int]:
+    """A probability as (numerator, denominator), exactly: ValueError, TypeError or
+    OverflowError when it is not a finite number."""
+    if type(probability) is float:
+        return probability.as_integer_ratio()
+    if type(probability) is int:
+        return probability, 1
+    exact = probability if type(probability) is Fraction else Fraction(probability)
+    return exact.numerator, exact.denominator
 
 
 def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:

@@ -25,6 +25,7 @@ from ttt_db.game.rules import (
     play,
     status,
     swap_marks,
+    winner,
     winning_lines,
 )
 
@@ -58,7 +59,7 @@ def _shape_of(cells: int) -> tuple[int, int] | None:
 
 def _looks_like_a_move(text: str) -> bool:
     token = text.strip().lower()
-    return bool(token) and (token.isdigit() or bool(_MOVE_NAME.match(token)) or bool(_MOVE_XY.match(token)))
+    return bool(token) and (token.isdecimal() or bool(_MOVE_NAME.match(token)) or bool(_MOVE_XY.match(token)))
 
 
 def _separator_hint(text: str, game: Game) -> str | None:
@@ -128,8 +129,11 @@ def _in_a_row(game: Game) -> str:
 
 def impossibility(cells: str, first: Mark, game: Game) -> str | None:
     """Why no game in which `first` moved first reaches these cells, or None when one does."""
-    o_lines = winning_lines(cells, "o", game)
-    x_lines = winning_lines(cells, "x", game)
+    if winner(cells, game) is None:  # the usual board: no line to look at
+        o_lines: list[tuple[int, ...]] = []
+        x_lines: list[tuple[int, ...]] = []
+    else:
+        o_lines, x_lines = winning_lines(cells, "o", game), winning_lines(cells, "x", game)
     if o_lines and x_lines:
         return f"both o and x have {_in_a_row(game)}"
     for mark, lines in (("o", o_lines), ("x", x_lines)):
@@ -307,7 +311,7 @@ def parse_move(text: str, game: Game) -> int:
     from 0). Raises InvalidMoveError naming the accepted range."""
     token = text.strip().lower()
     last = game.cells - 1
-    if token.isdigit():
+    if token.isdecimal():
         move = int(token)
         if move > last:
             raise InvalidMoveError(text, f"cells are numbered 0 to {last}")

@@ -146,7 +146,7 @@ class Game:
     def move_from_name(self, name: str) -> int | None:
         """The index of a cell name such as `b3`, or None when it names no cell of this board."""
         name = name.strip().lower()
-        if len(name) < 2 or not name[1:].isdigit():
+        if len(name) < 2 or not name[1:].isdecimal():
             return None
         column = _COLUMN_LETTERS.find(name[0])
         row = int(name[1:]) - 1

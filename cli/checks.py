@@ -32,6 +32,7 @@ from ttt_db.cli.common import (
     open_db,
     print_json,
     progress_bar,
+    read_policy_files,
     say_waiting,
     write_text_output,
 )
@@ -376,6 +377,7 @@ def check(
     _refuse_conflicts(ai, all_ais, weak, strong, canonical, shortest)
     both = not weak and not strong
     if ai is not None:
+        read_policy_files([ai], game, quiet=quiet)
         check_ai_name(ai, game)  # before a missing database is built
     with open_db(db, game, digest) as database:
         if all_ais:
@@ -478,6 +480,7 @@ def score(
     from ttt_db.checks.measures import measure_policy, measured_over_core, refuse_unmeasurable
 
     names = (ai, *(against or ()))
+    read_policy_files(names, game)
     policies = [named_core_policy(name, game) for name in names]
     bounded = max_boards is not None or max_seconds is not None
     refuse_unmeasurable(game, list(zip(names, policies, strict=True)), bounded=bounded)  # before a build

@@ -10,7 +10,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -514,6 +514,25 @@ def stage_progress(*, quiet: bool) -> Iterator[Callable[[str, int, int], None]]:
             bar.update(done - bar.n)
 
         yield report
+
+
+def read_policy_files(names: Iterable[str | None], game: Game, *, quiet: bool = False) -> None:
+    """Read now the policy files among a command's AI names, each with a progress bar (a large
+    table takes a while to read): every later load of the file finds it read (`load_policy_file`).
+    A name that is not a policy file's is left to the command."""
+    from ttt_db.ais.tabular import is_policy_file, load_policy_file
+
+    for name in names:
+        if name is None or not is_policy_file(name):
+            continue
+        with progress_bar(None, f"reading {name.strip()}", "board", quiet=quiet) as bar:
+
+            def report(done: int, total: int, bar: ProgressBar = bar) -> None:
+                if bar.total != total:
+                    bar.reset(total=total)
+                bar.update(done - bar.n)
+
+            load_policy_file(name, game, report)
 
 
 def open_db(db: str | None, game: Game, digest: str | None = None, *, recorded: bool = True) -> SolutionDatabase:

@@ -25,6 +25,7 @@ from ttt_db.cli.common import (
     open_db,
     print_json,
     progress_bar,
+    read_policy_files,
     say_waiting,
 )
 from ttt_db.cli.render import describe_move, describe_moves, diagram, indented_diagram, plural, shares
@@ -111,6 +112,7 @@ def match(
     from ttt_db.errors import AIMisbehaved
     from ttt_db.play.match import run_match
 
+    read_policy_files((ai1, ai2), game, quiet=quiet)
     if exact:
         _exact_match(ai1, ai2, (db, digest, game), Limits(timeout, memory, import_timeout), as_json)
         return
@@ -330,6 +332,7 @@ def play(
     rng = random.Random(seed)
     limits = Limits(timeout, memory, import_timeout)
     # an unknown AI fails before anything is said, and a built-in one's name before any database is built
+    read_policy_files([ai], game)
     check_ai_name(ai, game)
     with (
         open_db(db, game, digest) as database,

@@ -15,8 +15,9 @@ from spiel_tables import softmax_table
 
 from ttt_db.ais.calling import policy_at
 from ttt_db.ais.registry import load_ai
-from ttt_db.ais.tabular import table_ai
+from ttt_db.ais.tabular import load_policy_file, table_ai
 from ttt_db.build import build_database
+from ttt_db.cli.common import LineBar
 from ttt_db.checks.measures import measure_policy
 from ttt_db.errors import AILoadFailedError, AINotForGameError, UnknownAIError
 from ttt_db.game.definition import Game
@@ -100,6 +101,28 @@ def test_a_missing_file_another_games_file_and_bad_json_are_told_apart(tmp_path:
     (tmp_path / "broken.json").write_text("{'o........': [4]}")
     with pytest.raises(AILoadFailedError, match="cannot read it as JSON"):
         load_ai(str(tmp_path / "broken.json"), game=TICTACTOE)
+
+
+def test_a_file_is_read_once_while_it_is_unchanged_and_its_reading_is_told(
+    run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("ttt_db.ais.tabular.PROGRESS_ENTRIES", 2)
+    entries = {"o........": [4], "x.o......": [1], "ox.......": [4], "........o": [4]}
+    path = _write(tmp_path, entries)
+    heard: list[tuple[int, int]] = []
+    first = load_policy_file(path, TICTACTOE, lambda done, total: heard.append((done, total)))
+    assert heard == [(0, 4), (2, 4), (4, 4)]
+    assert load_policy_file(path, TICTACTOE, lambda done, total: heard.append((-done, total))) is first
+    assert heard == [(0, 4), (2, 4), (4, 4)]  # not read again
+    _write(tmp_path, {**entries, "....o....": [0]})
+    changed = load_policy_file(path, TICTACTOE)
+    assert changed is not first and policy_at(changed.play, "....o....") == {0: Fraction(1)}
+    monkeypatch.setattr(LineBar, "LINE_SECONDS", 0.0)
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False)
+    _write(tmp_path, {**entries, "....o....": [2]})
+    scored = run("score", path)
+    assert scored.exit_code == 0, scored.stderr
+    assert f"reading {path}: 4/5 boards (80.0%)" in scored.stderr
 
 
 def test_a_symmetric_table_plays_each_image_alike(tmp_path: Path) -> None:

@@ -18,9 +18,8 @@ moves played alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -68,34 +67,48 @@ def table_ai(entries: Mapping[str, Policy], game: Game, *, symmetric: bool = Fal
     )
 
 
-def load_policy_file(spec: str, game: Game) -> NamedAI:
+def load_policy_file(spec: str, game: Game, progress: Progress | None = None) -> NamedAI:
     """The tabular policy of the JSON file at `spec` (see the module) for `game`: UnknownAIError
-    when there is no such file, AILoadFailedError naming the entry when it cannot be used."""
+    when there is no such file, AILoadFailedError naming the entry when it cannot be used. A file
+    is read once while it is unchanged (a command checks the name, then loads the AI);
+    `progress(entries read, entries)` hears a long read."""
     path = Path(spec.strip()).expanduser()
     try:
         stat = path.stat()
     except OSError as error:
         raise UnknownAIError(spec, f"no policy file there ({error.strerror or error})") from None
-    return _loaded(spec.strip(), str(path.resolve()), stat.st_mtime_ns, stat.st_size, game)
+    key = (spec.strip(), str(path.resolve()), stat.st_mtime_ns, stat.st_size, game)
+    found = _LOADED.get(key)
+    if found is None:
+        found = _LOADED[key] = _loaded(spec.strip(), key[1], game, progress)
+        if len(_LOADED) > LOADED_FILES:
+            del _LOADED[next(iter(_LOADED))]
+    return found
 
 
-@lru_cache(maxsize=4)
-def _loaded(spec: str, path: str, _mtime: int, _size: int, game: Game) -> NamedAI:
-    """A file read once while it is unchanged (a command checks the name, then loads the AI)."""
+Progress = Callable[[int, int], None]
+LOADED_FILES: Final = 4
+"""Policy files kept read (the latest): a command names a few, and asks for each more than once."""
+_LOADED: dict[tuple[str, str, int, int, Game], NamedAI] = {}
+
+
+def _loaded(spec: str, path: str, game: Game, progress: Progress | None) -> NamedAI:
     try:
         with open(path, encoding="utf-8") as file:
             document = json.load(file)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise AILoadFailedError(spec, f"cannot read it as JSON: {error}") from None
-    return policy_from_document(document, game, name=spec)
+    return policy_from_document(document, game, name=spec, progress=progress)
 
 
 HEADER_KEYS: Final = ("policy", "game", "first", "symmetric")
+PROGRESS_ENTRIES: Final = 4096
 
 
-def policy_from_document(document: object, game: Game, *, name: str) -> NamedAI:
+def policy_from_document(document: object, game: Game, *, name: str, progress: Progress | None = None) -> NamedAI:
     """The tabular policy of a policy file's JSON document (see the module), named `name`:
-    AILoadFailedError naming what cannot be used (AINotForGameError for another game's)."""
+    AILoadFailedError naming what cannot be used (AINotForGameError for another game's).
+    `progress(entries read, entries)` hears every PROGRESS_ENTRIES entries."""
     if not isinstance(document, dict):
         raise AILoadFailedError(name, f"a policy file holds a JSON object, not {type(document).__name__}")
     if "policy" in document:
@@ -117,35 +130,41 @@ def policy_from_document(document: object, game: Game, *, name: str) -> NamedAI:
     if not isinstance(boards, dict):
         raise AILoadFailedError(name, f"its policy maps boards to moves, not a {type(boards).__name__}")
     entries: dict[str, Policy] = {}
-    for text, moves in boards.items():
+    cells_named: dict[str, int] = {}  # a move's text, read once for the whole file
+    for read, (text, moves) in enumerate(boards.items()):
+        if progress is not None and read % PROGRESS_ENTRIES == 0:
+            progress(read, len(boards))
         try:
-            cells, policy = _entry(text, first, moves, game)
+            cells, policy = _entry(text, first, moves, game, cells_named)
         except (InputError, AIMisbehaved) as error:
             said = error.reason if isinstance(error, AIMisbehaved) or error.text == text else str(error)
             raise AILoadFailedError(name, f"the entry for board {text!r}: {said}") from None
         if cells in entries and entries[cells] != policy:
             raise AILoadFailedError(name, f"board {text!r} is listed twice with different moves")
         entries[cells] = policy
+    if progress is not None:
+        progress(len(boards), len(boards))
     try:
         return table_ai(entries, game, symmetric=symmetric, name=name)
     except InputError as error:
         raise AILoadFailedError(name, error.reason) from None
 
 
-def _entry(text: object, first: Mark | None, moves: Any, game: Game) -> tuple[str, Policy]:
-    """One entry's board (o-first cells) and move probabilities; InputError or AIMisbehaved."""
+def _entry(text: object, first: Mark | None, moves: Any, game: Game, cells_named: dict[str, int]) -> tuple[str, Policy]:
+    """One entry's board (o-first cells) and move probabilities (`cells_named`: the moves' texts read
+    so far); InputError or AIMisbehaved."""
     board = Board.parse(str(text), first, game)
     if board.status != "playing":
         raise InputError(str(text), "the game is over there: no move is played")
     cells = board.stored_cells
     if isinstance(moves, dict) and moves:
-        pairs: list[tuple[Any, Any]] = [(_move(key, game), p) for key, p in moves.items()]
+        pairs: list[tuple[Any, Any]] = [(_move(key, game, cells_named), p) for key, p in moves.items()]
     elif isinstance(moves, list) and moves and all(isinstance(item, list) for item in moves):
         if not all(len(item) == 2 for item in moves):
             raise InputError(json.dumps(moves)[:80], "a pair is [move, probability]")
-        pairs = [(_move(move, game), p) for move, p in moves]
+        pairs = [(_move(move, game, cells_named), p) for move, p in moves]
     elif isinstance(moves, list) and moves:
-        pairs = [(_move(move, game), Fraction(1, len(moves))) for move in moves]
+        pairs = [(_move(move, game, cells_named), Fraction(1, len(moves))) for move in moves]
     else:
         raise InputError(
             json.dumps(moves)[:80], "moves are {move: probability}, [[move, probability], ...] or [move, ...]"
@@ -153,8 +172,13 @@ def _entry(text: object, first: Mark | None, moves: Any, game: Game) -> tuple[st
     return cells, read_policy(cells, [(move, _probability(p)) for move, p in pairs])
 
 
-def _move(key: object, game: Game) -> int:
-    if isinstance(key, bool) or not isinstance(key, str | int):
+def _move(key: object, game: Game, cells_named: dict[str, int]) -> int:
+    if type(key) is str:
+        cell = cells_named.get(key)
+        if cell is None:
+            cell = cells_named[key] = parse_move(key, game)
+        return cell
+    if isinstance(key, bool) or not isinstance(key, int):
         raise InputError(repr(key), "a move is a cell index or a name like b2")
     return parse_move(str(key), game)
 

@@ -137,6 +137,8 @@ def test_a_policy_file_posted_is_scored_as_the_command_scores_it(client: TestCli
     expected = measure_policy(policy_from_document(table, db.game, name="q.json"), db, costliest=3).to_document()
     assert answer.json() == expected and answer.json()["ai"] == "q.json"
     assert client.post("/api/score", content=body).json()["ai"] == "a policy file"  # no name given
+    long_name = "q" * 100 + ".json"  # a label: cut, not refused
+    assert client.post("/api/score", params={"name": long_name}, content=body).json()["ai"] == "q" * 63 + "…"
     wrong = client.post("/api/score", content=json.dumps({"x.o......": {"0": 1}}))
     assert wrong.status_code == 400 and "the entry for board 'x.o......'" in wrong.json()["error"]
     assert client.post("/api/score", content="{").status_code == 400

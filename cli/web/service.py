@@ -346,9 +346,9 @@ class Service:
 
     def score_table(self, body: bytes, name: str | None) -> dict[str, Any]:
         """How good a tabular policy is (`measure_policy`'s document, as `score`'s), sent as a
-        policy file's JSON document (`ttt_db.ais.tabular`) named `name` (the file's, as shown), on a
-        game small enough to measure within the request."""
-        label = _text(name, "name", TABLE_NAME)
+        policy file's JSON document (`ttt_db.ais.tabular`) named `name` (the file's, as shown; a label,
+        cut to MAX_TEXT characters), on a game small enough to measure within the request."""
+        label = name if name and len(name) <= MAX_TEXT else f"{name[: MAX_TEXT - 1]}…" if name else TABLE_NAME
         self._refuse_unless_measured_here("FILE")
         try:
             document = json.loads(body)

@@ -766,7 +766,7 @@ async function scoreFile(file) {
   $("check-status").textContent = `Scoring ${file.name}…`;
   let score;
   try {
-    score = await api("score", { name: file.name.slice(0, 64) }, "POST", await file.text());
+    score = await api("score", { name: file.name }, "POST", await file.text());
   } catch (error) {
     if (followed === checkFollowed) $("check-status").textContent = `Cannot score ${file.name}: ${error.message}`;
     return;

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.protocol import NamedAI
@@ -20,7 +19,6 @@ from ttt_db.checks.solved import (
     replay,
 )
 from ttt_db.game.definition import Game
-from ttt_db.game.drawing import board_svg, figure, table, value_text
 from ttt_db.game.rules import Value, side_to_move
 from ttt_db.store.database import SolutionDatabase
 
@@ -45,6 +43,10 @@ class CheckReport:
     def _repr_html_(self) -> str:
         """The report in a notebook: the verdict, each check's result, each weak counterexample's
         decisive mistake and the shallowest strong failures drawn as boards."""
+        from html import escape  # a notebook's drawing, loaded there alone
+
+        from ttt_db.game.drawing import table, value_text
+
         verdict = {True: "solved", False: "not solved", None: "not decided (a check stopped early)"}[self.solved]
         rows: list[tuple[str, str]] = []
         if self.weak is not None:
@@ -91,6 +93,8 @@ class CheckReport:
 
 
 def _mistake_figure(mistake: Mistake, game: Game) -> str:
+    from ttt_db.game.drawing import board_svg, figure, value_text
+
     played = mistake.played
     held = ", ".join(analysis.name for analysis in mistake.analyses(mistake.held))
     svg = board_svg(
@@ -110,6 +114,8 @@ def _mistake_figure(mistake: Mistake, game: Game) -> str:
 
 
 def _failure_figure(failure: StrongFailure, game: Game) -> str:
+    from ttt_db.game.drawing import board_svg, figure
+
     wrong = ", ".join(f"{a.name} {a.outcome}" for a in failure.analyses(failure.wrong)) or failure.error or ""
     best = ", ".join(f"{a.name} {a.outcome}" for a in failure.analyses(failure.best))
     svg = board_svg(

@@ -64,15 +64,21 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     child_ended = child_won | (free & (depth + 1 == n)[:, None])
     further = free[:, :, None] & free[:, None, :] & ~np.eye(n, dtype=bool) & ~child_ended[:, :, None]
 
-    own_slot = _slots(tables, occupied, o_cells)
-    own = _codes(core, depth, own_slot)
-    child = np.zeros((count, n), np.uint8)
-    child[free] = _codes(core, depth[free.nonzero()[0]] + 1, _slots(tables, child_occupied[free], child_o[free]))
     of_board, of_move, then = further.nonzero()  # each grandchild: its board, the move, the reply
     grand_occupied = child_occupied[of_board, of_move] | bits[then]
     grand_o = np.where(o_moves[of_board], child_o[of_board, of_move], child_o[of_board, of_move] | bits[then])
+    own_slot = _slots(tables, occupied, o_cells)
+    wanted = (  # every code the boards need, read together: each chunk decompressed once
+        (depth, own_slot),
+        (depth[free.nonzero()[0]] + 1, _slots(tables, child_occupied[free], child_o[free])),
+        (depth[of_board] + 2, _slots(tables, grand_occupied, grand_o)),
+    )
+    read = _codes(core, np.concatenate([at for at, _ in wanted]), np.concatenate([slots for _, slots in wanted]))
+    own, child_codes, grand_codes = np.split(read, np.cumsum([len(slots) for _, slots in wanted])[:2])
+    child = np.zeros((count, n), np.uint8)
+    child[free] = child_codes
     grand = np.zeros((count, n, n), np.uint8)
-    grand[further] = _codes(core, depth[of_board] + 2, _slots(tables, grand_occupied, grand_o))
+    grand[further] = grand_codes
     worth = np.frombuffer(WORTH, np.uint8)
     ruled = np.frombuffer(CODE_OF_WORTH, np.uint8)[worth[grand].max(axis=2)]
     ruled = np.where(child_won, LOSS_NOW, np.where(child_ended, DRAW_NOW, ruled))

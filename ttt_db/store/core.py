@@ -51,6 +51,8 @@ PREFETCHED_FROM: Final = 4
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
 """The named lists of boards the core derives (`CoreReader.node_list_keys`)."""
 _LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}
+_NONZERO: Final = bytes([0] + [1] * 255)
+"""A `bytes.translate` table: a code's byte to 1 where it holds a code, 0 where none is stored."""
 
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
@@ -375,7 +377,7 @@ class CoreReader:
         codes = self.chunk(depth, number)
         if bulk:
             ordinals = self._cached(
-                self._ordinals, (depth, number), lambda: list(accumulate(map(bool, codes), initial=0))
+                self._ordinals, (depth, number), lambda: list(accumulate(codes.translate(_NONZERO), initial=0))
             )
             ordinal, classes = ordinals[offset], ordinals[-1]
         else:

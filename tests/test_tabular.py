@@ -125,6 +125,12 @@ def test_a_file_is_read_once_while_it_is_unchanged_and_its_reading_is_told(
     assert f"reading {path}: 4/5 boards (80.0%)" in scored.stderr
 
 
+def test_a_file_written_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"o........": [4]}).encode())
+    assert policy_at(load_ai(str(path), game=TICTACTOE).play, "o........") == {4: Fraction(1)}
+
+
 def test_a_symmetric_table_plays_each_image_alike(tmp_path: Path) -> None:
     spec = _write(tmp_path, {"symmetric": True, "policy": {"o........": {"4": 0.5, "8": 0.5}}})
     ai = load_ai(spec, game=TICTACTOE)

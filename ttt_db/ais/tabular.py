@@ -94,7 +94,7 @@ _LOADED: dict[tuple[str, str, int, int, Game], NamedAI] = {}
 
 def _loaded(spec: str, path: str, game: Game, progress: Progress | None) -> NamedAI:
     try:
-        with open(path, encoding="utf-8") as file:
+        with open(path, encoding="utf-8-sig") as file:  # a byte-order mark, as some editors write, skipped
             document = json.load(file)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise AILoadFailedError(spec, f"cannot read it as JSON: {error}") from None

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,6 +38,7 @@ class Measurement:
     budget: float | None  # None: shown for information, no budget
     unit: str
     higher_is_better: bool = False
+    part: str | None = None  # HUGE: a game over 20 cells (`--huge`), kept in the record by runs without it
 
     @property
     def ok(self) -> bool:
@@ -1372,12 +1373,12 @@ def main() -> int:
             measurements += core_commands(game.strip(), workdir, floor)
             (workdir / f"{game.strip()}.sqlite").unlink()
         for game in [] if options.huge == "none" else options.huge.split(","):
-            measurements += huge_commands(game.strip(), workdir, floor, options.runs)
+            measurements += [replace(m, part=HUGE) for m in huge_commands(game.strip(), workdir, floor, options.runs)]
     print(f"median of {options.runs} runs")
     for measurement in measurements:
         print(measurement.line())
     if options.write_docs:
-        write_docs(measurements, options.runs)
+        write_docs(measurements, options.runs, huge_measured=options.huge != "none")
     return 0 if all(m.ok for m in measurements) else 1
 
 
@@ -1387,29 +1388,46 @@ MEASURED = ROOT / "docs" / "measured.json"
 PERFORMANCE = ROOT / "docs" / "performance.md"
 
 
-def write_docs(measurements: list[Measurement], runs: int) -> None:
+def write_docs(measurements: list[Measurement], runs: int, *, huge_measured: bool) -> None:
+    """docs/measured.json and docs/performance.md from this run; a run without `--huge` keeps the
+    last record's rows of the games over 20 cells (an hour to measure), each with its own date."""
     import json
     import os
     import platform
 
+    today = time.strftime("%Y-%m-%d")
+    rows = [
+        {
+            "name": m.name.strip(),
+            "value": m.value,
+            "unit": m.unit,
+            "budget": m.budget,
+            "higher_is_better": m.higher_is_better,
+            "ok": m.ok,
+            "date": today,
+            **({"part": m.part} if m.part is not None else {}),
+        }
+        for m in measurements
+    ]
+    if not huge_measured and MEASURED.exists():
+        earlier = json.loads(MEASURED.read_text())
+        rows += [
+            {**row, "date": row.get("date", earlier["date"])}
+            for row in earlier["measurements"]
+            if row.get("part") == HUGE
+        ]
     record = {
         "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
-        "date": time.strftime("%Y-%m-%d"),
+        "date": today,
         "runs": runs,
-        "measurements": [
-            {
-                "name": m.name.strip(),
-                "value": m.value,
-                "unit": m.unit,
-                "budget": m.budget,
-                "higher_is_better": m.higher_is_better,
-                "ok": m.ok,
-            }
-            for m in measurements
-        ],
+        "measurements": rows,
     }
     MEASURED.write_text(json.dumps(record, indent=1) + "\n")
     PERFORMANCE.write_text(render_performance(record))
+
+
+HUGE: Final = "huge"
+"""A measurement's part: the games over 20 cells."""
 
 
 def render_performance(record: dict[str, object]) -> str:
@@ -1437,7 +1455,8 @@ def render_performance(record: dict[str, object]) -> str:
         relation = ">=" if m["higher_is_better"] else "<="
         budget = "" if m["budget"] is None else f"{relation} {m['budget']:,} {m['unit']}"
         verdict = "" if m["ok"] else " MISSED"
-        lines.append(f"| {m['name']} | {shown} {m['unit']} | {budget}{verdict} |")
+        when = "" if m.get("date", record["date"]) == record["date"] else f" (measured {m['date']})"
+        lines.append(f"| {m['name']}{when} | {shown} {m['unit']} | {budget}{verdict} |")
     return "\n".join(lines) + "\n"
 
 

@@ -18,6 +18,7 @@ moves played alike.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -78,11 +79,14 @@ def load_policy_file(spec: str, game: Game, progress: Progress | None = None) ->
     except OSError as error:
         raise UnknownAIError(spec, f"no policy file there ({error.strerror or error})") from None
     key = (spec.strip(), str(path.resolve()), stat.st_mtime_ns, stat.st_size, game)
-    found = _LOADED.get(key)
+    with _LOADED_LOCK:
+        found = _LOADED.get(key)
     if found is None:
-        found = _LOADED[key] = _loaded(spec.strip(), key[1], game, progress)
-        if len(_LOADED) > LOADED_FILES:
-            del _LOADED[next(iter(_LOADED))]
+        found = _loaded(spec.strip(), key[1], game, progress)
+        with _LOADED_LOCK:
+            _LOADED[key] = found
+            while len(_LOADED) > LOADED_FILES:
+                del _LOADED[next(iter(_LOADED))]
     return found
 
 
@@ -90,6 +94,7 @@ Progress = Callable[[int, int], None]
 LOADED_FILES: Final = 4
 """Policy files kept read (the latest): a command names a few, and asks for each more than once."""
 _LOADED: dict[tuple[str, str, int, int, Game], NamedAI] = {}
+_LOADED_LOCK = threading.Lock()
 
 
 def _loaded(spec: str, path: str, game: Game, progress: Progress | None) -> NamedAI:

@@ -25,8 +25,8 @@ BLOCK_SLOTS: Final = 1 << 16
 
 @dataclass(frozen=True)
 class BlockMoves:
-    """Every move of the boards a block counts in play (`ttt_db.ranked.kernel.slot_moves`; zeros
-    at any other slot)."""
+    """Every move of the boards a block counts in play (`ttt_db.ranked.kernel.slot_moves`; nothing
+    is derived at any other slot, whose moves read as none)."""
 
     worths: Ints  # [j * cells + cell]
     best: Ints

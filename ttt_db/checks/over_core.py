@@ -263,12 +263,12 @@ def _check_part(
     errors: dict[int, AIMisbehaved] = {}
     boards: list[str] = []
     transforms: list[int] = []
-    asked_where_told = at_representatives and not by_orbit
+    told_as_asked = not by_orbit  # an AI asked once per class is asked at the slot's own board
     started = time.perf_counter()
     if answers is not None:
         chosen = [int(answers[j]) for j in part]
     else:
-        boards, transforms = _boards_asked(block, part, asked_where_told)
+        boards, transforms = _boards_at(block, part, canonical=at_representatives and told_as_asked)
         started = time.perf_counter()  # the AI's time alone
         chosen = []
         ask_ahead(ai.play, boards)
@@ -302,20 +302,20 @@ def _check_part(
         tally.count(block.depth, kind, weight)
         if tally.room == 0:
             continue
-        if answers is None and asked_where_told == at_representatives:
+        if answers is None and told_as_asked:
             board, image = boards[i], transforms[i]
         else:  # the board a failure is told at, made only for the failures kept
-            board_of, transform = _boards_asked(block, [j], at_representatives)
+            board_of, transform = _boards_at(block, [j], canonical=at_representatives)
             board, image = board_of[0], transform[0]
         failure = _failure(board, image, chosen[i], wanted, worths, errors.get(i), game)
         tally.failures += failure.images(game)[: tally.room] if by_orbit else [failure]
     return asking
 
 
-def _boards_asked(block: Block, where: list[int], at_representatives: bool) -> tuple[list[str], list[int]]:
-    """The boards of the block's slots `where` as the AI is asked them, and the transform that
-    made each: the class's canonical board when `at_representatives`, else the slot's own."""
-    if not at_representatives:
+def _boards_at(block: Block, where: list[int], *, canonical: bool) -> tuple[list[str], list[int]]:
+    """The boards of the block's slots `where`, and the transform that made each: the class's
+    canonical board when `canonical`, else the slot's own."""
+    if not canonical:
         return block.boards(where), [0] * len(where)
     keys, transforms, _ = block.orbits(where)
     game = block.tables.game

@@ -348,7 +348,9 @@ class Service:
         """How good a tabular policy is (`measure_policy`'s document, as `score`'s), sent as a
         policy file's JSON document (`ttt_db.ais.tabular`) named `name` (the file's, as shown; a label,
         cut to MAX_TEXT characters), on a game small enough to measure within the request."""
-        label = name if name and len(name) <= MAX_TEXT else f"{name[: MAX_TEXT - 1]}…" if name else TABLE_NAME
+        label = name or TABLE_NAME
+        if len(label) > MAX_TEXT:
+            label = f"{label[: MAX_TEXT - 1]}…"
         self._refuse_unless_measured_here("FILE")
         try:
             document = json.loads(body)

@@ -476,7 +476,7 @@ def score(
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.ais.registry import named_core_policy
-    from ttt_db.checks.core_measures import OVER_CORE_PASSES
+    from ttt_db.checks.core_measures import over_core_passes
     from ttt_db.checks.measures import measure_policy, measured_over_core, refuse_unmeasurable
 
     names = (ai, *(against or ()))
@@ -493,7 +493,7 @@ def score(
         )
         positions = int(database.meta()["figures"]["positions"])
         with progress_bar(
-            OVER_CORE_PASSES * positions if over_core else max_boards,
+            over_core_passes(database, len(opponents)) * positions if over_core else max_boards,
             "score: positions met, backward then forward" if over_core else "score: positions asked",
             "position",
             quiet=False,

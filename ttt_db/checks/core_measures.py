@@ -54,12 +54,50 @@ def _core_policy(named: NamedAI) -> CorePolicy:
     return named.core_policy
 
 
-OVER_CORE_PASSES: Final = 2
-"""How many times the measures over the core meet each position (backward, then forward)."""
 RANGE_SLOTS: Final = 16_384
 """Boards of a level given to one worker at least (a range of its canonical sets)."""
 TIE: Final = 1e-12
 """In floating point, two expected scores closer than this are a tie (a best response's choice)."""
+PASS_BYTES: Final = 1 << 30
+"""What one pass's numbers over two adjacent levels may take (8 bytes each): the seats (backward)
+or the opponents (forward) are spread over as many passes as keep them within it, one a pass at
+least."""
+
+
+@dataclass(frozen=True)
+class _Passes:
+    """How the measures meet the core after the walk that holds its levels: backward passes, each
+    for some seats (0 o, 1 x) against a best response (`best_response_outcomes`), then forward
+    passes, each for some fixed opponents (indices of the kernels' policies, perfect play the
+    first pass's first: its reach also gives the costs; `policy_reach`)."""
+
+    backward: tuple[tuple[int, ...], ...]
+    forward: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def of(cls, sizes: list[int], opponents: int) -> _Passes:
+        """For levels of `sizes` boards and `opponents` fixed opponents: a seat takes a win and a
+        loss a board backward, an opponent its reach in each seat forward, on two levels."""
+        widest = max(a + b for a, b in zip(sizes, sizes[1:], strict=False)) if len(sizes) > 1 else sizes[0]
+        each = max(1, PASS_BYTES // (widest * 2 * 8))
+        return cls(_grouped(range(2), each), _grouped(range(1, opponents + 1), each))
+
+    @property
+    def count(self) -> int:
+        """How many times a position is met: the walk holding the levels, then every pass."""
+        return 1 + len(self.backward) + len(self.forward)
+
+
+def _grouped(items: range, each: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(items[i : i + each]) for i in range(0, len(items), each))
+
+
+def over_core_passes(database: SolutionDatabase, against: int = 0) -> int:
+    """How many times `measure_over_core` meets each position of the database's core, with
+    `against` opponents besides perfect play, a best response and uniform random play (what its
+    `progress` counts up to, times the positions)."""
+    tables = database.core.tables
+    return _Passes.of([tables.level(depth).size for depth in range(tables.cells + 1)], 2 + against).count
 
 
 @dataclass(frozen=True)
@@ -114,49 +152,61 @@ def measure_over_core(
     """Every measure of `ai` as `measure_policy` gives it, over the ranked core: for a policy the
     core plays (`CorePolicy`), against opponents it plays too; exact on a game of at most
     MEASURED_MAX_CELLS cells, else in floating point. `progress(n)` hears the positions met so
-    far, each twice (`OVER_CORE_PASSES`): backward for its outcomes (the full boards first), then
-    forward for its reach (the empty board first)."""
+    far, each `over_core_passes` times: the walk holding the levels (the full boards first), the
+    passes backward for a best response's outcomes, then those forward for the fixed opponents'
+    (the empty board first)."""
     game = database.game
     policy = _core_policy(ai)
-    opponents = {"perfect": PERFECT, BEST_RESPONSE: None, "random": RANDOM}
-    opponents |= {named.name: _core_policy(named) for named in against}
+    fixed = {"perfect": PERFECT, "random": RANDOM} | {named.name: _core_policy(named) for named in against}
     tables = database.core.tables
     b = tables.backend
     numbers = _Numbers.of(tables)
-    policies = (policy, *opponents.values())
-    kinds = b.i64_of([0 if found is None else KINDS[found.moves] for found in policies])
+    policies = (policy, *fixed.values())
+    kinds = b.i64_of([KINDS[found.moves] for found in policies])
     odds = numbers.array([share for found in policies for share in _odds(found, tables.cells)])
-    width = 4 * len(opponents)
     listed = _Listed.of(policy, tables, numbers)
     levels: dict[int, Level] = {}
-    below_out: Ints = numbers.zeros(0)
     positions: dict[int, int] = {}
+    met = 0
+
+    def met_level(depth: int) -> None:
+        nonlocal met
+        met += positions[depth]
+        if progress is not None:
+            progress(met)
+
     for step in database.core.walk("backward"):
-        here = levels[step.depth] = step.here
-        out = numbers.zeros(here.sets.size * width)
-        _outcomes(tables, numbers, (here, step.below), below_out, (kinds, odds, *listed.at(here)), out)
-        below_out = out
+        levels[step.depth] = step.here
         positions[step.depth] = step.counts.positions
-        if progress is not None:
-            progress(sum(positions.values()))
-    measured = sum(positions.values())
-
-    def forward(depth: int) -> None:
-        if progress is not None:
-            progress(measured + sum(positions[d] for d in range(depth + 1)))
-
+        met_level(step.depth)
+    passes = _Passes.of([levels[depth].sets.size for depth in range(tables.cells + 1)], len(fixed))
+    walk = _Walk(tables, numbers, levels, (kinds, odds), listed, met_level)
+    best_response: dict[int, tuple[Probability, Probability]] = {}
+    for seats in passes.backward:
+        best_response |= walk.best_response(seats)
+    found: dict[tuple[int, int], tuple[Probability, Probability]] = {}
+    costs: list[list[Cost]] = [[], []]
+    by_depth: list[dict[int, Probability]] = [{}, {}]
+    for group in passes.forward:
+        ends, reached = walk.forward(group, costliest if 1 in group else None)
+        found |= ends
+        if reached is not None:
+            costs, by_depth = _costs(database, ai, numbers, levels, reached, costliest)
     start = value_score(_start_value(levels[0]))
-    costs, by_depth = _costs(tables, numbers, database, ai, levels, (kinds, odds), listed, costliest, forward)
+    names = ["perfect", BEST_RESPONSE, *list(fixed)[1:]]
     seats = {}
     for index, seat in enumerate(SEATS):
         against_seat = {}
-        for o, name in enumerate(opponents):
-            at = (index * len(opponents) + o) * 2
-            win, loss = numbers.number(below_out[at]), numbers.number(below_out[at + 1])  # the empty board's
+        for name in names:
+            if name == BEST_RESPONSE:
+                win, loss = best_response[index]
+            else:
+                win, loss = found[index, list(fixed).index(name) + 1]
+            win, loss = numbers.number(win), numbers.number(loss)
             against_seat[name] = Outcome(win, 1 - win - loss if numbers.exact else max(0.0, 1 - win - loss), loss)
         value = score_seen_by(start, seat)
         seats[seat] = SeatMeasures(seat, value, against_seat, by_depth[index], costs[index])
-    return PolicyMeasures(ai.name, game, seats, measured, over_core=True)
+    return PolicyMeasures(ai.name, game, seats, sum(positions.values()), over_core=True)
 
 
 def _odds(policy: CorePolicy | None, cells: int) -> list[Fraction]:
@@ -209,126 +259,171 @@ def _start_value(level: Level) -> Value:
     return decoded[0]
 
 
-def _outcomes(
-    tables: RankedTables,
-    numbers: _Numbers,
-    levels: tuple[Level, Level | None],
-    below_out: Ints,
-    policies: tuple[Ints, Ints, Ints, Ints],
-    out: Ints,
-) -> None:
-    """A level's outcomes into `out` from its children's (`policy_outcomes`; `levels` the level
-    and the one below it), its canonical sets spread over the backend's workers (each range with its
-    own scratch)."""
-    here, below = levels
-    b, sets = tables.backend, here.sets
-    below_sets = (below or here).sets
-    kinds, odds, listed, listed_odds = policies
+@dataclass(frozen=True)
+class _Reached:
+    """What the forward pass against perfect play found: per seat the costliest boards it met
+    (share, depth, place in the level's codes) and the points lost by depth."""
 
-    def work(_worker: int, start: int, stop: int) -> None:
-        own = _Scratch.of(tables, here)  # a range's own: ranges run at once
-        tables.run.policy_outcomes(
-            tables.arrays,
-            sets.arrays,
-            start,
-            stop,
-            sets.insert if below is not None else b.u32(1),
-            here.codes,
-            below.codes if below is not None else here.codes,
-            below_sets.arrays,
-            below_out,
-            kinds,
-            odds,
-            listed,
-            listed_odds,
-            numbers.tie,
-            out,
-            own.kids,
-            own.small,
-            own.tab,
-        )
-
-    b.spread(sets.canonical, work, grain=max(1, RANGE_SLOTS // max(1, sets.patterns)))
+    found: list[list[tuple[Probability, int, int]]]
+    by_depth: list[dict[int, Probability]]
 
 
-def _costs(
-    tables: RankedTables,
-    numbers: _Numbers,
-    database: SolutionDatabase,
-    ai: NamedAI,
-    levels: dict[int, Level],
-    policies: tuple[Ints, Ints],
-    listed: _Listed,
-    costliest: int,
-    carried: Callable[[int], None],
-) -> tuple[list[list[Cost]], list[dict[int, Probability]]]:
-    """Each seat's costliest classes and its points lost by depth, against perfect play: reach
-    carried forward level by level from the empty board (`policies` the policy and the perfect
-    player first, as the kernels take them; `carried(depth)` told as each level is done)."""
-    b, run, n = tables.backend, tables.run, tables.cells
-    mass = numbers.zeros(levels[0].sets.size * 2)
-    mass[0] = mass[1] = numbers.number(ONE)
-    found: list[list[tuple[Probability, int, int]]] = [[], []]  # per seat: (share, depth, slot)
-    by_depth: list[dict[int, Probability]] = [{}, {}]
-    where, shares, sums = b.i64(max(1, costliest)), numbers.zeros(max(1, costliest)), numbers.zeros(1)
-    for depth in range(n):
-        here, below = levels[depth], levels[depth + 1]
-        sets = here.sets
-        lost = numbers.zeros(sets.size)
-        below_mass = numbers.zeros(below.sets.size * 2)
-        table = listed.at(here)
+@dataclass(frozen=True)
+class _Walk:
+    """The passes over the held levels (`_Passes`), and what they share: the kernels' policies
+    (kinds and odds: the measured policy, then the fixed opponents) and `met(depth)`, told as each
+    level is done."""
 
-        def carry(
-            _worker: int,
-            first: int,
-            stop: int,
-            here: Level = here,
-            below: Level = below,
-            mass: Ints = mass,
-            below_mass: Ints = below_mass,
-            lost: Ints = lost,
-            table: tuple[Ints, Ints] = table,
-        ) -> None:
+    tables: RankedTables
+    numbers: _Numbers
+    levels: dict[int, Level]
+    policies: tuple[Ints, Ints]
+    listed: _Listed
+    met: Callable[[int], None]
+
+    def best_response(self, seats: tuple[int, ...]) -> dict[int, tuple[Probability, Probability]]:
+        """Each of `seats`' (0 o, 1 x) win and loss probabilities from the empty board against a
+        best response: the levels backward, the full boards first."""
+        below_out: Ints = self.numbers.zeros(0)
+        chosen = self.tables.backend.i64_of(list(seats))
+        for depth in range(self.tables.cells, -1, -1):
+            here = self.levels[depth]
+            out = self.numbers.zeros(here.sets.size * 2 * len(seats))
+            self._best_response_level(here, self.levels.get(depth + 1), chosen, below_out, out)
+            below_out = out
+            self.met(depth)
+        return {seat: (below_out[i * 2], below_out[i * 2 + 1]) for i, seat in enumerate(seats)}
+
+    def _best_response_level(self, here: Level, below: Level | None, seats: Ints, below_out: Ints, out: Ints) -> None:
+        """A level's outcomes into `out` from its children's (`best_response_outcomes`), its
+        canonical sets spread over the backend's workers (each range with its own scratch)."""
+        tables, b, sets = self.tables, self.tables.backend, here.sets
+        below_sets = (below or here).sets
+        listed = self.listed.at(here)
+
+        def work(_worker: int, start: int, stop: int) -> None:
+            own = _Scratch.of(tables, here)  # a range's own: ranges run at once
+            tables.run.best_response_outcomes(
+                tables.arrays,
+                sets.arrays,
+                start,
+                stop,
+                sets.insert if below is not None else b.u32(1),
+                here.codes,
+                below.codes if below is not None else here.codes,
+                below_sets.arrays,
+                below_out,
+                seats,
+                *self.policies,
+                *listed,
+                self.numbers.tie,
+                out,
+                own.kids,
+                own.small,
+                own.tab,
+            )
+
+        b.spread(sets.canonical, work, grain=max(1, RANGE_SLOTS // max(1, sets.patterns)))
+
+    def forward(
+        self, group: tuple[int, ...], costliest: int | None
+    ) -> tuple[dict[tuple[int, int], tuple[Probability, Probability]], _Reached | None]:
+        """Each seat's win and loss probabilities from the empty board against each opponent of
+        `group` (indices of the policies), by carrying the play's reach forward level by level
+        (`policy_reach`); with `costliest` (the group's first is perfect play), also the boards
+        where the policy gives up the most against it."""
+        tables, numbers, b, run = self.tables, self.numbers, self.tables.backend, self.tables.run
+        width = 2 * len(group)
+        opponents = b.i64_of(list(group))
+        mass = numbers.zeros(self.levels[0].sets.size * width)
+        for i in range(width):
+            mass[i] = numbers.number(ONE)
+        ends = numbers.zeros(2 * width)
+        reached = None if costliest is None else _Reached([[], []], [{}, {}])
+        where, shares, sums = b.i64(max(1, costliest or 0)), numbers.zeros(max(1, costliest or 0)), numbers.zeros(1)
+        for depth in range(tables.cells + 1):
+            here, below = self.levels[depth], self.levels.get(depth + 1)
+            lost = numbers.zeros(here.sets.size if reached is not None else 0)
+            below_mass = numbers.zeros(below.sets.size * width if below is not None else 0)
+            self._forward_level(here, below, opponents, (mass, below_mass), lost, ends)
+            if below is not None:
+                small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
+                run.gather_mass(
+                    tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, width, small, tab
+                )
+            if reached is not None and costliest is not None and depth < tables.cells:
+                seat = depth % 2
+                sums[0] = numbers.number(ZERO)
+                count = run.largest_shares(
+                    here.sets.size, mass, width, seat * len(group), lost, costliest, where, shares, sums
+                )
+                if sums[0] > 0:
+                    reached.by_depth[seat][depth] = numbers.number(sums[0])
+                reached.found[seat] += [(numbers.number(shares[i]), depth, int(where[i])) for i in range(count)]
+            mass = below_mass
+            self.met(depth)
+        found = {
+            (seat, f): (ends[(seat * len(group) + i) * 2], ends[(seat * len(group) + i) * 2 + 1])
+            for seat in range(2)
+            for i, f in enumerate(group)
+        }
+        return found, reached
+
+    def _forward_level(
+        self, here: Level, below: Level | None, opponents: Ints, masses: tuple[Ints, Ints], lost: Ints, ends: Ints
+    ) -> None:
+        """One level's reach passed to the level below (`policy_reach`), the two seats at once
+        (compiled): they touch apart entries."""
+        tables, b = self.tables, self.tables.backend
+        mass, below_mass = masses
+        listed = self.listed.at(here)
+        bottom = below or here
+
+        def carry(_worker: int, first: int, stop: int) -> None:
             own = _Scratch.of(tables, here)
             for seat in range(first, stop):
-                run.policy_reach(
+                tables.run.policy_reach(
                     tables.arrays,
                     here.sets.arrays,
                     0,
                     here.sets.canonical,
-                    here.sets.insert,
+                    here.sets.insert if below is not None else b.u32(1),
                     here.codes,
-                    below.codes,
-                    below.sets.arrays,
+                    bottom.codes,
+                    bottom.sets.arrays,
                     seat,
+                    opponents,
                     mass,
                     below_mass,
-                    *policies,
-                    *table,
+                    *self.policies,
+                    *listed,
                     lost,
+                    ends,
                     own.kids,
                     own.small,
                     own.tab,
                 )
 
-        b.spread(2, carry)  # the two seats at once (compiled): they touch apart entries
-        small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
-        run.gather_mass(tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, small, tab)
-        seat = depth % 2
-        sums[0] = numbers.number(ZERO)
-        count = run.largest_shares(sets.size, mass, seat, lost, costliest, where, shares, sums)
-        if sums[0] > 0:
-            by_depth[seat][depth] = numbers.number(sums[0])
-        found[seat] += [(numbers.number(shares[i]), depth, int(where[i])) for i in range(count)]
-        mass = below_mass
-        carried(depth)
+        b.spread(2, carry)
+
+
+def _costs(
+    database: SolutionDatabase,
+    ai: NamedAI,
+    numbers: _Numbers,
+    levels: dict[int, Level],
+    reached: _Reached,
+    costliest: int,
+) -> tuple[list[list[Cost]], list[dict[int, Probability]]]:
+    """Each seat's costliest classes against perfect play, as `Cost`s, and its points lost by
+    depth."""
     costs: list[list[Cost]] = [[], []]
     for seat in range(2):
-        found[seat].sort(key=lambda item: -item[0])
-        for share, depth, j in found[seat][:costliest]:
+        reached.found[seat].sort(key=lambda item: -item[0])
+        for share, depth, j in reached.found[seat][:costliest]:
             costs[seat].append(_cost(database, ai, numbers, levels[depth], j, share))
         costs[seat].sort(key=lambda cost: (-cost.share, cost.ply, cost.board))
-    return costs, by_depth
+    return costs, reached.by_depth
 
 
 def _cost(database: SolutionDatabase, ai: NamedAI, numbers: _Numbers, level: Level, j: int, share: Probability) -> Cost:

@@ -1140,7 +1140,7 @@ def listed_from(listed: Ints, j: int) -> int:
     return low
 
 
-def policy_outcomes(
+def best_response_outcomes(
     game: Any,
     level: Any,
     c0: int,
@@ -1150,6 +1150,7 @@ def policy_outcomes(
     below: Ints,
     below_level: Any,
     below_out: Ints,
+    seats: Ints,
     kinds: Ints,
     odds: Ints,
     listed: Ints,
@@ -1161,18 +1162,15 @@ def policy_outcomes(
     tab: Ints,
 ) -> None:
     """The outcomes of policy 0 (`move_share`; at the boards of slots `listed`, increasing, the
-    move odds listed_odds[k * n + cell] instead) in each seat against each opponent o (policy
-    o + 1), from every board of canonical sets c0..c1 of level d, from those of level d + 1
-    (`below_out`, laid out as `below`): at out[j * 4 * nopp + (seat * nopp + o) * 2], board j's
-    probability that the seat (0 o, 1 x) wins, then that it loses (a draw is the rest). An
-    opponent of kind 0 is a best response: the child with the lowest expected score for the
-    seat, the most losses breaking a tie (scores within `tie` are tied)."""
+    move odds listed_odds[k * n + cell] instead) in each seat of `seats` (0 o, 1 x) against a best
+    response (the child with the lowest expected score for the seat, the most losses breaking a
+    tie; scores within `tie` are tied), from every board of canonical sets c0..c1 of level d, from
+    those of level d + 1 (`below_out`, laid out as `out`): at out[(j * len(seats) + i) * 2],
+    board j's probability that seats[i] wins, then that it loses (a draw is the rest)."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
-    nopp = len(kinds) - 1
-    width = 4 * nopp
+    width = 2 * len(seats)
     mover = d % 2
-    other = 1 - mover
     k = listed_from(listed, c0 * count)
     for c in range(c0, c1):
         mask = child_slots(game, level, below_level, c, ins, kids, small, tab) if d < n else 0
@@ -1185,50 +1183,40 @@ def policy_outcomes(
                 continue
             base = j * width
             if code == LOSS_NOW:
-                for o in range(nopp):
-                    out[u(base + (other * nopp + o) * 2)] = 1
-                    out[u(base + (mover * nopp + o) * 2 + 1)] = 1
+                for i in range(len(seats)):
+                    out[u(base + i * 2 + (1 if seats[i] == mover else 0))] = 1
             if code == LOSS_NOW or d == n:
                 continue
             at = p * n
             counts = move_worths(mask, n, kids, at, below, worth, small)
-            for cell in range(n):
-                w = small[_AUX + cell]
-                if w == 0:
-                    continue
-                child = kids[u(at + cell)] * width
-                q = move_share(odds, 0, kinds[0], n, counts, w) if own < 0 else listed_odds[u(own * n + cell)]
-                if q != 0:
-                    for o in range(nopp):
-                        field = (mover * nopp + o) * 2
-                        out[u(base + field)] += q * below_out[u(child + field)]
-                        out[u(base + field + 1)] += q * below_out[u(child + field + 1)]
-                for o in range(nopp):
-                    if kinds[o + 1] != 0:
-                        q = move_share(odds, o + 1, kinds[o + 1], n, counts, w)
-                        if q != 0:
-                            field = (other * nopp + o) * 2
-                            out[u(base + field)] += q * below_out[u(child + field)]
-                            out[u(base + field + 1)] += q * below_out[u(child + field + 1)]
-            for o in range(nopp):
-                if kinds[o + 1] != 0:
-                    continue
-                field = (other * nopp + o) * 2
-                found = False
+            for i in range(len(seats)):
+                field = i * 2
                 won = 0
                 lost = 0
+                found = False
                 for cell in range(n):
-                    if mask >> cell & 1:
+                    if small[_AUX + cell] == 0:
                         continue
-                    child = kids[u(at + cell)] * width
-                    w = below_out[u(child + field)]
-                    lo = below_out[u(child + field + 1)]
+                    child = kids[u(at + cell)] * width + field
+                    if seats[i] == mover:
+                        q = (
+                            move_share(odds, 0, kinds[0], n, counts, small[_AUX + cell])
+                            if own < 0
+                            else listed_odds[u(own * n + cell)]
+                        )
+                        if q != 0:
+                            out[u(base + field)] += q * below_out[u(child)]
+                            out[u(base + field + 1)] += q * below_out[u(child + 1)]
+                        continue
+                    w = below_out[u(child)]
+                    lo = below_out[u(child + 1)]
                     if not found or w - lo < won - lost - tie or (w - lo <= won - lost + tie and lo > lost):
                         found = True
                         won = w
                         lost = lo
-                out[u(base + field)] = won
-                out[u(base + field + 1)] = lost
+                if seats[i] != mover:
+                    out[u(base + field)] = won
+                    out[u(base + field + 1)] = lost
 
 
 def policy_reach(
@@ -1241,6 +1229,7 @@ def policy_reach(
     below: Ints,
     below_level: Any,
     seat: int,
+    opponents: Ints,
     mass: Ints,
     below_mass: Ints,
     kinds: Ints,
@@ -1248,60 +1237,82 @@ def policy_reach(
     listed: Ints,
     listed_odds: Ints,
     lost: Ints,
+    ends: Ints,
     kids: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
     """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_share`, or its odds
-    `listed` as `policy_outcomes` reads them) in `seat` (0 o, 1 x) against policy 1, the perfect
-    player: mass[j * 2 + seat], the probability that the play
-    reaches board j's class, is passed to each child's slot in below_mass (`gather_mass` then moves
-    it to the class's representative); where the policy moves (seat d % 2), lost[j] at a board in
+    `listed` as `best_response_outcomes` reads them) in `seat` (0 o, 1 x) against each policy f
+    of `opponents` (indices of `kinds`): mass[j * 2 * nf + seat * nf + f], the probability that
+    the play reaches board j's class, is passed to each child's slot in below_mass, laid out alike
+    (`gather_mass` then moves it to the class's representative); at a board its mover has lost,
+    it is added to ends[(seat * nf + f) * 2], the seat's wins, or to the entry after, its
+    losses. Where the policy moves (seat d % 2) and `lost` is not empty, lost[j] at a board in
     play is what it gives up there: the board's value (1, 0, -1 for the mover) less its moves'
     expected value. The two seats touch apart entries: they may run at once."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
-    policy = 0 if d % 2 == seat else 1
-    if d == n:
-        return
+    nf = len(opponents)
+    width = 2 * nf
+    own_moves = d % 2 == seat
     k = listed_from(listed, c0 * count)
     for c in range(c0, c1):
         reached = False
         for p in range(count):
-            if mass[u((c * count + p) * 2 + seat)] != 0:
-                reached = True
+            for f in range(nf):
+                if mass[u((c * count + p) * width + seat * nf + f)] != 0:
+                    reached = True
         if not reached:
             continue
-        mask = child_slots(game, level, below_level, c, ins, kids, small, tab)
+        mask = child_slots(game, level, below_level, c, ins, kids, small, tab) if d < n else 0
         for p in range(count):
             j = c * count + p
             code = codes[u(j)]
-            reach = mass[u(j * 2 + seat)]
-            if code == 0 or code == LOSS_NOW or reach == 0:
+            here = j * width + seat * nf
+            if code == 0:
+                continue
+            if code == LOSS_NOW:
+                for f in range(nf):
+                    ends[u((seat * nf + f) * 2 + (1 if own_moves else 0))] += mass[u(here + f)]
+            if code == LOSS_NOW or d == n:
+                continue
+            reach = False
+            for f in range(nf):
+                if mass[u(here + f)] != 0:
+                    reach = True
+            if not reach:
                 continue
             at = p * n
             counts = move_worths(mask, n, kids, at, below, worth, small)
             value = (code - 1) >> 6
             given = 0
             own = -1
-            if policy == 0:
+            if own_moves:
                 k = listed_at(listed, k, j)
                 own = k if k < len(listed) and listed[k] == j else -1
             for cell in range(n):
                 w = small[_AUX + cell]
                 if w == 0:
                     continue
-                q = move_share(odds, policy, kinds[policy], n, counts, w) if own < 0 else listed_odds[u(own * n + cell)]
-                if q != 0:
-                    child = kids[u(at + cell)]
-                    below_mass[u(child * 2 + seat)] += reach * q
-                    given += q * (value - (w >> 6))
-            if policy == 0:
+                there = kids[u(at + cell)] * width + seat * nf
+                if own_moves:
+                    q = move_share(odds, 0, kinds[0], n, counts, w) if own < 0 else listed_odds[u(own * n + cell)]
+                    if q != 0:
+                        for f in range(nf):
+                            below_mass[u(there + f)] += mass[u(here + f)] * q
+                        given += q * (value - (w >> 6))
+                    continue
+                for f in range(nf):
+                    q = move_share(odds, opponents[f], kinds[opponents[f]], n, counts, w)
+                    if q != 0:
+                        below_mass[u(there + f)] += mass[u(here + f)] * q
+            if own_moves and len(lost) > 0:
                 lost[u(j)] = given
 
 
-def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, small: Ints, tab: Ints) -> None:
-    """Within canonical sets c0..c1, each board's mass (`policy_reach`'s, two per board) moved to
+def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, width: int, small: Ints, tab: Ints) -> None:
+    """Within canonical sets c0..c1, each board's mass (`policy_reach`'s, `width` a board) moved to
     its class's representative."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
@@ -1312,18 +1323,20 @@ def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, small: Ints
         for p in range(count):
             r = least_image(p, pat[u(p)], nf, rank_of, tab)
             if r != p:
-                for seat in range(2):
-                    mass[u((c * count + r) * 2 + seat)] += mass[u((c * count + p) * 2 + seat)]
-                    mass[u((c * count + p) * 2 + seat)] = 0
+                for i in range(width):
+                    mass[u((c * count + r) * width + i)] += mass[u((c * count + p) * width + i)]
+                    mass[u((c * count + p) * width + i)] = 0
 
 
-def largest_shares(total: int, mass: Ints, seat: int, lost: Ints, k: int, where: Ints, shares: Ints, sums: Ints) -> int:
-    """Of boards 0..total of a level, the k whose share (mass[j * 2 + seat] * lost[j]) is largest,
-    largest first, to where[] and shares[]; every positive share added to sums[0]. Returns how
-    many were found (at most k)."""
+def largest_shares(
+    total: int, mass: Ints, width: int, at: int, lost: Ints, k: int, where: Ints, shares: Ints, sums: Ints
+) -> int:
+    """Of boards 0..total of a level, the k whose share (mass[j * width + at] * lost[j]) is
+    largest, largest first, to where[] and shares[]; every positive share added to sums[0].
+    Returns how many were found (at most k)."""
     found = 0
     for j in range(total):
-        share = mass[u(j * 2 + seat)] * lost[u(j)]
+        share = mass[u(j * width + at)] * lost[u(j)]
         if share <= 0:
             continue
         sums[0] += share

@@ -110,6 +110,27 @@ def test_over_the_core_the_measures_are_exactly_the_position_by_position_ones(
 
 
 @pytest.mark.parametrize("game_name", list(RULES))
+def test_passes_split_to_fit_their_memory_measure_the_same(
+    game_name: str, small_paths: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where two levels' numbers would pass PASS_BYTES, a pass takes one seat (backward, against a
+    best response) or one opponent (forward): the same figures, each position met once a pass."""
+    monkeypatch.setenv("TTT_DB_KERNEL", "interpreted")
+    with open_database(small_paths[game_name]) as db:
+        ai = _policy("perfect@0.9", db)
+        against = [load_ai("perfect-shortest@0.5", lambda: db, game=db.game)]
+        whole = measure_policy(ai, db, against=against, costliest=5)
+        assert core_measures.over_core_passes(db, len(against)) == 3  # the walk, one pass each way
+        monkeypatch.setattr(core_measures, "PASS_BYTES", 1)
+        heard: list[int] = []
+        split = measure_policy(ai, db, against=against, costliest=5, progress=heard.append)
+        passes = core_measures.over_core_passes(db, len(against))
+        assert passes == 1 + 2 + 3  # the walk, a seat a pass, an opponent a pass (perfect, random, the other)
+        assert heard == sorted(heard) and heard[-1] == passes * db.meta()["figures"]["positions"]
+    assert split.to_document() == whole.to_document()
+
+
+@pytest.mark.parametrize("game_name", list(RULES))
 def test_the_compiled_kernel_measures_in_float64_within_rounding(
     game_name: str, small_paths: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

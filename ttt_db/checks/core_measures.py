@@ -3,13 +3,19 @@ the database's perfect players, graded or not, and uniform random play), every p
 the AI never asked, on every game up to MEASURED_OVER_CORE_MAX_CELLS cells (`measure_policy`
 chooses this over the board-by-board measures of `ttt_db.checks.measures`).
 
-One backward walk of the core gives each board's outcomes in each seat against every opponent
-(`policy_outcomes`), the levels' codes kept; a forward pass over them carries each class's reach
-against perfect play and what the policy gives up there (`policy_reach`). Symmetric boards have
-the same outcomes, so a class is measured once, at its representative: its reach is the sum of its
-boards', and the costliest positions are classes, each shown at its representative. The kernels
-count in exact fractions on a game of at most MEASURED_MAX_CELLS cells (interpreted), in float64
-on a larger one.
+The walk that holds the core's levels keeps their codes; passes over them follow. Against a
+best response the outcomes are counted backward, the full boards first (`best_response_outcomes`:
+the opponent picks the child worst for the policy); against a fixed opponent (perfect play,
+uniform random play, each `against`) the probability of reaching each class is carried forward
+from the empty board (`policy_reach`), and the outcomes are the reach of the boards where the game
+ends: one forward walk for every opponent at once, which also gives what the policy gives up where
+perfect play lets it reach. A pass keeps two levels' numbers, 8 bytes each per board and seat
+(backward, a win and a loss; forward, a reach per opponent): where two levels' would pass
+PASS_BYTES, the seats or the opponents are spread over more passes (`_Passes`). Symmetric boards
+have the same outcomes, so a class is measured once, at its representative: its reach is the sum
+of its boards', and the costliest positions are classes, each shown at its representative. The
+kernels count in exact fractions on a game of at most MEASURED_MAX_CELLS cells (interpreted), in
+float64 on a larger one.
 """
 
 from __future__ import annotations
@@ -127,20 +133,6 @@ class _Numbers:
         return 0.0 if self.exact else TIE
 
 
-@dataclass(frozen=True)
-class _Scratch:
-    """One worker's scratch for the kernels on one level: a set's child slots (`child_slots`)."""
-
-    kids: Ints
-    small: Ints
-    tab: Ints
-
-    @classmethod
-    def of(cls, tables: RankedTables, level: Level) -> _Scratch:
-        b = tables.backend
-        return cls(b.i64(level.sets.patterns * tables.cells), b.i64(SMALL_SIZE), b.u32(TABLE_SIZE))
-
-
 def measure_over_core(
     ai: NamedAI,
     database: SolutionDatabase,
@@ -182,8 +174,8 @@ def measure_over_core(
     passes = _Passes.of([levels[depth].sets.size for depth in range(tables.cells + 1)], len(fixed))
     walk = _Walk(tables, numbers, levels, (kinds, odds), listed, met_level)
     best_response: dict[int, tuple[Probability, Probability]] = {}
-    for seats in passes.backward:
-        best_response |= walk.best_response(seats)
+    for chosen in passes.backward:
+        best_response |= walk.best_response(chosen)
     found: dict[tuple[int, int], tuple[Probability, Probability]] = {}
     costs: list[list[Cost]] = [[], []]
     by_depth: list[dict[int, Probability]] = [{}, {}]
@@ -223,9 +215,9 @@ def _odds(policy: CorePolicy | None, cells: int) -> list[Fraction]:
 
 @dataclass(frozen=True)
 class _Listed:
-    """A tabular policy's boards as the kernels read them (`policy_outcomes`), by depth: each board
-    of a canonical set its table lists (the others are read through their images there, which it
-    lists alike), with its move odds."""
+    """A tabular policy's boards as the kernels read them (`best_response_outcomes`,
+    `policy_reach`), by depth: each board of a canonical set its table lists (the others are read
+    through their images there, which it lists alike), with its move odds."""
 
     numbers: _Numbers
     cells: int
@@ -302,7 +294,7 @@ class _Walk:
         listed = self.listed.at(here)
 
         def work(_worker: int, start: int, stop: int) -> None:
-            own = _Scratch.of(tables, here)  # a range's own: ranges run at once
+            own = sets.move_scratch()  # a range's own: ranges run at once
             tables.run.best_response_outcomes(
                 tables.arrays,
                 sets.arrays,
@@ -319,6 +311,9 @@ class _Walk:
                 self.numbers.tie,
                 out,
                 own.kids,
+                own.worths,
+                own.per,
+                self.numbers.zeros(2 * sets.patterns),
                 own.small,
                 own.tab,
             )
@@ -380,7 +375,7 @@ class _Walk:
         bottom = below or here
 
         def carry(_worker: int, first: int, stop: int) -> None:
-            own = _Scratch.of(tables, here)
+            own = here.sets.move_scratch()
             for seat in range(first, stop):
                 tables.run.policy_reach(
                     tables.arrays,
@@ -400,6 +395,9 @@ class _Walk:
                     lost,
                     ends,
                     own.kids,
+                    own.worths,
+                    own.per,
+                    self.numbers.zeros(2 * here.sets.patterns * len(opponents)),
                     own.small,
                     own.tab,
                 )

@@ -401,7 +401,7 @@ def check_weak_over_core(
         below = step.below
         if below is None:
             break
-        kids = b.i64(sets.patterns * tables.cells)  # a set's children (`child_slots`)
+        scratch = sets.move_scratch()
         for side in sides:
             flags = b.u8(-(-below.sets.size // 8))
             run.reach(
@@ -416,7 +416,9 @@ def check_weak_over_core(
                 below.codes,
                 below.sets.arrays,
                 flags,
-                kids,
+                scratch.kids,
+                scratch.worths,
+                scratch.per,
                 small,
                 tab,
             )

@@ -45,8 +45,7 @@ _POS = 32  # a cell's position within another set
 _SIGMA = 64  # a pattern position's new position
 _LINES = 96  # the lines inside a set, as patterns (up to 64)
 _FIXED = 160  # the symmetries that fix a set
-_AUX = 168  # per-cell values of one slot
-SMALL_SIZE = 208
+SMALL_SIZE = 168
 TABLE_SIZE = 8192
 """The `tab` scratch: a move's pattern tables, then one per symmetry fixing a set."""
 COUNTS = 12
@@ -988,28 +987,31 @@ def reach(
     below_level: Any,
     flags_below: Ints,
     kids: Ints,
+    worths: Ints,
+    per: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
     """Mark in flags_below (a bit per board, laid out as level d + 1's codes) every child of the
     boards in play marked in `flags` (likewise) of canonical sets c0..c1 that a move allowed there
     reaches: allowed 0 every move, else the moves of that kind (`chosen_move`: 1 those keeping the
-    best value class, 2 those also fastest)."""
+    best value class, 2 those also fastest). `kids`, `worths` and `per` are `set_moves`' scratch."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     for c in range(c0, c1):
         if not set_marked(flags, c, count):
             continue
-        mask = child_slots(game, level, below_level, c, ins, kids, small, tab)
-        for p in range(count):
-            code = codes[u(c * count + p)]
-            if not marked(flags, c * count + p) or code == 0 or code == LOSS_NOW:
+        mask = set_moves(game, level, below_level, c, ins, below, kids, worths, per, small, tab)
+        for cell in range(n):
+            if mask >> cell & 1:
                 continue
-            top = move_worths(mask, n, kids, p * n, below, worth, small)[0]
-            for cell in range(n):
-                w = small[_AUX + cell]
-                if w != 0 and (allowed == 0 or chosen_move(allowed, w, top)):
-                    mark(flags_below, kids[u(p * n + cell)])
+            row = cell * count
+            for p in range(count):
+                code = codes[u(c * count + p)]
+                if not marked(flags, c * count + p) or code == 0 or code == LOSS_NOW:
+                    continue
+                if allowed == 0 or chosen_move(allowed, worths[u(row + p)], per[u(p)]):
+                    mark(flags_below, kids[u(row + p)])
 
 
 def share_marks(game: Any, level: Any, c0: int, c1: int, flags: Ints, small: Ints, tab: Ints) -> None:
@@ -1058,86 +1060,99 @@ def marked_classes(
                 out[2] += 1
 
 
-def child_slots(game: Any, level: Any, below_level: Any, c: int, ins: Ints, kids: Ints, small: Ints, tab: Ints) -> int:
-    """kids[p * n + cell]: the slot, in level d + 1's codes (laid out by `below_level`), of the
-    child of board p of canonical set c by the move at each empty cell; returns the set's mask."""
+def chosen_move(kind: int, w: int, top: int) -> bool:
+    """Whether a move of worth w is among the moves of `kind` at a board whose best worth is top:
+    kind 1 those keeping the best value class, 2 those also fastest (every drawing move when the
+    best is a draw): the one rule of best and fastest moves in bulk. Written without a branch: whether
+    a move is of a kind is not predictable, and a mispredicted branch costs more than the sums."""
+    return (w >> 6 == top >> 6) & ((kind == 1) | (w == top) | (top >> 6 == 1))
+
+
+def set_moves(
+    game: Any,
+    level: Any,
+    below_level: Any,
+    c: int,
+    ins: Ints,
+    below: Ints,
+    kids: Ints,
+    worths: Ints,
+    per: Ints,
+    small: Ints,
+    tab: Ints,
+) -> int:
+    """Every move of every board p of canonical set c of level d < n, a cell at a time (each
+    cell's children lie in one run of level d + 1's codes, `below`, laid out by `below_level`):
+    at kids[cell * count + p] the child's slot there, at worths[cell * count + p] the move's
+    worth (0 at a taken cell); per[p] the board's best worth, per[count + p] how many of its moves
+    keep its value class and per[2 * count + p] how many of those are fastest (`chosen_move`).
+    Returns the set's mask."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     mask = unrank(cset[c], d, n, binom)
     set_cells(mask, n, small, _CELLS)
+    for p in range(3 * count):
+        per[u(p)] = 0
     m = 0
     for cell in range(n):
+        row = cell * count
         if mask >> cell & 1:
             m += 1
+            for p in range(count):
+                worths[u(row + p)] = 0
             continue
         run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
         for p in range(count):
-            kids[u(p * n + cell)] = run + child_pattern(p, pat[u(p)], m, k, add, count, ins, rank_of, tab)
+            kid = run + child_pattern(p, pat[u(p)], m, k, add, count, ins, rank_of, tab)
+            kids[u(row + p)] = kid
+            w = worth[below[u(kid)]]
+            worths[u(row + p)] = w
+            per[u(p)] = max(per[u(p)], w)
+    for cell in range(n):
+        if mask >> cell & 1:
+            continue
+        row = cell * count
+        for p in range(count):
+            w = worths[u(row + p)]
+            per[u(count + p)] += int((w != 0) & chosen_move(1, w, per[u(p)]))
+            per[u(2 * count + p)] += int((w != 0) & chosen_move(2, w, per[u(p)]))
     return mask
 
 
-def chosen_move(kind: int, w: int, top: int) -> bool:
-    """Whether a move of worth w is among the moves of `kind` at a board whose best worth is top:
-    kind 1 those keeping the best value class, 2 those also fastest (every drawing move when the
-    best is a draw): the one rule of best and fastest moves in bulk."""
-    return w >> 6 == top >> 6 and (kind == 1 or w == top or top >> 6 == 1)
+def set_odds(odds: Ints, i: int, kind: int, n: int, d: int, per: Ints, count: int, shares: Ints, at: int) -> None:
+    """The odds of policy i (of `kind`, its odds at odds[i * (n + 1) ** 2 * 2:]) at each board p of
+    a set of level d whose moves `set_moves` gave `per`: at shares[at + 2 * p] the probability of
+    a move not of its kind (`chosen_move`), then that of one of them; the policy's odds of a
+    board of `legal` moves, `chosen` of its kind, are at odds[... + (legal * (n + 1) + chosen) * 2]."""
+    for p in range(count):
+        chosen = per[u(count + p)] if kind == 1 else per[u(2 * count + p)]
+        row = ((i * (n + 1) + n - d) * (n + 1) + chosen) * 2
+        shares[u(at + 2 * p)] = odds[u(row)]
+        shares[u(at + 2 * p + 1)] = odds[u(row + 1)]
 
 
-def move_worths(
-    mask: int, n: int, kids: Ints, at: int, below: Ints, worth: Ints, small: Ints
-) -> tuple[int, int, int, int]:
-    """Each move's worth at small[_AUX + cell] (0 at a taken cell) of a board in play of set `mask`
-    (its children at kids[at + cell], their codes in `below`); returns the best worth, how many
-    moves there are, and how many are of each kind (`chosen_move`: 1 keeping, 2 also fastest)."""
-    top = 0
-    legal = 0
-    for cell in range(n):
-        w = 0
-        if not mask >> cell & 1:
-            w = int(worth[below[u(kids[u(at + cell)])]])
-            top = max(top, w)
-            legal += 1
-        small[_AUX + cell] = w
-    keeping = 0
-    fastest = 0
-    for cell in range(n):
-        w = small[_AUX + cell]
-        if w != 0 and chosen_move(1, w, top):
-            keeping += 1
-            if chosen_move(2, w, top):
-                fastest += 1
-    return top, legal, keeping, fastest
+def move_odds(shares: Ints, at: int, kind: int, per: Ints, p: int, w: int) -> float:
+    """The probability of a move of worth w at board p by the policy whose odds `set_odds` put at
+    shares[at:]."""
+    return shares[u(at + 2 * p + int(chosen_move(kind, w, per[u(p)])))]  # type: ignore[no-any-return]
 
 
-def move_share(odds: Ints, i: int, kind: int, n: int, counts: tuple[int, int, int, int], w: int) -> float:
-    """The probability that policy i (of `kind`, its odds at odds[i * (n + 1) ** 2 * 2:]) plays a
-    move of worth w at a board whose `move_worths` are `counts`: a move among its moves of that kind
-    (`chosen_move`) when `chosen` of the board's `legal` moves are has the probability
-    odds[... + (legal * (n + 1) + chosen) * 2 + 1], any other move that at [... + 0]."""
-    top, legal, keeping, fastest = counts
-    chosen = keeping if kind == 1 else fastest
-    row = ((i * (n + 1) + legal) * (n + 1) + chosen) * 2
-    return odds[u(row + (1 if chosen_move(kind, w, top) else 0))]  # type: ignore[no-any-return]
-
-
-def listed_at(listed: Ints, k: int, j: int) -> int:
-    """The first index from k on of `listed` (increasing slots) whose slot is at least j."""
-    while k < len(listed) and listed[k] < j:
-        k += 1
-    return k
-
-
-def listed_from(listed: Ints, j: int) -> int:
-    """The first index of `listed` (increasing slots) whose slot is at least j (a range's start)."""
+def listed_in_set(listed: Ints, first: int, count: int, per: Ints) -> None:
+    """per[3 * count + p]: the index in `listed` (increasing slots) of slot first + p, or -1 where
+    it is not listed (a set's boards, first to first + count)."""
+    for p in range(count):
+        per[u(3 * count + p)] = -1
     low = 0
     high = len(listed)
     while low < high:
         middle = (low + high) // 2
-        if listed[middle] < j:
+        if listed[middle] < first:
             low = middle + 1
         else:
             high = middle
-    return low
+    while low < len(listed) and listed[low] < first + count:
+        per[u(3 * count + listed[low] - first)] = low
+        low += 1
 
 
 def best_response_outcomes(
@@ -1158,65 +1173,63 @@ def best_response_outcomes(
     tie: float,
     out: Ints,
     kids: Ints,
+    worths: Ints,
+    per: Ints,
+    shares: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
-    """The outcomes of policy 0 (`move_share`; at the boards of slots `listed`, increasing, the
+    """The outcomes of policy 0 (`move_odds`; at the boards of slots `listed`, increasing, the
     move odds listed_odds[k * n + cell] instead) in each seat of `seats` (0 o, 1 x) against a best
     response (the child with the lowest expected score for the seat, the most losses breaking a
     tie; scores within `tie` are tied), from every board of canonical sets c0..c1 of level d, from
     those of level d + 1 (`below_out`, laid out as `out`): at out[(j * len(seats) + i) * 2],
-    board j's probability that seats[i] wins, then that it loses (a draw is the rest)."""
+    board j's probability that seats[i] wins, then that it loses (a draw is the rest). `kids`,
+    `worths` and `per` (4 * count) are `set_moves`' scratch, `shares` (2 * count) `set_odds`'."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     width = 2 * len(seats)
     mover = d % 2
-    k = listed_from(listed, c0 * count)
     for c in range(c0, c1):
-        mask = child_slots(game, level, below_level, c, ins, kids, small, tab) if d < n else 0
+        first = c * count
         for p in range(count):
-            j = c * count + p
-            k = listed_at(listed, k, j)
-            own = k if k < len(listed) and listed[k] == j else -1
-            code = codes[u(j)]
-            if code == 0:
-                continue
-            base = j * width
-            if code == LOSS_NOW:
+            if codes[u(first + p)] == LOSS_NOW:
                 for i in range(len(seats)):
-                    out[u(base + i * 2 + (1 if seats[i] == mover else 0))] = 1
-            if code == LOSS_NOW or d == n:
-                continue
-            at = p * n
-            counts = move_worths(mask, n, kids, at, below, worth, small)
-            for i in range(len(seats)):
-                field = i * 2
-                won = 0
-                lost = 0
-                found = False
-                for cell in range(n):
-                    if small[_AUX + cell] == 0:
+                    out[u((first + p) * width + i * 2 + (1 if seats[i] == mover else 0))] = 1
+        if d == n:
+            continue
+        mask = set_moves(game, level, below_level, c, ins, below, kids, worths, per, small, tab)
+        listed_in_set(listed, first, count, per)
+        set_odds(odds, 0, kinds[0], n, d, per, count, shares, 0)
+        for i in range(len(seats)):
+            opening = True
+            for cell in range(n):
+                if mask >> cell & 1:
+                    continue
+                row = cell * count
+                for p in range(count):
+                    code = codes[u(first + p)]
+                    if code == 0 or code == LOSS_NOW:
                         continue
-                    child = kids[u(at + cell)] * width + field
+                    at = (first + p) * width + i * 2
+                    child = kids[u(row + p)] * width + i * 2
                     if seats[i] == mover:
-                        q = (
-                            move_share(odds, 0, kinds[0], n, counts, small[_AUX + cell])
-                            if own < 0
-                            else listed_odds[u(own * n + cell)]
-                        )
-                        if q != 0:
-                            out[u(base + field)] += q * below_out[u(child)]
-                            out[u(base + field + 1)] += q * below_out[u(child + 1)]
+                        k = per[u(3 * count + p)]
+                        if k < 0:
+                            q = move_odds(shares, 0, kinds[0], per, p, worths[u(row + p)])
+                        else:
+                            q = listed_odds[u(k * n + cell)]
+                        out[u(at)] += q * below_out[u(child)]
+                        out[u(at + 1)] += q * below_out[u(child + 1)]
                         continue
                     w = below_out[u(child)]
                     lo = below_out[u(child + 1)]
-                    if not found or w - lo < won - lost - tie or (w - lo <= won - lost + tie and lo > lost):
-                        found = True
-                        won = w
-                        lost = lo
-                if seats[i] != mover:
-                    out[u(base + field)] = won
-                    out[u(base + field + 1)] = lost
+                    won = out[u(at)]
+                    lost = out[u(at + 1)]
+                    lower = opening | (w - lo < won - lost - tie) | ((w - lo <= won - lost + tie) & (lo > lost))
+                    out[u(at)] = w if lower else won
+                    out[u(at + 1)] = lo if lower else lost
+                opening = False
 
 
 def policy_reach(
@@ -1239,76 +1252,73 @@ def policy_reach(
     lost: Ints,
     ends: Ints,
     kids: Ints,
+    worths: Ints,
+    per: Ints,
+    shares: Ints,
     small: Ints,
     tab: Ints,
 ) -> None:
-    """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_share`, or its odds
+    """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_odds`, or its odds
     `listed` as `best_response_outcomes` reads them) in `seat` (0 o, 1 x) against each policy f
     of `opponents` (indices of `kinds`): mass[j * 2 * nf + seat * nf + f], the probability that
     the play reaches board j's class, is passed to each child's slot in below_mass, laid out alike
     (`gather_mass` then moves it to the class's representative); at a board its mover has lost,
     it is added to ends[(seat * nf + f) * 2], the seat's wins, or to the entry after, its
-    losses. Where the policy moves (seat d % 2) and `lost` is not empty, lost[j] at a board in
-    play is what it gives up there: the board's value (1, 0, -1 for the mover) less its moves'
-    expected value. The two seats touch apart entries: they may run at once."""
+    losses. Where the policy moves (seat d % 2) and `lost` is not empty, lost[j] at a board
+    in play it reaches is what it gives up there: the board's value (1, 0, -1 for the mover) less its moves'
+    expected value. The two seats touch apart entries: they may run at once. `kids`, `worths`
+    and `per` (5 * count: a board reached and in play at per[4 * count + p]) are `set_moves`'
+    scratch, `shares` (2 * count * nf) `set_odds`'."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     nf = len(opponents)
     width = 2 * nf
     own_moves = d % 2 == seat
-    k = listed_from(listed, c0 * count)
     for c in range(c0, c1):
+        first = c * count
         reached = False
         for p in range(count):
+            at = (first + p) * width + seat * nf
+            code = codes[u(first + p)]
+            live = 0
             for f in range(nf):
-                if mass[u((c * count + p) * width + seat * nf + f)] != 0:
-                    reached = True
-        if not reached:
+                if mass[u(at + f)] != 0:
+                    live = int(code > LOSS_NOW)
+                    if code == LOSS_NOW:
+                        ends[u((seat * nf + f) * 2 + (1 if own_moves else 0))] += mass[u(at + f)]
+            per[u(4 * count + p)] = live
+            reached = reached or live == 1
+        if not reached or d == n:
             continue
-        mask = child_slots(game, level, below_level, c, ins, kids, small, tab) if d < n else 0
-        for p in range(count):
-            j = c * count + p
-            code = codes[u(j)]
-            here = j * width + seat * nf
-            if code == 0:
-                continue
-            if code == LOSS_NOW:
-                for f in range(nf):
-                    ends[u((seat * nf + f) * 2 + (1 if own_moves else 0))] += mass[u(here + f)]
-            if code == LOSS_NOW or d == n:
-                continue
-            reach = False
+        mask = set_moves(game, level, below_level, c, ins, below, kids, worths, per, small, tab)
+        listed_in_set(listed, first, count, per)
+        if own_moves:
+            set_odds(odds, 0, kinds[0], n, d, per, count, shares, 0)
+        else:
             for f in range(nf):
-                if mass[u(here + f)] != 0:
-                    reach = True
-            if not reach:
+                set_odds(odds, opponents[f], kinds[opponents[f]], n, d, per, count, shares, 2 * count * f)
+        for cell in range(n):
+            if mask >> cell & 1:
                 continue
-            at = p * n
-            counts = move_worths(mask, n, kids, at, below, worth, small)
-            value = (code - 1) >> 6
-            given = 0
-            own = -1
-            if own_moves:
-                k = listed_at(listed, k, j)
-                own = k if k < len(listed) and listed[k] == j else -1
-            for cell in range(n):
-                w = small[_AUX + cell]
-                if w == 0:
+            row = cell * count
+            for p in range(count):
+                if per[u(4 * count + p)] == 0:
                     continue
-                there = kids[u(at + cell)] * width + seat * nf
-                if own_moves:
-                    q = move_share(odds, 0, kinds[0], n, counts, w) if own < 0 else listed_odds[u(own * n + cell)]
-                    if q != 0:
-                        for f in range(nf):
-                            below_mass[u(there + f)] += mass[u(here + f)] * q
-                        given += q * (value - (w >> 6))
+                at = (first + p) * width + seat * nf
+                there = kids[u(row + p)] * width + seat * nf
+                w = worths[u(row + p)]
+                if not own_moves:
+                    for f in range(nf):
+                        q = move_odds(shares, 2 * count * f, kinds[opponents[f]], per, p, w)
+                        if q != 0:  # perfect play's other moves: no child's memory touched
+                            below_mass[u(there + f)] += mass[u(at + f)] * q
                     continue
+                k = per[u(3 * count + p)]
+                q = move_odds(shares, 0, kinds[0], per, p, w) if k < 0 else listed_odds[u(k * n + cell)]
                 for f in range(nf):
-                    q = move_share(odds, opponents[f], kinds[opponents[f]], n, counts, w)
-                    if q != 0:
-                        below_mass[u(there + f)] += mass[u(here + f)] * q
-            if own_moves and len(lost) > 0:
-                lost[u(j)] = given
+                    below_mass[u(there + f)] += mass[u(at + f)] * q
+                if len(lost) > 0:
+                    lost[u(first + p)] += q * (((codes[u(first + p)] - 1) >> 6) - (w >> 6))
 
 
 def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, width: int, small: Ints, tab: Ints) -> None:

@@ -18,7 +18,7 @@ from typing import Final
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import Backend, choose_backend
 from ttt_db.ranked.codes import CODE_OF_WORTH, WORTH
-from ttt_db.ranked.kernel import STRIDE, Ints
+from ttt_db.ranked.kernel import SMALL_SIZE, STRIDE, TABLE_SIZE, Ints
 from ttt_db.ranked.slots import level_sizes, mask_tables, o_count
 
 CACHED_LEVELS: Final = 4
@@ -57,6 +57,11 @@ class LevelSets:
         """The level as the kernels take it (`level` in `ttt_db.ranked.kernel`)."""
         return (self.depth, self.ci, self.xf, self.cset, self.patterns, self.pat)
 
+    def move_scratch(self) -> MoveScratch:
+        """A worker's own scratch for the kernels that read each set's moves (`set_moves`)."""
+        b, boards = self.tables.backend, self.patterns * self.tables.cells
+        return MoveScratch(b.i64(boards), b.u8(boards), b.i64(5 * self.patterns), b.i64(SMALL_SIZE), b.u32(TABLE_SIZE))
+
     @cached_property
     def insert(self) -> Ints:
         """[m * patterns + p]: the rank, in the level below, of pattern p with the mover's bit put in
@@ -66,6 +71,18 @@ class LevelSets:
         mover_bit = 1 if self.depth % 2 == 0 else 0
         tables.run.fill_insert(self.depth, self.patterns, self.pat, tables.rank_of, mover_bit, insert)
         return insert
+
+
+@dataclass(frozen=True)
+class MoveScratch:
+    """Scratch for `ttt_db.ranked.kernel.set_moves` (a set's children, their worths, each board's
+    counts) and the kernels' `small` and `tab`."""
+
+    kids: Ints
+    worths: Ints
+    per: Ints
+    small: Ints
+    tab: Ints
 
 
 class RankedTables:

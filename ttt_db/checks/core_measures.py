@@ -328,37 +328,34 @@ class _Walk:
         (`policy_reach`); with `costliest` (the group's first is perfect play), also the boards
         where the policy gives up the most against it."""
         tables, numbers, b, run = self.tables, self.numbers, self.tables.backend, self.tables.run
-        width = 2 * len(group)
+        nf = len(group)  # a board's reach in each seat: a seat's half of the level's array, then the other's
         opponents = b.i64_of(list(group))
-        mass = numbers.zeros(self.levels[0].sets.size * width)
-        for i in range(width):
+        mass = numbers.zeros(self.levels[0].sets.size * 2 * nf)
+        for i in range(2 * nf):
             mass[i] = numbers.number(ONE)
-        ends = numbers.zeros(2 * width)
+        ends = numbers.zeros(4 * nf)
         reached = None if costliest is None else _Reached([[], []], [{}, {}])
         where, shares, sums = b.i64(max(1, costliest or 0)), numbers.zeros(max(1, costliest or 0)), numbers.zeros(1)
         for depth in range(tables.cells + 1):
             here, below = self.levels[depth], self.levels.get(depth + 1)
             lost = numbers.zeros(here.sets.size if reached is not None else 0)
-            below_mass = numbers.zeros(below.sets.size * width if below is not None else 0)
+            below_mass = numbers.zeros(below.sets.size * 2 * nf if below is not None else 0)
             self._forward_level(here, below, opponents, (mass, below_mass), lost, ends)
             if below is not None:
                 small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
-                run.gather_mass(
-                    tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, width, small, tab
-                )
+                run.gather_mass(tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, nf, small, tab)
             if reached is not None and costliest is not None and depth < tables.cells:
                 seat = depth % 2
                 sums[0] = numbers.number(ZERO)
-                count = run.largest_shares(
-                    here.sets.size, mass, width, seat * len(group), lost, costliest, where, shares, sums
-                )
+                perfect = seat * here.sets.size * nf  # perfect play, the group's first, in the seat's half
+                count = run.largest_shares(here.sets.size, mass, nf, perfect, lost, costliest, where, shares, sums)
                 if sums[0] > 0:
                     reached.by_depth[seat][depth] = numbers.number(sums[0])
                 reached.found[seat] += [(numbers.number(shares[i]), depth, int(where[i])) for i in range(count)]
             mass = below_mass
             self.met(depth)
         found = {
-            (seat, f): (ends[(seat * len(group) + i) * 2], ends[(seat * len(group) + i) * 2 + 1])
+            (seat, f): (ends[(seat * nf + i) * 2], ends[(seat * nf + i) * 2 + 1])
             for seat in range(2)
             for i, f in enumerate(group)
         }

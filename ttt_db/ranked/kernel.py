@@ -1260,7 +1260,8 @@ def policy_reach(
 ) -> None:
     """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_odds`, or its odds
     `listed` as `best_response_outcomes` reads them) in `seat` (0 o, 1 x) against each policy f
-    of `opponents` (indices of `kinds`): mass[j * 2 * nf + seat * nf + f], the probability that
+    of `opponents` (indices of `kinds`): mass[seat * H + j * nf + f] (H half of `mass`: a seat's
+    apart from the other's, so that two threads never write one cache line), the probability that
     the play reaches board j's class, is passed to each child's slot in below_mass, laid out alike
     (`gather_mass` then moves it to the class's representative); at a board its mover has lost,
     it is added to ends[(seat * nf + f) * 2], the seat's wins, or to the entry after, its
@@ -1272,13 +1273,14 @@ def policy_reach(
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     nf = len(opponents)
-    width = 2 * nf
+    here_from = seat * (len(mass) // 2)
+    below_from = seat * (len(below_mass) // 2)
     own_moves = d % 2 == seat
     for c in range(c0, c1):
         first = c * count
         reached = False
         for p in range(count):
-            at = (first + p) * width + seat * nf
+            at = here_from + (first + p) * nf
             code = codes[u(first + p)]
             live = 0
             for f in range(nf):
@@ -1304,8 +1306,8 @@ def policy_reach(
             for p in range(count):
                 if per[u(4 * count + p)] == 0:
                     continue
-                at = (first + p) * width + seat * nf
-                there = kids[u(row + p)] * width + seat * nf
+                at = here_from + (first + p) * nf
+                there = below_from + kids[u(row + p)] * nf
                 w = worths[u(row + p)]
                 if not own_moves:
                     for f in range(nf):
@@ -1321,11 +1323,12 @@ def policy_reach(
                     lost[u(first + p)] += q * (((codes[u(first + p)] - 1) >> 6) - (w >> 6))
 
 
-def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, width: int, small: Ints, tab: Ints) -> None:
-    """Within canonical sets c0..c1, each board's mass (`policy_reach`'s, `width` a board) moved to
-    its class's representative."""
+def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, reaches: int, small: Ints, tab: Ints) -> None:
+    """Within canonical sets c0..c1, each board's mass (`policy_reach`'s: `reaches` a board in each
+    half of `mass`) moved to its class's representative."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
+    half = len(mass) // 2
     for c in range(c0, c1):
         mask, nf = open_set(game, d, cset[c], small, tab)
         if nf == 0:
@@ -1333,9 +1336,12 @@ def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, width: int,
         for p in range(count):
             r = least_image(p, pat[u(p)], nf, rank_of, tab)
             if r != p:
-                for i in range(width):
-                    mass[u((c * count + r) * width + i)] += mass[u((c * count + p) * width + i)]
-                    mass[u((c * count + p) * width + i)] = 0
+                for seat in range(2):
+                    for f in range(reaches):
+                        to = seat * half + (c * count + r) * reaches + f
+                        fro = seat * half + (c * count + p) * reaches + f
+                        mass[u(to)] += mass[u(fro)]
+                        mass[u(fro)] = 0
 
 
 def largest_shares(

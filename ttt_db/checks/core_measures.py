@@ -65,9 +65,10 @@ RANGE_SLOTS: Final = 16_384
 TIE: Final = 1e-12
 """In floating point, two expected scores closer than this are a tie (a best response's choice)."""
 PASS_BYTES: Final = 1 << 30
-"""What one pass's numbers over two adjacent levels may take (8 bytes each): the seats (backward)
-or the opponents (forward) are spread over as many passes as keep them within it, one a pass at
-least."""
+"""What one pass's numbers over two adjacent levels may take (8 bytes each; the forward pass against
+perfect play holds one more for each board of one level: what the policy gives up there): the seats
+(backward) or the opponents (forward) are spread over as many passes as keep them within it, one a
+pass at least."""
 
 
 @dataclass(frozen=True)

@@ -1123,7 +1123,8 @@ def set_odds(odds: Ints, i: int, kind: int, n: int, d: int, per: Ints, count: in
     """The odds of policy i (of `kind`, its odds at odds[i * (n + 1) ** 2 * 2:]) at each board p of
     a set of level d whose moves `set_moves` gave `per`: at shares[at + 2 * p] the probability of
     a move not of its kind (`chosen_move`), then that of one of them; the policy's odds of a
-    board of `legal` moves, `chosen` of its kind, are at odds[... + (legal * (n + 1) + chosen) * 2]."""
+    board of `legal` moves (n - d at level d), `chosen` of its kind, are at
+    odds[... + (legal * (n + 1) + chosen) * 2]."""
     for p in range(count):
         chosen = per[u(count + p)] if kind == 1 else per[u(2 * count + p)]
         row = ((i * (n + 1) + n - d) * (n + 1) + chosen) * 2

@@ -140,8 +140,10 @@ def test_the_compiled_kernel_measures_in_float64_within_rounding(
     monkeypatch.setenv("TTT_DB_KERNEL", "compiled")
     monkeypatch.setattr(core_measures, "RANGE_SLOTS", 1)  # a set a range: ranges run at once on every core
     with open_database(small_paths[game_name]) as db:
+        floats_of = {}
         for name, truth in exact.items():
             floats = measure_policy(_policy(name, db), db)
+            floats_of[name] = floats.to_document()
             assert floats.over_core and not floats.exact
             assert floats.to_document()["arithmetic"] == "float64" and floats.to_document()["exact"] is None
             for seat in ("o", "x"):
@@ -154,6 +156,10 @@ def test_the_compiled_kernel_measures_in_float64_within_rounding(
                 assert all(abs(floats.seats[seat].lost_by_depth[d] - float(v)) < 1e-12 for d, v in lost.items())
                 assert [c.board for c in floats.seats[seat].costliest] == [c.board for c in truth.seats[seat].costliest]
             assert abs(floats.nash_conv - float(truth.nash_conv)) < 1e-12
+        monkeypatch.setattr(core_measures, "PASS_BYTES", 1)  # compiled too, a seat or an opponent a pass
+        split = measure_policy(_policy("perfect@0.9", db), db).to_document()
+    whole = floats_of["perfect@0.9"]
+    assert split["seats"] == whole["seats"] and split["nash_conv"] == whole["nash_conv"]
 
 
 def test_a_match_of_two_policies_the_core_plays_is_measured_over_it(db: SolutionDatabase) -> None:

@@ -173,7 +173,8 @@ def measure_over_core(
         positions[step.depth] = step.counts.positions
         met_level(step.depth)
     passes = _Passes.of([levels[depth].sets.size for depth in range(tables.cells + 1)], len(fixed))
-    walk = _Walk(tables, numbers, levels, (kinds, odds), listed, met_level)
+    keeps = b.i64_of([int(found.skill == 1 and found.table is None) for found in policies])
+    walk = _Walk(tables, numbers, levels, (kinds, odds), keeps, listed, met_level)
     best_response: dict[int, tuple[Probability, Probability]] = {}
     for chosen in passes.backward:
         best_response |= walk.best_response(chosen)
@@ -271,6 +272,7 @@ class _Walk:
     numbers: _Numbers
     levels: dict[int, Level]
     policies: tuple[Ints, Ints]
+    keeps: Ints  # [policy] 1 where it never plays a move outside its kind (a perfect player)
     listed: _Listed
     met: Callable[[int], None]
 
@@ -386,6 +388,7 @@ class _Walk:
                     bottom.sets.arrays,
                     seat,
                     opponents,
+                    self.keeps,
                     mass,
                     below_mass,
                     *self.policies,

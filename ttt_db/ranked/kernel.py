@@ -1138,6 +1138,14 @@ def move_odds(shares: Ints, at: int, kind: int, per: Ints, p: int, w: int) -> fl
     return shares[u(at + 2 * p + int(chosen_move(kind, w, per[u(p)])))]  # type: ignore[no-any-return]
 
 
+def seat_lost(code: int, mover: int, seat: int) -> bool:
+    """Whether a board in play (`code`, `mover` to move: 0 o, 1 x) is lost for `seat` with best
+    play: its value for the mover a loss where the seat moves, a win where the other does. Against
+    an opponent that keeps the value, the seat loses from it whatever it plays."""
+    value = (code - 1) >> 6
+    return value == 0 if seat == mover else value == 2
+
+
 def listed_in_set(listed: Ints, first: int, count: int, per: Ints) -> None:
     """per[3 * count + p]: the index in `listed` (increasing slots) of slot first + p, or -1 where
     it is not listed (a set's boards, first to first + count)."""
@@ -1185,8 +1193,9 @@ def best_response_outcomes(
     response (the child with the lowest expected score for the seat, the most losses breaking a
     tie; scores within `tie` are tied), from every board of canonical sets c0..c1 of level d, from
     those of level d + 1 (`below_out`, laid out as `out`): at out[(j * len(seats) + i) * 2],
-    board j's probability that seats[i] wins, then that it loses (a draw is the rest). `kids`,
-    `worths` and `per` (4 * count) are `set_moves`' scratch, `shares` (2 * count) `set_odds`'."""
+    board j's probability that seats[i] wins, then that it loses (a draw is the rest); at a board
+    the seat has lost (`seat_lost`) the best response wins, its children not read. `kids`, `worths`
+    and `per` (5 * count) are `set_moves`' scratch, `shares` (2 * count) `set_odds`'."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     width = 2 * len(seats)
@@ -1203,14 +1212,19 @@ def best_response_outcomes(
         listed_in_set(listed, first, count, per)
         set_odds(odds, 0, kinds[0], n, d, per, count, shares, 0)
         for i in range(len(seats)):
+            for p in range(count):
+                code = codes[u(first + p)]
+                counted = code > LOSS_NOW and not seat_lost(code, mover, seats[i])
+                per[u(4 * count + p)] = int(counted)
+                if code > LOSS_NOW and not counted:
+                    out[u((first + p) * width + i * 2 + 1)] = 1
             opening = True
             for cell in range(n):
                 if mask >> cell & 1:
                     continue
                 row = cell * count
                 for p in range(count):
-                    code = codes[u(first + p)]
-                    if code == 0 or code == LOSS_NOW:
+                    if per[u(4 * count + p)] == 0:
                         continue
                     at = (first + p) * width + i * 2
                     child = kids[u(row + p)] * width + i * 2
@@ -1244,6 +1258,7 @@ def policy_reach(
     below_level: Any,
     seat: int,
     opponents: Ints,
+    keeps: Ints,
     mass: Ints,
     below_mass: Ints,
     kinds: Ints,
@@ -1264,13 +1279,15 @@ def policy_reach(
     of `opponents` (indices of `kinds`): mass[seat * H + j * nf + f] (H half of `mass`: a seat's
     apart from the other's, so that two threads never write one cache line), the probability that
     the play reaches board j's class, is passed to each child's slot in below_mass, laid out alike
-    (`gather_mass` then moves it to the class's representative); at a board its mover has lost,
-    it is added to ends[(seat * nf + f) * 2], the seat's wins, or to the entry after, its
-    losses. Where the policy moves (seat d % 2) and `lost` is not empty, lost[j] at a board
-    in play it reaches is what it gives up there: the board's value (1, 0, -1 for the mover) less its moves'
-    expected value. The two seats touch apart entries: they may run at once. `kids`, `worths`
-    and `per` (5 * count: a board reached and in play at per[4 * count + p]) are `set_moves`'
-    scratch, `shares` (2 * count * nf) `set_odds`'."""
+    (`gather_mass` then moves it to the class's representative). At a board its mover has lost,
+    it is added to ends[(seat * nf + f) * 2], the seat's wins, or to the entry after, its losses;
+    so is it at a board the seat has lost (`seat_lost`) against an opponent o that keeps the value
+    (keeps[o] 1: it never plays a move outside its kind), and carried no further. Where the policy
+    moves (seat d % 2) and `lost` is not empty, lost[j] at a board in play it reaches is what it
+    gives up there: the board's value (1, 0, -1 for the mover) less its moves' expected value. The
+    two seats touch apart entries: they may run at once. `kids`, `worths` and `per` (5 * count:
+    whether a board is carried on at per[4 * count + p]) are `set_moves`' scratch, `shares`
+    (2 * count * nf) `set_odds`'."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     nf = len(opponents)
@@ -1285,10 +1302,15 @@ def policy_reach(
             code = codes[u(first + p)]
             live = 0
             for f in range(nf):
-                if mass[u(at + f)] != 0:
-                    live = int(code > LOSS_NOW)
-                    if code == LOSS_NOW:
-                        ends[u((seat * nf + f) * 2 + (1 if own_moves else 0))] += mass[u(at + f)]
+                if mass[u(at + f)] == 0:
+                    continue
+                if code == LOSS_NOW:
+                    ends[u((seat * nf + f) * 2 + (1 if own_moves else 0))] += mass[u(at + f)]
+                elif code > LOSS_NOW and keeps[opponents[f]] == 1 and seat_lost(code, d % 2, seat):
+                    ends[u((seat * nf + f) * 2 + 1)] += mass[u(at + f)]  # lost whatever the policy plays
+                    mass[u(at + f)] = 0
+                elif code > LOSS_NOW:
+                    live = 1
             per[u(4 * count + p)] = live
             reached = reached or live == 1
         if not reached or d == n:

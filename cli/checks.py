@@ -493,7 +493,7 @@ def score(
         )
         positions = int(database.meta()["figures"]["positions"])
         with progress_bar(
-            over_core_passes(database, len(opponents)) * positions if over_core else max_boards,
+            over_core_passes(database, opponents) * positions if over_core else max_boards,
             "score: positions met, backward then forward" if over_core else "score: positions asked",
             "position",
             quiet=False,

@@ -120,12 +120,14 @@ def test_passes_split_to_fit_their_memory_measure_the_same(
         ai = _policy("perfect@0.9", db)
         against = [load_ai("perfect-shortest@0.5", lambda: db, game=db.game)]
         whole = measure_policy(ai, db, against=against, costliest=5)
-        assert core_measures.over_core_passes(db, len(against)) == 3  # the walk, one pass each way
+        assert core_measures.over_core_passes(db, against) == 3  # the walk, one pass each way
         monkeypatch.setattr(core_measures, "PASS_BYTES", 1)
         heard: list[int] = []
         split = measure_policy(ai, db, against=against, costliest=5, progress=heard.append)
-        passes = core_measures.over_core_passes(db, len(against))
+        passes = core_measures.over_core_passes(db, against)
         assert passes == 1 + 2 + 3  # the walk, a seat a pass, an opponent a pass (perfect, random, the other)
+        named_perfect = [load_ai("perfect", lambda: db, game=db.game)]
+        assert core_measures.over_core_passes(db, named_perfect) == 1 + 2 + 2  # perfect play is measured once
         assert heard == sorted(heard) and heard[-1] == passes * db.meta()["figures"]["positions"]
     assert split.to_document() == whole.to_document()
 

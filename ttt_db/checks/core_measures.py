@@ -85,7 +85,7 @@ class _Passes:
     def of(cls, sizes: list[int], opponents: int) -> _Passes:
         """For levels of `sizes` boards and `opponents` fixed opponents: a seat takes a win and a
         loss a board backward, an opponent its reach in each seat forward, on two levels."""
-        widest = max(a + b for a, b in zip(sizes, sizes[1:], strict=False)) if len(sizes) > 1 else sizes[0]
+        widest = max(a + b for a, b in zip(sizes, sizes[1:], strict=False))
         each = max(1, PASS_BYTES // (widest * 2 * 8))
         return cls(_grouped(range(2), each), _grouped(range(1, opponents + 1), each))
 
@@ -99,12 +99,18 @@ def _grouped(items: range, each: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(items[i : i + each]) for i in range(0, len(items), each))
 
 
-def over_core_passes(database: SolutionDatabase, against: int = 0) -> int:
-    """How many times `measure_over_core` meets each position of the database's core, with
-    `against` opponents besides perfect play, a best response and uniform random play (what its
-    `progress` counts up to, times the positions)."""
+def over_core_passes(database: SolutionDatabase, against: Iterable[NamedAI] = ()) -> int:
+    """How many times `measure_over_core` meets each position of the database's core, measuring
+    against the AIs `against` too (what its `progress` counts up to, times the positions)."""
     tables = database.core.tables
-    return _Passes.of([tables.level(depth).size for depth in range(tables.cells + 1)], 2 + against).count
+    sizes = [tables.level(depth).size for depth in range(tables.cells + 1)]
+    return _Passes.of(sizes, len(_fixed_opponents(against))).count
+
+
+def _fixed_opponents(against: Iterable[NamedAI]) -> dict[str, CorePolicy]:
+    """The opponents whose play is fixed, by name: perfect play, uniform random play, then each AI
+    of `against` (one named as a default replaces it)."""
+    return {"perfect": PERFECT, "random": RANDOM} | {named.name: _core_policy(named) for named in against}
 
 
 @dataclass(frozen=True)
@@ -150,7 +156,7 @@ def measure_over_core(
     (the empty board first)."""
     game = database.game
     policy = _core_policy(ai)
-    fixed = {"perfect": PERFECT, "random": RANDOM} | {named.name: _core_policy(named) for named in against}
+    fixed = _fixed_opponents(against)
     tables = database.core.tables
     b = tables.backend
     numbers = _Numbers.of(tables)
@@ -181,21 +187,18 @@ def measure_over_core(
     found: dict[tuple[int, int], tuple[Probability, Probability]] = {}
     costs: list[list[Cost]] = [[], []]
     by_depth: list[dict[int, Probability]] = [{}, {}]
-    for group in passes.forward:
-        ends, reached = walk.forward(group, costliest if 1 in group else None)
-        found |= ends
+    for group in passes.forward:  # perfect play (policy 1) is the first group's first: the costs come with it
+        reached = _Reached(costliest, [[], []], [{}, {}]) if group[0] == 1 else None
+        found |= walk.forward(group, reached)
         if reached is not None:
-            costs, by_depth = _costs(database, ai, numbers, levels, reached, costliest)
+            costs, by_depth = _costs(database, ai, numbers, levels, reached)
     start = value_score(_start_value(levels[0]))
-    names = ["perfect", BEST_RESPONSE, *list(fixed)[1:]]
     seats = {}
     for index, seat in enumerate(SEATS):
+        of_fixed = {name: found[index, i + 1] for i, name in enumerate(fixed)}
+        in_order = {"perfect": of_fixed["perfect"], BEST_RESPONSE: best_response[index]} | of_fixed
         against_seat = {}
-        for name in names:
-            if name == BEST_RESPONSE:
-                win, loss = best_response[index]
-            else:
-                win, loss = found[index, list(fixed).index(name) + 1]
+        for name, (win, loss) in in_order.items():
             win, loss = numbers.number(win), numbers.number(loss)
             against_seat[name] = Outcome(win, 1 - win - loss if numbers.exact else max(0.0, 1 - win - loss), loss)
         value = score_seen_by(start, seat)
@@ -255,9 +258,10 @@ def _start_value(level: Level) -> Value:
 
 @dataclass(frozen=True)
 class _Reached:
-    """What the forward pass against perfect play found: per seat the costliest boards it met
+    """What the forward pass against perfect play finds: per seat the `costliest` boards it meets
     (share, depth, place in the level's codes) and the points lost by depth."""
 
+    costliest: int
     found: list[list[tuple[Probability, int, int]]]
     by_depth: list[dict[int, Probability]]
 
@@ -324,11 +328,11 @@ class _Walk:
         b.spread(sets.canonical, work, grain=max(1, RANGE_SLOTS // max(1, sets.patterns)))
 
     def forward(
-        self, group: tuple[int, ...], costliest: int | None
-    ) -> tuple[dict[tuple[int, int], tuple[Probability, Probability]], _Reached | None]:
+        self, group: tuple[int, ...], reached: _Reached | None
+    ) -> dict[tuple[int, int], tuple[Probability, Probability]]:
         """Each seat's win and loss probabilities from the empty board against each opponent of
         `group` (indices of the policies), by carrying the play's reach forward level by level
-        (`policy_reach`); with `costliest` (the group's first is perfect play), also the boards
+        (`policy_reach`); into `reached` (the group's first is then perfect play), also the boards
         where the policy gives up the most against it."""
         tables, numbers, b, run = self.tables, self.numbers, self.tables.backend, self.tables.run
         nf = len(group)  # a board's reach in each seat: a seat's half of the level's array, then the other's
@@ -337,8 +341,8 @@ class _Walk:
         for i in range(2 * nf):
             mass[i] = numbers.number(ONE)
         ends = numbers.zeros(4 * nf)
-        reached = None if costliest is None else _Reached([[], []], [{}, {}])
-        where, shares, sums = b.i64(max(1, costliest or 0)), numbers.zeros(max(1, costliest or 0)), numbers.zeros(1)
+        kept = max(1, reached.costliest if reached is not None else 0)
+        where, shares, sums = b.i64(kept), numbers.zeros(kept), numbers.zeros(1)
         for depth in range(tables.cells + 1):
             here, below = self.levels[depth], self.levels.get(depth + 1)
             lost = numbers.zeros(here.sets.size if reached is not None else 0)
@@ -347,22 +351,23 @@ class _Walk:
             if below is not None:
                 small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
                 run.gather_mass(tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, nf, small, tab)
-            if reached is not None and costliest is not None and depth < tables.cells:
+            if reached is not None and depth < tables.cells:
                 seat = depth % 2
                 sums[0] = numbers.number(ZERO)
                 perfect = seat * here.sets.size * nf  # perfect play, the group's first, in the seat's half
-                count = run.largest_shares(here.sets.size, mass, nf, perfect, lost, costliest, where, shares, sums)
+                count = run.largest_shares(
+                    here.sets.size, mass, nf, perfect, lost, reached.costliest, where, shares, sums
+                )
                 if sums[0] > 0:
                     reached.by_depth[seat][depth] = numbers.number(sums[0])
                 reached.found[seat] += [(numbers.number(shares[i]), depth, int(where[i])) for i in range(count)]
             mass = below_mass
             self.met(depth)
-        found = {
+        return {
             (seat, f): (ends[(seat * nf + i) * 2], ends[(seat * nf + i) * 2 + 1])
             for seat in range(2)
             for i, f in enumerate(group)
         }
-        return found, reached
 
     def _forward_level(
         self, here: Level, below: Level | None, opponents: Ints, masses: tuple[Ints, Ints], lost: Ints, ends: Ints
@@ -412,14 +417,13 @@ def _costs(
     numbers: _Numbers,
     levels: dict[int, Level],
     reached: _Reached,
-    costliest: int,
 ) -> tuple[list[list[Cost]], list[dict[int, Probability]]]:
     """Each seat's costliest classes against perfect play, as `Cost`s, and its points lost by
     depth."""
     costs: list[list[Cost]] = [[], []]
     for seat in range(2):
         reached.found[seat].sort(key=lambda item: -item[0])
-        for share, depth, j in reached.found[seat][:costliest]:
+        for share, depth, j in reached.found[seat][: reached.costliest]:
             costs[seat].append(_cost(database, ai, numbers, levels[depth], j, share))
         costs[seat].sort(key=lambda cost: (-cost.share, cost.ply, cost.board))
     return costs, reached.by_depth

@@ -31,6 +31,7 @@ from ttt_db.checks.policy_figures import (
     BEST_RESPONSE,
     MEASURED_MAX_CELLS,
     ONE,
+    OPPONENTS,
     SEATS,
     ZERO,
     Cost,
@@ -196,7 +197,8 @@ def measure_over_core(
     seats = {}
     for index, seat in enumerate(SEATS):
         of_fixed = {name: found[index, i + 1] for i, name in enumerate(fixed)}
-        in_order = {"perfect": of_fixed["perfect"], BEST_RESPONSE: best_response[index]} | of_fixed
+        in_order = {name: best_response[index] if name == BEST_RESPONSE else of_fixed[name] for name in OPPONENTS}
+        in_order |= of_fixed  # then each `against` AI
         against_seat = {}
         for name, (win, loss) in in_order.items():
             win, loss = numbers.number(win), numbers.number(loss)

@@ -110,12 +110,25 @@ STARTED = "() => [...document.querySelectorAll('.jp-InputPrompt')].some((p) => /
 """Whether a cell has started: its prompt shows [*] or its execution count."""
 
 
+def _dismiss_dialogs(page: Any) -> None:
+    """Close any dialog JupyterLab has put up (on a loaded machine its server can answer late, and it
+    says so in a dialog), so that the dialog does not take the clicks meant for the notebook; what
+    the dialog was about, if it matters, fails the test at the step it stops."""
+    dialogs = page.locator("dialog.jp-Dialog")
+    for _ in range(5):
+        if not dialogs.count():
+            return
+        page.keyboard.press("Escape")  # a dialog's cancel
+        dialogs.first.wait_for(state="detached", timeout=GUARD_MS)
+
+
 def _run_all_cells(page: Any) -> None:
     """Run > Run All Cells, again if no cell has started a minute later (a loaded machine's
     JupyterLab can take the click before its menu acts on it: the run never starts)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     for attempt in range(3):
+        _dismiss_dialogs(page)
         page.locator(".jp-Notebook").first.click()
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()

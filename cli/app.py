@@ -298,11 +298,14 @@ def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | N
     import gc
     import json
 
+    gc.disable()  # the answers are many short-lived containers: a collection every few hundred of them walks
+    # every one made since the last freeze, far more than the answers cost; one collection per batch instead
     with open_db(db, game, digest) as database:
         for lines in arrived_lines(sys.stdin.buffer):
             answers = database.position_documents(lines, first=first)
             sys.stdout.write("".join(json.dumps(answer) + "\n" for answer in answers))
             sys.stdout.flush()
+            gc.collect()
             gc.freeze()  # what the handle remembers stays, and holds no cycle: no collection need walk it again
 
 

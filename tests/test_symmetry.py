@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 import reference
 
-from ttt_db.game.definition import TICTACTOE
+from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.symmetry import (
+    canonical_and_orbit_many,
     canonical_board,
     canonical_transform,
     symmetric_images,
@@ -41,6 +43,25 @@ def test_canonical_is_the_smallest_image() -> None:
     canonical, t = canonical_transform("x.......o", TICTACTOE)
     assert canonical == "..o...x.." == transform_board("x.......o", t, TICTACTOE)
     assert canonical == min(symmetric_images("x.......o", TICTACTOE))
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x4k3", "2x9k3", "5x5k4"])
+def test_the_canonical_boards_and_orbits_of_a_batch_are_each_boards_own(name: str) -> None:
+    """In arrays (a batch's lookups) as one board at a time: its smallest image and how many distinct
+    images it has, symmetric boards (orbits of 1, 2 and 4) and a rectangle's 4 symmetries included."""
+    game = Game.parse(name)
+    draw = random.Random(40)
+    boards = ["".join(cells) for cells in itertools.product(".ox", repeat=9)] if game.cells == 9 else []
+    boards += [game.empty_board, *("".join(draw.choice(".ox") for _ in range(game.cells)) for _ in range(2000))]
+    for board in boards[:500]:  # symmetric boards of the larger games: each board made from half of it
+        boards.append(board[: game.cells // 2] + "o" * (game.cells % 2) + board[: game.cells // 2][::-1])
+    images = [symmetric_images(board, game) for board in boards]
+    assert canonical_and_orbit_many(boards, game) == (
+        [min(found) for found in images],
+        [len(set(found)) for found in images],
+    )
+    assert {len(set(found)) for found in images} >= ({1, 2, 4} if game.square else {1, 2})
+    assert canonical_and_orbit_many([], game) == ([], [])
 
 
 def test_every_image_told_from_its_class_is_what_a_search_of_the_image_finds(db: SolutionDatabase) -> None:

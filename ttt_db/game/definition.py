@@ -45,6 +45,7 @@ class Game:
     transforms: tuple[Permutation, ...] = field(init=False, repr=False, compare=False)
     inverses: tuple[Permutation, ...] = field(init=False, repr=False, compare=False)
     line_partners: tuple[tuple[tuple[int, ...], ...], ...] = field(init=False, repr=False, compare=False)
+    cell_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if min(self.rows, self.columns, self.k) < 1 or self.k > max(self.rows, self.columns):
@@ -64,6 +65,11 @@ class Game:
         )
         object.__setattr__(self, "transforms", transforms)
         object.__setattr__(self, "inverses", tuple(_invert(t) for t in transforms))
+        object.__setattr__(
+            self,
+            "cell_names",
+            tuple(_COLUMN_LETTERS[cell % self.columns] + str(cell // self.columns + 1) for cell in range(self.cells)),
+        )
 
     @classmethod
     def parse(cls, text: str) -> Game:
@@ -133,7 +139,7 @@ class Game:
             "k": self.k,
             "cells": self.cells,
             "empty_board": self.empty_board,
-            "cell_names": [self.move_name(cell) for cell in range(self.cells)],
+            "cell_names": list(self.cell_names),
             "lines": [list(line) for line in self.lines],
         }
 
@@ -141,7 +147,7 @@ class Game:
 
     def move_name(self, move: int) -> str:
         """Column letter, then row number from the top: on 3x3, 0 -> a1 and 7 -> b3."""
-        return _COLUMN_LETTERS[move % self.columns] + str(move // self.columns + 1)
+        return self.cell_names[move]
 
     def move_from_name(self, name: str) -> int | None:
         """The index of a cell name such as `b3`, or None when it names no cell of this board."""

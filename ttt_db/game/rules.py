@@ -165,11 +165,14 @@ def keeping_and_fastest(
     """From each legal move's (move, value for the mover, plies left after it), at least one: the
     best value, the moves that keep it, those of them that also win fastest or lose slowest (all
     of them on a draw), and the plies the kept moves leave (the fewest on a win, else the most)."""
-    best = max(moves, key=lambda move: value_rank(move[1]))[1]
-    keeping = [(move, after) for move, value, after in moves if value == best]
-    plies = (min if best == "win" else max)(after for _, after in keeping)
-    fastest = [move for move, after in keeping if best == "draw" or after == plies]
-    return best, tuple(move for move, _ in keeping), tuple(fastest), plies
+    values = {value for _, value, _ in moves}
+    best: Value = max(values, key=value_rank)
+    keeping = tuple(move for move, value, _ in moves if value == best)
+    afters = [after for _, value, after in moves if value == best]
+    plies = min(afters) if best == "win" else max(afters)
+    if best == "draw":
+        return best, keeping, keeping, plies
+    return best, keeping, tuple(move for move, after in zip(keeping, afters, strict=True) if after == plies), plies
 
 
 def shortest_victory(value: Value, mover: Mark, plies: int, cells: int) -> int:

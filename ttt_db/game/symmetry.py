@@ -70,3 +70,26 @@ def canonical_and_orbit(cells: str, game: Game) -> tuple[str, int]:
     """`canonical_board` and `orbit_size` of `cells`, its images made once."""
     images = symmetric_images(cells, game)
     return min(images), len(set(images))
+
+
+def canonical_and_orbit_many(boards: Sequence[str], game: Game) -> tuple[list[str], list[int]]:
+    """`canonical_and_orbit` of many boards at once, in arrays: each image read as a base-3
+    number, most significant cell first (`.` 0, `o` 1, `x` 2: the order of the text), so that the
+    smallest number is the smallest image; the orbit is the symmetries over those that leave the
+    board as it is (the transforms are a group, the first the identity)."""
+    import numpy as np
+
+    n, count = game.cells, len(boards)
+    if count == 0:
+        return [], []
+    chars = np.frombuffer("".join(boards).encode("ascii"), np.uint8).reshape(count, n)
+    digit = np.zeros(256, np.int64)
+    digit[ord("o")], digit[ord("x")] = 1, 2
+    digits = digit[chars]
+    powers = 3 ** np.arange(n - 1, -1, -1, dtype=np.int64)
+    transforms = np.asarray(game.transforms, np.intp)
+    keys = np.stack([digits[:, transform] @ powers for transform in transforms])
+    smallest = keys.argmin(axis=0)
+    canonical = chars[np.arange(count)[:, None], transforms[smallest]].tobytes().decode("ascii")
+    orbits = len(transforms) // (keys == keys[0]).sum(axis=0)
+    return [canonical[i * n : (i + 1) * n] for i in range(count)], orbits.tolist()

@@ -369,28 +369,40 @@ class CoreReader:
             return walk(self.tables, self, direction, depths=depths, ahead=ahead, tally=tally)
         return walk(self.tables, self, direction, report, depths, ahead=ahead, tally=tally)
 
-    def extras(self, depth: int, slot: int, *, bulk: bool = False) -> tuple[int, int, int, int]:
+    def extras(self, depth: int, slot: int) -> tuple[int, int, int, int]:
         """(o wins, x wins, draws, paths) of the class whose representative is `slot` of level
-        `depth` (`ttt_db.store.extras`); DatabaseDamagedError when they cannot be right. `bulk`: many
-        slots of each chunk will be asked (their ordinals are counted once per chunk)."""
-        number, offset = divmod(slot, CHUNK_SLOTS)
-        codes = self.chunk(depth, number)
-        if bulk:
-            ordinals = self._cached(
-                self._ordinals, (depth, number), lambda: list(accumulate(codes.translate(_NONZERO), initial=0))
-            )
-            ordinal, classes = ordinals[offset], ordinals[-1]
-        else:
-            ordinal, classes = offset - codes[:offset].count(0), len(codes) - codes.count(0)
-        values = self._extras_chunk(depth, number, classes)
-        o_wins, x_wins, draws, paths = values[4 * ordinal : 4 * ordinal + 4]
+        `depth` (`ttt_db.store.extras`); DatabaseDamagedError when they cannot be right."""
+        return self.extras_of(depth, [slot])[0]
+
+    def extras_of(self, depth: int, slots: Sequence[int]) -> list[tuple[int, int, int, int]]:
+        """`extras` of the classes whose representatives are `slots` of level `depth`, in order;
+        many of them: each chunk's ordinals are counted once (the slots in order read each chunk
+        once)."""
         ways = factorial(self.game.cells - depth)
-        if min(o_wins, x_wins, draws) < 0 or o_wins + x_wins + draws != ways or paths < 1:
-            where = f"table {EXTRAS}, level {depth} chunk {number}"
-            raise DatabaseDamagedError(
-                f"odds {[o_wins, x_wins, draws]} and paths {paths} for slot {slot}: not {ways:,} move orders", where
-            )
-        return o_wins, x_wins, draws, paths
+        found: list[tuple[int, int, int, int]] = []
+        reading = -1
+        for slot in slots:
+            number, offset = divmod(slot, CHUNK_SLOTS)
+            if number != reading:
+                reading, codes = number, self.chunk(depth, number)
+                ordinals = self._chunk_ordinals(depth, number, codes) if len(slots) > 1 else None
+                classes = len(codes) - codes.count(0) if ordinals is None else ordinals[-1]
+                values = self._extras_chunk(depth, number, classes)
+            ordinal = offset - codes[:offset].count(0) if ordinals is None else ordinals[offset]
+            o_wins, x_wins, draws, paths = values[4 * ordinal : 4 * ordinal + 4]
+            if min(o_wins, x_wins, draws) < 0 or o_wins + x_wins + draws != ways or paths < 1:
+                where = f"table {EXTRAS}, level {depth} chunk {number}"
+                raise DatabaseDamagedError(
+                    f"odds {[o_wins, x_wins, draws]} and paths {paths} for slot {slot}: not {ways:,} move orders", where
+                )
+            found.append((o_wins, x_wins, draws, paths))
+        return found
+
+    def _chunk_ordinals(self, depth: int, number: int, codes: bytes) -> list[int]:
+        """How many classes (nonzero codes) a chunk holds before each slot, and in all."""
+        return self._cached(
+            self._ordinals, (depth, number), lambda: list(accumulate(codes.translate(_NONZERO), initial=0))
+        )
 
     def extras_level_chunk(self, depth: int, number: int, classes: int) -> list[int]:
         """A chunk of the extras (EXTRAS_FIELDS integers per class), read past the cache, for
@@ -459,6 +471,7 @@ class CoreReader:
                     continue
                 least, _, sizes = block.orbits(where)
                 classes = self._class_slots(block) if extras else None
+                kept = None if classes is None else self.extras_of(step.depth, [classes[j] for j in where])
                 worths = as_list(block.moves.worths) if block.moves is not None else None
                 codes = as_list(block.codes)
                 for i, (j, board) in enumerate(zip(where, block.boards(where), strict=True)):
@@ -467,8 +480,8 @@ class CoreReader:
                         raise DatabaseDamagedError("a code no build writes", f"table {CORE}, level {step.depth}")
                     analyses = [] if worths is None or own[1] == 0 else moves_of_worths(worths[j * n : (j + 1) * n])
                     playout, paths = None, None
-                    if classes is not None:
-                        o_wins, x_wins, draws, paths = self.extras(step.depth, classes[j], bulk=True)
+                    if kept is not None:
+                        o_wins, x_wins, draws, paths = kept[i]
                         playout = Playout(o_wins, x_wins, draws, ways)
                     yield Position.from_values(
                         board,

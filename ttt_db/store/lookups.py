@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from math import factorial
 from typing import TYPE_CHECKING, Final
 
-from ttt_db.game.rules import opposite_value
+from ttt_db.game.rules import STATUSES, opposite_value
+from ttt_db.game.symmetry import canonical_and_orbit_many
 from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
 from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.position import Playout, Position
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
     from ttt_db.store.core import CoreReader
 
 DECODED: Final = [value_of_code(code) for code in range(256)]
+MOVER_VALUES: Final = [None if decoded is None else opposite_value(decoded[0]) for decoded in DECODED]
+"""A child's code as the value of the move to it, for the mover."""
+AFTERS: Final = [None if decoded is None else decoded[1] for decoded in DECODED]
+"""A child's code as the plies left after the move to it."""
 
 
 def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[Position | None]:
@@ -49,18 +54,18 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     o_moves = depth % 2 == 0
     lines = np.asarray(tables.lines, np.int64)  # each winning line as a mask of cells
 
-    def lined(occ: NDArray[np.int64], o: NDArray[np.int64]) -> NDArray[np.bool_]:
-        """Whether each board has a line of either mark."""
-        o_line = ((o[..., None] & lines) == lines).any(axis=-1)
-        x_line = (((occ ^ o)[..., None] & lines) == lines).any(axis=-1)
-        either: NDArray[np.bool_] = o_line | x_line
-        return either
+    def lined(mark_cells: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Whether each board's cells of a mark hold a line."""
+        found: NDArray[np.bool_] = ((mark_cells[..., None] & lines) == lines).any(axis=-1)
+        return found
 
-    finished = lined(occupied, o_cells) | (depth == n)
+    o_won, x_won = lined(o_cells), lined(occupied ^ o_cells)
+    finished = o_won | x_won | (depth == n)
+    statuses = [STATUSES[i] for i in np.where(o_won, 1, np.where(x_won, 2, np.where(finished, 3, 0))).tolist()]
     free = ~taken & ~finished[:, None]  # the moves of each board in play
     child_occupied = occupied[:, None] | bits
     child_o = np.where(o_moves[:, None], o_cells[:, None] | bits, o_cells[:, None])
-    child_won = lined(child_occupied, child_o) & free
+    child_won = lined(np.where(o_moves, o_cells, occupied ^ o_cells)[:, None] | bits) & free  # the mover's line
     child_ended = child_won | (free & (depth + 1 == n)[:, None])
     further = free[:, :, None] & free[:, None, :] & ~np.eye(n, dtype=bool) & ~child_ended[:, :, None]
 
@@ -88,26 +93,63 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
         & ((grand != 0) | ~further).all(axis=(1, 2))
     )
 
+    canonical, orbits = canonical_and_orbit_many(boards, game)
+    depths = depth.tolist()
+    usable = held & np.asarray([decoded is not None for decoded in DECODED])[own]
+    kept = _extras(core, depth, own_slot, usable) if extras else None
     found: list[Position | None] = []
-    free_cells = [row.nonzero()[0].tolist() for row in free]
-    child_rows = child.tolist()
-    for i, board in enumerate(boards):
-        decoded = DECODED[own[i]]
-        if not held[i] or decoded is None:
+    _, move_cells = free.nonzero()  # board by board, each board's moves in cell order
+    every_move = list(
+        zip(
+            move_cells.tolist(),
+            np.asarray(MOVER_VALUES, object)[child_codes].tolist(),
+            np.asarray(AFTERS, object)[child_codes].tolist(),
+            strict=True,
+        )
+    )
+    ends = np.cumsum(free.sum(axis=1)).tolist()
+    decoded_codes = [DECODED[code] for code in own.tolist()]
+    for i, (board, decoded, use) in enumerate(zip(boards, decoded_codes, usable.tolist(), strict=True)):
+        if not use or decoded is None:
             found.append(None)
             continue
-        moves = []
-        for cell in free_cells[i]:
-            child_decoded = DECODED[child_rows[i][cell]]
-            assert child_decoded is not None  # held: not 0
-            moves.append((cell, opposite_value(child_decoded[0]), child_decoded[1]))
+        moves = every_move[ends[i - 1] if i else 0 : ends[i]]  # held: every child's code is one a build writes
         playout = paths = None
-        if extras:
-            d = int(depth[i])
-            o_wins, x_wins, draws, paths = core.extras(d, int(own_slot[i]), bulk=True)
-            playout = Playout(o_wins, x_wins, draws, factorial(n - d))
-        found.append(Position.from_values(board, game, decoded, moves, playout=playout, paths=paths))
+        odds = None if kept is None else kept[i]
+        if odds is not None:
+            o_wins, x_wins, draws, paths = odds
+            playout = Playout(o_wins, x_wins, draws, factorial(n - depths[i]))
+        found.append(
+            Position.from_values(
+                board,
+                game,
+                decoded,
+                moves,
+                canonical=canonical[i],
+                orbit=orbits[i],
+                board_status=statuses[i],
+                playout=playout,
+                paths=paths,
+            )
+        )
     return found
+
+
+def _extras(
+    core: CoreReader, depth: NDArray[np.int64], slots: NDArray[np.int64], usable: NDArray[np.bool_]
+) -> list[tuple[int, int, int, int] | None]:
+    """The odds and paths of each held board's class (`CoreReader.extras_of`), a level at a time in
+    slot order (each chunk read once); None for the others (`usable` false)."""
+    import numpy as np
+
+    kept: list[tuple[int, int, int, int] | None] = [None] * len(slots)
+    order = np.lexsort((slots, depth))
+    order = order[usable[order]]
+    for level in np.unique(depth[order]).tolist():
+        at = order[depth[order] == level]
+        for i, found in zip(at.tolist(), core.extras_of(level, slots[at].tolist()), strict=True):
+            kept[i] = found
+    return kept
 
 
 def _slots(tables: RankedTables, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -126,14 +168,16 @@ def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]
     import numpy as np
 
     codes = np.zeros(len(slots), np.uint8)
-    for depth in np.unique(depths).tolist():
+    every_number = slots >> (CHUNK_SLOTS.bit_length() - 1)  # CHUNK_SLOTS is a power of two
+    for depth in np.flatnonzero(np.bincount(depths)).tolist():
         at = np.flatnonzero(depths == depth)
-        order = np.argsort(slots[at], kind="stable")
-        ranked = slots[at][order]
-        numbers = ranked // CHUNK_SLOTS
+        numbers = every_number[at]
+        keys = numbers.astype(np.uint16) if numbers.max() < 1 << 16 else numbers  # 16 bits: a radix sort
+        order = np.argsort(keys, kind="stable")
+        numbers, targets, offsets = numbers[order], at[order], slots[at][order] & (CHUNK_SLOTS - 1)
         starts = np.flatnonzero(np.diff(numbers, prepend=-1))
         core.prefetch(depth, numbers[starts].tolist())
-        for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(ranked)], strict=True):
+        for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(numbers)], strict=True):
             chunk = np.frombuffer(core.chunk(depth, int(numbers[start])), np.uint8)
-            codes[at[order[start:stop]]] = chunk[ranked[start:stop] % CHUNK_SLOTS]
+            codes[targets[start:stop]] = chunk[offsets[start:stop]]
     return codes

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError
@@ -12,6 +13,7 @@ from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import (
     EMPTY,
+    VALUES,
     Mark,
     Status,
     Value,
@@ -57,7 +59,7 @@ class MoveAnalysis:
     def to_dict(self) -> dict[str, Any]:
         return {
             "move": self.move,
-            "name": self.name,
+            "name": self.game.cell_names[self.move],
             "value": self.value,
             "remoteness": self.remoteness,
             "outcome": self.outcome,
@@ -169,6 +171,7 @@ class Position:
         *,
         canonical: str | None = None,
         orbit: int | None = None,
+        board_status: Status | None = None,
         playout: Playout | None = None,
         paths: int | None = None,
     ) -> Position:
@@ -176,10 +179,12 @@ class Position:
         (`own`) and each move's value for the mover and the plies left after it: the best moves,
         the fastest ones, the score and the shortest-victory score follow (the rules
         rules.keeping_and_fastest); DatabaseDamagedError when its own value and remoteness are not
-        what its moves give (or, finished, what its end gives). Its canonical board and orbit are
-        derived unless given (a bulk reader has them already), its odds and paths where kept."""
+        what its moves give (or, finished, what its end gives). Its canonical board, orbit and
+        status are derived unless given (a bulk reader has them already), its odds and paths where
+        kept."""
         depth = game.cells - board.count(EMPTY)
-        board_status = status(board, game)
+        if board_status is None:
+            board_status = status(board, game)
         mover = mover_at(depth)
         value, remoteness = own
         if canonical is None or orbit is None:
@@ -276,26 +281,28 @@ class Position:
         the user's marks: a client follows a game by these boards instead of applying rules), and
         its `score` from the first player's side, as the position's own `score` is."""
         mover = self.to_move
-        moves = (
-            []
-            if mover is None
-            else [
-                analysis.to_dict()
-                | {
-                    "board": play(self.cells, analysis.move, mover),
-                    "score": score_seen_by(value_score(analysis.value), self.first, mover),
-                }
-                for analysis in self.moves
-            ]
-        )
-        return self.to_record() | {"moves": moves, "winning_line": list(self.board.winning_cells)}
+        moves = []
+        if mover is not None:
+            cells, scores = self.cells, _move_scores(self.first, mover)
+            for analysis in self.moves:
+                entry = analysis.to_dict()
+                entry["board"] = play(cells, analysis.move, mover)
+                entry["score"] = scores[analysis.value]
+                moves.append(entry)
+        document = self.to_record()
+        document["moves"] = moves
+        document["winning_line"] = [] if mover is not None else list(self.board.winning_cells)
+        return document
 
     def to_record(self) -> dict[str, Any]:
         """The export record (docs/json.md): the stable keys, then `depth`, `first`, the
         labelled viewpoints (`score_viewpoint`, `value_viewpoint`, `playout_odds`), `orbit` and `game`."""
+        board, playout = self.board, None if self.playout is None else self.playout.as_floats()
+        depth, first = board.depth, board.first
+        next_player = mover_at(depth, first)
         return {
-            "board": self.cells,
-            "to_move": self.to_move,
+            "board": board.cells,
+            "to_move": next_player if self.status == "playing" else None,
             "status": self.status,
             "score": self.score,
             "value": self.value,
@@ -303,19 +310,23 @@ class Position:
             "sv_score": self.sv_score,
             "best_moves": list(self.best_moves),
             "best_moves_shortest": list(self.best_moves_shortest),
-            "playout": None if self.playout is None else self.playout.as_floats(),
+            "playout": playout,
             "paths": self.paths,
             "canonical": self.canonical,
-            "depth": self.depth,
-            "first": self.first,
-            "score_viewpoint": self.first,
-            "value_viewpoint": self.next_player,
-            "playout_odds": None
-            if self.playout is None
-            else dict(zip(("o", "x", "draw"), self.playout.as_floats(), strict=True)),
+            "depth": depth,
+            "first": first,
+            "score_viewpoint": first,
+            "value_viewpoint": next_player,
+            "playout_odds": None if playout is None else dict(zip(("o", "x", "draw"), playout, strict=True)),
             "orbit": self.orbit,
-            "game": self.game.name,
+            "game": board.game.name,
         }
+
+
+@cache
+def _move_scores(first: Mark, mover: Mark) -> dict[Value, int]:
+    """Each value a move can have for `mover`, as a score from `first`'s side."""
+    return {value: score_seen_by(value_score(value), first, mover) for value in VALUES}
 
 
 def _moves_from_core(board: str, game: Game, probe: Callable[[str], tuple[Value, int]]) -> list[tuple[int, Value, int]]:

@@ -296,14 +296,17 @@ def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | N
     each answered on its own line of stdout, in order, as one JSON document (`--json`'s); a bad
     board's line is `{"input", "error"}`, and the rest are answered all the same."""
     import gc
-    import json
+    from itertools import islice
+
+    from ttt_db.json_text import compact_json
 
     gc.disable()  # the answers are many short-lived containers: a collection every few hundred of them walks
     # every one made since the last freeze, far more than the answers cost; one collection per batch instead
     with open_db(db, game, digest) as database:
         for lines in arrived_lines(sys.stdin.buffer):
-            answers = database.position_documents(lines, first=first)
-            sys.stdout.write("".join(json.dumps(answer) + "\n" for answer in answers))
+            answers = iter(database.position_documents(lines, first=first))
+            while written := b"".join(compact_json(answer) + b"\n" for answer in islice(answers, 1024)):
+                sys.stdout.buffer.write(written)
             sys.stdout.flush()
             gc.collect()
             gc.freeze()  # what the handle remembers stays, and holds no cycle: no collection need walk it again

@@ -24,6 +24,7 @@ from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
+from ttt_db.json_text import compact_json
 from ttt_db.play.line import perfect_line
 from ttt_db.play.playthrough import Playthrough
 from ttt_db.search.algorithms import search_board, shown_search
@@ -168,7 +169,7 @@ class Service:
             return cached
         board = self._board(text, first)
         document = self.database.lookup(board).to_document()
-        return self._remembered(key, json.dumps(document, separators=(",", ":")).encode())
+        return self._remembered(key, compact_json(document))
 
     def positions_json(self, body: bytes) -> bytes:
         """`{"positions": [...]}` as JSON bytes: the `best-moves --json` document of each board of a
@@ -194,7 +195,7 @@ class Service:
         missing = [i for i, answer in enumerate(answers) if answer is None]
         documents = self.database.position_documents([batch[i] for i in missing], first=mark)  # derived together
         for i, document in zip(missing, documents, strict=True):
-            answers[i] = self._remembered(keys[i], json.dumps(document, separators=(",", ":")).encode())
+            answers[i] = self._remembered(keys[i], compact_json(document))
         filled = [answer for answer in answers if answer is not None]
         assert len(filled) == len(answers)  # every item answered, from the cache or just now
         return b'{"positions":[' + b",".join(filled) + b"]}"

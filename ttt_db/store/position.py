@@ -189,7 +189,8 @@ class Position:
         value, remoteness = own
         if canonical is None or orbit is None:
             canonical, orbit = canonical_and_orbit(board, game)
-        analyses = [MoveAnalysis(move, move_value, after, game) for move, move_value, after in moves]
+        known = _known_analyses(game)
+        analyses = [known.get(move) or known.setdefault(move, MoveAnalysis(*move, game)) for move in moves]
         keeping, fastest = _held_to_moves(board, game, own, moves)
         if board_status != "playing":
             score = final_score(board_status, depth)
@@ -321,6 +322,16 @@ class Position:
             "orbit": self.orbit,
             "game": board.game.name,
         }
+
+
+_ANALYSES: dict[Game, dict[tuple[int, Value, int], MoveAnalysis]] = {}
+
+
+def _known_analyses(game: Game) -> dict[tuple[int, Value, int], MoveAnalysis]:
+    """Every move analysis made so far for the game, by (move, value, plies after): they are
+    values, shared by every position that has one (at most 3 x cells x cells of them), so that a
+    batch of positions makes and holds few objects."""
+    return _ANALYSES.setdefault(game, {})
 
 
 @cache

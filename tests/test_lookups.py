@@ -26,15 +26,15 @@ from ttt_db.store.lookups import positions_in_arrays
 GAME = Game.parse("3x4k3")
 
 
-def _boards(count: int, seed: int) -> list[str]:
+def _boards(count: int, seed: int, game: Game = GAME) -> list[str]:
     """Distinct boards met in random games (o first), finished ones included."""
     draw = random.Random(seed)
     found: dict[str, None] = {}
     while len(found) < count:
-        board = GAME.empty_board
+        board = game.empty_board
         found[board] = None
-        while status(board, GAME) == "playing":
-            board = play(board, draw.choice(empty_cells(board)), mover_at(GAME.cells - board.count(".")))
+        while status(board, game) == "playing":
+            board = play(board, draw.choice(empty_cells(board)), mover_at(game.cells - board.count(".")))
             found[board] = None
     return list(found)[:count]
 
@@ -62,6 +62,39 @@ def test_the_arrays_answer_what_one_board_at_a_time_answers(compiled: None, db_3
         many = list(together.lookup_many([*boards[800:900], "nonsense"]))
         assert many[:-1] == [alone.lookup(board) for board in boards[800:900]]
         assert isinstance(many[-1], InvalidBoardError)
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x4k3"])
+@pytest.mark.parametrize("kind", ["interpreted", "compiled"])
+def test_a_batch_boards_children_and_grandchildren_are_each_ranked_as_one_board_is(name: str, kind: str) -> None:
+    """`family_slots` (one kernel, run both ways) against `representative` of each board made by the
+    rules' own moves: a finished board has no children, a move that wins or fills the board none of
+    its own, every other move every reply."""
+    from ttt_db.ranked.backend import compiled, interpreted
+    from ttt_db.ranked.slots import masks_of, representative
+    from ttt_db.ranked.tables import RankedTables
+
+    if kind == "compiled":
+        pytest.importorskip("numba")
+    game = Game.parse(name)
+    tables = RankedTables(game, compiled() if kind == "compiled" else interpreted())
+    made_in_games = _boards(400, 40, game)
+    boards = [board for board in made_in_games if status(board, game) != "playing"][:40]
+    boards += [board for board in made_in_games if status(board, game) == "playing"][:160]
+    n, count, b = game.cells, len(boards), tables.backend
+    occupied, o_cells = (b.i64_of(masks) for masks in zip(*map(masks_of, boards), strict=True))
+    child, ended, grand = b.i64(count * n), b.u8(count * n), b.i64(count * n * n)
+    tables.run.family_slots(tables.arrays, count, occupied, o_cells, child, ended, grand)
+    for i, board in enumerate(boards):
+        mover = mover_at(n - board.count("."))
+        for c in range(n):
+            made = play(board, c, mover) if status(board, game) == "playing" and board[c] == "." else None
+            end = 0 if made is None or status(made, game) == "playing" else 1 if status(made, game) == mover else 2
+            expected = (-1, 0) if made is None else (representative(made, game)[1], end)
+            assert (child[i * n + c], ended[i * n + c]) == expected
+            for r in range(n):
+                after = play(made, r, mover_at(n - made.count("."))) if made and not end and made[r] == "." else None
+                assert grand[(i * n + c) * n + r] == (-1 if after is None else representative(after, game)[1])
 
 
 def test_a_child_that_its_own_children_contradict_is_refused_in_a_batch_too(

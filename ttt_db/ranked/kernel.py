@@ -795,31 +795,82 @@ def board_masks(
         o_cells[e] = cells
 
 
+def representative_slot(game: Any, occupied: int, o_cells: int) -> int:
+    """The stored slot of the representative of a board's class (o moved first; its level is how
+    many cells it occupies): the image with the smallest (occupied, o's cells) masks, ranked
+    (`ttt_db.ranked.slots.representative`, one board at a time)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    least = occupied
+    least_o = o_cells
+    for k in range(1, nsym):
+        image = permute(occupied, k, ptab)
+        if image < least:
+            least = image
+            least_o = permute(o_cells, k, ptab)
+        elif image == least:
+            least_o = min(least_o, permute(o_cells, k, ptab))
+    d = 0
+    pattern = 0
+    for cell in range(n):
+        if least >> cell & 1:
+            if least_o >> cell & 1:
+                pattern |= 1 << d
+            d += 1
+    return int(rank_of[u(least)] * binom[u(d * STRIDE + (d + 1) // 2)] + rank_of[u(pattern)])
+
+
 def representative_slots(game: Any, total: int, occupied: Ints, o_cells: Ints, slots: Ints) -> None:
-    """slots[i]: the stored slot of the representative of board i's class (o moved first; its
-    level is how many cells it occupies): the image with the smallest (occupied, o's cells) masks,
-    ranked (`ttt_db.ranked.slots.representative`, one board at a time)."""
+    """slots[i]: `representative_slot` of board i."""
+    for i in range(total):
+        slots[u(i)] = representative_slot(game, occupied[u(i)], o_cells[u(i)])
+
+
+def has_line(cells: int, lines: Ints) -> bool:
+    """Whether a mark's cells (a mask) hold a winning line."""
+    for li in range(len(lines)):
+        line = lines[li]
+        if cells & line == line:
+            return True
+    return False
+
+
+def family_slots(game: Any, total: int, occupied: Ints, o_cells: Ints, child: Ints, ended: Ints, grand: Ints) -> None:
+    """The children and grandchildren of boards (o moved first), by `representative_slot`: for
+    board i and cell c, child[i * n + c] the slot after the mover takes c, ended[i * n + c] 1 where
+    that move completes the mover's line, 2 where it fills the board, else 0, and
+    grand[(i * n + c) * n + r] the slot after the reply r to a move that ends nothing. -1 (ended 0)
+    wherever there is no such board: a taken cell, a finished board's moves, an ended child's
+    replies."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     for i in range(total):
         occ = occupied[u(i)]
         o = o_cells[u(i)]
-        least = occ
-        least_o = o
-        for k in range(1, nsym):
-            image = permute(occ, k, ptab)
-            if image < least:
-                least = image
-                least_o = permute(o, k, ptab)
-            elif image == least:
-                least_o = min(least_o, permute(o, k, ptab))
         d = 0
-        pattern = 0
         for cell in range(n):
-            if least >> cell & 1:
-                if least_o >> cell & 1:
-                    pattern |= 1 << d
-                d += 1
-        slots[u(i)] = rank_of[u(least)] * binom[u(d * STRIDE + (d + 1) // 2)] + rank_of[u(pattern)]
+            d += occ >> cell & 1
+        o_moves = d % 2 == 0
+        mover = o if o_moves else occ ^ o
+        finished = d == n or has_line(o, lines) or has_line(occ ^ o, lines)
+        for c in range(n):
+            at = i * n + c
+            taken = finished or occ >> c & 1 == 1
+            child[u(at)] = -1
+            ended[u(at)] = 0
+            end = 0
+            bit = 1 << c
+            child_occ = occ | bit
+            child_o = o | bit if o_moves else o
+            if not taken:
+                child[u(at)] = representative_slot(game, child_occ, child_o)
+                end = 1 if has_line(mover | bit, lines) else 2 if d + 1 == n else 0
+                ended[u(at)] = end
+            for r in range(n):
+                grand[u(at * n + r)] = -1
+                if not taken and end == 0 and r != c and occ >> r & 1 == 0:
+                    reply = 1 << r
+                    grand[u(at * n + r)] = representative_slot(
+                        game, child_occ | reply, child_o if o_moves else child_o | reply
+                    )
 
 
 def image_keys(game: Any, level: Any, sets: Ints, i0: int, where: Ints, found: int, keys: Ints) -> None:

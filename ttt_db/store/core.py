@@ -390,7 +390,7 @@ class CoreReader:
                 values = self._extras_chunk(depth, number, classes)
             ordinal = offset - codes[:offset].count(0) if ordinals is None else ordinals[offset]
             o_wins, x_wins, draws, paths = values[4 * ordinal : 4 * ordinal + 4]
-            if min(o_wins, x_wins, draws) < 0 or o_wins + x_wins + draws != ways or paths < 1:
+            if o_wins < 0 or x_wins < 0 or draws < 0 or o_wins + x_wins + draws != ways or paths < 1:
                 where = f"table {EXTRAS}, level {depth} chunk {number}"
                 raise DatabaseDamagedError(
                     f"odds {[o_wins, x_wins, draws]} and paths {paths} for slot {slot}: not {ways:,} move orders", where

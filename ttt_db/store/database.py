@@ -498,12 +498,10 @@ class SolutionDatabase:
         """Positions (o first) of boards in any orientation, in the order given, each derived
         from the core (its value and its moves' from the codes of its children's classes) with,
         where kept, its class's odds and paths; remembered per board."""
-        wanted = list(boards)
-        found: dict[str, Position] = {}
-        for board in wanted:
-            if board not in found:
-                found[board] = self._stored.get(board) or _remember(self._stored, board, self._derived(board))
-        return [found[board] for board in wanted]
+        return [self._stored_position(board) for board in boards]
+
+    def _stored_position(self, board: str) -> Position:
+        return self._stored.get(board) or _remember(self._stored, board, self._derived(board))
 
     def _derived(self, board: str) -> Position:
         game = self.game
@@ -522,7 +520,7 @@ class SolutionDatabase:
         return replace(position, playout=playout, paths=paths)
 
     def _position(self, board: Board) -> Position:
-        position = self.stored_positions([board.stored_cells])[0]
+        position = self._stored_position(board.stored_cells)
         return position.with_marks_swapped() if board.swapped else position
 
     def load_all(self) -> list[Position]:

@@ -1,8 +1,9 @@
 """Many boards' positions at once, in arrays: what `Position.from_core` does for one board (its
 code, its children's, each child held to its own children by the retrograde rule), for a batch.
 
-The boards, their children and their grandchildren are ranked in one kernel call
-(`ttt_db.ranked.kernel.representative_slots`), their codes gathered a chunk at a time, and every
+The boards are ranked in one kernel call (`ttt_db.ranked.kernel.representative_slots`), their
+children and grandchildren made and ranked in another (`family_slots`), their codes gathered a
+chunk at a time, and every
 child in play held to the best of its own children (`ttt_db.ranked.codes`: the rule the level
 step and the walker use), a finished child to its end. A board whose codes cannot all be right is
 left to the one-board path (None here), which says what is wrong in its own words.
@@ -51,7 +52,6 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     occupied = taken.astype(np.int64) @ bits
     o_cells = (chars == ord("o")).astype(np.int64) @ bits
     depth = taken.sum(axis=1)
-    o_moves = depth % 2 == 0
     lines = np.asarray(tables.lines, np.int64)  # each winning line as a mask of cells
 
     def lined(mark_cells: NDArray[np.int64]) -> NDArray[np.bool_]:
@@ -62,21 +62,13 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     o_won, x_won = lined(o_cells), lined(occupied ^ o_cells)
     finished = o_won | x_won | (depth == n)
     statuses = [STATUSES[i] for i in np.where(o_won, 1, np.where(x_won, 2, np.where(finished, 3, 0))).tolist()]
-    free = ~taken & ~finished[:, None]  # the moves of each board in play
-    child_occupied = occupied[:, None] | bits
-    child_o = np.where(o_moves[:, None], o_cells[:, None] | bits, o_cells[:, None])
-    child_won = lined(np.where(o_moves, o_cells, occupied ^ o_cells)[:, None] | bits) & free  # the mover's line
-    child_ended = child_won | (free & (depth + 1 == n)[:, None])
-    further = free[:, :, None] & free[:, None, :] & ~np.eye(n, dtype=bool) & ~child_ended[:, :, None]
-
-    of_board, of_move, then = further.nonzero()  # each grandchild: its board, the move, the reply
-    grand_occupied = child_occupied[of_board, of_move] | bits[then]
-    grand_o = np.where(o_moves[of_board], child_o[of_board, of_move], child_o[of_board, of_move] | bits[then])
     own_slot = _slots(tables, occupied, o_cells)
+    child_slot, ended, grand_slot = _family(tables, count, occupied, o_cells)
+    free, further = child_slot >= 0, grand_slot >= 0  # the moves of each board in play; the replies
     wanted = (  # every code the boards need, read together: each chunk decompressed once
         (depth, own_slot),
-        (depth[free.nonzero()[0]] + 1, _slots(tables, child_occupied[free], child_o[free])),
-        (depth[of_board] + 2, _slots(tables, grand_occupied, grand_o)),
+        (np.repeat(depth + 1, free.sum(axis=1)), child_slot[free]),
+        (np.repeat(depth + 2, further.sum(axis=(1, 2))), grand_slot[further]),
     )
     read = _codes(core, np.concatenate([at for at, _ in wanted]), np.concatenate([slots for _, slots in wanted]))
     own, child_codes, grand_codes = np.split(read, np.cumsum([len(slots) for _, slots in wanted])[:2])
@@ -86,7 +78,7 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     grand[further] = grand_codes
     worth = np.frombuffer(WORTH, np.uint8)
     ruled = np.frombuffer(CODE_OF_WORTH, np.uint8)[worth[grand].max(axis=2)]
-    ruled = np.where(child_won, LOSS_NOW, np.where(child_ended, DRAW_NOW, ruled))
+    ruled = np.where(ended == 1, LOSS_NOW, np.where(ended == 2, DRAW_NOW, ruled))
     held = (
         (own != 0)
         & (((child == ruled) & (child != 0)) | ~free).all(axis=1)
@@ -150,6 +142,34 @@ def _extras(
         for i, found in zip(at.tolist(), core.extras_of(level, slots[at].tolist()), strict=True):
             kept[i] = found
     return kept
+
+
+def _family(
+    tables: RankedTables, count: int, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.int64]]:
+    """Each board's children's and grandchildren's slots, by cell (`family_slots`): [board, move]
+    and [board, move, reply], -1 where there is none; and how each move ends the game (1 a win, 2
+    a full board, 0 neither)."""
+    import numpy as np
+
+    n = tables.cells
+    child, ended = np.empty(count * n, np.int64), np.empty(count * n, np.uint8)
+    grand = np.empty(count * n * n, np.int64)
+    occupied, o_cells = np.ascontiguousarray(occupied), np.ascontiguousarray(o_cells)
+
+    def work(_: int, start: int, stop: int) -> None:
+        tables.run.family_slots(
+            tables.arrays,
+            stop - start,
+            occupied[start:stop],
+            o_cells[start:stop],
+            child[start * n : stop * n],
+            ended[start * n : stop * n],
+            grand[start * n * n : stop * n * n],
+        )
+
+    tables.backend.spread(count, work, grain=1024)  # on every core
+    return child.reshape(count, n), ended.reshape(count, n), grand.reshape(count, n, n)
 
 
 def _slots(tables: RankedTables, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]) -> NDArray[np.int64]:

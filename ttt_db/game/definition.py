@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Final
 
 from ttt_db.errors import UnknownGameError
@@ -80,7 +81,7 @@ class Game:
         rows, columns, k = (int(group) for group in match.groups())
         return cls(rows, columns, k)
 
-    @property
+    @cached_property
     def name(self) -> str:
         return f"{self.rows}x{self.columns}k{self.k}"
 

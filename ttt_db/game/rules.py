@@ -122,6 +122,7 @@ STATUSES: Final[tuple[Status, ...]] = ("playing", "o", "x", "draw")
 """Every status a board can have, in the order of the builder's and the checksums' status codes."""
 VALUES: Final[tuple[Value, ...]] = ("loss", "draw", "win")
 """The values a player can have, worst first: `value_rank` orders them."""
+_BEST_FIRST: Final = VALUES[::-1]
 _OPPOSITE: Final[dict[Value, Value]] = {"win": "loss", "draw": "draw", "loss": "win"}
 
 
@@ -166,13 +167,16 @@ def keeping_and_fastest(
     best value, the moves that keep it, those of them that also win fastest or lose slowest (all
     of them on a draw), and the plies the kept moves leave (the fewest on a win, else the most)."""
     values = {value for _, value, _ in moves}
-    best: Value = max(values, key=value_rank)
-    keeping = tuple(move for move, value, _ in moves if value == best)
-    afters = [after for _, value, after in moves if value == best]
+    for best in _BEST_FIRST:  # moves is not empty: one of them is there
+        if best in values:
+            break
+    keeping = [(move, after) for move, value, after in moves if value == best]
+    afters = [after for _, after in keeping]
     plies = min(afters) if best == "win" else max(afters)
+    kept = tuple([move for move, _ in keeping])
     if best == "draw":
-        return best, keeping, keeping, plies
-    return best, keeping, tuple(move for move, after in zip(keeping, afters, strict=True) if after == plies), plies
+        return best, kept, kept, plies
+    return best, kept, tuple([move for move, after in keeping if after == plies]), plies
 
 
 def shortest_victory(value: Value, mover: Mark, plies: int, cells: int) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -44,6 +44,13 @@ class MoveAnalysis:
     value: Value
     remoteness: int
     game: Game
+    _document: dict[str, Any] = field(init=False, repr=False, compare=False)  # to_dict's, made once
+
+    def __post_init__(self) -> None:
+        plies, value = self.remoteness + 1, self.value
+        outcome = f"wins in {plies}" if value == "win" else f"loses in {plies}" if value == "loss" else "draws"
+        document = {"move": self.move, "name": self.name, "value": value, "remoteness": self.remoteness}
+        object.__setattr__(self, "_document", document | {"outcome": outcome})
 
     @property
     def name(self) -> str:
@@ -53,17 +60,11 @@ class MoveAnalysis:
     def outcome(self) -> str:
         """What the move leads to for the player making it, as every text says it: `wins in 3`,
         `draws`, `loses in 4`, its plies counted from before the move, the move included."""
-        plies = self.remoteness + 1
-        return f"wins in {plies}" if self.value == "win" else f"loses in {plies}" if self.value == "loss" else "draws"
+        outcome: str = self._document["outcome"]
+        return outcome
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "move": self.move,
-            "name": self.game.cell_names[self.move],
-            "value": self.value,
-            "remoteness": self.remoteness,
-            "outcome": self.outcome,
-        }
+        return dict(self._document)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +319,7 @@ class Position:
             "first": first,
             "score_viewpoint": first,
             "value_viewpoint": next_player,
-            "playout_odds": None if playout is None else dict(zip(("o", "x", "draw"), playout, strict=True)),
+            "playout_odds": None if playout is None else {"o": playout[0], "x": playout[1], "draw": playout[2]},
             "orbit": self.orbit,
             "game": board.game.name,
         }

@@ -783,16 +783,40 @@ def board_masks(
     for e in range(found):
         j = where[e]
         mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
-        pattern = pat[j % count]
-        cells = 0
-        i = 0
-        for cell in range(n):
-            if mask >> cell & 1:
-                if pattern >> i & 1:
-                    cells |= 1 << cell
-                i += 1
         occupied[e] = mask
-        o_cells[e] = cells
+        o_cells[e] = cells_of_pattern(pat[j % count], mask, n)
+
+
+def cell_count(mask: int, n: int) -> int:
+    """How many of the n cells a mask holds."""
+    count = 0
+    for cell in range(n):
+        count += mask >> cell & 1
+    return count
+
+
+def cells_of_pattern(pattern: int, mask: int, n: int) -> int:
+    """The cells of `mask` that a pattern over it marks (bit i: the mask's i-th cell)."""
+    cells = 0
+    i = 0
+    for cell in range(n):
+        if mask >> cell & 1:
+            if pattern >> i & 1:
+                cells |= 1 << cell
+            i += 1
+    return cells
+
+
+def pattern_of_cells(cells: int, mask: int, n: int) -> int:
+    """Which cells of `mask` are among `cells`, as a pattern over it (bit i: its i-th cell)."""
+    pattern = 0
+    i = 0
+    for cell in range(n):
+        if mask >> cell & 1:
+            if cells >> cell & 1:
+                pattern |= 1 << i
+            i += 1
+    return pattern
 
 
 def representative_slot(game: Any, occupied: int, o_cells: int) -> int:
@@ -809,13 +833,8 @@ def representative_slot(game: Any, occupied: int, o_cells: int) -> int:
             least_o = permute(o_cells, k, ptab)
         elif image == least:
             least_o = min(least_o, permute(o_cells, k, ptab))
-    d = 0
-    pattern = 0
-    for cell in range(n):
-        if least >> cell & 1:
-            if least_o >> cell & 1:
-                pattern |= 1 << d
-            d += 1
+    d = cell_count(least, n)
+    pattern = pattern_of_cells(least_o, least, n)
     return int(rank_of[u(least)] * binom[u(d * STRIDE + (d + 1) // 2)] + rank_of[u(pattern)])
 
 
@@ -845,9 +864,7 @@ def family_slots(game: Any, total: int, occupied: Ints, o_cells: Ints, child: In
     for i in range(total):
         occ = occupied[u(i)]
         o = o_cells[u(i)]
-        d = 0
-        for cell in range(n):
-            d += occ >> cell & 1
+        d = cell_count(occ, n)
         o_moves = d % 2 == 0
         mover = o if o_moves else occ ^ o
         finished = d == n or has_line(o, lines) or has_line(occ ^ o, lines)

@@ -84,7 +84,7 @@ def test_a_batch_boards_children_and_grandchildren_are_each_ranked_as_one_board_
     n, count, b = game.cells, len(boards), tables.backend
     occupied, o_cells = (b.i64_of(masks) for masks in zip(*map(masks_of, boards), strict=True))
     child, ended, grand = b.i64(count * n), b.u8(count * n), b.i64(count * n * n)
-    tables.run.family_slots(tables.arrays, count, occupied, o_cells, child, ended, grand)
+    tables.run.family_slots(tables.arrays, count, occupied, o_cells, child, ended, grand, b.i64(2 * tables.symmetries))
     for i, board in enumerate(boards):
         mover = mover_at(n - board.count("."))
         for c in range(n):

@@ -166,6 +166,7 @@ def _family(
             child[start * n : stop * n],
             ended[start * n : stop * n],
             grand[start * n * n : stop * n * n],
+            np.empty(2 * tables.symmetries, np.int64),  # a range's own scratch: ranges run at once
         )
 
     tables.backend.spread(count, work, grain=1024)  # on every core
@@ -177,8 +178,8 @@ def _slots(tables: RankedTables, occupied: NDArray[np.int64], o_cells: NDArray[n
     import numpy as np
 
     occupied, o_cells = np.ascontiguousarray(occupied), np.ascontiguousarray(o_cells)
-    slots = np.empty(len(occupied), np.int64)
-    tables.run.representative_slots(tables.arrays, len(occupied), occupied, o_cells, slots)
+    slots, images = np.empty(len(occupied), np.int64), np.empty(2 * tables.symmetries, np.int64)
+    tables.run.representative_slots(tables.arrays, len(occupied), occupied, o_cells, slots, images)
     return slots
 
 

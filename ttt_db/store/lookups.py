@@ -3,10 +3,10 @@ code, its children's, each child held to its own children by the retrograde rule
 
 The boards are ranked in one kernel call (`ttt_db.ranked.kernel.representative_slots`), their
 children and grandchildren made and ranked in another (`family_slots`), their codes gathered a
-chunk at a time, and every
-child in play held to the best of its own children (`ttt_db.ranked.codes`: the rule the level
-step and the walker use), a finished child to its end. A board whose codes cannot all be right is
-left to the one-board path (None here), which says what is wrong in its own words.
+chunk at a time, and every child in play held to the best of its own children
+(`ttt_db.ranked.codes`: the rule the level step and the walker use), a finished child to its end.
+A board whose codes cannot all be right is left to the one-board path (None here), which says what
+is wrong in its own words.
 """
 
 from __future__ import annotations

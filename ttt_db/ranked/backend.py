@@ -101,7 +101,8 @@ class Backend:
 
     def spread(self, total: int, work: Callable[[int, int, int], T], grain: int = 1) -> list[T]:
         """work(worker, start, stop) over 0..total in ranges of at least `grain`, on every worker
-        thread (compiled kernels run without the GIL); the results in range order."""
+        thread (compiled kernels run without the GIL); the results in range order. `worker` is not a
+        thread's own (two ranges of one number may run at once): a range's scratch is its own."""
         workers = self.workers if self.compiled else 1
         if workers == 1 or total <= grain:
             return [work(0, 0, total)]

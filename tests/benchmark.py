@@ -879,16 +879,22 @@ def streamed_lookups(db: Path, game: str, count: int) -> Measurement:
                 found[board] = None
             board = play(board, draw.choice(empty_cells(board)), mover_at(rules.cells - board.count(".")))
     chosen = list(found)[:count]
-    started = time.perf_counter()
-    done = subprocess.run(
-        command("best-moves", "-", "--game", game, "--db", str(db)),
-        input="\n".join(chosen) + "\n",
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    seconds = time.perf_counter() - started
-    assert done.stdout.count("\n") == len(chosen)
+
+    def answered(boards: list[str]) -> float:
+        started = time.perf_counter()
+        done = subprocess.run(
+            command("best-moves", "-", "--game", game, "--db", str(db)),
+            input="\n".join(boards) + "\n",
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        seconds = time.perf_counter() - started
+        assert done.stdout.count("\n") == len(boards)
+        return seconds
+
+    answered(chosen[:1000])  # its kernels compiled once, as a user's first run
+    seconds = statistics.median(answered(chosen) for _ in range(3))
     return Measurement(
         f"ttt-db best-moves - --game {game}, {len(chosen):,} boards", len(chosen) / seconds, 20_000, "boards/s", True
     )

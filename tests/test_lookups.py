@@ -67,9 +67,9 @@ def test_the_arrays_answer_what_one_board_at_a_time_answers(compiled: None, db_3
 @pytest.mark.parametrize("name", ["3x3k3", "3x4k3"])
 @pytest.mark.parametrize("kind", ["interpreted", "compiled"])
 def test_a_batch_boards_children_and_grandchildren_are_each_ranked_as_one_board_is(name: str, kind: str) -> None:
-    """`family_slots` (one kernel, run both ways) against `representative` of each board made by the
-    rules' own moves: a finished board has no children, a move that wins or fills the board none of
-    its own, every other move every reply."""
+    """`family_slots` (one kernel, run both ways) against `representative` of each board and of each
+    board the rules' own moves make: a finished board has no children, a move that wins or fills the
+    board none of its own, every other move every reply."""
     from ttt_db.ranked.backend import compiled, interpreted
     from ttt_db.ranked.slots import masks_of, representative
     from ttt_db.ranked.tables import RankedTables
@@ -83,9 +83,11 @@ def test_a_batch_boards_children_and_grandchildren_are_each_ranked_as_one_board_
     boards += [board for board in made_in_games if status(board, game) == "playing"][:160]
     n, count, b = game.cells, len(boards), tables.backend
     occupied, o_cells = (b.i64_of(masks) for masks in zip(*map(masks_of, boards), strict=True))
-    child, ended, grand = b.i64(count * n), b.u8(count * n), b.i64(count * n * n)
-    tables.run.family_slots(tables.arrays, count, occupied, o_cells, child, ended, grand, b.i64(2 * tables.symmetries))
+    own, child, ended, grand = b.i64(count), b.i64(count * n), b.u8(count * n), b.i64(count * n * n)
+    images = b.i64(2 * tables.symmetries)
+    tables.run.family_slots(tables.arrays, count, occupied, o_cells, own, child, ended, grand, images)
     for i, board in enumerate(boards):
+        assert own[i] == representative(board, game)[1]
         mover = mover_at(n - board.count("."))
         for c in range(n):
             made = play(board, c, mover) if status(board, game) == "playing" and board[c] == "." else None

@@ -819,22 +819,13 @@ def pattern_of_cells(cells: int, mask: int, n: int) -> int:
     return pattern
 
 
-def representative_slot(game: Any, occupied: int, o_cells: int, images: Ints) -> int:
-    """The stored slot of the representative of a board's class (o moved first; its level is how
-    many cells it occupies): the image with the smallest (occupied, o's cells) masks, ranked
-    (`ttt_db.ranked.slots.representative`, one board at a time). `images`: scratch for 2 * nsym."""
-    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
-    for k in range(nsym):
-        images[u(2 * k)] = permute(occupied, k, ptab)
-        images[u(2 * k + 1)] = permute(o_cells, k, ptab)
-    return image_slot(game, images, cell_count(occupied, n), -1, False, -1, False)
-
-
 def image_slot(game: Any, images: Ints, d: int, c: int, c_is_o: bool, r: int, r_is_o: bool) -> int:
-    """`representative_slot` of the board of `d` marks whose image under symmetry k has the
-    occupied cells images[2k] and o's images[2k + 1], with cell c then cell r marked where they are
-    not negative (o's mark where `c_is_o`, `r_is_o`): a child's or a grandchild's images are its
-    parent's with a cell or two moved, no permutation."""
+    """The stored slot of the representative of a class (o moved first), the image with the
+    smallest (occupied, o's cells) masks, ranked (`ttt_db.ranked.slots.representative`, one board at
+    a time): of the board of `d` marks whose image under symmetry k has the occupied cells
+    images[2k] and o's images[2k + 1], with cell c then cell r marked where they are not negative
+    (o's mark where `c_is_o`, `r_is_o`): a child's or a grandchild's images are its parent's with a
+    cell or two moved, no permutation."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     least = 0
     least_o = 0
@@ -858,12 +849,6 @@ def image_slot(game: Any, images: Ints, d: int, c: int, c_is_o: bool, r: int, r_
     return int(rank_of[u(least)] * binom[u(d * STRIDE + (d + 1) // 2)] + rank_of[u(pattern)])
 
 
-def representative_slots(game: Any, total: int, occupied: Ints, o_cells: Ints, slots: Ints, images: Ints) -> None:
-    """slots[i]: `representative_slot` of board i."""
-    for i in range(total):
-        slots[u(i)] = representative_slot(game, occupied[u(i)], o_cells[u(i)], images)
-
-
 def has_line(cells: int, lines: Ints) -> bool:
     """Whether a mark's cells (a mask) hold a winning line."""
     for li in range(len(lines)):
@@ -874,10 +859,18 @@ def has_line(cells: int, lines: Ints) -> bool:
 
 
 def family_slots(
-    game: Any, total: int, occupied: Ints, o_cells: Ints, child: Ints, ended: Ints, grand: Ints, images: Ints
+    game: Any,
+    total: int,
+    occupied: Ints,
+    o_cells: Ints,
+    own: Ints,
+    child: Ints,
+    ended: Ints,
+    grand: Ints,
+    images: Ints,
 ) -> None:
-    """The children and grandchildren of boards (o moved first), by `representative_slot`: for
-    board i and cell c, child[i * n + c] the slot after the mover takes c, ended[i * n + c] 1 where
+    """Boards (o moved first), their children and grandchildren, ranked (`image_slot`): own[i] board
+    i's slot; for cell c, child[i * n + c] the slot after the mover takes c, ended[i * n + c] 1 where
     that move completes the mover's line, 2 where it fills the board, else 0, and
     grand[(i * n + c) * n + r] the slot after the reply r to a move that ends nothing. -1 (ended 0)
     wherever there is no such board: a taken cell, a finished board's moves, an ended child's
@@ -893,6 +886,7 @@ def family_slots(
         for k in range(nsym):
             images[u(2 * k)] = permute(occ, k, ptab)
             images[u(2 * k + 1)] = permute(o, k, ptab)
+        own[u(i)] = image_slot(game, images, d, -1, False, -1, False)
         for c in range(n):
             at = i * n + c
             taken = finished or occ >> c & 1 == 1

@@ -1,12 +1,11 @@
 """Many boards' positions at once, in arrays: what `Position.from_core` does for one board (its
 code, its children's, each child held to its own children by the retrograde rule), for a batch.
 
-The boards are ranked in one kernel call (`ttt_db.ranked.kernel.representative_slots`), their
-children and grandchildren made and ranked in another (`family_slots`), their codes gathered a
-chunk at a time, and every child in play held to the best of its own children
-(`ttt_db.ranked.codes`: the rule the level step and the walker use), a finished child to its end.
-A board whose codes cannot all be right is left to the one-board path (None here), which says what
-is wrong in its own words.
+The boards, their children and their grandchildren are made and ranked in one kernel call
+(`ttt_db.ranked.kernel.family_slots`), their codes gathered a chunk at a time, and every child in
+play held to the best of its own children (`ttt_db.ranked.codes`: the rule the level step and the
+walker use), a finished child to its end. A board whose codes cannot all be right is left to the
+one-board path (None here), which says what is wrong in its own words.
 """
 
 from __future__ import annotations
@@ -62,8 +61,7 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     o_won, x_won = lined(o_cells), lined(occupied ^ o_cells)
     finished = o_won | x_won | (depth == n)
     statuses = [STATUSES[i] for i in np.where(o_won, 1, np.where(x_won, 2, np.where(finished, 3, 0))).tolist()]
-    own_slot = _slots(tables, occupied, o_cells)
-    child_slot, ended, grand_slot = _family(tables, count, occupied, o_cells)
+    own_slot, child_slot, ended, grand_slot = _family(tables, count, occupied, o_cells)
     free, further = child_slot >= 0, grand_slot >= 0  # the moves of each board in play; the replies
     wanted = (  # every code the boards need, read together: each chunk decompressed once
         (depth, own_slot),
@@ -146,14 +144,14 @@ def _extras(
 
 def _family(
     tables: RankedTables, count: int, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.uint8], NDArray[np.int64]]:
-    """Each board's children's and grandchildren's slots, by cell (`family_slots`): [board, move]
-    and [board, move, reply], -1 where there is none; and how each move ends the game (1 a win, 2
-    a full board, 0 neither)."""
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8], NDArray[np.int64]]:
+    """Each board's slot, its children's and grandchildren's by cell (`family_slots`): [board],
+    [board, move] and [board, move, reply], -1 where there is none; and how each move ends the game
+    (1 a win, 2 a full board, 0 neither)."""
     import numpy as np
 
     n = tables.cells
-    child, ended = np.empty(count * n, np.int64), np.empty(count * n, np.uint8)
+    own, child, ended = np.empty(count, np.int64), np.empty(count * n, np.int64), np.empty(count * n, np.uint8)
     grand = np.empty(count * n * n, np.int64)
     occupied, o_cells = np.ascontiguousarray(occupied), np.ascontiguousarray(o_cells)
 
@@ -163,6 +161,7 @@ def _family(
             stop - start,
             occupied[start:stop],
             o_cells[start:stop],
+            own[start:stop],
             child[start * n : stop * n],
             ended[start * n : stop * n],
             grand[start * n * n : stop * n * n],
@@ -170,17 +169,7 @@ def _family(
         )
 
     tables.backend.spread(count, work, grain=1024)  # on every core
-    return child.reshape(count, n), ended.reshape(count, n), grand.reshape(count, n, n)
-
-
-def _slots(tables: RankedTables, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Each board's representative's slot in its level (`representative_slots`)."""
-    import numpy as np
-
-    occupied, o_cells = np.ascontiguousarray(occupied), np.ascontiguousarray(o_cells)
-    slots, images = np.empty(len(occupied), np.int64), np.empty(2 * tables.symmetries, np.int64)
-    tables.run.representative_slots(tables.arrays, len(occupied), occupied, o_cells, slots, images)
-    return slots
+    return own, child.reshape(count, n), ended.reshape(count, n), grand.reshape(count, n, n)
 
 
 def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]) -> NDArray[np.uint8]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -47,6 +49,22 @@ def test_a_level_taken_back_from_its_stored_chunks_is_the_solved_level(name: str
         ]
         taken = level_from_chunks(tables, level.depth, chunks, 4096)
         assert bytes(taken.level.codes) == bytes(level.codes) and taken.damaged_count == 0, level.depth
+
+
+def test_the_compiled_kernels_load_without_scipys_linear_algebra_which_stays_importable() -> None:
+    """numba imports SciPy's BLAS as its array functions load, for inner products no kernel
+    computes: the backend keeps that import out of every compiled game's start."""
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy.linalg")
+    code = (
+        "import sys; from ttt_db.game.definition import Game; from ttt_db.ranked.tables import RankedTables; "
+        "from ttt_db.ranked import backend; "
+        "tables = RankedTables(Game.parse('3x3k3'), backend.compiled()); tables.level(4); "
+        "print('scipy.linalg' in sys.modules, end=' '); "
+        "import scipy.linalg.cython_blas; print('scipy.linalg' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
 
 
 @pytest.fixture(scope="module")

@@ -136,6 +136,7 @@ def compiled() -> Backend:
         import numba
     except ImportError:
         raise MissingExtraError("numba", "numba") from None
+    _load_array_functions_without_blas()
     name = "ttt_db.ranked._kernel_compiled"
     spec = importlib.util.spec_from_file_location(name, kernel_source.__file__)
     assert spec is not None and spec.loader is not None
@@ -148,6 +149,27 @@ def compiled() -> Backend:
             setattr(module, attribute, jit(value))
     vars(module)["u"] = numba.njit(inline="always")(lambda x: numba.uint64(x))  # indices: no wraparound test
     return Backend("compiled", module, os.cpu_count() or 1)
+
+
+BLAS_MODULE: Final = "scipy.linalg.cython_blas"
+
+
+def _load_array_functions_without_blas() -> None:
+    """Load numba's array functions (`numba.np.arraymath`, which numba loads with the first
+    kernel) without SciPy's BLAS. As it loads it imports SciPy, where SciPy is installed, only to
+    learn whether an inner product may call BLAS (it falls back to a loop that gives the same
+    result); no kernel computes one, and that import is a large share of a short command's
+    start. SciPy is refused for that one import, and importable again after it."""
+    import sys
+
+    if "numba.np.arraymath" in sys.modules or BLAS_MODULE in sys.modules:
+        return
+    sys.modules[BLAS_MODULE] = None  # type: ignore[assignment]  # the import system's "not importable"
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if sys.modules.get(BLAS_MODULE, 0) is None:
+            del sys.modules[BLAS_MODULE]
 
 
 def numba_available() -> bool:

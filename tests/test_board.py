@@ -188,3 +188,23 @@ def test_diagram_has_coordinates() -> None:
 
 def test_normalize_keeps_spaces_as_empty_cells() -> None:
     assert normalize_cells("o   x    ", TICTACTOE) == "o...x...."
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x4k3", "4x3k3", "4x4k4", "2x9k3", "5x5k4", "4x6k4", "3x3k2", "2x3k1"])
+def test_every_game_finds_each_line_the_reference_rules_find(name: str) -> None:
+    """A line is read as one slice of the board's text: every line of every shape, any K."""
+    from random import Random
+
+    from ttt_db.game.definition import Game
+    from ttt_db.game.rules import winner, winning_lines
+
+    game = Game.parse(name)
+    rules = reference.Rules(game.rows, game.columns, game.k)
+    draw = Random(name)
+    for _ in range(3000):
+        cells = "".join(draw.choice("ox...") for _ in range(game.cells))
+        for mark in ("o", "x"):
+            expected = [tuple(line) for line in rules.lines if all(cells[i] == mark for i in line)]
+            assert sorted(winning_lines(cells, mark, game)) == sorted(expected), (cells, mark)
+        found = winner(cells, game)
+        assert (found is None) == (rules.winner(cells) is None) and (found is None or winning_lines(cells, found, game))

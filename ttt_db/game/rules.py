@@ -6,9 +6,8 @@ These functions assume a well-formed board of `game` (tic-tac-toe unless given);
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
-from operator import itemgetter
 from typing import Final, Literal
 
 from ttt_db.game.definition import Game
@@ -29,9 +28,9 @@ def winner(cells: str, game: Game) -> Mark | None:
             if mark != EMPTY and mark == cells[b] == cells[c]:
                 return mark  # type: ignore[return-value]
         return None
-    o_row, x_row = _rows(game.k)
-    for read in _line_marks(game):
-        marks = read(cells)
+    o_row, x_row = "o" * game.k, "x" * game.k
+    for line in _line_slices(game):
+        marks = cells[line]
         if marks == o_row:
             return "o"
         if marks == x_row:
@@ -41,20 +40,15 @@ def winner(cells: str, game: Game) -> Mark | None:
 
 def winning_lines(cells: str, mark: Mark, game: Game) -> list[tuple[int, ...]]:
     """Every line on which `mark` has K in a row."""
-    row = _rows(game.k)[mark == "x"]
-    return [line for line, marks in zip(game.lines, _line_marks(game), strict=True) if marks(cells) == row]
+    row = mark * game.k
+    return [line for line, marks in zip(game.lines, _line_slices(game), strict=True) if cells[marks] == row]
 
 
 @cache
-def _line_marks(game: Game) -> list[Callable[[str], object]]:
-    """For each line, what reads its cells' marks from a board's text, in one call."""
-    return [itemgetter(*line) for line in game.lines]
-
-
-@cache
-def _rows(k: int) -> tuple[tuple[str, ...] | str, tuple[str, ...] | str]:
-    """K o's in a row and K x's, as a line's marks read them (a line of one cell reads its mark)."""
-    return (("o",) * k, ("x",) * k) if k > 1 else ("o", "x")
+def _line_slices(game: Game) -> list[slice]:
+    """For each line, the slice of a board's text that reads its marks (a line's cells are evenly
+    spaced, in order: one slice copies them in one step)."""
+    return [slice(line[0], line[-1] + 1, line[1] - line[0] if len(line) > 1 else 1) for line in game.lines]
 
 
 def status(cells: str, game: Game) -> Status:

@@ -418,7 +418,7 @@ class SolutionDatabase:
                 try:
                     if isinstance(board, InputError):
                         raise board
-                    yield self.lookup(board).to_document()
+                    yield self._position(board).to_document()
                 except InputError as error:
                     yield {"input": item if isinstance(item, str) else _shown(item), "error": str(error)}
 

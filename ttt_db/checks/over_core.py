@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Final
 
 from ttt_db.ais.calling import ask_ahead, candidate_moves
@@ -29,11 +30,11 @@ from ttt_db.checks.solved import (
 )
 from ttt_db.errors import AIMisbehaved, DatabaseDamagedError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import VALUES, Value, mover_at, opposite_value
+from ttt_db.game.rules import VALUES, mover_at, opposite_value
 from ttt_db.game.symmetry import transform_move, untransform_moves
 from ttt_db.ranked.backend import as_list
 from ttt_db.ranked.blocks import Block, blocks
-from ttt_db.ranked.codes import move_of_worth
+from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
 from ttt_db.store.position import MoveAnalysis
 
@@ -361,69 +362,73 @@ def _failure(
     return StrongFailure(board, answer, best, moves=analyses)
 
 
-def check_weak_over_core(
-    ai: NamedAI, db: SolutionDatabase, value: Value, budget: CheckBudget | None = None
-) -> WeakResult | None:
+def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, budget: CheckBudget | None = None) -> WeakResult | None:
     """The weak check of one of the database's own AIs (`NamedAI.core_answer`), forward from the
     empty board over the core's levels: every board the AI's moves and every reply reach, as o and
     as x at once (the depth-first search's boards, all of them, as it examines every one of a
     solved AI's), marked class by class, a bit a board (the AI's moves treat symmetric boards
-    alike). None when some reached board ends worse than the side's value: the depth-first search
-    then finds the game that leads there. The budget is read between levels, a level's boards
-    counting as examined."""
+    alike), each side held to what it gets from the empty board (its held code). None when some
+    reached board ends worse than the side's value: the depth-first search then finds the game
+    that leads there. The budget is read between levels, a level's boards counting as examined."""
     tables = db.core.tables
     b, run = tables.backend, tables.run
+    walk = db.core.walk()
+    first = next(walk)
+    found_value = value_of_code(int(first.here.codes[0]))  # the empty board's, held to its children
+    if found_value is None:
+        raise DatabaseDamagedError("the empty board has no code", "table ttt_core, level 0")
+    value = found_value[0]
     targets = {"o": value, "x": opposite_value(value)}
     sides = [side for side in ("o", "x") if targets[side] != "loss"]
-    reached = {side: b.u8_of(b"\x01") for side in sides}
+    walks = len(sides)
+    marks = b.u8_of(b"\x01" * walks)  # the empty board, for each side's walk (`reach`'s layout)
     visited = dict.fromkeys(("o", "x"), 0)
     budget = budget or CheckBudget()
     budget.start()
     stopped = None
     small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
     allowed = 1 if ai.core_answer == "best" else 2
-    for step in db.core.walk():
+    for step in chain([first], walk):
         depth = step.depth
         stopped = budget.stop_reason()
         if stopped is not None:
             break
         sets = step.here.sets
-        for side in sides:
-            found = b.i64(3)
-            run.marked_classes(
-                tables.arrays, sets.arrays, 0, sets.canonical, reached[side], step.here.codes, found, small, tab
-            )
-            visited[side] += int(found[0])
-            budget.spend(int(found[0]))
-            lost = mover_at(depth) == side and found[1] > 0  # the AI to move, and the other side has a line
-            if lost or (targets[side] == "win" and found[2] > 0):
+        found = b.i64(3 * walks)
+        run.marked_classes(
+            tables.arrays, sets.arrays, 0, sets.canonical, marks, walks, step.here.codes, found, small, tab
+        )
+        for s, side in enumerate(sides):
+            visited[side] += int(found[3 * s])
+            budget.spend(int(found[3 * s]))
+            lost = mover_at(depth) == side and found[3 * s + 1] > 0  # the AI to move, and the other side has a line
+            if lost or (targets[side] == "win" and found[3 * s + 2] > 0):
                 return None
         below = step.below
         if below is None:
             break
         scratch = sets.move_scratch()
-        for side in sides:
-            flags = b.u8(-(-below.sets.size // 8))
-            run.reach(
-                tables.arrays,
-                sets.arrays,
-                0,
-                sets.canonical,
-                sets.insert,
-                step.here.codes,
-                reached[side],
-                allowed if mover_at(depth) == side else 0,
-                below.codes,
-                below.sets.arrays,
-                flags,
-                scratch.kids,
-                scratch.worths,
-                scratch.per,
-                small,
-                tab,
-            )
-            run.share_marks(tables.arrays, below.sets.arrays, 0, below.sets.canonical, flags, small, tab)
-            reached[side] = flags
+        marks_below = b.u8(walks * -(-below.sets.size // 8))
+        run.reach(  # every side's walk at once: each set's moves are read once
+            tables.arrays,
+            sets.arrays,
+            0,
+            sets.canonical,
+            sets.insert,
+            step.here.codes,
+            marks,
+            b.i64_of([allowed if mover_at(depth) == side else 0 for side in sides]),
+            below.codes,
+            below.sets.arrays,
+            marks_below,
+            scratch.kids,
+            scratch.worths,
+            scratch.per,
+            small,
+            tab,
+        )
+        run.share_marks(tables.arrays, below.sets.arrays, 0, below.sets.canonical, marks_below, walks, small, tab)
+        marks = marks_below
     results = {
         side: WeakSideResult(side, visited[side], None, targets[side], stopped if side in sides else None)
         for side in ("o", "x")

@@ -175,7 +175,7 @@ def run_checks(
     if weak and ai.core_answer is not None:
         from ttt_db.checks.over_core import check_weak_over_core
 
-        weak_result = check_weak_over_core(ai, db, db.empty_board_value, budget)
+        weak_result = check_weak_over_core(ai, db, budget)
     if weak and weak_result is None:
         weak_result = check_weak(ai.play, game, db.empty_board_value, budget=budget, progress=weak_progress)
     strong_result = None

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, fields
+from typing import Final
 
 from ttt_db.game.rules import VALUES
 from ttt_db.ranked.kernel import CODES, COUNTS, SMALL_SIZE, TABLE_SIZE, Ints
@@ -40,7 +41,7 @@ class LevelCounts:
     wins_canonical: int = 0
 
     def __add__(self, other: LevelCounts) -> LevelCounts:
-        return LevelCounts(*(mine + theirs for mine, theirs in zip(astuple(self), astuple(other), strict=True)))
+        return LevelCounts(*(getattr(self, name) + getattr(other, name) for name in _COUNT_FIELDS))
 
     @classmethod
     def of(cls, counts: Ints) -> LevelCounts:
@@ -64,6 +65,9 @@ class LevelCounts:
             else (self.losses, self.draws, self.wins)
         )
         return dict(zip(VALUES, counts, strict=True))
+
+
+_COUNT_FIELDS: Final = tuple(field.name for field in fields(LevelCounts))
 
 
 @dataclass(frozen=True, slots=True)

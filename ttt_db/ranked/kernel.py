@@ -1343,8 +1343,9 @@ def best_response_outcomes(
                             q = move_odds(shares, 0, kinds[0], per, p, worths[u(row + p)])
                         else:
                             q = listed_odds[u(k * n + cell)]
-                        out[u(at)] += q * below_out[u(child)]
-                        out[u(at + 1)] += q * below_out[u(child + 1)]
+                        if q != 0:  # a move the policy plays (not a perfect player's other moves)
+                            out[u(at)] += q * below_out[u(child)]
+                            out[u(at + 1)] += q * below_out[u(child + 1)]
                         continue
                     w = below_out[u(child)]
                     lo = below_out[u(child + 1)]
@@ -1449,6 +1450,8 @@ def policy_reach(
                     continue
                 k = per[u(3 * count + p)]
                 q = move_odds(shares, 0, kinds[0], per, p, w) if k < 0 else listed_odds[u(k * n + cell)]
+                if q == 0:  # a move the policy never plays (a perfect player's other moves)
+                    continue
                 for f in range(nf):
                     below_mass[u(there + f)] += mass[u(at + f)] * q
                 if len(lost) > 0:

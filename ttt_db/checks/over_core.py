@@ -427,7 +427,10 @@ def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, budget: CheckBudget 
             small,
             tab,
         )
-        run.share_marks(tables.arrays, below.sets.arrays, 0, below.sets.canonical, marks_below, walks, small, tab)
+        least = b.i64(below.sets.patterns)
+        run.share_marks(
+            tables.arrays, below.sets.arrays, 0, below.sets.canonical, marks_below, walks, least, small, tab
+        )
         marks = marks_below
     results = {
         side: WeakSideResult(side, visited[side], None, targets[side], stopped if side in sides else None)

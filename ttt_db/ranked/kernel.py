@@ -1107,10 +1107,13 @@ def reach(
                         mark(flags_below, s * below_bits + kids[u(row + p)])
 
 
-def share_marks(game: Any, level: Any, c0: int, c1: int, flags: Ints, walks: int, small: Ints, tab: Ints) -> None:
+def share_marks(
+    game: Any, level: Any, c0: int, c1: int, flags: Ints, walks: int, least: Ints, small: Ints, tab: Ints
+) -> None:
     """Every board of a class marked (bits, as `reach` marks, for each of `walks` walks) when any
     of its boards is, within canonical sets c0..c1 (the images of a board of a canonical set that
-    lie in it are its fixing symmetries')."""
+    lie in it are its fixing symmetries'). `least` (count entries) is scratch: each board's
+    representative in its set."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     bits = 8 * (len(flags) // walks)
@@ -1123,15 +1126,17 @@ def share_marks(game: Any, level: Any, c0: int, c1: int, flags: Ints, walks: int
         mask, nf = open_set(game, d, cset[c], small, tab)
         if nf == 0:
             continue
+        for p in range(count):
+            least[u(p)] = least_image(p, pat[u(p)], nf, rank_of, tab)
         for s in range(walks):
             first = s * bits + c * count
             if not set_marked(flags, first, count):
                 continue
             for p in range(count):
                 if marked(flags, first + p):
-                    mark(flags, first + least_image(p, pat[p], nf, rank_of, tab))
+                    mark(flags, first + least[u(p)])
             for p in range(count):
-                if marked(flags, first + least_image(p, pat[p], nf, rank_of, tab)):
+                if marked(flags, first + least[u(p)]):
                     mark(flags, first + p)
 
 

@@ -18,7 +18,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import accumulate
 from math import factorial
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
@@ -51,7 +50,6 @@ PREFETCHED_FROM: Final = 4
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
 """The named lists of boards the core derives (`CoreReader.node_list_keys`)."""
 _LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}
-_NONZERO: Final = bytes([0] + [1] * 255)
 """A `bytes.translate` table: a code's byte to 1 where it holds a code, 0 where none is stored."""
 
 
@@ -146,7 +144,6 @@ class CoreReader:
         self._pages: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
         self._chunks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
-        self._ordinals: OrderedDict[tuple[int, int], list[int]] = OrderedDict()  # nonzero codes before each slot
         self._refused: dict[tuple[str, int, int], DatabaseDamagedError] = {}
         self._lock = threading.Lock()
 
@@ -376,19 +373,22 @@ class CoreReader:
 
     def extras_of(self, depth: int, slots: Sequence[int]) -> list[tuple[int, int, int, int]]:
         """`extras` of the classes whose representatives are `slots` of level `depth`, in order;
-        many of them: each chunk's ordinals are counted once (the slots in order read each chunk
-        once)."""
+        many of them: slots in increasing order read each chunk once, and count its empty slots
+        once."""
         ways = factorial(self.game.cells - depth)
         found: list[tuple[int, int, int, int]] = []
-        reading = -1
+        reading = counted = empty = -1
         for slot in slots:
             number, offset = divmod(slot, CHUNK_SLOTS)
             if number != reading:
                 reading, codes = number, self.chunk(depth, number)
-                ordinals = self._chunk_ordinals(depth, number, codes) if len(slots) > 1 else None
-                classes = len(codes) - codes.count(0) if ordinals is None else ordinals[-1]
-                values = self._extras_chunk(depth, number, classes)
-            ordinal = offset - codes[:offset].count(0) if ordinals is None else ordinals[offset]
+                values = self._extras_chunk(depth, number, len(codes) - codes.count(0))
+                counted = empty = 0  # the empty slots (code 0) before slot `counted` of the chunk
+            if offset < counted:
+                counted = empty = 0
+            empty += codes.count(0, counted, offset)
+            counted = offset
+            ordinal = offset - empty  # the classes before it: its place among the chunk's extras
             o_wins, x_wins, draws, paths = values[4 * ordinal : 4 * ordinal + 4]
             if o_wins < 0 or x_wins < 0 or draws < 0 or o_wins + x_wins + draws != ways or paths < 1:
                 where = f"table {EXTRAS}, level {depth} chunk {number}"
@@ -397,12 +397,6 @@ class CoreReader:
                 )
             found.append((o_wins, x_wins, draws, paths))
         return found
-
-    def _chunk_ordinals(self, depth: int, number: int, codes: bytes) -> list[int]:
-        """How many classes (nonzero codes) a chunk holds before each slot, and in all."""
-        return self._cached(
-            self._ordinals, (depth, number), lambda: list(accumulate(codes.translate(_NONZERO), initial=0))
-        )
 
     def extras_level_chunk(self, depth: int, number: int, classes: int) -> list[int]:
         """A chunk of the extras (EXTRAS_FIELDS integers per class), read past the cache, for

@@ -1055,6 +1055,16 @@ def set_marked(flags: Ints, first: int, count: int) -> bool:
     return False
 
 
+def any_walk_marked(flags: Ints, walks: int, c: int, count: int) -> bool:
+    """Whether any of `walks` walks (their marks back to back in `flags`, as `reach` lays them
+    out) marks a board of canonical set c."""
+    bits = 8 * (len(flags) // walks)
+    for s in range(walks):  # noqa: SIM110 (numba compiles no generator expression)
+        if set_marked(flags, s * bits + c * count, count):
+            return True
+    return False
+
+
 def reach(
     game: Any,
     level: Any,
@@ -1085,10 +1095,7 @@ def reach(
     here_bits = 8 * (len(flags) // walks)
     below_bits = 8 * (len(flags_below) // walks)
     for c in range(c0, c1):
-        wanted = False
-        for s in range(walks):
-            wanted = wanted or set_marked(flags, s * here_bits + c * count, count)
-        if not wanted:
+        if not any_walk_marked(flags, walks, c, count):
             continue
         mask = set_moves(game, level, below_level, c, ins, below, kids, worths, per, small, tab)
         for s in range(walks):
@@ -1118,10 +1125,7 @@ def share_marks(
     d, ci, xf, cset, count, pat = level
     bits = 8 * (len(flags) // walks)
     for c in range(c0, c1):
-        wanted = False
-        for s in range(walks):
-            wanted = wanted or set_marked(flags, s * bits + c * count, count)
-        if not wanted:
+        if not any_walk_marked(flags, walks, c, count):
             continue
         mask, nf = open_set(game, d, cset[c], small, tab)
         if nf == 0:
@@ -1151,10 +1155,7 @@ def marked_classes(
     d, ci, xf, cset, count, pat = level
     bits = 8 * (len(flags) // walks)
     for c in range(c0, c1):
-        wanted = False
-        for s in range(walks):
-            wanted = wanted or set_marked(flags, s * bits + c * count, count)
-        if not wanted:
+        if not any_walk_marked(flags, walks, c, count):
             continue
         mask, nf = open_set(game, d, cset[c], small, tab)
         for p in range(count):

@@ -322,24 +322,6 @@ def fixing_symmetries(mask: int, nsym: int, ptab: Ints, small: Ints) -> int:
     return count
 
 
-def deposit(pattern: int, d: int, small: Ints) -> int:
-    """The cells a pattern marks, over the set whose cells are small[_CELLS:]."""
-    cells = 0
-    for i in range(d):
-        if pattern >> i & 1:
-            cells |= 1 << small[_CELLS + i]
-    return cells
-
-
-def extract(cells: int, d: int, small: Ints) -> int:
-    """The pattern of `cells` over the set whose cells are small[_CELLS:]."""
-    pattern = 0
-    for i in range(d):
-        if cells >> small[_CELLS + i] & 1:
-            pattern |= 1 << i
-    return pattern
-
-
 def orbit_weight(p: int, pattern: int, nf: int, nsym: int, rank_of: Ints, tab: Ints) -> int:
     """How many boards board p's class has if p is its class's representative (its least slot), else
     0, for a board of a canonical set fixed by nf symmetries (`fixed_tables`)."""
@@ -1055,10 +1037,15 @@ def set_marked(flags: Ints, first: int, count: int) -> bool:
     return False
 
 
+def walk_bits(flags: Ints, walks: int) -> int:
+    """Where walk s's marks begin in `flags` (bit s * walk_bits): `walks` walks' marks back to
+    back, in equal parts (as `reach` lays them out)."""
+    return 8 * (len(flags) // walks)
+
+
 def any_walk_marked(flags: Ints, walks: int, c: int, count: int) -> bool:
-    """Whether any of `walks` walks (their marks back to back in `flags`, as `reach` lays them
-    out) marks a board of canonical set c."""
-    bits = 8 * (len(flags) // walks)
+    """Whether any of `walks` walks (`walk_bits`) marks a board of canonical set c."""
+    bits = walk_bits(flags, walks)
     for s in range(walks):  # noqa: SIM110 (numba compiles no generator expression)
         if set_marked(flags, s * bits + c * count, count):
             return True
@@ -1092,8 +1079,8 @@ def reach(
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     walks = len(allowed)
-    here_bits = 8 * (len(flags) // walks)
-    below_bits = 8 * (len(flags_below) // walks)
+    here_bits = walk_bits(flags, walks)
+    below_bits = walk_bits(flags_below, walks)
     for c in range(c0, c1):
         if not any_walk_marked(flags, walks, c, count):
             continue
@@ -1123,7 +1110,7 @@ def share_marks(
     representative in its set."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
-    bits = 8 * (len(flags) // walks)
+    bits = walk_bits(flags, walks)
     for c in range(c0, c1):
         if not any_walk_marked(flags, walks, c, count):
             continue
@@ -1153,7 +1140,7 @@ def marked_classes(
     drawn (out[3 * s + 2])."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
-    bits = 8 * (len(flags) // walks)
+    bits = walk_bits(flags, walks)
     for c in range(c0, c1):
         if not any_walk_marked(flags, walks, c, count):
             continue

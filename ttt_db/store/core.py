@@ -50,7 +50,6 @@ PREFETCHED_FROM: Final = 4
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
 """The named lists of boards the core derives (`CoreReader.node_list_keys`)."""
 _LIST_KINDS: Final = {"all": 0, "playing": 1, "decision": 2}
-"""A `bytes.translate` table: a code's byte to 1 where it holds a code, 0 where none is stored."""
 
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}

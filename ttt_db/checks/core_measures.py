@@ -40,7 +40,7 @@ from ttt_db.checks.policy_figures import (
     Probability,
     SeatMeasures,
 )
-from ttt_db.game.rules import Value, play, score_seen_by, side_to_move, value_score
+from ttt_db.game.rules import play, score_seen_by, side_to_move, value_score
 from ttt_db.ranked.backend import Backend
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
@@ -193,7 +193,7 @@ def measure_over_core(
         found |= walk.forward(group, reached)
         if reached is not None:
             costs, by_depth = _costs(database, ai, numbers, levels, reached)
-    start = value_score(_start_value(levels[0]))
+    start = value_score(levels[0].start_value())
     seats = {}
     for index, seat in enumerate(SEATS):
         of_fixed = {name: found[index, i + 1] for i, name in enumerate(fixed)}
@@ -250,12 +250,6 @@ class _Listed:
         found.sort(key=lambda item: item[0])
         shares = [odds.get(cell, ZERO) for _, odds in found for cell in range(self.cells)]
         return self.numbers.backend.i64_of([j for j, _ in found]), self.numbers.array(shares)
-
-
-def _start_value(level: Level) -> Value:
-    decoded = value_of_code(int(level.codes[0]))
-    assert decoded is not None
-    return decoded[0]
 
 
 @dataclass(frozen=True)

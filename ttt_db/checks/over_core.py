@@ -34,7 +34,7 @@ from ttt_db.game.rules import VALUES, mover_at, opposite_value
 from ttt_db.game.symmetry import transform_move, untransform_moves
 from ttt_db.ranked.backend import as_list
 from ttt_db.ranked.blocks import Block, blocks
-from ttt_db.ranked.codes import move_of_worth, value_of_code
+from ttt_db.ranked.codes import move_of_worth
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
 from ttt_db.store.position import MoveAnalysis
 
@@ -374,10 +374,7 @@ def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, budget: CheckBudget 
     b, run = tables.backend, tables.run
     walk = db.core.walk()
     first = next(walk)
-    found_value = value_of_code(int(first.here.codes[0]))  # the empty board's, held to its children
-    if found_value is None:
-        raise DatabaseDamagedError("the empty board has no code", "table ttt_core, level 0")
-    value = found_value[0]
+    value = first.here.start_value()
     targets = {"o": value, "x": opposite_value(value)}
     sides = [side for side in ("o", "x") if targets[side] != "loss"]
     walks = len(sides)

@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import Final
 
-from ttt_db.game.rules import VALUES
+from ttt_db.errors import DatabaseDamagedError
+from ttt_db.game.rules import VALUES, Value
+from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.kernel import CODES, COUNTS, SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.tables import LevelSets, RankedTables
 
@@ -105,6 +107,14 @@ class Level:
     @property
     def depth(self) -> int:
         return self.sets.depth
+
+    def start_value(self) -> Value:
+        """The empty board's value for o, moving first: its code in level 0, held (a held level 0
+        has one; DatabaseDamagedError where it has none)."""
+        decoded = value_of_code(int(self.codes[0]))
+        if self.depth != 0 or decoded is None:
+            raise DatabaseDamagedError("the empty board has no code", "table ttt_core, level 0")
+        return decoded[0]
 
 
 def solve_range(

@@ -21,6 +21,7 @@ from ttt_db.cli.common import (
     EXIT_NO,
     AnyGameOption,
     App,
+    ArrivedLines,
     BoardArgument,
     BoardCommand,
     DbOption,
@@ -29,8 +30,8 @@ from ttt_db.cli.common import (
     FirstOption,
     GameOption,
     JsonOption,
+    ProcessesOption,
     QuietOption,
-    arrived_lines,
     fail,
     first_mark,
     open_db,
@@ -271,6 +272,7 @@ def best_moves(
     db: DbOption = None,
     digest: DigestOption = None,
     as_json: JsonOption = False,
+    processes: ProcessesOption = None,
 ) -> None:
     """The board, who is to move, its value, and the best moves (read from the database).
 
@@ -280,7 +282,7 @@ def best_moves(
     from ttt_db.game.board import Board
 
     if board == "-":
-        _answer_many(db, digest, game, first_mark(first))
+        _answer_many(db, digest, game, first_mark(first), processes)
         return
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
     with open_db(db, game, digest) as database:
@@ -291,25 +293,25 @@ def best_moves(
         typer.echo(best_moves_text(position, shortest=shortest))
 
 
-def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | None) -> None:
+def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | None, processes: int | None) -> None:
     """`best-moves -` and `show -`: a board per line of stdin (or a JSON record `{"board", "first"}`),
     each answered on its own line of stdout, in order, as one JSON document (`--json`'s); a bad
-    board's line is `{"input", "error"}`, and the rest are answered all the same."""
-    import gc
-    from itertools import islice
+    board's line is `{"input", "error"}`, and the rest are answered all the same. A large batch is
+    answered by several processes (`ttt_db.store.batch_processes`)."""
+    from ttt_db.store.batch_processes import answered_lines, default_processes
 
-    from ttt_db.json_text import compact_json
-
-    gc.disable()  # the answers are many short-lived containers: a collection every few hundred of them walks
-    # every one made since the last freeze, far more than the answers cost; one collection per batch instead
+    arrivals = ArrivedLines(sys.stdin.buffer)
     with open_db(db, game, digest) as database:
-        for lines in arrived_lines(sys.stdin.buffer):
-            answers = iter(database.position_documents(lines, first=first))
-            while written := b"".join(compact_json(answer) + b"\n" for answer in islice(answers, 1024)):
-                sys.stdout.buffer.write(written)
-            sys.stdout.flush()
-            gc.collect()
-            gc.freeze()  # what the handle remembers stays, and holds no cycle: no collection need walk it again
+        for lines in answered_lines(
+            database,
+            arrivals,
+            first=first,
+            more_arrived=arrivals.more_arrived,
+            processes=processes or default_processes(),
+        ):
+            sys.stdout.buffer.write(lines)
+            if not arrivals.more_arrived():
+                sys.stdout.buffer.flush()
 
 
 @app.command(cls=BoardCommand)
@@ -320,6 +322,7 @@ def show(
     db: DbOption = None,
     digest: DigestOption = None,
     as_json: JsonOption = False,
+    processes: ProcessesOption = None,
 ) -> None:
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
@@ -327,7 +330,7 @@ def show(
     from ttt_db.game.board import Board
 
     if board == "-":
-        _answer_many(db, digest, game, first_mark(first))
+        _answer_many(db, digest, game, first_mark(first), processes)
         return
     parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
     with open_db(db, game, digest) as database:

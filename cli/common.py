@@ -126,6 +126,17 @@ GameOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else there.")]
+ProcessesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--processes",
+        min=1,
+        show_default=False,
+        metavar="N",
+        help="With BOARD -, how many processes answer a large batch (this one and N - 1 helpers, each "
+        "with the database open): by default one per core, at most 4; 1 answers in this process alone.",
+    ),
+]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 TimeoutOption = Annotated[
     float | None,
@@ -355,24 +366,36 @@ def write_text_output(text: str, output: Path | None, written: str) -> None:
     typer.echo(f"wrote {written} to {output}", err=True)
 
 
-def arrived_lines(stream: Any) -> Iterator[list[str]]:
+class ArrivedLines:
     """The non-blank lines of a byte stream, stripped, in groups of what has arrived together: a
     pipe written a line at a time is answered a line at a time, a file many lines at once. Bytes
-    that are not UTF-8 are replaced (the line is then refused as a board, quoted)."""
-    try:
-        descriptor = stream.fileno()
-    except (OSError, ValueError, AttributeError):  # not a file (a test's stream): all of it, at once
-        descriptor = None
-    pending = b""
-    while data := stream.read() if descriptor is None else _arrived(descriptor):
-        *complete, pending = (pending + data).split(b"\n")
-        lines = [text for line in complete if (text := line.decode("utf-8", "replace").strip())]
-        if lines:
-            yield lines
-        if descriptor is None:
-            break
-    if rest := pending.decode("utf-8", "replace").strip():
-        yield [rest]
+    that are not UTF-8 are replaced (the line is then refused as a board, quoted). `more_arrived()`:
+    whether more can be read without waiting (never, for a stream that is not a file: a test's is
+    read whole at once)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        try:
+            self.descriptor: int | None = stream.fileno()
+        except (OSError, ValueError, AttributeError):
+            self.descriptor = None
+
+    def __iter__(self) -> Iterator[list[str]]:
+        descriptor, pending = self.descriptor, b""
+        while data := self.stream.read() if descriptor is None else _arrived(descriptor):
+            *complete, pending = (pending + data).split(b"\n")
+            lines = [text for line in complete if (text := line.decode("utf-8", "replace").strip())]
+            if lines:
+                yield lines
+            if descriptor is None:
+                break
+        if rest := pending.decode("utf-8", "replace").strip():
+            yield [rest]
+
+    def more_arrived(self) -> bool:
+        import select
+
+        return self.descriptor is not None and bool(select.select([self.descriptor], [], [], 0)[0])
 
 
 def _arrived(descriptor: int, most: int = 1 << 18) -> bytes:

@@ -1,6 +1,7 @@
 """Many boards at once (issue 36): a batch of a compiled game's boards is derived in arrays
 (ttt_db/store/lookups.py), and must answer exactly what the one-board path answers, refuse what it
-refuses, and still answer a pipe a line at a time."""
+refuses, and still answer a pipe a line at a time; a large stream is answered by helper processes
+too (ttt_db/store/batch_processes.py), exactly as by one."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import empty_cells, mover_at, play, status, swap_marks
 from ttt_db.ranked.codes import code_of
-from ttt_db.store.database import ARRAYS_FROM, open_database
+from ttt_db.store.batch_processes import HELPED_FROM, Helpers, answer_group, answered_lines
+from ttt_db.store.database import ARRAYS_FROM, SolutionDatabase, open_database
 from ttt_db.store.lookups import positions_in_arrays
 
 GAME = Game.parse("3x4k3")
@@ -160,3 +162,98 @@ def test_a_prepared_handle_derives_each_board_in_arrays_and_answers_the_same(
         prepared.prepare_arrays()
         assert [prepared.lookup(board).to_document() for board in boards] == answers_alone
         assert calls.count(1) == len(boards) + 1  # the empty board's, as it prepared, then each board's
+
+
+def _stream_items(database: SolutionDatabase) -> list[str]:
+    """Every position of the database's game, twice, with x first where that is reachable, JSON
+    records and lines that are not boards among them: a stream of more than HELPED_FROM items."""
+    boards = database.node_list("all")
+    swapped = [json.dumps({"board": swap_marks(board), "first": "x"}) for board in boards[::7]]
+    bad = ["oxo", "ooo......", '{"board": 3}', "{not json"]
+    items = [*boards, *swapped, *bad, *boards[::-1]]
+    random.Random(5).shuffle(items)
+    assert len(items) > HELPED_FROM
+    return items
+
+
+def test_helper_processes_answer_a_stream_exactly_as_this_process_does(db_path: Path) -> None:
+    """The groups a helper answers are byte for byte what this process answers, in the stream's
+    order, bad lines answered with their errors in their places."""
+    with open_database(db_path) as database:
+        items = _stream_items(database)
+        alone = answer_group(database, items, None)
+        helpers = Helpers(database, 1, None)
+        assert helpers.wait_ready()
+        helped = b"".join(answered_lines(database, [items[:100], items[100:]], helpers=helpers))
+    assert helpers.groups >= 1  # the first group of the large arrival went to the helper, ready: a group answered there
+    assert helped == alone
+    lines = alone.decode().splitlines()
+    assert len(lines) == len(items)
+    assert json.loads(lines[items.index("oxo")])["input"] == "oxo"
+
+
+def test_a_stream_of_a_few_boards_never_starts_a_helper(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot's game, a board at a time, and a batch smaller than HELPED_FROM are answered here alone."""
+    import ttt_db.store.batch_processes as batch_processes
+
+    def refused(*args: object) -> None:
+        raise AssertionError("a helper was started")
+
+    monkeypatch.setattr(batch_processes, "Helpers", refused)
+    with open_database(db_path) as database:
+        items = _stream_items(database)[: HELPED_FROM - 1]
+        arrivals = [items[:1], items[1:2], items[2:]]
+        assert b"".join(answered_lines(database, arrivals, processes=4)) == answer_group(database, items, None)
+
+
+def test_a_helper_that_cannot_open_the_database_leaves_every_group_to_this_process(
+    db_path: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(db_path, copy)
+    with open_database(copy) as database:
+        items = _stream_items(database)
+        alone = answer_group(database, items, None)
+        helpers = Helpers(database, 1, None)
+        copy.unlink()  # before the helper, still starting, opens it: it says it cannot
+        assert not helpers.wait_ready()
+        assert b"".join(answered_lines(database, [items], helpers=helpers)) == alone
+    assert helpers.groups == 0
+
+
+def test_damage_a_helper_meets_is_raised_here_in_its_own_words(db_path: Path, tmp_path: Path) -> None:
+    """A forged code, resealed, that a helper meets ends the helper; this process answers the group
+    again and refuses the database as the one-board path does."""
+    forged = tmp_path / "forged.sqlite"
+    shutil.copy(db_path, forged)
+    board = "....o.o.x"
+    forge_code(forged, board, code_of("loss", 4), Game.parse("3x3k3"))
+    with open_database(forged) as database:
+        with pytest.raises(DatabaseDamagedError) as alone:
+            database.lookup(board)
+        helpers = Helpers(database, 1, None)
+        assert helpers.wait_ready()
+        with pytest.raises(DatabaseDamagedError) as helped:
+            list(answered_lines(database, [[board] * (HELPED_FROM + 1)], helpers=helpers))
+    assert str(helped.value) == str(alone.value)
+    assert helpers.groups == 0
+
+
+def test_best_moves_answers_a_large_batch_alike_with_one_process_or_several(db_path: Path, tmp_path: Path) -> None:
+    with open_database(db_path) as database:
+        items = _stream_items(database)
+    batch = tmp_path / "boards.txt"
+    batch.write_text("\n".join(items) + "\n")
+    answers = []
+    for processes in ("1", "2"):
+        with batch.open() as stdin:
+            done = subprocess.run(
+                [sys.executable, "-m", "ttt_db.cli", "show", "-", "--processes", processes, "--db", str(db_path)],
+                stdin=stdin,
+                capture_output=True,
+                check=True,
+            )
+        assert done.stderr == b""
+        answers.append(done.stdout)
+    assert answers[0] == answers[1]
+    assert answers[0].count(b"\n") == len(items)

@@ -57,7 +57,8 @@ MOST_PROCESSES: Final = 4
 def default_processes() -> int:
     """The processes a stream is answered by unless told: one per core this process may run on, at
     most MOST_PROCESSES."""
-    return max(1, min(MOST_PROCESSES, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(MOST_PROCESSES, cores))
 
 
 def answered_lines(

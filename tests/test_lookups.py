@@ -221,6 +221,30 @@ def test_a_helper_that_cannot_open_the_database_leaves_every_group_to_this_proce
     assert helpers.groups == 0
 
 
+def test_a_stream_is_answered_alone_where_no_helper_process_can_be_started(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import multiprocessing
+
+    import ttt_db.store.batch_processes as batch_processes
+
+    class Refusing:
+        def __init__(self, **_: object) -> None:
+            pass
+
+        def start(self) -> None:
+            raise OSError(11, "Resource temporarily unavailable")
+
+    class NoProcesses:
+        Pipe = staticmethod(multiprocessing.Pipe)
+        Process = Refusing
+
+    monkeypatch.setattr(batch_processes.multiprocessing, "get_context", lambda method: NoProcesses())
+    with open_database(db_path) as database:
+        items = _stream_items(database)
+        assert b"".join(answered_lines(database, [items], processes=3)) == answer_group(database, items, None)
+
+
 def test_damage_a_helper_meets_is_raised_here_in_its_own_words(db_path: Path, tmp_path: Path) -> None:
     """A forged code, resealed, that a helper meets ends the helper; this process answers the group
     again and refuses the database as the one-board path does."""

@@ -222,7 +222,8 @@ class _Helper:
 @dataclass
 class Helpers:
     """Helper processes answering groups of items with handles of their own on `database`'s file
-    (its location, game and pin), `count` of them, spawned at once."""
+    (its location, game and pin), `count` of them, spawned at once (fewer where the system refuses
+    a process: the stream is then answered by fewer, or by this process alone)."""
 
     database: SolutionDatabase
     count: int
@@ -238,9 +239,14 @@ class Helpers:
             process = context.Process(
                 target=_help, args=(theirs, database.location, database.game, digest, self.first), daemon=True
             )
-            with _interrupts_ignored():  # a Ctrl-C is this process's to take, even while a helper starts
-                process.start()
-            theirs.close()
+            try:
+                with _interrupts_ignored():  # a Ctrl-C is this process's to take, even while a helper starts
+                    process.start()
+            except OSError:  # no process to be had (a limit on processes, or on memory): fewer helpers
+                ours.close()
+                continue
+            finally:
+                theirs.close()
             self._helpers.append(_Helper(process, ours))
 
     @property

@@ -4,12 +4,12 @@
 Python, on one core. Here a stream of arrivals (lists of items, as they come) is answered in order
 as JSON lines, in groups, every line read so far answered before the stream is waited on (a bot
 that writes a board and waits gets its answer); once a stream proves large, some groups are
-answered by helper processes (`Helpers`: spawned, each with its own handle on the database). A helper is
-given groups only once it is ready (its start-up, with its kernels' load, runs beside this
-process's own work, so a batch never waits for one) and GIVEN_AHEAD at a time, so the groups stay
-balanced. A helper that fails leaves its groups to this process, which answers them as it answers
-any (damage raises here, in its own words). Spawned processes import the caller's main module:
-a script that asks for helpers keeps its work under `if __name__ == "__main__":`.
+answered by helper processes (`Helpers`: spawned, each with its own handle on the database). A
+helper is given groups only once it is ready (its start-up, with its kernels' load, runs beside
+this process's own work, so a batch never waits for one) and GIVEN_AHEAD at a time, so the groups
+stay balanced. A helper that fails leaves its groups to this process, which answers them as it
+answers any (damage raises here, in its own words). Spawned processes import the caller's main
+module: a script that asks for helpers keeps its work under `if __name__ == "__main__":`.
 """
 
 from __future__ import annotations

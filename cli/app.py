@@ -310,8 +310,7 @@ def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | N
             processes=processes or default_processes(),
         ):
             sys.stdout.buffer.write(lines)
-            if not arrivals.more_arrived():
-                sys.stdout.buffer.flush()
+            sys.stdout.buffer.flush()
 
 
 @app.command(cls=BoardCommand)

@@ -393,26 +393,30 @@ class ArrivedLines:
             yield [rest]
 
     def more_arrived(self) -> bool:
-        import select
-
-        return self.descriptor is not None and bool(select.select([self.descriptor], [], [], 0)[0])
+        return self.descriptor is not None and _readable(self.descriptor)
 
 
 def _arrived(descriptor: int, most: int = 1 << 18) -> bytes:
     """What a descriptor has: waits for some bytes, then takes what else is there already (up to
     about `most`) without waiting again. b"" at its end."""
+    data = os.read(descriptor, 1 << 16)
+    while data and len(data) < most and _readable(descriptor):
+        more = os.read(descriptor, 1 << 16)
+        if not more:
+            break  # its end: the next read says so
+        data += more
+    return data
+
+
+def _readable(descriptor: int) -> bool:
+    """Whether a read of the descriptor would not wait; False for one select cannot watch (its
+    reader then takes what each read gives, waiting as it must)."""
     import select
 
-    data = os.read(descriptor, 1 << 16)
     try:
-        while data and len(data) < most and select.select([descriptor], [], [], 0)[0]:
-            more = os.read(descriptor, 1 << 16)
-            if not more:
-                break  # its end: the next read says so
-            data += more
-    except (OSError, ValueError):  # a descriptor select cannot watch: what the first read gave
-        pass
-    return data
+        return bool(select.select([descriptor], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
 
 
 def print_json(document: Any) -> None:

@@ -440,6 +440,15 @@ def score(
             show_default=False,
         ),
     ] = None,
+    best_response: Annotated[
+        bool,
+        typer.Option(
+            "--best-response/--no-best-response",
+            help="Measure it against a best response (its worst case), and from that its NashConv and "
+            "exploitability; --no-best-response leaves them out, and on a game measured over the core the "
+            "passes over it that they take.",
+        ),
+    ] = True,
     max_boards: Annotated[
         int | None, max_boards_option("Ask the AI at N positions at most; the figures are then bounds (exit 4).")
     ] = None,
@@ -493,7 +502,7 @@ def score(
         )
         positions = int(database.meta()["figures"]["positions"])
         with progress_bar(
-            over_core_passes(database, opponents) * positions if over_core else max_boards,
+            over_core_passes(database, opponents, best_response) * positions if over_core else max_boards,
             "score: positions met, backward then forward" if over_core else "score: positions asked",
             "position",
             quiet=False,
@@ -505,6 +514,7 @@ def score(
                 against=opponents,
                 progress=lambda count: asked.update(count - asked.n),
                 budget=_budget(max_boards, max_seconds),
+                best_response=best_response,
             )
     if as_json:
         print_json(measures.to_document())
@@ -560,6 +570,9 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
                 f"    {cost.board}  reached {float(cost.reach):.2%} x lost {float(cost.lost):.3f} "
                 f"= {float(cost.share):.4g}: {moves}"
             )
+    if not measures.best_response:
+        lines.append("no best response measured (--no-best-response): no NashConv or exploitability")
+        return lines
     least, most = measures.nash_conv_bounds
     figures = (
         f"NashConv {float(most):.6g}, exploitability {float(most / 2):.6g}"

@@ -205,3 +205,51 @@ def test_ranges_measured_at_once_give_what_one_range_gives(
         with open_database(db_3x4k3_path) as db:
             found.append(measure_policy(load_ai("perfect@0.9", lambda: db, game=db.game), db).to_document())
     assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("game_name", list(RULES))
+def test_without_a_best_response_the_passes_backward_are_left_out_and_the_rest_is_the_same(
+    game_name: str, small_paths: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`best_response=False` (`score --no-best-response`): no pass backward over the core, every other
+    figure what the whole measures give, and no NashConv to ask for."""
+    monkeypatch.setenv("TTT_DB_KERNEL", "interpreted")
+    monkeypatch.setattr(core_measures, "PASS_BYTES", 1)  # a seat a pass backward: two passes to leave out
+    with open_database(small_paths[game_name]) as db:
+        ai = _policy("perfect@0.9", db)
+        whole = measure_policy(ai, db, costliest=5)
+        called: list[object] = []
+        monkeypatch.setattr(core_measures._Walk, "best_response", lambda *args: called.append(args))
+        heard: list[int] = []
+        part = measure_policy(ai, db, costliest=5, progress=heard.append, best_response=False)
+        assert called == []
+        positions = db.meta()["figures"]["positions"]
+        assert (
+            core_measures.over_core_passes(db, best_response=False) == 1 + 2 == core_measures.over_core_passes(db) - 2
+        )
+        assert heard[-1] == 3 * positions
+    assert not part.best_response and whole.best_response
+    for seat in ("o", "x"):
+        kept = {name: outcome for name, outcome in whole.seats[seat].against.items() if name != "best_response"}
+        assert part.seats[seat].against == kept and list(kept) == ["perfect", "random"]
+        assert part.seats[seat].costliest == whole.seats[seat].costliest
+        assert part.seats[seat].lost_by_depth == whole.seats[seat].lost_by_depth
+    with pytest.raises(ValueError, match="without a best response"):
+        part.nash_conv  # noqa: B018
+    document = part.to_document()
+    assert document["nash_conv"] is None and document["exploitability"] is None and document["exact"] is None
+    assert document["seats"] == {
+        seat: {**measures, "against": {k: v for k, v in measures["against"].items() if k != "best_response"}}
+        for seat, measures in whole.to_document()["seats"].items()
+    }
+    assert "measured without a best response" in part._repr_html_()
+
+
+def test_an_exact_match_over_the_core_takes_no_pass_backward(
+    db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graded, random_ai = load_ai("perfect@0.9", lambda: db), load_ai("ai2s", lambda: db)
+    whole = measure_policy(graded, db, against=[random_ai])
+    monkeypatch.setattr(core_measures._Walk, "best_response", lambda *args: pytest.fail("a best response measured"))
+    found = exact_match(graded, random_ai, db.game, db)
+    assert found == {seat: whole.seats[seat].against["ai2s"] for seat in ("o", "x")}

@@ -375,3 +375,27 @@ def test_score_stopped_by_its_budget_says_so_with_bounds_and_exits_4(
     uniform = measure_policy(load_ai("ai2s", lambda: db), db).nash_conv  # ai2s plays uniformly at random
     assert 0 <= least <= uniform <= most <= 2
     assert set(document["best_case"]["o"]) == set(document["seats"]["o"]["against"])
+
+
+def test_score_without_a_best_response_leaves_it_and_nash_conv_out(run, db: SolutionDatabase) -> None:
+    """`score --no-best-response`, over the core (ai2s) and asked position by position (ai14s): the
+    same outcomes against perfect and random play, no best response, and the last line says why
+    there is no NashConv."""
+    for name in ("ai2s", "ai14s"):
+        whole = json.loads(run("score", name, "--json").stdout)
+        text = run("score", name, "--no-best-response")
+        assert text.exit_code == 0, text.output
+        assert text.stdout.splitlines()[-1] == (
+            "no best response measured (--no-best-response): no NashConv or exploitability"
+        )
+        assert "a best response:" not in text.stdout and "against uniform random:" in text.stdout
+        part = json.loads(run("score", name, "--no-best-response", "--json").stdout)
+        assert part["nash_conv"] is None and part["exploitability"] is None
+        for seat in ("o", "x"):
+            against = part["seats"][seat]["against"]
+            assert list(against) == ["perfect", "random"]
+            assert against == {k: v for k, v in whole["seats"][seat]["against"].items() if k != "best_response"}
+    stopped = run("score", "ai14s", "--no-best-response", "--max-boards", "20", "--json")
+    assert stopped.exit_code == 4, stopped.output
+    document = json.loads(stopped.stdout)
+    assert document["nash_conv_bounds"] is None and list(document["best_case"]["o"]) == ["perfect", "random"]

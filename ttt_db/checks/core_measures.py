@@ -83,12 +83,13 @@ class _Passes:
     forward: tuple[tuple[int, ...], ...]
 
     @classmethod
-    def of(cls, sizes: list[int], opponents: int) -> _Passes:
+    def of(cls, sizes: list[int], opponents: int, best_response: bool = True) -> _Passes:
         """For levels of `sizes` boards and `opponents` fixed opponents: a seat takes a win and a
-        loss a board backward, an opponent its reach in each seat forward, on two levels."""
+        loss a board backward (none without a best response), an opponent its reach in each seat
+        forward, on two levels."""
         widest = max(a + b for a, b in zip(sizes, sizes[1:], strict=False))
         each = max(1, PASS_BYTES // (widest * 2 * 8))
-        return cls(_grouped(range(2), each), _grouped(range(1, opponents + 1), each))
+        return cls(_grouped(range(2 if best_response else 0), each), _grouped(range(1, opponents + 1), each))
 
     @property
     def count(self) -> int:
@@ -100,12 +101,13 @@ def _grouped(items: range, each: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(items[i : i + each]) for i in range(0, len(items), each))
 
 
-def over_core_passes(database: SolutionDatabase, against: Iterable[NamedAI] = ()) -> int:
+def over_core_passes(database: SolutionDatabase, against: Iterable[NamedAI] = (), best_response: bool = True) -> int:
     """How many times `measure_over_core` meets each position of the database's core, measuring
-    against the AIs `against` too (what its `progress` counts up to, times the positions)."""
+    against the AIs `against` too, and a best response unless told not to (what its `progress`
+    counts up to, times the positions)."""
     tables = database.core.tables
     sizes = [tables.level(depth).size for depth in range(tables.cells + 1)]
-    return _Passes.of(sizes, len(_fixed_opponents(against))).count
+    return _Passes.of(sizes, len(_fixed_opponents(against)), best_response).count
 
 
 def _fixed_opponents(against: Iterable[NamedAI]) -> dict[str, CorePolicy]:
@@ -148,13 +150,14 @@ def measure_over_core(
     costliest: int = 10,
     against: Iterable[NamedAI] = (),
     progress: Callable[[int], None] | None = None,
+    best_response: bool = True,
 ) -> PolicyMeasures:
     """Every measure of `ai` as `measure_policy` gives it, over the ranked core: for a policy the
     core plays (`CorePolicy`), against opponents it plays too; exact on a game of at most
     MEASURED_MAX_CELLS cells, else in floating point. `progress(n)` hears the positions met so
     far, each `over_core_passes` times: the walk holding the levels (the full boards first), the
-    passes backward for a best response's outcomes, then those forward for the fixed opponents'
-    (the empty board first)."""
+    passes backward for a best response's outcomes (none with `best_response` False), then those
+    forward for the fixed opponents' (the empty board first)."""
     game = database.game
     policy = _core_policy(ai)
     fixed = _fixed_opponents(against)
@@ -179,12 +182,12 @@ def measure_over_core(
         levels[step.depth] = step.here
         positions[step.depth] = step.counts.positions
         met_level(step.depth)
-    passes = _Passes.of([levels[depth].sets.size for depth in range(tables.cells + 1)], len(fixed))
+    passes = _Passes.of([levels[depth].sets.size for depth in range(tables.cells + 1)], len(fixed), best_response)
     keeps = b.i64_of([int(found.skill == 1 and found.table is None) for found in policies])
     walk = _Walk(tables, numbers, levels, (kinds, odds), keeps, listed, met_level)
-    best_response: dict[int, tuple[Probability, Probability]] = {}
+    worst_case: dict[int, tuple[Probability, Probability]] = {}
     for chosen in passes.backward:
-        best_response |= walk.best_response(chosen)
+        worst_case |= walk.best_response(chosen)
     found: dict[tuple[int, int], tuple[Probability, Probability]] = {}
     costs: list[list[Cost]] = [[], []]
     by_depth: list[dict[int, Probability]] = [{}, {}]
@@ -197,7 +200,11 @@ def measure_over_core(
     seats = {}
     for index, seat in enumerate(SEATS):
         of_fixed = {name: found[index, i + 1] for i, name in enumerate(fixed)}
-        in_order = {name: best_response[index] if name == BEST_RESPONSE else of_fixed[name] for name in OPPONENTS}
+        in_order = {
+            name: worst_case[index] if name == BEST_RESPONSE else of_fixed[name]
+            for name in OPPONENTS
+            if name != BEST_RESPONSE or best_response
+        }
         in_order |= of_fixed  # then each `against` AI
         against_seat = {}
         for name, (win, loss) in in_order.items():

@@ -307,7 +307,7 @@ def exact_match(
     if database is not None and measured_over_core(named.core_policy for named in pair):
         from ttt_db.checks.core_measures import measure_over_core
 
-        measured = measure_over_core(ai, database, costliest=0, against=[opponent])
+        measured = measure_over_core(ai, database, costliest=0, against=[opponent], best_response=False)
         return {seat: measured.seats[seat].against[opponent.name] for seat in SEATS}
     if game.cells > MEASURED_MAX_CELLS:
         raise InputError(game.name, f"two policies the core plays are measured over its database on {game.name}")
@@ -328,6 +328,7 @@ def measure_policy(
     against: Iterable[NamedAI] = (),
     progress: Callable[[int], None] | None = None,
     budget: CheckBudget | None = None,
+    best_response: bool = True,
 ) -> PolicyMeasures:
     """Every measure of `ai` as a policy on the database's game, exact (games up to
     MEASURED_MAX_CELLS cells), and its outcomes `against` other AIs (by their names);
@@ -343,7 +344,10 @@ def measure_policy(
     asked no more, and the measures are what it is sure of, each position not asked played as badly
     as it could be played (against the same opponent), with `best_case` the same played as well as
     it could be: its true outcomes lie between the two, and NashConv between `nash_conv_bounds`;
-    its costliest positions are those found among the positions asked."""
+    its costliest positions are those found among the positions asked.
+
+    `best_response` False leaves out the best response, and with it NashConv and exploitability
+    (`PolicyMeasures.best_response`): over the core, the passes it takes."""
     game = database.game
     against = tuple(against)
     bounded = budget is not None and budget.bounded
@@ -351,7 +355,9 @@ def measure_policy(
     if measured_over_core(named.core_policy for named in (ai, *against)):
         from ttt_db.checks.core_measures import measure_over_core
 
-        return measure_over_core(ai, database, costliest=costliest, against=against, progress=progress)
+        return measure_over_core(
+            ai, database, costliest=costliest, against=against, progress=progress, best_response=best_response
+        )
     asked: set[str] = set()
     answer = _asked(ai)
     stopped: list[str] = []
@@ -391,7 +397,7 @@ def measure_policy(
     uniform = _remembered(lambda board: as_policy(legal_moves(board, game)))
     opponents: dict[str, PolicyOf | None] = {
         "perfect": perfect,
-        BEST_RESPONSE: None,
+        **({BEST_RESPONSE: None} if best_response else {}),
         "random": uniform,
         **{named.name: _asked(named) for named in against},
     }

@@ -153,20 +153,30 @@ class PolicyMeasures:
         return isinstance(self.seats[SEATS[0]].against["perfect"].win, Fraction)
 
     @property
+    def best_response(self) -> bool:
+        """Whether the policy was measured against a best response, and so has a NashConv (not
+        where the best response was left out: `measure_policy(best_response=False)`)."""
+        return BEST_RESPONSE in self.seats[SEATS[0]].against
+
+    @property
     def nash_conv(self) -> Probability:
         """OpenSpiel's NashConv of the policy playing both seats: what a best response gains over
         the policy's own play, summed over the two seats (0 for a perfect player). Stopped early,
-        the most it can be (`nash_conv_bounds`)."""
+        the most it can be (`nash_conv_bounds`). ValueError where no best response was measured
+        (`best_response`)."""
+        if not self.best_response:
+            raise ValueError(f"{self.ai} was measured without a best response: it has no NashConv")
         return ZERO - sum((seat.against[BEST_RESPONSE].score for seat in self.seats.values()), ZERO)
 
     @property
     def exploitability(self) -> Probability:
-        """OpenSpiel's exploitability: NashConv over the two players."""
+        """OpenSpiel's exploitability: NashConv over the two players (ValueError as `nash_conv`)."""
         return self.nash_conv / 2
 
     @property
     def nash_conv_bounds(self) -> tuple[Probability, Probability]:
-        """The least and the most NashConv can be: equal where every position was asked."""
+        """The least and the most NashConv can be: equal where every position was asked
+        (ValueError as `nash_conv`)."""
         if self.best_case is None:
             return self.nash_conv, self.nash_conv
         return -sum((seat[BEST_RESPONSE].score for seat in self.best_case.values()), ZERO), self.nash_conv
@@ -182,6 +192,12 @@ class PolicyMeasures:
             "stopped": self.stopped,
             "seats": {seat: measures.to_document() for seat, measures in self.seats.items()},
         }
+        if not self.best_response:
+            nothing: dict[str, Any] = {"nash_conv": None, "exploitability": None, "exact": None}
+            if self.best_case is None:
+                return document | nothing
+            bounds = {"nash_conv_bounds": None, "exploitability_bounds": None}
+            return document | {"best_case": self._best_case_document()} | nothing | bounds
         if self.best_case is None:
             return document | {
                 "nash_conv": float(self.nash_conv),
@@ -192,15 +208,19 @@ class PolicyMeasures:
             }
         least, most = self.nash_conv_bounds
         return document | {
-            "best_case": {
-                seat: {name: outcome.to_document() for name, outcome in outcomes.items()}
-                for seat, outcomes in self.best_case.items()
-            },
+            "best_case": self._best_case_document(),
             "nash_conv": None,
             "exploitability": None,
             "nash_conv_bounds": [float(least), float(most)],
             "exploitability_bounds": [float(least / 2), float(most / 2)],
             "exact": {"nash_conv_bounds": [str(least), str(most)]},
+        }
+
+    def _best_case_document(self) -> dict[str, Any]:
+        assert self.best_case is not None
+        return {
+            seat: {name: outcome.to_document() for name, outcome in outcomes.items()}
+            for seat, outcomes in self.best_case.items()
         }
 
     def _repr_html_(self) -> str:
@@ -215,13 +235,16 @@ class PolicyMeasures:
                     f"<td>{float(outcome.draw):.1%}</td><td>{float(outcome.loss):.1%}</td>"
                     f"<td>{float(outcome.score):+.4f}</td></tr>"
                 )
-        least, most = self.nash_conv_bounds
-        figure = (
-            f"exploitability {float(most / 2):.6g} (NashConv {float(most):.6g})"
-            if least == most
-            else f"stopped after {self.asked:,} positions asked: exploitability between {float(least / 2):.6g} and "
-            f"{float(most / 2):.6g}; each outcome below is what it is sure of"
-        )
+        if not self.best_response:
+            figure = "measured without a best response (no exploitability)"
+        else:
+            least, most = self.nash_conv_bounds
+            figure = (
+                f"exploitability {float(most / 2):.6g} (NashConv {float(most):.6g})"
+                if least == most
+                else f"stopped after {self.asked:,} positions asked: exploitability between {float(least / 2):.6g} and "
+                f"{float(most / 2):.6g}; each outcome below is what it is sure of"
+            )
         return (
             f"<div><b>{escape(self.ai)}</b> on {escape(self.game.name)}: {figure}"
             "<table><tr><th>seat</th><th>against</th><th>win</th><th>draw</th><th>loss</th><th>score</th></tr>"

@@ -6,6 +6,7 @@ them 503 instead of waiting. Every server here listens on 127.0.0.1, on a free p
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import re
 import select
@@ -172,24 +173,19 @@ def test_the_server_stops_while_searches_run_answering_them_503(
     """Ctrl-C ends it as every command ends on it, with exit 130 (and the line after the
     terminal's ^C ended); SIGTERM with exit 143."""
     server, line = served
-    url = line.split(" at ")[1].split()[0]
-    answers: list[tuple[int, str]] = []
-
-    def search() -> None:
-        try:
-            with urllib.request.urlopen(url + "api/search?algorithm=minimax", timeout=30) as response:
-                answers.append((response.status, ""))
-        except urllib.error.HTTPError as error:
-            answers.append((error.code, json.loads(error.read())["error"]))
-
-    searches = [threading.Thread(target=search) for _ in range(4)]
-    for thread in searches:
-        thread.start()
-    time.sleep(0.5)  # the searches have reached the server (each runs for a second or more)
+    host, port = line.split(" at ")[1].split()[0].removeprefix("http://").rstrip("/").split(":")
+    searches = [http.client.HTTPConnection(host, int(port), timeout=30) for _ in range(4)]
+    for connection in searches:
+        connection.request("GET", "/api/search?algorithm=minimax")  # each runs for a second or more
+    with urllib.request.urlopen(f"http://{host}:{port}/api/position?board=.........", timeout=30) as response:
+        assert response.status == 200  # answered after the searches' requests, which the server has read
     server.send_signal(stop)
     out, err = server.communicate(timeout=20)
-    for thread in searches:
-        thread.join(timeout=20)
+    answers = []
+    for connection in searches:
+        response = connection.getresponse()
+        answers.append((response.status, json.loads(response.read())["error"]))
+        connection.close()
     assert (server.returncode, out.strip(), err) == (code, said, on_stderr)
     assert answers == [(503, "the server is stopping")] * 4
 

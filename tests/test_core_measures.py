@@ -245,11 +245,19 @@ def test_without_a_best_response_the_passes_backward_are_left_out_and_the_rest_i
     assert "measured without a best response" in part._repr_html_()
 
 
-def test_an_exact_match_over_the_core_takes_no_pass_backward(
+def test_an_exact_match_over_the_core_is_one_pass_forward_against_its_opponent_alone(
     db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    graded, random_ai = load_ai("perfect@0.9", lambda: db), load_ai("ai2s", lambda: db)
-    whole = measure_policy(graded, db, against=[random_ai])
+    graded, other = load_ai("perfect@0.9", lambda: db), load_ai("perfect-shortest@0.5", lambda: db)
+    whole = measure_policy(graded, db, against=[other])
     monkeypatch.setattr(core_measures._Walk, "best_response", lambda *args: pytest.fail("a best response measured"))
-    found = exact_match(graded, random_ai, db.game, db)
-    assert found == {seat: whole.seats[seat].against["ai2s"] for seat in ("o", "x")}
+    passes: list[tuple[int, ...]] = []
+    forward = core_measures._Walk.forward
+    monkeypatch.setattr(
+        core_measures._Walk,
+        "forward",
+        lambda walk, group, reached: passes.append(group) or forward(walk, group, reached),
+    )
+    found = exact_match(graded, other, db.game, db)
+    assert passes == [(1,)]  # the opponent is the kernels' policy 1: perfect and random play are not carried
+    assert found == {seat: whole.seats[seat].against["perfect-shortest@0.5"] for seat in ("o", "x")}

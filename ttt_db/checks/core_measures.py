@@ -40,7 +40,7 @@ from ttt_db.checks.policy_figures import (
     Probability,
     SeatMeasures,
 )
-from ttt_db.game.rules import play, score_seen_by, side_to_move, value_score
+from ttt_db.game.rules import Mark, play, score_seen_by, side_to_move, value_score
 from ttt_db.ranked.backend import Backend
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
@@ -158,16 +158,58 @@ def measure_over_core(
     far, each `over_core_passes` times: the walk holding the levels (the full boards first), the
     passes backward for a best response's outcomes (none with `best_response` False), then those
     forward for the fixed opponents' (the empty board first)."""
-    game = database.game
-    policy = _core_policy(ai)
     fixed = _fixed_opponents(against)
+    walk, positions = _held(ai, database, fixed, progress)
+    sizes = [walk.levels[depth].sets.size for depth in range(walk.tables.cells + 1)]
+    passes = _Passes.of(sizes, len(fixed), best_response)
+    worst_case: dict[int, tuple[Probability, Probability]] = {}
+    for chosen in passes.backward:
+        worst_case |= walk.best_response(chosen)
+    found: dict[tuple[int, int], tuple[Probability, Probability]] = {}
+    costs: list[list[Cost]] = [[], []]
+    by_depth: list[dict[int, Probability]] = [{}, {}]
+    for group in passes.forward:  # perfect play (policy 1) is the first group's first: the costs come with it
+        reached = _Reached(costliest, [[], []], [{}, {}]) if group[0] == 1 else None
+        found |= walk.forward(group, reached)
+        if reached is not None:
+            costs, by_depth = _costs(database, ai, walk.numbers, walk.levels, reached)
+    start = value_score(walk.levels[0].start_value())
+    seats = {}
+    for index, seat in enumerate(SEATS):
+        of_fixed = {name: found[index, i + 1] for i, name in enumerate(fixed)}
+        in_order = {
+            name: worst_case[index] if name == BEST_RESPONSE else of_fixed[name]
+            for name in OPPONENTS
+            if name != BEST_RESPONSE or best_response
+        }
+        in_order |= of_fixed  # then each `against` AI
+        against_seat = {name: _outcome(walk.numbers, win, loss) for name, (win, loss) in in_order.items()}
+        seats[seat] = SeatMeasures(seat, score_seen_by(start, seat), against_seat, by_depth[index], costs[index])
+    return PolicyMeasures(ai.name, database.game, seats, sum(positions.values()), over_core=True)
+
+
+def match_over_core(ai: NamedAI, opponent: NamedAI, database: SolutionDatabase) -> dict[Mark, Outcome]:
+    """The outcome of `ai` against `opponent` (both played by the core) from the empty board, as o
+    and as x, over the core: the levels held, then one pass forward against `opponent` alone."""
+    walk, _positions = _held(ai, database, {opponent.name: _core_policy(opponent)}, None)
+    found = walk.forward((1,), None)
+    return {seat: _outcome(walk.numbers, *found[index, 1]) for index, seat in enumerate(SEATS)}
+
+
+def _held(
+    ai: NamedAI, database: SolutionDatabase, fixed: dict[str, CorePolicy], progress: Callable[[int], None] | None
+) -> tuple[_Walk, dict[int, int]]:
+    """Every level of the core held (the walk backward, the full boards first) for the passes of
+    `ai` against the `fixed` opponents (the kernels' policies 1, 2, ...), and each level's
+    positions; `progress` hears the positions met, in the walk and then in each pass."""
+    policy = _core_policy(ai)
     tables = database.core.tables
     b = tables.backend
     numbers = _Numbers.of(tables)
     policies = (policy, *fixed.values())
     kinds = b.i64_of([KINDS[found.moves] for found in policies])
     odds = numbers.array([share for found in policies for share in _odds(found, tables.cells)])
-    listed = _Listed.of(policy, tables, numbers)
+    keeps = b.i64_of([int(found.skill == 1 and found.table is None) for found in policies])
     levels: dict[int, Level] = {}
     positions: dict[int, int] = {}
     met = 0
@@ -182,37 +224,14 @@ def measure_over_core(
         levels[step.depth] = step.here
         positions[step.depth] = step.counts.positions
         met_level(step.depth)
-    passes = _Passes.of([levels[depth].sets.size for depth in range(tables.cells + 1)], len(fixed), best_response)
-    keeps = b.i64_of([int(found.skill == 1 and found.table is None) for found in policies])
-    walk = _Walk(tables, numbers, levels, (kinds, odds), keeps, listed, met_level)
-    worst_case: dict[int, tuple[Probability, Probability]] = {}
-    for chosen in passes.backward:
-        worst_case |= walk.best_response(chosen)
-    found: dict[tuple[int, int], tuple[Probability, Probability]] = {}
-    costs: list[list[Cost]] = [[], []]
-    by_depth: list[dict[int, Probability]] = [{}, {}]
-    for group in passes.forward:  # perfect play (policy 1) is the first group's first: the costs come with it
-        reached = _Reached(costliest, [[], []], [{}, {}]) if group[0] == 1 else None
-        found |= walk.forward(group, reached)
-        if reached is not None:
-            costs, by_depth = _costs(database, ai, numbers, levels, reached)
-    start = value_score(levels[0].start_value())
-    seats = {}
-    for index, seat in enumerate(SEATS):
-        of_fixed = {name: found[index, i + 1] for i, name in enumerate(fixed)}
-        in_order = {
-            name: worst_case[index] if name == BEST_RESPONSE else of_fixed[name]
-            for name in OPPONENTS
-            if name != BEST_RESPONSE or best_response
-        }
-        in_order |= of_fixed  # then each `against` AI
-        against_seat = {}
-        for name, (win, loss) in in_order.items():
-            win, loss = numbers.number(win), numbers.number(loss)
-            against_seat[name] = Outcome(win, 1 - win - loss if numbers.exact else max(0.0, 1 - win - loss), loss)
-        value = score_seen_by(start, seat)
-        seats[seat] = SeatMeasures(seat, value, against_seat, by_depth[index], costs[index])
-    return PolicyMeasures(ai.name, game, seats, sum(positions.values()), over_core=True)
+    listed = _Listed.of(policy, tables, numbers)
+    return _Walk(tables, numbers, levels, (kinds, odds), keeps, listed, met_level), positions
+
+
+def _outcome(numbers: _Numbers, win: Any, loss: Any) -> Outcome:
+    """An outcome from the kernels' win and loss (a draw is the rest, never below 0 in float64)."""
+    win, loss = numbers.number(win), numbers.number(loss)
+    return Outcome(win, 1 - win - loss if numbers.exact else max(0.0, 1 - win - loss), loss)
 
 
 def _odds(policy: CorePolicy | None, cells: int) -> list[Fraction]:

@@ -305,10 +305,9 @@ def exact_match(
     pair = (ai, opponent)
     refuse_unmeasurable(game, [(named.name, named.core_policy) for named in pair])
     if database is not None and measured_over_core(named.core_policy for named in pair):
-        from ttt_db.checks.core_measures import measure_over_core
+        from ttt_db.checks.core_measures import match_over_core
 
-        measured = measure_over_core(ai, database, costliest=0, against=[opponent], best_response=False)
-        return {seat: measured.seats[seat].against[opponent.name] for seat in SEATS}
+        return match_over_core(ai, opponent, database)
     if game.cells > MEASURED_MAX_CELLS:
         raise InputError(game.name, f"two policies the core plays are measured over its database on {game.name}")
     mine, theirs = _asked(ai), _asked(opponent)

@@ -159,7 +159,7 @@ def measure_over_core(
     passes backward for a best response's outcomes (none with `best_response` False), then those
     forward for the fixed opponents' (the empty board first)."""
     fixed = _fixed_opponents(against)
-    walk, positions = _held(ai, database, fixed, progress)
+    walk, positions = _walk_for(ai, database, fixed, progress)
     sizes = [walk.levels[depth].sets.size for depth in range(walk.tables.cells + 1)]
     passes = _Passes.of(sizes, len(fixed), best_response)
     worst_case: dict[int, tuple[Probability, Probability]] = {}
@@ -191,12 +191,12 @@ def measure_over_core(
 def match_over_core(ai: NamedAI, opponent: NamedAI, database: SolutionDatabase) -> dict[Mark, Outcome]:
     """The outcome of `ai` against `opponent` (both played by the core) from the empty board, as o
     and as x, over the core: the levels held, then one pass forward against `opponent` alone."""
-    walk, _positions = _held(ai, database, {opponent.name: _core_policy(opponent)}, None)
+    walk, _positions = _walk_for(ai, database, {opponent.name: _core_policy(opponent)}, None)
     found = walk.forward((1,), None)
     return {seat: _outcome(walk.numbers, *found[index, 1]) for index, seat in enumerate(SEATS)}
 
 
-def _held(
+def _walk_for(
     ai: NamedAI, database: SolutionDatabase, fixed: dict[str, CorePolicy], progress: Callable[[int], None] | None
 ) -> tuple[_Walk, dict[int, int]]:
     """Every level of the core held (the walk backward, the full boards first) for the passes of

@@ -192,12 +192,14 @@ class PolicyMeasures:
             "stopped": self.stopped,
             "seats": {seat: measures.to_document() for seat, measures in self.seats.items()},
         }
+        if self.best_case is not None:
+            document["best_case"] = {
+                seat: {name: outcome.to_document() for name, outcome in outcomes.items()}
+                for seat, outcomes in self.best_case.items()
+            }
         if not self.best_response:
-            nothing: dict[str, Any] = {"nash_conv": None, "exploitability": None, "exact": None}
-            if self.best_case is None:
-                return document | nothing
-            bounds = {"nash_conv_bounds": None, "exploitability_bounds": None}
-            return document | {"best_case": self._best_case_document()} | nothing | bounds
+            bounds = {} if self.best_case is None else {"nash_conv_bounds": None, "exploitability_bounds": None}
+            return document | {"nash_conv": None, "exploitability": None} | bounds | {"exact": None}
         if self.best_case is None:
             return document | {
                 "nash_conv": float(self.nash_conv),
@@ -208,19 +210,11 @@ class PolicyMeasures:
             }
         least, most = self.nash_conv_bounds
         return document | {
-            "best_case": self._best_case_document(),
             "nash_conv": None,
             "exploitability": None,
             "nash_conv_bounds": [float(least), float(most)],
             "exploitability_bounds": [float(least / 2), float(most / 2)],
             "exact": {"nash_conv_bounds": [str(least), str(most)]},
-        }
-
-    def _best_case_document(self) -> dict[str, Any]:
-        assert self.best_case is not None
-        return {
-            seat: {name: outcome.to_document() for name, outcome in outcomes.items()}
-            for seat, outcomes in self.best_case.items()
         }
 
     def _repr_html_(self) -> str:

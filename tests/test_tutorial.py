@@ -91,7 +91,7 @@ def jupyterlab(db_path: Path, tmp_path: Path) -> Iterator[str]:
     server = subprocess.Popen(command, env=environment, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + GUARD_MS / 1000  # a guard: JupyterLab starts slowly beside a suite
         while True:
             try:
                 urllib.request.urlopen(url + "api/status", timeout=2)

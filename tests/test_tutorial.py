@@ -140,6 +140,31 @@ def _run_all_cells(page: Any) -> None:
                 raise
 
 
+NOTEBOOK_STATE = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell.jp-CodeCell')].map((cell) =>
+    (cell.querySelector('.jp-InputPrompt')?.textContent ?? '') + ' '
+    + (cell.querySelector('.jp-InputArea-editor .cm-line')?.textContent ?? '').slice(0, 60)
+    + [...cell.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+        .map((output) => '\\n    ' + output.textContent.trim().split('\\n').slice(-3).join('\\n    ')).join('')
+).join('\\n')"""
+"""Each code cell's prompt ([*] running, [n] run, [ ] not yet), its first line and the end of what it
+wrote to stderr: what a step that waited too long is told, to say where the notebook stopped."""
+
+
+def _wait_for_widgets(page: Any, widgets: Any, shots: Path) -> None:
+    """Both widgets shown (every cell above them run first); where they are not within the guard,
+    a screenshot beside the others and an assertion that names the notebook's state."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        widgets.nth(1).wait_for(timeout=GUARD_MS)
+    except PlaywrightTimeout:
+        page.screenshot(path=str(shots / "widgets-not-shown-1280x800.png"), full_page=True)
+        if os.environ.get("TTT_DB_SCREENSHOTS"):
+            shutil.copytree(shots, os.environ["TTT_DB_SCREENSHOTS"], dirs_exist_ok=True)
+        state = page.evaluate(NOTEBOOK_STATE)
+        raise AssertionError(f"{widgets.count()} of the 2 widgets shown; the notebook's cells:\n{state}") from None
+
+
 def test_the_widget_plays_a_game_and_replays_a_search_in_jupyterlab(jupyterlab: str, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -158,7 +183,7 @@ def test_the_widget_plays_a_game_and_replays_a_search_in_jupyterlab(jupyterlab: 
             news.click()
         _run_all_cells(page)
         widgets = page.locator(".ttt-db-page")
-        widgets.nth(1).wait_for(timeout=GUARD_MS)  # every cell above it run first
+        _wait_for_widgets(page, widgets, shots)
         play, search = widgets.nth(0), widgets.nth(1)
         play.locator("#board .cell.empty").first.wait_for(timeout=GUARD_MS)
         assert play.locator("#board .cell.win, #board .cell.draw, #board .cell.loss").count() == 9  # the hints

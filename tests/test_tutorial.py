@@ -83,10 +83,12 @@ def jupyterlab(db_path: Path, tmp_path: Path) -> Iterator[str]:
     command += ["--allow-root"] if os.geteuid() == 0 else []
     settings = tmp_path / "jupyter-settings"  # a fresh JupyterLab, whatever the machine's has
     # every cell rendered, not only those near the view (JupyterLab 4 renders a long notebook's
-    # cells as they scroll in: a widget below the fold may never appear on a slow machine)
+    # cells as they scroll in: a widget below the fold may never appear on a slow machine); the
+    # notebook's kernel started without asking (on a loaded machine JupyterLab asks in a dialog,
+    # Select Kernel, that Escape does not close)
     tracker = settings / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
-    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none", "autoStartDefaultKernel": true}')
     environment = {**os.environ, "TTT_DB": str(db_path), "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(settings)}
     server = subprocess.Popen(command, env=environment, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
@@ -106,8 +108,33 @@ def jupyterlab(db_path: Path, tmp_path: Path) -> Iterator[str]:
         server.wait(timeout=30)
 
 
-STARTED = "() => [...document.querySelectorAll('.jp-InputPrompt')].some((p) => /\\[(\\*|\\d+)\\]/.test(p.textContent))"
-"""Whether a cell has started: its prompt shows [*] or its execution count."""
+RUN_STATE = """() => {
+    const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]
+        .map((p) => p.textContent);
+    const run = prompts.filter((p) => /\\[\\d+\\]/.test(p)).length;
+    if (prompts.some((p) => p.includes('[*]'))) return 'running';
+    if (run === prompts.length) return 'done';
+    return run ? 'stopped' : '';
+}"""
+"""Where a run of the notebook is, from its code cells' prompts ([*] running or waiting, [n] run):
+'running', 'done' (every cell run), 'stopped' (some run, none running or waiting, others not run),
+or '' (none run)."""
+
+
+NOTEBOOK_STATE = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell.jp-CodeCell')].map((cell) =>
+    (cell.querySelector('.jp-InputPrompt')?.textContent ?? '') + ' '
+    + (cell.querySelector('.jp-InputArea-editor .cm-line')?.textContent ?? '').slice(0, 60)
+    + [...cell.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+        .map((output) => '\\n    ' + output.textContent.trim().split('\\n').slice(-3).join('\\n    ')).join('')
+).join('\\n')"""
+"""Each code cell's prompt ([*] running, [n] run, [ ] not yet), its first line and the end of what it
+wrote to stderr: what a step that waited too long is told, to say where the notebook stopped."""
+
+
+def _run_state_in(page: Any, states: list[str], timeout: int) -> str:
+    """Waits until the notebook's RUN_STATE is one of `states`, and returns it."""
+    wanted = f"(states) => {{ const state = ({RUN_STATE})(); return states.includes(state) && state; }}"
+    return str(page.wait_for_function(wanted, arg=states, timeout=timeout).json_value())
 
 
 def _dismiss_dialogs(page: Any) -> None:
@@ -123,8 +150,10 @@ def _dismiss_dialogs(page: Any) -> None:
 
 
 def _run_all_cells(page: Any) -> None:
-    """Run > Run All Cells, again if no cell has started a minute later (a loaded machine's
-    JupyterLab can take the click before its menu acts on it: the run never starts)."""
+    """Run > Run All Cells until every code cell has run: again if no cell has started a minute
+    later (a loaded machine's JupyterLab can take the click before its menu acts on it: the run
+    never starts), or if the run stopped before the last cell without an error (on a loaded
+    machine JupyterLab has run the first cell and left the rest unrun, its kernel idle)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     for attempt in range(3):
@@ -133,21 +162,14 @@ def _run_all_cells(page: Any) -> None:
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_text("Run All Cells", exact=True).click()
         try:
-            page.wait_for_function(STARTED, timeout=60_000)
-            return
+            _run_state_in(page, ["running", "done"], 60_000)
         except PlaywrightTimeout:
             if attempt == 2:
                 raise
-
-
-NOTEBOOK_STATE = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell.jp-CodeCell')].map((cell) =>
-    (cell.querySelector('.jp-InputPrompt')?.textContent ?? '') + ' '
-    + (cell.querySelector('.jp-InputArea-editor .cm-line')?.textContent ?? '').slice(0, 60)
-    + [...cell.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
-        .map((output) => '\\n    ' + output.textContent.trim().split('\\n').slice(-3).join('\\n    ')).join('')
-).join('\\n')"""
-"""Each code cell's prompt ([*] running, [n] run, [ ] not yet), its first line and the end of what it
-wrote to stderr: what a step that waited too long is told, to say where the notebook stopped."""
+            continue
+        if _run_state_in(page, ["done", "stopped"], GUARD_MS) == "done":
+            return
+    raise AssertionError(f"Run All Cells stopped before the last cell, three times:\n{page.evaluate(NOTEBOOK_STATE)}")
 
 
 def _wait_for_widgets(page: Any, widgets: Any, shots: Path) -> None:

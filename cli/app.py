@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -41,11 +41,11 @@ from ttt_db.cli.common import (
     write_text_output,
 )
 from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.store.export_rows import RowMode
 
 if TYPE_CHECKING:
     from ttt_db.game.rules import Mark
     from ttt_db.store.database import SolutionDatabase
-    from ttt_db.store.position import Position
 
 app = typer.Typer(
     name="ttt-db",
@@ -486,71 +486,75 @@ def export(
             "game too large to export whole.",
         ),
     ] = None,
+    rows: Annotated[
+        RowMode,
+        typer.Option(
+            "--rows",
+            help="positions: every reachable board; classes: each symmetry class once, at its canonical "
+            "board (its orbit field counts the boards it stands for).",
+        ),
+    ] = RowMode.positions,
     game: GameOption = TICTACTOE,
     db: DbOption = None,
     digest: DigestOption = None,
 ) -> None:
     """Every position (o moved first) as one record, JSON lines or CSV, streamed from the ranked
-    core level by level (a game over 16 cells without random-play odds and paths); --depth exports
-    some levels only. --format parquet writes a data set into the folder -o names: train.parquet
-    and test.parquet (one class in five, by a hash of its canonical board), each row with its moves'
-    values and remoteness as arrays over the cells, and README.md, its card (pip install
-    'ttt-db[parquet]'). --format uci-endgame writes tic-tac-toe's 958 finished boards as the UCI
-    Tic-Tac-Toe Endgame data set does (x moved first, "positive" for a win for x), row for row."""
-    from ttt_db.store.export import uci_endgame_rows, write_csv, write_jsonl
+    core level by level in arrays (a game over 16 cells without random-play odds and paths); --depth
+    exports some levels only, --rows classes one row per symmetry class. --format parquet writes a
+    data set into the folder -o names: train.parquet and test.parquet (one class in five, by a hash
+    of its canonical board), each row with its moves' values and remoteness as arrays over the
+    cells, and README.md, its card (pip install 'ttt-db[parquet]'). --format uci-endgame writes
+    tic-tac-toe's 958 finished boards as the UCI Tic-Tac-Toe Endgame data set does (x moved first,
+    "positive" for a win for x), row for row."""
+    from ttt_db.store.export import uci_endgame_rows, write_lines
 
     if format is ExportFormat.parquet:
-        _export_dataset(output, depth, game, db, digest)
+        _export_dataset(output, depth, rows, game, db, digest)
         return
     if output is not None and output.is_dir():
         raise fail(f"{output} is a folder: give a file to write (a folder is for --format parquet)")
 
     if format is ExportFormat.uci_endgame:
-        if game != TICTACTOE or depth:
-            raise fail("the UCI Tic-Tac-Toe Endgame data set is tic-tac-toe's (3x3k3), whole: no --depth")
+        if game != TICTACTOE or depth or rows is not RowMode.positions:
+            raise fail("the UCI Tic-Tac-Toe Endgame data set is tic-tac-toe's (3x3k3), whole: no --depth, no --rows")
         with open_db(db, game, digest) as database:
             text = "".join(row + "\n" for row in uci_endgame_rows(database.all_positions()))
         write_text_output(text, output, f"{text.count(chr(10)):,} rows")
         return
 
-    writer = write_csv if format is ExportFormat.csv else write_jsonl
-    written = 0
     with open_db(db, game, digest) as database:
-        levels, positions = _exported_levels(database, depth)
-        if not database.has_extras or positions >= EXPORT_NOTICE_POSITIONS:
+        levels, count = _exported_levels(database, depth, rows)
+        what = "classes" if rows is RowMode.classes else "positions"
+        if not database.has_extras or count >= EXPORT_NOTICE_POSITIONS:
             extras = "" if database.has_extras else " (without random-play odds and paths)"
-            large = ": memory stays flat, the output is large" if positions >= EXPORT_NOTICE_POSITIONS else ""
+            large = ": memory stays flat, the output is large" if count >= EXPORT_NOTICE_POSITIONS else ""
             typer.echo(
-                f"exporting {positions:,} positions of {game}, streamed from its core by depth{extras}{large}", err=True
+                f"exporting {count:,} {what} of {game}, streamed from its core by depth{extras}{large}", err=True
             )
-        with progress_bar(positions, "export", "position", quiet=False) as bar:
-
-            def counted() -> Iterator[Position]:
-                nonlocal written
-                for position in database.all_positions(levels if depth else None):
-                    written += 1
-                    if written % 10_000 == 0:
-                        bar.update(10_000)
-                    yield position
-
+        with progress_bar(count, "export", what.removesuffix("es").removesuffix("s"), quiet=False) as bar:
+            blocks = database.row_blocks(levels if depth else None, rows)
+            as_csv = format is ExportFormat.csv
             if output is None:
-                writer(counted(), sys.stdout)
+                sys.stdout.flush()
+                write_lines(blocks, sys.stdout.buffer, as_csv=as_csv, counted=bar.update)
+                sys.stdout.buffer.flush()
                 return
             output.parent.mkdir(parents=True, exist_ok=True)  # as `--db` does for a database file
-            with output.open("w", encoding="utf-8", newline="") as stream:
-                writer(counted(), stream)
-    typer.echo(f"wrote {written:,} positions to {output}", err=True)
+            with output.open("wb") as stream:
+                written = write_lines(blocks, stream, as_csv=as_csv, counted=bar.update)
+    typer.echo(f"wrote {written:,} {what} to {output}", err=True)
 
 
-def _exported_levels(database: SolutionDatabase, depth: list[int] | None) -> tuple[list[int], int]:
-    """The levels an export writes (`--depth`'s, else every one) and how many positions they hold."""
-    by_depth = [row.positions for row in database.depth_figures()]
+def _exported_levels(database: SolutionDatabase, depth: list[int] | None, rows: RowMode) -> tuple[list[int], int]:
+    """The levels an export writes (`--depth`'s, else every one) and how many rows they hold."""
+    figures = database.depth_figures()
+    by_depth = [row.canonical_positions if rows is RowMode.classes else row.positions for row in figures]
     levels = database.levels(depth) if depth else list(range(len(by_depth)))
     return levels, sum(by_depth[level] for level in levels if level < len(by_depth))
 
 
 def _export_dataset(
-    output: Path | None, depth: list[int] | None, game: Game, db: str | None, digest: str | None
+    output: Path | None, depth: list[int] | None, rows: RowMode, game: Game, db: str | None, digest: str | None
 ) -> None:
     try:
         import pyarrow  # noqa: F401
@@ -564,17 +568,19 @@ def _export_dataset(
         raise fail(f"{output} is a file: --format parquet writes a folder")
     refuse_foreign_card(output)
     with open_db(db, game, digest) as database:
-        levels, positions = _exported_levels(database, depth)
-        with progress_bar(positions, "export", "position", quiet=False) as bar:
+        levels, count = _exported_levels(database, depth, rows)
+        what = "classes" if rows is RowMode.classes else "positions"
+        with progress_bar(count, "export", what.removesuffix("es").removesuffix("s"), quiet=False) as bar:
             summary = write_dataset(
-                database.all_positions(levels if depth else None),
+                database.row_blocks(levels if depth else None, rows),
                 output,
                 game,
+                mode=rows,
                 digest=database.content_digest(),
                 counted=bar.update,
             )
-    rows = ", ".join(f"{summary.rows[split]:,} {split}" for split in summary.rows)
-    typer.echo(f"wrote {rows} positions to {output} (train.parquet, test.parquet, README.md)", err=True)
+    written = ", ".join(f"{summary.rows[split]:,} {split}" for split in summary.rows)
+    typer.echo(f"wrote {written} {what} to {output} (train.parquet, test.parquet, README.md)", err=True)
 
 
 def _register_other_commands() -> None:

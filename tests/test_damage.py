@@ -65,6 +65,12 @@ def test_damaged_chunks_are_refused_by_queries_and_reported_by_verify(
         assert (
             result.stderr == f"error: the database is damaged ({what}, table ttt_{table}, level 1 chunk 0): {REBUILD}\n"
         )
+    # the bulk reader: every format and row mode stops at the damaged level, nothing of it written
+    for args in (["export"], ["export", "--format", "csv", "--rows", "classes"], ["export", "--depth", "1"]):
+        result = run(*args, "--db", str(damaged))
+        assert result.exit_code == 2, result.output
+        assert f"the database is damaged ({what}, table ttt_{table}, level 1 chunk 0)" in result.stderr
+        assert '"depth": 1,' not in result.stdout and ",1,o,o,x," not in result.stdout
     verified = run("verify", "--db", str(damaged))
     assert verified.exit_code == 1
     assert f"damaged row: table ttt_{table}, level 1 chunk 0: {what}" in verified.stdout

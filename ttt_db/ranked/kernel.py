@@ -1605,3 +1605,122 @@ def orbit_summary(found: int, nsym: int, keys: Ints, least: Ints, which: Ints, s
         least[e] = low
         which[e] = chosen
         sizes[e] = distinct
+
+
+def export_rows(
+    game: Any,
+    level: Any,
+    sets: Ints,
+    i0: int,
+    where: Ints,
+    found: int,
+    to_class: bool,
+    codes: Ints,
+    worths: Ints,
+    best_mask: Ints,
+    fast_mask: Ints,
+    moves: bool,
+    images: Ints,
+    board_key: Ints,
+    class_key: Ints,
+    orbit: Ints,
+    code_out: Ints,
+    worths_out: Ints,
+    best_out: Ints,
+    fast_out: Ints,
+) -> None:
+    """The export's row e for block slot where[e] (as `board_masks` reads it): its board's base-3
+    key (`image_keys`), or with `to_class` its class's canonical board's (the least image), that
+    board's class key and orbit (`orbit_summary`), its code, and its moves (`slot_moves`' worths,
+    best and fastest masks, where `moves`) carried onto the row's board. `images`: nsym scratch."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    d, ci, xf, cset, count, pat = level
+    for e in range(found):
+        j = where[e]
+        mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
+        pattern = pat[j % count]
+        low = 0
+        chosen = 0
+        distinct = 0
+        for k in range(nsym):
+            key = 0
+            i = 0
+            for cell in range(n):
+                if mask >> cell & 1:
+                    key += (1 if pattern >> i & 1 else 2) * powers[cellimg[32 * k + cell]]
+                    i += 1
+            images[k] = key
+            if k == 0 or key < low:
+                low = key
+                chosen = k
+            seen = False
+            for earlier in range(k):
+                if images[earlier] == key:
+                    seen = True
+                    break
+            if not seen:
+                distinct += 1
+        t = chosen if to_class else 0
+        board_key[e] = images[t]
+        class_key[e] = low
+        orbit[e] = distinct
+        code_out[e] = codes[j]
+        best = 0
+        fast = 0
+        for cell in range(n):
+            to = cellimg[32 * t + cell]
+            if moves:
+                worths_out[e * n + to] = worths[j * n + cell]
+                if best_mask[j] >> cell & 1:
+                    best |= 1 << to
+                if fast_mask[j] >> cell & 1:
+                    fast |= 1 << to
+            else:
+                worths_out[e * n + to] = 0
+        best_out[e] = best
+        fast_out[e] = fast
+
+
+def write_lines(
+    rows: int,
+    n: int,
+    kinds: Ints,
+    columns: Ints,
+    bases: Ints,
+    values: Ints,
+    fixed: Ints,
+    fixed_start: Ints,
+    fixed_length: Ints,
+    own: Ints,
+    own_start: Ints,
+    own_length: Ints,
+    out: Ints,
+) -> int:
+    """Lines of text into out[0:], row by row, each the template's parts in turn (part t of row r
+    reads values[columns[t] * rows + r], or 0 where columns[t] < 0): kind 0 the piece bases[t] +
+    that value of the `fixed` pool, kind 1 the piece of that number of the `own` pool, kind 2 the
+    board of that base-3 key (`Game.board_of`). Returns the bytes written."""
+    at = 0
+    parts = len(kinds)
+    for r in range(rows):
+        for t in range(parts):
+            value = values[columns[t] * rows + r] if columns[t] >= 0 else 0
+            kind = kinds[t]
+            if kind == 2:
+                for cell in range(n - 1, -1, -1):
+                    digit = value % 3
+                    value //= 3
+                    out[at + cell] = 46 if digit == 0 else 111 if digit == 1 else 120  # . o x
+                at += n
+            elif kind == 0:
+                piece = bases[t] + value
+                start = fixed_start[piece]
+                length = fixed_length[piece]
+                out[at : at + length] = fixed[start : start + length]
+                at += length
+            else:
+                start = own_start[value]
+                length = own_length[value]
+                out[at : at + length] = own[start : start + length]
+                at += length
+    return at

@@ -16,32 +16,59 @@ from typing import TYPE_CHECKING, Any, Final
 from ttt_db import __version__
 from ttt_db.errors import InputError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import value_score
-from ttt_db.store.position import Position
+from ttt_db.game.rules import VALUES, mover_at, value_score
+from ttt_db.ranked.codes import move_of_worth, value_of_code
+from ttt_db.store.export_rows import RowMode
+from ttt_db.store.position import Position, value_fields
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
+    from numpy.typing import NDArray
+
+    from ttt_db.store.export_rows import RowBlock
 
 SPLITS: Final = ("train", "test")
 TEST_SHARE: Final = 5
 """One class in TEST_SHARE is in the test split (by `split_of`)."""
-BATCH_ROWS: Final = 50_000
 CARD: Final = "README.md"
 CARD_MARK: Final = "<!-- written by ttt-db export --format parquet -->"
 """The card's own line: a README.md without it in the folder is someone else's and never replaced."""
 
 
 def split_of(game: Game, canonical: str) -> str:
-    """The split of a class, by its canonical board: the same on every machine and in every run."""
-    digest = hashlib.blake2b(f"ttt-db {game.name} {canonical}".encode(), digest_size=8).digest()
-    return "test" if int.from_bytes(digest, "big") % TEST_SHARE == 0 else "train"
+    """The split of a class, by its canonical board: the same on every machine and in every run
+    (`splits_of` for many)."""
+    return SPLITS[int(_split_numbers(game, [game.key(canonical)])[0])]
+
+
+def splits_of(game: Game, class_keys: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Whether each class (by its canonical board's key, `Game.key`) is in the test split: a
+    64-bit mix (splitmix64) of the key and the game's name, one class in TEST_SHARE."""
+    test: NDArray[np.bool_] = _split_numbers(game, class_keys) == SPLITS.index("test")
+    return test
+
+
+def _split_numbers(game: Game, keys: Any) -> NDArray[np.int64]:
+    import numpy as np
+
+    seed = int.from_bytes(hashlib.blake2b(f"ttt-db split {game.name}".encode(), digest_size=8).digest(), "big")
+    with np.errstate(over="ignore"):
+        z = np.asarray(keys, np.int64).astype(np.uint64) ^ np.uint64(seed)
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    test = (z % np.uint64(TEST_SHARE)) == 0
+    numbers: NDArray[np.int64] = test.astype(np.int64)  # 1: test (SPLITS' order)
+    return numbers
 
 
 def dataset_row(position: Position) -> dict[str, Any]:
     """A position's row: its export record (`Position.to_record`, `playout_odds` left out: `playout`
     holds the same), `move_value` and `move_remoteness` over the cells (the mover's score after each
     legal move, 1 win, 0 draw, -1 loss, and the plies left after it; null at an occupied cell and on
-    a finished board), and its `split`."""
+    a finished board), and its `split`: the definition `write_dataset`'s arrays are held to."""
     record = position.to_record()
     del record["playout_odds"]
     values: list[int | None] = [None] * position.game.cells
@@ -93,6 +120,7 @@ class DatasetSummary:
 
     game: Game
     folder: Path
+    mode: RowMode
     rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPLITS, 0))
     classes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SPLITS, 0))
     values: dict[str, int] = field(default_factory=dict)
@@ -111,51 +139,176 @@ def refuse_foreign_card(folder: Path) -> None:
 
 
 def write_dataset(
-    positions: Iterable[Position],
+    blocks: Iterable[RowBlock],
     folder: Path,
     game: Game,
     *,
+    mode: RowMode,
     digest: str | None = None,
     counted: Callable[[int], None] | None = None,
 ) -> DatasetSummary:
     """`train.parquet`, `test.parquet` and the card (README.md) in `folder` (made if missing; a
-    foreign README.md is refused first), each written beside its name and moved into place;
-    `counted(n)` is told every BATCH_ROWS rows."""
-    import pyarrow as pa
+    foreign README.md is refused first), each written beside its name and moved into place, from
+    the rows of `blocks` (`ttt_db.store.export_rows`) as record batches built column by column,
+    each row what `dataset_row` makes of its position; `counted(n)` is told after each block."""
     import pyarrow.parquet as pq
 
     refuse_foreign_card(folder)
     folder.mkdir(parents=True, exist_ok=True)
     schema = arrow_schema()
-    summary = DatasetSummary(game, folder, digest=digest)
+    summary = DatasetSummary(game, folder, mode=mode, digest=digest)
     temporary = {split: folder / f".{split}.parquet.{os.getpid()}.tmp" for split in SPLITS}
     writers = {split: pq.ParquetWriter(temporary[split], schema, compression="zstd") for split in SPLITS}
-    pending: dict[str, list[dict[str, Any]]] = {split: [] for split in SPLITS}
+    columns = _Columns(game)
     try:
-        for position in positions:
-            row = dataset_row(position)
-            split = row["split"]
-            summary.rows[split] += 1
-            summary.classes[split] += position.cells == position.canonical
-            summary.values[position.value] = summary.values.get(position.value, 0) + 1
-            pending[split].append(row)
-            if len(pending[split]) == BATCH_ROWS:
-                writers[split].write_table(pa.Table.from_pylist(pending[split], schema))
-                pending[split] = []
-                if counted is not None:
-                    counted(BATCH_ROWS)
-        for split in SPLITS:
-            if pending[split]:
-                writers[split].write_table(pa.Table.from_pylist(pending[split], schema))
+        for block in blocks:
+            batch = columns.batch(block, schema)
+            test = splits_of(game, block.class_keys)
+            canonical = block.board_keys == block.class_keys
+            values = columns.value_names[block.codes]
+            for split, chosen in (("train", ~test), ("test", test)):
+                rows = int(chosen.sum())
+                if not rows:
+                    continue
+                writers[split].write_batch(batch.filter(chosen) if rows < block.rows else batch)
+                summary.rows[split] += rows
+                summary.classes[split] += int((canonical & chosen).sum())
+            for value, found in zip(*_counted(values), strict=True):
+                summary.values[value] = summary.values.get(value, 0) + found
+            if counted is not None:
+                counted(block.rows)
         for writer in writers.values():
             writer.close()
         for split in SPLITS:
             os.replace(temporary[split], folder / f"{split}.parquet")
         (folder / CARD).write_text(card_text(summary), encoding="utf-8")
     finally:
+        for writer in writers.values():
+            writer.close()
         for split in SPLITS:
             temporary[split].unlink(missing_ok=True)
     return summary
+
+
+def _counted(names: NDArray[Any]) -> tuple[list[str], list[int]]:
+    import numpy as np
+
+    found, counts = np.unique(names, return_counts=True)
+    return [str(name) for name in found.tolist()], counts.tolist()
+
+
+class _Columns:
+    """A block's rows as one record batch of `arrow_schema`'s columns: per-code fields from tables
+    of the 256 codes (`value_fields`), move lists from cell masks, every move's value and remoteness
+    from its worth (`move_of_worth`), odds and paths from the level's extras."""
+
+    def __init__(self, game: Game) -> None:
+        import numpy as np
+
+        self.game = game
+        self.tables: dict[int, dict[str, pa.Array]] = {}
+        worth_score = np.zeros(256, np.int8)
+        worth_after = np.zeros(256, np.int8)
+        for worth in range(1, 256):
+            rank, after = move_of_worth(worth)
+            if rank >= len(VALUES):
+                continue  # no move has it
+            worth_score[worth] = value_score(VALUES[rank])
+            worth_after[worth] = after
+        self.worth_score, self.worth_after = worth_score, worth_after
+        self.value_names = np.array([("" if own is None else own[0]) for own in map(value_of_code, range(256))])
+        self.cells = np.arange(game.cells, dtype=np.int64)
+
+    def _code_tables(self, depth: int) -> dict[str, pa.Array]:
+        import pyarrow as pa
+
+        found = self.tables.get(depth)
+        if found is None:
+            fields = [
+                None if own is None else value_fields(self.game, depth, own) for own in map(value_of_code, range(256))
+            ]
+            found = self.tables[depth] = {
+                key: pa.array([None if row is None else row[key] for row in fields], kind)
+                for key, kind in (
+                    ("to_move", pa.string()),
+                    ("status", pa.string()),
+                    ("score", pa.int8()),
+                    ("value", pa.string()),
+                    ("remoteness", pa.int8()),
+                    ("sv_score", pa.int8()),
+                )
+            }
+        return found
+
+    def batch(self, block: RowBlock, schema: pa.Schema) -> pa.RecordBatch:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        rows, n = block.rows, self.game.cells
+        codes = pa.array(block.codes)
+        by_code = {key: pc.take(table, codes) for key, table in self._code_tables(block.depth).items()}
+        extras = None if block.extras is None or block.classes is None else block.extras.values[block.classes]
+        every = np.arange(0, 3 * rows + 1, 3, dtype=np.int32)
+        playout = (
+            pa.nulls(rows, pa.list_(pa.float64()))
+            if extras is None or block.extras is None
+            else pa.ListArray.from_arrays(pa.array(every), pa.array((extras[:, :3] / block.extras.ways).reshape(-1)))
+        )
+        paths = pa.nulls(rows, pa.int64()) if extras is None else pa.array(extras[:, 3])
+        worths = block.worths.reshape(-1)
+        open_cells = worths == 0
+        per_cell = pa.array(np.arange(0, n * rows + 1, n, dtype=np.int32))
+        columns = {
+            "board": self._boards(block.board_keys),
+            **by_code,
+            "best_moves": self._cell_lists(block.best),
+            "best_moves_shortest": self._cell_lists(block.fastest),
+            "playout": playout,
+            "paths": paths,
+            "canonical": self._boards(block.class_keys),
+            "depth": pa.array(np.full(rows, block.depth, np.int8)),
+            "first": pa.array(np.full(rows, "o")),
+            "score_viewpoint": pa.array(np.full(rows, "o")),
+            "value_viewpoint": pa.array(np.full(rows, mover_at(block.depth))),
+            "orbit": pa.array(block.orbits.astype(np.int16)),
+            "game": pa.array(np.full(rows, self.game.name)),
+            "move_value": pa.ListArray.from_arrays(
+                per_cell, pa.array(self.worth_score[worths], pa.int8(), mask=open_cells)
+            ),
+            "move_remoteness": pa.ListArray.from_arrays(
+                per_cell, pa.array(self.worth_after[worths], pa.int8(), mask=open_cells)
+            ),
+            "split": pa.array(np.where(splits_of(self.game, block.class_keys), "test", "train")),
+        }
+        return pa.RecordBatch.from_arrays(
+            [columns[name].cast(field.type) for name, field in zip(schema.names, schema, strict=True)], schema=schema
+        )
+
+    def _boards(self, keys: NDArray[np.int64]) -> pa.Array:
+        """Boards as text from their base-3 keys (`Game.board_of`)."""
+        import numpy as np
+        import pyarrow as pa
+
+        n, rows = self.game.cells, len(keys)
+        digits = np.empty((rows, n), np.uint8)
+        rest = keys.copy()
+        for cell in range(n - 1, -1, -1):
+            digits[:, cell] = rest % 3
+            rest //= 3
+        text = np.frombuffer(b".ox", np.uint8)[digits]
+        offsets = np.arange(0, n * rows + 1, n, dtype=np.int32)
+        return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(text.tobytes()))
+
+    def _cell_lists(self, masks: NDArray[np.int64]) -> pa.Array:
+        """Each mask's cells, in order, as a list."""
+        import numpy as np
+        import pyarrow as pa
+
+        bits = ((masks[:, None] >> self.cells) & 1).astype(bool)
+        offsets = np.zeros(len(masks) + 1, np.int32)
+        np.cumsum(bits.sum(axis=1), out=offsets[1:])
+        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(np.nonzero(bits)[1].astype(np.int8)))
 
 
 FIELDS_DOCUMENTED: Final = (
@@ -179,7 +332,7 @@ FIELDS_DOCUMENTED: Final = (
     ("game", "the m,n,k game"),
     ("move_value", "per cell: the mover's score after moving there (1 win, 0 draw, -1 loss); null if occupied"),
     ("move_remoteness", "per cell: the plies left after moving there; null if occupied"),
-    ("split", "`train` or `test`: one class in five is test, by a hash of `canonical`"),
+    ("split", "`train` or `test`: one class in five is test, by a hash of `canonical`'s base-3 number"),
 )
 
 
@@ -188,6 +341,8 @@ def card_text(summary: DatasetSummary) -> str:
     viewpoints, the split rule and where the data comes from."""
     game = summary.game
     total = sum(summary.rows.values())
+    per_class = summary.mode is RowMode.classes
+    unit = "class" if per_class else "position"
     lines = [
         "---",
         "license: cc0-1.0",
@@ -200,19 +355,26 @@ def card_text(summary: DatasetSummary) -> str:
         "---",
         CARD_MARK,
         "",
-        f"# {game.name}: every position, solved exactly",
+        f"# {game.name}: every {'class of positions' if per_class else 'position'}, solved exactly",
         "",
-        f"Every position of the {game.rows}x{game.columns} game with {game.k} in a row to win "
-        f"({total:,} positions), with its exact value, remoteness and every move's value, from a "
+        (
+            f"Every class of positions of the {game.rows}x{game.columns} game with {game.k} in a row to win "
+            f"({total:,} classes: a board and its rotations and reflections are one class), each once "
+            "at its canonical board (`board` equals `canonical`; `orbit` is how many positions it stands for)"
+            if per_class
+            else f"Every position of the {game.rows}x{game.columns} game with {game.k} in a row to win "
+            f"({total:,} positions)"
+        )
+        + ", with its exact value, remoteness and every move's value, from a "
         f"complete minimax solution (ttt-db {__version__}"
         + (f", database content digest `{summary.digest}`" if summary.digest else "")
         + "). No position is sampled or estimated.",
         "",
-        "| split | positions | classes |",
+        f"| split | {'classes' if per_class else 'positions'} | classes |",
         "| --- | --- | --- |",
         *(f"| {split} | {summary.rows[split]:,} | {summary.classes[split]:,} |" for split in SPLITS),
         "",
-        "Value for the side to move: "
+        f"Value for the side to move, {unit} by {unit}: "
         + ", ".join(f"{summary.values.get(value, 0):,} {value}" for value in ("win", "draw", "loss"))
         + " (finished boards count as the loss or draw of the side that would move).",
         "",

@@ -8,12 +8,23 @@ Both formats carry the same record (`Position.to_record`). In CSV, list fields (
 from __future__ import annotations
 
 import csv
+import io
 import json
-from collections.abc import Iterable, Iterator
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, TextIO
 
-from ttt_db.game.rules import EMPTY, swap_marks
-from ttt_db.store.position import Position
+from ttt_db.game.definition import Game
+from ttt_db.game.rules import EMPTY, mover_at, swap_marks
+from ttt_db.ranked.codes import value_of_code
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from ttt_db.store.export_rows import LevelExtras, RowBlock
+    from ttt_db.store.position import Position
+
 
 FIELDS = (
     "board",
@@ -41,11 +52,14 @@ _INT_FIELDS = frozenset({"score", "remoteness", "sv_score", "paths", "depth", "o
 
 
 def write_jsonl(positions: Iterable[Position], stream: TextIO) -> None:
+    """Positions as JSON lines, one record (`Position.to_record`) at a time: the definition the bulk
+    writer (`write_lines`) is held to."""
     for position in positions:
         stream.write(json.dumps(position.to_record()) + "\n")
 
 
 def write_csv(positions: Iterable[Position], stream: TextIO) -> None:
+    """Positions as CSV, one record at a time (as `write_jsonl`)."""
     writer = csv.DictWriter(stream, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
     for position in positions:
@@ -56,6 +70,219 @@ def write_csv(positions: Iterable[Position], stream: TextIO) -> None:
                 for key, value in record.items()
             }
         )
+
+
+_BOARD, _CODE, _BEST, _FASTEST, _CLASS, _CANONICAL, _ORBIT = range(7)
+"""The columns a line's parts read (`ttt_db.ranked.kernel.write_lines`' values)."""
+_CONSTANT: Final = -1
+_CODE_FIELDS: Final = ("to_move", "status", "score", "value", "remoteness", "sv_score")
+_CLASS_FIELDS: Final = ("playout", "paths", "playout_odds")
+_TABLE, _MOVES, _KEY = 0, 1, 2  # the kinds of part
+
+
+@dataclass
+class _Part:
+    """A part of every line: a piece of text from a table indexed by a column (`_TABLE`; one
+    piece: a constant), the text of a move list of the block (`_MOVES`), or a board (`_KEY`)."""
+
+    kind: int
+    column: int
+    texts: list[str]
+
+
+def write_lines(blocks: Iterable[RowBlock], stream: BinaryIO, *, as_csv: bool, counted: Callable[[int], None]) -> int:
+    """The rows of `blocks` as JSON lines (or CSV, its header first), each line the text
+    `write_jsonl` (`write_csv`) writes for the same position, written a block at a time by the
+    kernel `write_lines` from tables of pieces: a level's codes, orbits and classes, a block's move
+    lists. `counted(rows)` is told after each block; returns the rows written."""
+    import numpy as np
+
+    if as_csv:
+        stream.write((",".join(FIELDS) + "\n").encode())
+    written, level, parts, fixed = 0, -1, list[_Part](), _Pool([])
+    lists: dict[int, str] = {}
+    for block in blocks:
+        if block.depth != level:
+            level = block.depth
+            parts = _line_parts(block.game, level, block.extras, as_csv=as_csv)
+            fixed = _Pool([text for part in parts if part.kind == _TABLE for text in part.texts])
+        masks, numbered = np.unique(np.concatenate([block.best, block.fastest]), return_inverse=True)
+        own = _Pool([_move_list(lists, int(mask), block.game.cells, as_csv=as_csv) for mask in masks.tolist()])
+        values = np.zeros((7, block.rows), np.int64)
+        values[_BOARD], values[_CODE], values[_CANONICAL], values[_ORBIT] = (
+            block.board_keys,
+            block.codes,
+            block.class_keys,
+            block.orbits,
+        )
+        values[_BEST], values[_FASTEST] = numbered[: block.rows], numbered[block.rows :]
+        if block.classes is not None:
+            values[_CLASS] = block.classes
+        stream.write(_written(block, parts, fixed, own, values))
+        written += block.rows
+        counted(block.rows)
+    return written
+
+
+class _Pool:
+    """Pieces of text as one buffer of bytes, each at its start with its length."""
+
+    def __init__(self, texts: list[str]) -> None:
+        import numpy as np
+
+        encoded = [text.encode() for text in texts]
+        self.length = np.fromiter(map(len, encoded), np.int64, len(encoded))
+        self.start = np.cumsum(self.length) - self.length
+        self.data = np.frombuffer(b"".join(encoded) or b"\0", np.uint8)
+
+
+def _written(block: RowBlock, parts: list[_Part], fixed: _Pool, own: _Pool, values: NDArray[np.int64]) -> memoryview:
+    import numpy as np
+
+    kinds = np.array([part.kind for part in parts], np.int64)
+    columns = np.array([part.column for part in parts], np.int64)
+    bases = np.zeros(len(parts), np.int64)
+    lengths = np.zeros(block.rows, np.int64)
+    base = 0
+    for t, part in enumerate(parts):
+        read = values[part.column] if part.column != _CONSTANT else 0
+        if part.kind == _TABLE:
+            bases[t] = base
+            lengths += fixed.length[base + read]
+            base += len(part.texts)
+        elif part.kind == _MOVES:
+            lengths += own.length[read]
+        else:
+            lengths += block.game.cells
+    out = np.empty(int(lengths.sum()), np.uint8)
+    run = block.backend.run
+    at = run.write_lines(
+        block.rows,
+        block.game.cells,
+        kinds,
+        columns,
+        bases,
+        values.reshape(-1),
+        fixed.data,
+        fixed.start,
+        fixed.length,
+        own.data,
+        own.start,
+        own.length,
+        out,
+    )
+    assert at == len(out)
+    return out.data
+
+
+def _line_parts(game: Game, depth: int, extras: LevelExtras | None, *, as_csv: bool) -> list[_Part]:
+    """A level's line as parts (`_Part`), in FIELDS' order, neighbouring tables merged."""
+    from ttt_db.store.position import value_fields
+
+    text = _csv_text if as_csv else _json_text
+    record: dict[str, Any] = {
+        "depth": depth,
+        "first": "o",
+        "score_viewpoint": "o",
+        "value_viewpoint": mover_at(depth),
+        "game": game.name,
+    }
+    by_code = [value_of_code(code) for code in range(256)]
+    codes = [None if own is None else value_fields(game, depth, own) for own in by_code]
+    classes = _class_texts(extras, as_csv=as_csv)
+    parts: list[_Part] = []
+    for i, key in enumerate(FIELDS):
+        parts.append(
+            _Part(_TABLE, _CONSTANT, [("" if i == 0 else ",") if as_csv else ("{" if i == 0 else ", ") + f'"{key}": '])
+        )
+        quote = [_Part(_TABLE, _CONSTANT, ['"' if not as_csv else ""])]
+        if key in ("board", "canonical"):
+            parts += [*quote, _Part(_KEY, _BOARD if key == "board" else _CANONICAL, []), *quote]
+        elif key in _CODE_FIELDS:
+            parts.append(_Part(_TABLE, _CODE, ["" if fields is None else text(key, fields[key]) for fields in codes]))
+        elif key in ("best_moves", "best_moves_shortest"):
+            parts.append(_Part(_MOVES, _BEST if key == "best_moves" else _FASTEST, []))
+        elif key in _CLASS_FIELDS:
+            found = classes.get(key)
+            parts.append(_Part(_TABLE, _CONSTANT, [text(key, None)]) if found is None else _Part(_TABLE, _CLASS, found))
+        elif key == "orbit":
+            parts.append(_Part(_TABLE, _ORBIT, [text(key, orbit) for orbit in range(len(game.transforms) + 1)]))
+        else:
+            parts.append(_Part(_TABLE, _CONSTANT, [text(key, record[key])]))
+    parts.append(_Part(_TABLE, _CONSTANT, ["\n" if as_csv else "}\n"]))
+    return _merged(parts)
+
+
+def _merged(parts: list[_Part]) -> list[_Part]:
+    """Neighbouring table parts of one column (or a constant) as one: fewer pieces a line."""
+    merged: list[_Part] = []
+    for part in parts:
+        last = merged[-1] if merged else None
+        if (
+            last is None
+            or last.kind != _TABLE
+            or part.kind != _TABLE
+            or _CONSTANT not in (last.column, part.column)
+            and last.column != part.column
+        ):
+            merged.append(part)
+            continue
+        if last.column == _CONSTANT:
+            (head,) = last.texts
+            merged[-1] = _Part(_TABLE, part.column, [head + piece for piece in part.texts])
+        elif part.column == _CONSTANT:
+            (tail,) = part.texts
+            last.texts = [piece + tail for piece in last.texts]
+        else:
+            last.texts = [a + b for a, b in zip(last.texts, part.texts, strict=True)]
+    return merged
+
+
+def _class_texts(extras: LevelExtras | None, *, as_csv: bool) -> dict[str, list[str]]:
+    """The text of each class's `playout`, `paths` and `playout_odds` (none without extras)."""
+    if extras is None:
+        return {}
+    values = extras.values
+    floats = list(map(repr, (values[:, :3] / extras.ways).reshape(-1).tolist()))  # json.dumps writes a float so
+    odds = _triples(floats)
+    paths = list(map(str, values[:, 3].tolist()))
+    if as_csv:
+        listed = [f"[{o}, {x}, {d}]" for o, x, d in odds]
+        return {
+            "playout": [f'"{text}"' for text in listed],
+            "paths": paths,
+            "playout_odds": [f'"{{""o"": {o}, ""x"": {x}, ""draw"": {d}}}"' for o, x, d in _triples(floats)],
+        }
+    return {
+        "playout": [f"[{o}, {x}, {d}]" for o, x, d in odds],
+        "paths": paths,
+        "playout_odds": [f'{{"o": {o}, "x": {x}, "draw": {d}}}' for o, x, d in _triples(floats)],
+    }
+
+
+def _triples(items: list[str]) -> Iterator[tuple[str, str, str]]:
+    return zip(items[0::3], items[1::3], items[2::3], strict=True)
+
+
+def _move_list(known: dict[int, str], mask: int, cells: int, *, as_csv: bool) -> str:
+    """A move list's text (its cells in order), made once per mask."""
+    text = known.get(mask)
+    if text is None:
+        moves = [cell for cell in range(cells) if mask >> cell & 1]
+        text = known[mask] = _csv_text("best_moves", moves) if as_csv else json.dumps(moves)
+    return text
+
+
+def _json_text(key: str, value: Any) -> str:
+    return json.dumps(value)
+
+
+def _csv_text(key: str, value: Any) -> str:
+    """A field as `write_csv` writes it: list fields as JSON text, quoted where CSV needs it."""
+    buffer = io.StringIO()
+    field = json.dumps(value) if key in _JSON_FIELDS else "" if value is None else value
+    csv.writer(buffer, lineterminator="\n").writerow([field, "-"])  # a field alone is quoted when empty
+    return buffer.getvalue().removesuffix(",-\n")
 
 
 UCI_ORDER = {"x": 0, "o": 1, EMPTY: 2}

@@ -186,19 +186,13 @@ class Position:
         depth = game.cells - board.count(EMPTY)
         if board_status is None:
             board_status = status(board, game)
-        mover = mover_at(depth)
         value, remoteness = own
         if canonical is None or orbit is None:
             canonical, orbit = canonical_and_orbit(board, game)
         known = _known_analyses(game)
         analyses = [known.get(move) or known.setdefault(move, MoveAnalysis(*move, game)) for move in moves]
         keeping, fastest = _held_to_moves(board, game, own, moves)
-        if board_status != "playing":
-            score = final_score(board_status, depth)
-            sv_score = final_score(board_status, depth, shortest=True, cells=game.cells)
-        else:
-            score = score_seen_by(value_score(value), "o", mover)
-            sv_score = shortest_victory(value, mover, depth + remoteness, game.cells)
+        score, sv_score = _scores(board_status, own, depth, game.cells)
         return cls(
             board=Board.known(board, "o", game),
             canonical=canonical,
@@ -323,6 +317,35 @@ class Position:
             "orbit": self.orbit,
             "game": board.game.name,
         }
+
+
+def _scores(board_status: Status, own: tuple[Value, int], depth: int, cells: int) -> tuple[int, int]:
+    """The score and the shortest-victory score, from o's side (o first), of a board with `own`
+    (value, remoteness) for its side to move."""
+    if board_status != "playing":
+        return final_score(board_status, depth), final_score(board_status, depth, shortest=True, cells=cells)
+    value, remoteness = own
+    mover = mover_at(depth)
+    return score_seen_by(value_score(value), "o", mover), shortest_victory(value, mover, depth + remoteness, cells)
+
+
+def value_fields(game: Game, depth: int, own: tuple[Value, int]) -> dict[str, Any]:
+    """The fields of the export record (`Position.to_record`) that a held board's value and
+    remoteness decide at its depth (o first): `to_move`, `status`, `score`, `value`, `remoteness`,
+    `sv_score`. A board without moves ended there: a loss for the side to move (the other has a
+    line) or a draw."""
+    value, remoteness = own
+    mover = mover_at(depth)
+    board_status: Status = "playing" if remoteness else "draw" if value == "draw" else other(mover)
+    score, sv_score = _scores(board_status, own, depth, game.cells)
+    return {
+        "to_move": mover if board_status == "playing" else None,
+        "status": board_status,
+        "score": score,
+        "value": value,
+        "remoteness": remoteness,
+        "sv_score": sv_score,
+    }
 
 
 _ANALYSES: dict[Game, dict[tuple[int, Value, int], MoveAnalysis]] = {}

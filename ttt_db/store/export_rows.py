@@ -1,0 +1,227 @@
+"""The export's rows in arrays: the positions of a core's levels, a block of boards at a time.
+
+A row is one position (every reachable board, in the stored (depth, slot) order) or one class
+(told at its canonical board, the least image, in the order of the level's canonical sets). Each
+`RowBlock` holds, per row, the board's and its class's base-3 keys, the class's size, the code,
+every move's worth carried onto the row's board (`ttt_db.ranked.kernel.slot_moves`), the best and
+fastest moves as cell masks and, where the database keeps them, the index of the class's random-play
+odds and paths in its level's `LevelExtras`. The level walker holds every level read (and, `ahead`,
+its children), so no row carries a code the rules refuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from math import factorial
+from typing import TYPE_CHECKING, Any
+
+from ttt_db.errors import DatabaseDamagedError
+from ttt_db.game.definition import Game
+from ttt_db.store.chunks import CHUNK_SLOTS
+from ttt_db.store.tables import EXTRAS
+
+if TYPE_CHECKING:  # numpy and the kernels load with the first rows read, not with the command line
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from ttt_db.ranked.backend import Backend
+    from ttt_db.ranked.blocks import Block
+    from ttt_db.ranked.kernel import Ints
+    from ttt_db.ranked.walk import Step
+    from ttt_db.store.core import CoreReader
+
+
+class RowMode(StrEnum):
+    """What one exported row stands for."""
+
+    positions = "positions"  # every reachable board
+    classes = "classes"  # each symmetry class once, at its canonical board, `orbit` its size
+
+
+@dataclass(frozen=True)
+class LevelExtras:
+    """A level's random-play odds and paths, one row per class in slot order: o wins, x wins and
+    draws among `ways` move orders, and the paths reaching it (`ttt_db.store.extras`)."""
+
+    depth: int
+    ways: int
+    values: NDArray[np.int64]  # [class, EXTRAS_FIELDS]
+
+
+@dataclass(frozen=True)
+class RowBlock:
+    """Some rows of one level, column by column (see the module)."""
+
+    game: Game
+    backend: Backend  # where its kernels run
+    depth: int
+    board_keys: NDArray[np.int64]
+    class_keys: NDArray[np.int64]
+    orbits: NDArray[np.int64]
+    codes: NDArray[np.uint8]
+    worths: NDArray[np.uint8]  # [row, cell]: the move's worth to the mover, 0 where it cannot move
+    best: NDArray[np.int64]  # cell masks
+    fastest: NDArray[np.int64]
+    classes: NDArray[np.int64] | None  # each row's class in `extras`
+    extras: LevelExtras | None
+
+    @property
+    def rows(self) -> int:
+        return len(self.codes)
+
+
+def row_blocks(core: CoreReader, depths: range | None, mode: RowMode, *, extras: bool) -> Iterator[RowBlock]:
+    """The rows of the core's levels `depths` (all by default), in order, a block at a time; with
+    `extras`, each class's odds and paths (DatabaseDamagedError where they cannot be right)."""
+    from ttt_db.ranked.blocks import blocks
+
+    tables = core.tables
+    per_class = mode is RowMode.classes
+    for step in core.walk(depths=depths, ahead=True):  # no move's value from a level not held
+        level_extras = level_extras_of(core, step.depth) if extras else None
+        ordinals = _class_ordinals(step) if extras else None
+        for block in blocks(tables, step, canonical=per_class, moves=True):
+            found = block.selected(0)
+            if len(found):
+                yield _row_block(core.game, step, block, found, per_class, level_extras, ordinals)
+
+
+def _row_block(
+    game: Game,
+    step: Step,
+    block: Block,
+    where: Ints,
+    per_class: bool,
+    level_extras: LevelExtras | None,
+    ordinals: NDArray[np.int64] | None,
+) -> RowBlock:
+    import numpy as np
+
+    tables = block.tables
+    b, n, rows = tables.backend, tables.cells, len(where)
+    board_keys, class_keys, orbits = b.i64(rows), b.i64(rows), b.i64(rows)
+    codes, worths, best, fastest = b.u8(rows), b.u8(rows * n), b.i64(rows), b.i64(rows)
+    moves = block.moves
+    tables.run.export_rows(
+        tables.arrays,
+        block.sets.arrays,
+        block.sets.cset if block.canonical else b.i64(0),
+        block.first,
+        where,
+        rows,
+        per_class,
+        block.codes,
+        moves.worths if moves is not None else block.codes,
+        moves.best_mask if moves is not None else block.codes,
+        moves.fast_mask if moves is not None else block.codes,
+        moves is not None,
+        b.i64(tables.symmetries),
+        board_keys,
+        class_keys,
+        orbits,
+        codes,
+        worths,
+        best,
+        fastest,
+    )
+    classes = None
+    if ordinals is not None:
+        classes = ordinals[_canonical_indices(block, where, per_class)]
+    return RowBlock(
+        game,
+        b,
+        step.depth,
+        _array(b, board_keys, np.int64),
+        _array(b, class_keys, np.int64),
+        _array(b, orbits, np.int64),
+        _array(b, codes, np.uint8),
+        _array(b, worths, np.uint8).reshape(rows, n),
+        _array(b, best, np.int64),
+        _array(b, fastest, np.int64),
+        classes,
+        level_extras,
+    )
+
+
+def _array(backend: Backend, values: Any, dtype: Any) -> NDArray[Any]:
+    """A kernel's output as a numpy array (the interpreted backend's is an `array` or a `bytearray`)."""
+    import numpy as np
+
+    return np.asarray(values, dtype)
+
+
+def _class_ordinals(step: Step) -> NDArray[np.int64]:
+    """[canonical index]: how many representatives come before it in the level (its class's row of
+    the level's extras: canonical sets are in rank order, so their representatives are in slot order)."""
+    import numpy as np
+
+    from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+
+    sets = step.here.sets
+    tables = sets.tables
+    b = tables.backend
+    weights = b.i64(sets.size)
+    tables.run.orbit_weights(
+        tables.arrays, sets.arrays, 0, sets.canonical, weights, b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
+    )
+    present = (np.asarray(weights, np.int64) != 0) & (np.asarray(step.here.codes, np.uint8) != 0)
+    before: NDArray[np.int64] = np.cumsum(present, dtype=np.int64) - present
+    return before
+
+
+def _canonical_indices(block: Block, where: Ints, per_class: bool) -> NDArray[np.int64]:
+    """The canonical index (`c * patterns + p`) of the class representative of each board at `where`."""
+    import numpy as np
+
+    from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+
+    tables, sets = block.tables, block.sets
+    b, count = tables.backend, sets.patterns
+    at = np.asarray(where, np.int64)
+    if per_class:
+        return np.int64(block.first * count) + at
+    slots = b.i64(block.size)
+    tables.run.class_slots(
+        tables.arrays, sets.arrays, block.first, block.first + block.count, slots, b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
+    )
+    chosen = _array(b, slots, np.int64)[at]
+    ci = np.asarray(sets.ci, np.int64)
+    indices: NDArray[np.int64] = ci[chosen // count] * count + chosen % count
+    return indices
+
+
+def level_extras_of(core: CoreReader, depth: int) -> LevelExtras:
+    """Level `depth`'s odds and paths, every chunk read and checked; DatabaseDamagedError where a
+    class's odds do not add up to its move orders or it has no path."""
+    import numpy as np
+
+    from ttt_db.store.extras import EXTRAS_FIELDS
+
+    ways = factorial(core.game.cells - depth)
+    parts = []
+    for number in range(core.chunk_count(depth)):
+        codes = core.chunk(depth, number)
+        parts.append(np.asarray(core.extras_level_chunk(depth, number, len(codes) - codes.count(0)), np.int64))
+    values = np.concatenate(parts).reshape(-1, len(EXTRAS_FIELDS)) if parts else np.zeros((0, 4), np.int64)
+    odds = values[:, :3]
+    wrong = np.flatnonzero((odds < 0).any(axis=1) | (odds.sum(axis=1) != ways) | (values[:, 3] < 1))
+    if len(wrong):
+        o_wins, x_wins, draws, paths = values[wrong[0]].tolist()
+        raise DatabaseDamagedError(
+            f"odds {[o_wins, x_wins, draws]} and paths {paths} for class {int(wrong[0])}: not {ways:,} move orders",
+            f"table {EXTRAS}, level {depth} chunk {_chunk_of_class(core, depth, int(wrong[0]))}",
+        )
+    return LevelExtras(depth, ways, values)
+
+
+def _chunk_of_class(core: CoreReader, depth: int, index: int) -> int:
+    """The chunk holding the level's `index`-th class."""
+    seen = 0
+    for number in range(core.chunk_count(depth)):
+        codes = core.chunk(depth, number)
+        seen += len(codes) - codes.count(0)
+        if index < seen:
+            return number
+    return index // CHUNK_SLOTS

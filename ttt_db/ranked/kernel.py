@@ -1620,8 +1620,9 @@ def export_rows(
     best_mask: Ints,
     fast_mask: Ints,
     moves: bool,
+    key_bytes: Ints,
     images: Ints,
-    board_key: Ints,
+    boards: Ints,
     class_key: Ints,
     orbit: Ints,
     code_out: Ints,
@@ -1629,26 +1630,31 @@ def export_rows(
     best_out: Ints,
     fast_out: Ints,
 ) -> None:
-    """The export's row e for block slot where[e] (as `board_masks` reads it): its board's base-3
-    key (`image_keys`), or with `to_class` its class's canonical board's (the least image), that
-    board's class key and orbit (`orbit_summary`), its code, and its moves (`slot_moves`' worths,
-    best and fastest masks, where `moves`) carried onto the row's board. `images`: nsym scratch."""
+    """The export's row e for block slot where[e] (as `board_masks` reads it): its board, or with
+    `to_class` its class's canonical board (the least image, `image_keys`), as o's and x's cells
+    (boards[4e], boards[4e + 1]), the canonical board's likewise (boards[4e + 2], boards[4e + 3])
+    and its base-3 key, the class's size (`orbit_summary`), its code, and its moves (`slot_moves`'
+    worths, best and fastest masks, where `moves`) carried onto the row's board. `key_bytes`
+    [(k * 4 + b) * 256 + byte]: the base-3 key of o's marks on byte b's cells under symmetry k
+    (`key_tables`); `images`: nsym scratch."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     for e in range(found):
         j = where[e]
         mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
         pattern = pat[j % count]
+        o_cells = cells_of_pattern(pattern, mask, n)
+        x_cells = mask ^ o_cells
         low = 0
         chosen = 0
         distinct = 0
         for k in range(nsym):
             key = 0
-            i = 0
-            for cell in range(n):
-                if mask >> cell & 1:
-                    key += (1 if pattern >> i & 1 else 2) * powers[cellimg[32 * k + cell]]
-                    i += 1
+            for b in range(4):
+                row = (k * 4 + b) * 256
+                key += (
+                    key_bytes[u(row + (o_cells >> (8 * b) & 255))] + 2 * key_bytes[u(row + (x_cells >> (8 * b) & 255))]
+                )
             images[k] = key
             if k == 0 or key < low:
                 low = key
@@ -1661,24 +1667,42 @@ def export_rows(
             if not seen:
                 distinct += 1
         t = chosen if to_class else 0
-        board_key[e] = images[t]
         class_key[e] = low
         orbit[e] = distinct
         code_out[e] = codes[j]
+        board_o = permute(o_cells, t, ptab)
+        board_x = permute(x_cells, t, ptab)
+        class_o = permute(o_cells, chosen, ptab)
+        class_x = permute(x_cells, chosen, ptab)
         best = 0
         fast = 0
+        if moves:
+            best = permute(best_mask[j], t, ptab)
+            fast = permute(fast_mask[j], t, ptab)
         for cell in range(n):
             to = cellimg[32 * t + cell]
-            if moves:
-                worths_out[e * n + to] = worths[j * n + cell]
-                if best_mask[j] >> cell & 1:
-                    best |= 1 << to
-                if fast_mask[j] >> cell & 1:
-                    fast |= 1 << to
-            else:
-                worths_out[e * n + to] = 0
+            worths_out[u(e * n + to)] = worths[u(j * n + cell)] if moves else 0
+        boards[4 * e] = board_o
+        boards[4 * e + 1] = board_x
+        boards[4 * e + 2] = class_o
+        boards[4 * e + 3] = class_x
         best_out[e] = best
         fast_out[e] = fast
+
+
+def key_tables(game: Any, key_bytes: Ints) -> None:
+    """key_bytes[(k * 4 + b) * 256 + byte]: the base-3 key (`image_keys`) of o's marks at the cells of
+    `byte`, taken as cells 8b to 8b + 7, moved by symmetry k (x's marks count twice as much)."""
+    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
+    for k in range(nsym):
+        for b in range(4):
+            for byte in range(256):
+                key = 0
+                for i in range(8):
+                    cell = 8 * b + i
+                    if byte >> i & 1 and cell < n:
+                        key += powers[cellimg[32 * k + cell]]
+                key_bytes[(k * 4 + b) * 256 + byte] = key
 
 
 def write_lines(
@@ -1691,36 +1715,59 @@ def write_lines(
     fixed: Ints,
     fixed_start: Ints,
     fixed_length: Ints,
-    own: Ints,
-    own_start: Ints,
-    own_length: Ints,
+    lists: int,
+    quoted: bool,
     out: Ints,
 ) -> int:
     """Lines of text into out[0:], row by row, each the template's parts in turn (part t of row r
     reads values[columns[t] * rows + r], or 0 where columns[t] < 0): kind 0 the piece bases[t] +
-    that value of the `fixed` pool, kind 1 the piece of that number of the `own` pool, kind 2 the
-    board of that base-3 key (`Game.board_of`). Returns the bytes written."""
+    that value of the `fixed` pool; kind 1 the cells of that mask as a JSON list (`[0, 4]`; with
+    `quoted`, in CSV's quotes when it has a comma), from the pool's pieces lists + 256 * b + byte
+    (the cells of byte b of a mask, `, ` between them); kind 2 a board, that value its o's cells
+    and the next column's its x's. Returns the bytes written."""
     at = 0
     parts = len(kinds)
     for r in range(rows):
         for t in range(parts):
-            value = values[columns[t] * rows + r] if columns[t] >= 0 else 0
+            column = columns[t]
+            value = values[u(column * rows + r)] if column >= 0 else 0
             kind = kinds[t]
-            if kind == 2:
-                for cell in range(n - 1, -1, -1):
-                    digit = value % 3
-                    value //= 3
-                    out[at + cell] = 46 if digit == 0 else 111 if digit == 1 else 120  # . o x
-                at += n
-            elif kind == 0:
-                piece = bases[t] + value
-                start = fixed_start[piece]
-                length = fixed_length[piece]
-                out[at : at + length] = fixed[start : start + length]
-                at += length
+            if kind == 0:
+                at = _write_piece(fixed, fixed_start, fixed_length, bases[t] + value, out, at)
+            elif kind == 1:
+                quote = quoted and (value & (value - 1)) != 0  # two cells or more: a comma
+                if quote:
+                    out[u(at)] = 34  # "
+                    at += 1
+                out[u(at)] = 91  # [
+                at += 1
+                first = True
+                for b in range(4):
+                    byte = value >> (8 * b) & 255
+                    if byte:
+                        if not first:
+                            out[u(at)] = 44  # ,
+                            out[u(at + 1)] = 32
+                            at += 2
+                        first = False
+                        at = _write_piece(fixed, fixed_start, fixed_length, lists + 256 * b + byte, out, at)
+                out[u(at)] = 93  # ]
+                at += 1
+                if quote:
+                    out[u(at)] = 34
+                    at += 1
             else:
-                start = own_start[value]
-                length = own_length[value]
-                out[at : at + length] = own[start : start + length]
-                at += length
+                x_cells = values[u((column + 1) * rows + r)]
+                for cell in range(n):
+                    out[u(at + cell)] = 111 if value >> cell & 1 else 120 if x_cells >> cell & 1 else 46  # o x .
+                at += n
     return at
+
+
+def _write_piece(fixed: Ints, fixed_start: Ints, fixed_length: Ints, piece: int, out: Ints, at: int) -> int:
+    """The pool's piece `piece` written at out[at:]; returns its end."""
+    start = fixed_start[u(piece)]
+    length: int = fixed_length[u(piece)]
+    for i in range(length):
+        out[u(at + i)] = fixed[u(start + i)]
+    return at + length

@@ -55,8 +55,7 @@ from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, SCHEMA_VERSION
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from ttt_db.store.export_rows import RowMode
-    from ttt_db.store.export_rows import RowBlock
+    from ttt_db.store.export_rows import RowBlock, RowMode
 
 T = TypeVar("T")
 K = TypeVar("K")

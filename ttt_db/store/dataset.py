@@ -31,6 +31,22 @@ if TYPE_CHECKING:
 SPLITS: Final = ("train", "test")
 TEST_SHARE: Final = 5
 """One class in TEST_SHARE is in the test split (by `split_of`)."""
+DICTIONARY_COLUMNS: Final = (
+    "to_move",
+    "status",
+    "value",
+    "first",
+    "score_viewpoint",
+    "value_viewpoint",
+    "game",
+    "split",
+    "score",
+    "sv_score",
+    "remoteness",
+    "depth",
+    "orbit",
+)
+"""The columns of few distinct values, stored as dictionaries (a board's text or its moves are not)."""
 CARD: Final = "README.md"
 CARD_MARK: Final = "<!-- written by ttt-db export --format parquet -->"
 """The card's own line: a README.md without it in the folder is someone else's and never replaced."""
@@ -158,13 +174,22 @@ def write_dataset(
     schema = arrow_schema()
     summary = DatasetSummary(game, folder, mode=mode, digest=digest)
     temporary = {split: folder / f".{split}.parquet.{os.getpid()}.tmp" for split in SPLITS}
-    writers = {split: pq.ParquetWriter(temporary[split], schema, compression="zstd") for split in SPLITS}
+    writers = {
+        split: pq.ParquetWriter(
+            temporary[split],
+            schema,
+            compression="zstd",
+            use_dictionary=list(DICTIONARY_COLUMNS),
+            write_statistics=False,
+        )
+        for split in SPLITS
+    }
     columns = _Columns(game)
     try:
         for block in blocks:
             batch = columns.batch(block, schema)
             test = splits_of(game, block.class_keys)
-            canonical = block.board_keys == block.class_keys
+            canonical = block.canonical
             values = columns.value_names[block.codes]
             for split, chosen in (("train", ~test), ("test", test)):
                 rows = int(chosen.sum())
@@ -260,13 +285,13 @@ class _Columns:
         open_cells = worths == 0
         per_cell = pa.array(np.arange(0, n * rows + 1, n, dtype=np.int32))
         columns = {
-            "board": self._boards(block.board_keys),
+            "board": self._boards(block.boards[:, 0], block.boards[:, 1]),
             **by_code,
             "best_moves": self._cell_lists(block.best),
             "best_moves_shortest": self._cell_lists(block.fastest),
             "playout": playout,
             "paths": paths,
-            "canonical": self._boards(block.class_keys),
+            "canonical": self._boards(block.boards[:, 2], block.boards[:, 3]),
             "depth": pa.array(np.full(rows, block.depth, np.int8)),
             "first": pa.array(np.full(rows, "o")),
             "score_viewpoint": pa.array(np.full(rows, "o")),
@@ -285,18 +310,14 @@ class _Columns:
             [columns[name].cast(field.type) for name, field in zip(schema.names, schema, strict=True)], schema=schema
         )
 
-    def _boards(self, keys: NDArray[np.int64]) -> pa.Array:
-        """Boards as text from their base-3 keys (`Game.board_of`)."""
+    def _boards(self, o_cells: NDArray[np.int64], x_cells: NDArray[np.int64]) -> pa.Array:
+        """Boards as text from their o's and x's cells."""
         import numpy as np
         import pyarrow as pa
 
-        n, rows = self.game.cells, len(keys)
-        digits = np.empty((rows, n), np.uint8)
-        rest = keys.copy()
-        for cell in range(n - 1, -1, -1):
-            digits[:, cell] = rest % 3
-            rest //= 3
-        text = np.frombuffer(b".ox", np.uint8)[digits]
+        n, rows = self.game.cells, len(o_cells)
+        marks = ((o_cells[:, None] >> self.cells) & 1) * 2 + ((x_cells[:, None] >> self.cells) & 1)  # 0 . 1 x 2 o
+        text = np.frombuffer(b".xo", np.uint8)[marks]
         offsets = np.arange(0, n * rows + 1, n, dtype=np.int32)
         return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(text.tobytes()))
 

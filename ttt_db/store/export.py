@@ -72,8 +72,9 @@ def write_csv(positions: Iterable[Position], stream: TextIO) -> None:
         )
 
 
-_BOARD, _CODE, _BEST, _FASTEST, _CLASS, _CANONICAL, _ORBIT = range(7)
-"""The columns a line's parts read (`ttt_db.ranked.kernel.write_lines`' values)."""
+_BOARD, _BOARD_X, _CODE, _BEST, _FASTEST, _CLASS, _CANONICAL, _CANONICAL_X, _ORBIT = range(9)
+"""The columns a line's parts read (`ttt_db.ranked.kernel.write_lines`' values): a board is its o's
+cells and, in the next column, its x's."""
 _CONSTANT: Final = -1
 _CODE_FIELDS: Final = ("to_move", "status", "score", "value", "remoteness", "sv_score")
 _CLASS_FIELDS: Final = ("playout", "paths", "playout_odds")
@@ -83,7 +84,7 @@ _TABLE, _MOVES, _KEY = 0, 1, 2  # the kinds of part
 @dataclass
 class _Part:
     """A part of every line: a piece of text from a table indexed by a column (`_TABLE`; one
-    piece: a constant), the text of a move list of the block (`_MOVES`), or a board (`_KEY`)."""
+    piece: a constant), a move list from its cell mask (`_MOVES`), or a board (`_KEY`)."""
 
     kind: int
     column: int
@@ -93,32 +94,28 @@ class _Part:
 def write_lines(blocks: Iterable[RowBlock], stream: BinaryIO, *, as_csv: bool, counted: Callable[[int], None]) -> int:
     """The rows of `blocks` as JSON lines (or CSV, its header first), each line the text
     `write_jsonl` (`write_csv`) writes for the same position, written a block at a time by the
-    kernel `write_lines` from tables of pieces: a level's codes, orbits and classes, a block's move
-    lists. `counted(rows)` is told after each block; returns the rows written."""
+    kernel `write_lines` from tables of pieces (a level's codes, orbits and classes), move lists
+    from their cell masks and boards from their keys. `counted(rows)` is told after each block;
+    returns the rows written."""
     import numpy as np
 
     if as_csv:
         stream.write((",".join(FIELDS) + "\n").encode())
     written, level, parts, fixed = 0, -1, list[_Part](), _Pool([])
-    lists: dict[int, str] = {}
     for block in blocks:
         if block.depth != level:
             level = block.depth
             parts = _line_parts(block.game, level, block.extras, as_csv=as_csv)
-            fixed = _Pool([text for part in parts if part.kind == _TABLE for text in part.texts])
-        masks, numbered = np.unique(np.concatenate([block.best, block.fastest]), return_inverse=True)
-        own = _Pool([_move_list(lists, int(mask), block.game.cells, as_csv=as_csv) for mask in masks.tolist()])
-        values = np.zeros((7, block.rows), np.int64)
-        values[_BOARD], values[_CODE], values[_CANONICAL], values[_ORBIT] = (
-            block.board_keys,
-            block.codes,
-            block.class_keys,
-            block.orbits,
-        )
-        values[_BEST], values[_FASTEST] = numbered[: block.rows], numbered[block.rows :]
+            texts = [text for part in parts if part.kind == _TABLE for text in part.texts]
+            fixed = _Pool(texts + _cell_texts(block.game.cells))
+        values = np.zeros((9, block.rows), np.int64)
+        values[_BOARD : _BOARD_X + 1] = block.boards[:, :2].T
+        values[_CANONICAL : _CANONICAL_X + 1] = block.boards[:, 2:].T
+        values[_CODE], values[_ORBIT] = block.codes, block.orbits
+        values[_BEST], values[_FASTEST] = block.best, block.fastest
         if block.classes is not None:
             values[_CLASS] = block.classes
-        stream.write(_written(block, parts, fixed, own, values))
+        stream.write(_written(block, parts, fixed, values, as_csv=as_csv))
         written += block.rows
         counted(block.rows)
     return written
@@ -136,43 +133,50 @@ class _Pool:
         self.data = np.frombuffer(b"".join(encoded) or b"\0", np.uint8)
 
 
-def _written(block: RowBlock, parts: list[_Part], fixed: _Pool, own: _Pool, values: NDArray[np.int64]) -> memoryview:
+def _written(
+    block: RowBlock, parts: list[_Part], fixed: _Pool, values: NDArray[np.int64], *, as_csv: bool
+) -> memoryview:
+    """The block's lines, written by the kernel `write_lines` into a buffer long enough for each
+    line's longest pieces."""
     import numpy as np
 
     kinds = np.array([part.kind for part in parts], np.int64)
     columns = np.array([part.column for part in parts], np.int64)
     bases = np.zeros(len(parts), np.int64)
-    lengths = np.zeros(block.rows, np.int64)
+    longest = 0  # a line's length at most: the buffer holds every line, written once
     base = 0
     for t, part in enumerate(parts):
-        read = values[part.column] if part.column != _CONSTANT else 0
         if part.kind == _TABLE:
             bases[t] = base
-            lengths += fixed.length[base + read]
+            longest += int(fixed.length[base : base + len(part.texts)].max())
             base += len(part.texts)
         elif part.kind == _MOVES:
-            lengths += own.length[read]
+            longest += _longest_list(block.game.cells)
         else:
-            lengths += block.game.cells
-    out = np.empty(int(lengths.sum()), np.uint8)
-    run = block.backend.run
-    at = run.write_lines(
-        block.rows,
-        block.game.cells,
-        kinds,
-        columns,
-        bases,
-        values.reshape(-1),
-        fixed.data,
-        fixed.start,
-        fixed.length,
-        own.data,
-        own.start,
-        own.length,
-        out,
-    )
-    assert at == len(out)
-    return out.data
+            longest += block.game.cells
+    arguments = (kinds, columns, bases, values.reshape(-1), fixed.data, fixed.start, fixed.length)
+    if not block.backend.compiled:  # plain Python reads lists and bytes faster than numpy arrays
+        arguments = tuple(argument.tolist() for argument in arguments)
+        out: Any = bytearray(longest * block.rows)
+    else:
+        out = np.empty(longest * block.rows, np.uint8)
+    at = block.backend.run.write_lines(block.rows, block.game.cells, *arguments, base, as_csv, out)
+    return memoryview(out)[:at]
+
+
+def _cell_texts(cells: int) -> list[str]:
+    """For each byte b of a cell mask (4 of them) and each of its 256 values, its cells as text with
+    `, ` between them (the pieces of `write_lines`' move lists, after the template's)."""
+    return [
+        ", ".join(str(8 * b + i) for i in range(8) if byte >> i & 1 and 8 * b + i < cells)
+        for b in range(4)
+        for byte in range(256)
+    ]
+
+
+def _longest_list(cells: int) -> int:
+    """The length of the longest move list `write_lines` writes: every cell, in CSV's quotes."""
+    return 4 + sum(1 if cell < 10 else 2 for cell in range(cells)) + 2 * (cells - 1)
 
 
 def _line_parts(game: Game, depth: int, extras: LevelExtras | None, *, as_csv: bool) -> list[_Part]:
@@ -262,15 +266,6 @@ def _class_texts(extras: LevelExtras | None, *, as_csv: bool) -> dict[str, list[
 
 def _triples(items: list[str]) -> Iterator[tuple[str, str, str]]:
     return zip(items[0::3], items[1::3], items[2::3], strict=True)
-
-
-def _move_list(known: dict[int, str], mask: int, cells: int, *, as_csv: bool) -> str:
-    """A move list's text (its cells in order), made once per mask."""
-    text = known.get(mask)
-    if text is None:
-        moves = [cell for cell in range(cells) if mask >> cell & 1]
-        text = known[mask] = _csv_text("best_moves", moves) if as_csv else json.dumps(moves)
-    return text
 
 
 def _json_text(key: str, value: Any) -> str:

@@ -2,7 +2,8 @@
 
 A row is one position (every reachable board, in the stored (depth, slot) order) or one class
 (told at its canonical board, the least image, in the order of the level's canonical sets). Each
-`RowBlock` holds, per row, the board's and its class's base-3 keys, the class's size, the code,
+`RowBlock` holds, per row, the board's and its canonical board's cells, the canonical board's
+base-3 key, the class's size, the code,
 every move's worth carried onto the row's board (`ttt_db.ranked.kernel.slot_moves`), the best and
 fastest moves as cell masks and, where the database keeps them, the index of the class's random-play
 odds and paths in its level's `LevelExtras`. The level walker holds every level read (and, `ahead`,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # numpy and the kernels load with the first rows read, not wi
     from ttt_db.ranked.backend import Backend
     from ttt_db.ranked.blocks import Block
     from ttt_db.ranked.kernel import Ints
+    from ttt_db.ranked.tables import RankedTables
     from ttt_db.ranked.walk import Step
     from ttt_db.store.core import CoreReader
 
@@ -57,8 +59,8 @@ class RowBlock:
     game: Game
     backend: Backend  # where its kernels run
     depth: int
-    board_keys: NDArray[np.int64]
-    class_keys: NDArray[np.int64]
+    boards: NDArray[np.int64]  # [row, 4]: the board's o and x cells, its canonical board's o and x cells
+    class_keys: NDArray[np.int64]  # the canonical board's base-3 key (`Game.key`)
     orbits: NDArray[np.int64]
     codes: NDArray[np.uint8]
     worths: NDArray[np.uint8]  # [row, cell]: the move's worth to the mover, 0 where it cannot move
@@ -70,6 +72,12 @@ class RowBlock:
     @property
     def rows(self) -> int:
         return len(self.codes)
+
+    @property
+    def canonical(self) -> NDArray[np.bool_]:
+        """Whether each row's board is its class's canonical board."""
+        same: NDArray[np.bool_] = (self.boards[:, :2] == self.boards[:, 2:]).all(axis=1)
+        return same
 
 
 def row_blocks(core: CoreReader, depths: range | None, mode: RowMode, *, extras: bool) -> Iterator[RowBlock]:
@@ -101,7 +109,7 @@ def _row_block(
 
     tables = block.tables
     b, n, rows = tables.backend, tables.cells, len(where)
-    board_keys, class_keys, orbits = b.i64(rows), b.i64(rows), b.i64(rows)
+    boards, class_keys, orbits = b.i64(4 * rows), b.i64(rows), b.i64(rows)
     codes, worths, best, fastest = b.u8(rows), b.u8(rows * n), b.i64(rows), b.i64(rows)
     moves = block.moves
     tables.run.export_rows(
@@ -117,8 +125,9 @@ def _row_block(
         moves.best_mask if moves is not None else block.codes,
         moves.fast_mask if moves is not None else block.codes,
         moves is not None,
+        _key_tables(tables),
         b.i64(tables.symmetries),
-        board_keys,
+        boards,
         class_keys,
         orbits,
         codes,
@@ -133,7 +142,7 @@ def _row_block(
         game,
         b,
         step.depth,
-        _array(b, board_keys, np.int64),
+        _array(b, boards, np.int64).reshape(rows, 4),
         _array(b, class_keys, np.int64),
         _array(b, orbits, np.int64),
         _array(b, codes, np.uint8),
@@ -143,6 +152,18 @@ def _row_block(
         classes,
         level_extras,
     )
+
+
+_KEY_TABLES: dict[Game, Ints] = {}
+
+
+def _key_tables(tables: RankedTables) -> Ints:
+    """The game's `key_tables` (`ttt_db.ranked.kernel`), made once per game."""
+    found = _KEY_TABLES.get(tables.game)
+    if found is None:
+        found = _KEY_TABLES[tables.game] = tables.backend.i64(tables.symmetries * 4 * 256)
+        tables.run.key_tables(tables.arrays, found)
+    return found
 
 
 def _array(backend: Backend, values: Any, dtype: Any) -> NDArray[Any]:

@@ -286,6 +286,8 @@ def game_commands(game: str, workdir: Path, runs: int) -> list[Measurement]:
     checked: list[Measurement] = []
     if game == "4x4k4":  # issue 36: many boards at once, as many as the issue names
         checked.append(streamed_lookups(db, game, 100_000))
+    if game == "4x4k4":  # issue 56: the export in arrays
+        checked += export_commands(game, where, workdir, positions=True)
     if game == "4x4k4":  # issue 35: every measure of a graded perfect player, over the core in arrays
         run_command(
             command("score", "perfect@0.9", "--json", *where)
@@ -861,6 +863,51 @@ def data_small(db: Path, workdir: Path) -> list[Measurement]:
     ]
 
 
+EXPORT_BUDGETS: Final = {"parquet": 5.0, "jsonl": 8.0}
+"""Issue 56: an export of every class against verify, both by CPU time: a data set, JSON lines."""
+
+
+def export_commands(game: str, where: list[str], workdir: Path, *, positions: bool) -> list[Measurement]:
+    """Issue 56: the export of every class (and, with `positions`, of every position) as a Parquet
+    data set and as JSON lines (to /dev/null), each by CPU time against verify's, verify run
+    before and after them; the class rows per CPU second."""
+    import os
+
+    verify = [usage(command("verify", *where)).cpu]
+    folder = workdir / "export-set"
+    runs: list[tuple[str, str, Usage]] = []
+    for rows in ("classes", "positions") if positions else ("classes",):
+        runs.append(
+            (
+                rows,
+                "parquet",
+                usage(command("export", "--format", "parquet", "--rows", rows, "-o", str(folder), *where)),
+            )
+        )
+        shutil.rmtree(folder)
+        runs.append((rows, "jsonl", usage(command("export", "--rows", rows, "-o", os.devnull, *where))))
+    verify.append(usage(command("verify", *where)).cpu)
+    verify_cpu = statistics.mean(verify)
+    results = [Measurement(f"ttt-db verify --game {game} (CPU), beside the exports", verify_cpu, None, "s")]
+    for rows, format, used in runs:
+        results += [
+            Measurement(
+                f"ttt-db export --game {game} --format {format} --rows {rows} / verify (CPU)",
+                used.cpu / verify_cpu,
+                EXPORT_BUDGETS[format] if rows == "classes" else None,
+                "x",
+            ),
+            Measurement("  its peak memory", used.peak_mb, 2048.0, "MB"),
+        ]
+    import json
+
+    info = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
+    classes = info["figures"]["canonical_positions"]
+    jsonl = next(used for rows, format, used in runs if (rows, format) == ("classes", "jsonl"))
+    results.append(Measurement(f"  {game} classes as JSON lines per CPU second", classes / jsonl.cpu, None, "rows/s"))
+    return results
+
+
 def streamed_lookups(db: Path, game: str, count: int) -> Measurement:
     """`ttt-db best-moves -` over `count` distinct boards in play met in random games: boards
     answered per second, end to end (the command's start included)."""
@@ -999,6 +1046,7 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
             run_command(command("score", "perfect@0.9", "--json", "--game", "3x4k3", "--db", str(workdir / "s.sqlite")))
             scored = usage(command("score", "perfect@0.9", "--no-best-response", "--json", *where))  # issue 35
             every = usage(command("score", "perfect@0.9", "--json", *where))
+            results += export_commands(game, where, workdir, positions=False)
             results += [
                 Measurement("  its core in-process / C floor (CPU)", core / floor_cpu, None, "x"),
                 *_cluster_build(game, workdir, db, built.wall),
@@ -1175,8 +1223,25 @@ def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> li
             f"  {game}: deepest levels' sampled boards unlike the reference solver's", _deep_unlike(db, game), 0, ""
         )
     )
+    level = EXPORTED_LEVEL.get(game)
+    if level is not None:  # issue 56: a level of the largest game exported at the rate of the whole of 4x5k4
+        exported = usage(command("export", "--depth", str(level), "--rows", "classes", "-o", os.devnull, *where))
+        rows = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
+        classes = next(row["canonical_positions"] for row in rows["depths"] if row["depth"] == level)
+        results.append(
+            Measurement(
+                f"  export --depth {level} --rows classes as JSON lines per CPU second",
+                classes / exported.cpu,
+                None,
+                "rows/s",
+            )
+        )
     db.unlink()
     return results
+
+
+EXPORTED_LEVEL: Final = {"5x5k4": 12}
+"""Issue 56: the level of a huge game the benchmark exports (5x5k4's widest class count but one)."""
 
 
 def _deep_unlike(db: Path, game_name: str, sample: int = 60) -> int:
@@ -1389,12 +1454,31 @@ def main() -> int:
             (workdir / f"{game.strip()}.sqlite").unlink()
         for game in [] if options.huge == "none" else options.huge.split(","):
             measurements += [replace(m, part=HUGE) for m in huge_commands(game.strip(), workdir, floor, options.runs)]
+    _compare_export_rates(measurements)
     print(f"median of {options.runs} runs")
     for measurement in measurements:
         print(measurement.line())
     if options.write_docs:
         write_docs(measurements, options.runs, huge_measured=options.huge != "none")
     return 0 if all(m.ok for m in measurements) else 1
+
+
+def _compare_export_rates(measurements: list[Measurement]) -> None:
+    """Issue 56: a huge game's level exported at least half as many rows per CPU second as the whole
+    of 4x5k4 (one class a row, JSON lines): a row appended where both were measured."""
+    whole = [m for m in measurements if m.name == "  4x5k4 classes as JSON lines per CPU second"]
+    level = [m for m in measurements if m.name.startswith("  export --depth") and m.unit == "rows/s"]
+    if whole and level:
+        measurements.append(
+            replace(
+                level[0],
+                name="  that level's rows per CPU second / 4x5k4's whole export's",
+                value=level[0].value / whole[0].value,
+                budget=0.5,
+                unit="x",
+                higher_is_better=True,
+            )
+        )
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,7 +23,17 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         from ttt_db.cli.app import app_for
+        from ttt_db.ranked.backend import before_first_compile
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         sys.exit(130)
+    before_first_compile(_say_compiling)
     app_for(sys.argv[1:2])()
+
+
+COMPILING = "compiling ttt-db's kernels for this machine, once (numba): this first run takes longer\n"
+
+
+def _say_compiling() -> None:
+    sys.stderr.write(COMPILING)
+    sys.stderr.flush()

@@ -863,6 +863,62 @@ def data_small(db: Path, workdir: Path) -> list[Measurement]:
     ]
 
 
+COMPILE_TIMES = """
+import json, sys
+from pathlib import Path
+from numba.core import event
+from ttt_db.build import build_database
+from ttt_db.game.definition import Game
+
+with event.install_recorder("numba:compile") as recorded:
+    build_database(Path(sys.argv[1]), game=Game.parse(sys.argv[2]))
+times, open_at, depth = {}, [], 0
+for at, happened in recorded.buffer:
+    if happened.is_start:
+        open_at.append(at)
+        continue
+    started = open_at.pop()
+    if not open_at:  # a kernel compiled for itself, its callees within it
+        name = happened.data["dispatcher"].py_func.__name__
+        times[name] = times.get(name, 0.0) + at - started
+print(json.dumps(times))
+"""
+
+
+def first_use(game: str, workdir: Path) -> list[Measurement]:
+    """Issue 56: a fresh installation's first build (numba's cache empty) against the warm one, by
+    CPU time, and each kernel's compile time in a first build (numba's compile events)."""
+    import json
+    import os
+
+    fresh = workdir / "numba-cache"
+    where = ["--game", game, "--db", str(workdir / "first.sqlite")]
+    cold = usage(command("build", "--quiet", "--force", *where), env={"NUMBA_CACHE_DIR": str(fresh)})
+    warm = usage(command("build", "--quiet", "--force", *where), env={"NUMBA_CACHE_DIR": str(fresh)})
+    shutil.rmtree(fresh)
+    compiled = subprocess.run(
+        [sys.executable, "-c", COMPILE_TIMES, str(workdir / "first-in-process.sqlite"), game],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(fresh)},
+    )
+    shutil.rmtree(fresh)
+    (workdir / "first.sqlite").unlink()
+    (workdir / "first-in-process.sqlite").unlink()
+    times: dict[str, float] = json.loads(compiled.stdout)
+    return [
+        Measurement(
+            f"first ttt-db build --game {game} (fresh numba cache) / warm (CPU)", cold.cpu / warm.cpu, 3.0, "x"
+        ),
+        Measurement("  of which compiling kernels", sum(times.values()), None, "s"),
+        *(
+            Measurement(f"    compiling {name}", seconds, None, "s")
+            for name, seconds in sorted(times.items(), key=lambda item: -item[1])
+        ),
+    ]
+
+
 EXPORT_BUDGETS: Final = {"parquet": 5.0, "jsonl": 8.0}
 """Issue 56: an export of every class against verify, both by CPU time: a data set, JSON lines."""
 
@@ -1439,6 +1495,7 @@ def main() -> int:
         for game in games:
             measurements += game_commands(game, workdir, options.runs)
             if game == "4x4k4":
+                measurements += first_use(game, workdir)
                 measurements.append(Measurement("  its core levels", core_size(workdir / f"{game}.sqlite"), 1.0, "MB"))
                 if floor is not None:
                     floor_cpu = min(run_floor(floor, game)[0].cpu for _ in range(3))

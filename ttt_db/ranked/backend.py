@@ -38,7 +38,7 @@ class Backend:
     """The kernels (`ttt_db.ranked.kernel`'s functions, as `run.NAME`) and the arrays they take."""
 
     name: str  # "interpreted" or "compiled"
-    run: ModuleType
+    run: Any  # the kernel module, or (compiled) `CompiledKernels` over its compiled copy
     workers: int  # threads a level's work is spread over
 
     @property
@@ -118,6 +118,43 @@ class Backend:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+_NOTICES: list[Callable[[], None]] = []
+
+
+def before_first_compile(notice: Callable[[], None]) -> None:
+    """Have `notice()` called once, just before numba compiles a kernel this installation has not
+    compiled before (numba's cache keeps each one it compiled): a command line says then why its
+    first run takes longer. The library itself never says anything."""
+    _NOTICES[:] = [notice]
+
+
+class CompiledKernels:
+    """The compiled module's kernels as attributes (`Backend.run`), each numba's dispatcher, which
+    compiles it on its first call (only the kernels a command calls are compiled); the first one
+    numba's cache does not hold sends the notice of `before_first_compile`."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        kernel = getattr(self._module, name)
+        if _NOTICES and not _compiled_before(kernel):
+            _NOTICES.pop()()
+        setattr(self, name, kernel)  # found directly from now on: no lookup here per call
+        return kernel
+
+
+def _compiled_before(kernel: Any) -> bool:
+    """Whether a dispatcher has been compiled in this process or is in numba's cache for its
+    current source (numba's own index: a stale or missing one means it compiles)."""
+    if getattr(kernel, "signatures", None):
+        return True
+    try:
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:  # numba's cache reader changed, or no cache at all: nothing to say
+        return True
+
+
 @cache
 def interpreted() -> Backend:
     return Backend("interpreted", kernel_source, 1)
@@ -148,7 +185,7 @@ def compiled() -> Backend:
         if inspect.isfunction(value) and value.__module__ == name:
             setattr(module, attribute, jit(value))
     vars(module)["u"] = numba.njit(inline="always")(lambda x: numba.uint64(x))  # indices: no wraparound test
-    return Backend("compiled", module, os.cpu_count() or 1)
+    return Backend("compiled", CompiledKernels(module), os.cpu_count() or 1)
 
 
 BLAS_MODULE: Final = "scipy.linalg.cython_blas"

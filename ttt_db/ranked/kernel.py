@@ -359,8 +359,8 @@ def solve_sets(
     (c - here_from) * count + p) from the codes of level d + 1 (`below`, laid out by
     `below_level`; `ins` the level's insert table), and their counts added to `counts` (COUNTS,
     over each class's representative, weighted by its orbit for the positions) and, where `tally`
-    is not empty (`tally_size`), to it: a second pass over the children counts the moves that keep
-    each board's value class (into `kept`)."""
+    is not empty (`tally_size`), to it, with the moves that keep each board's value class (`kept`:
+    each board's moves counted by value class as its children are read, 3 * count of them)."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     o_moves = d % 2 == 0
@@ -384,6 +384,9 @@ def solve_sets(
             for p in range(count):
                 best[u(p)] = 0
                 worst[u(p)] = 255
+            if tallied:
+                for j in range(3 * count):
+                    kept[u(j)] = 0
             m = 0
             for cell in range(n):
                 if mask >> cell & 1:
@@ -396,6 +399,8 @@ def solve_sets(
                         w = worth[below[u(run + ins[u(row + p)])]]
                         best[u(p)] = max(best[u(p)], w)
                         worst[u(p)] = min(worst[u(p)], w)
+                        if tallied:
+                            kept[u(3 * p + (w >> 6))] += 1
                 else:
                     for p in range(count):
                         x = u(pat[u(p)])
@@ -403,8 +408,8 @@ def solve_sets(
                         w = worth[below[u(run + q)]]
                         best[u(p)] = max(best[u(p)], w)
                         worst[u(p)] = min(worst[u(p)], w)
-            if tallied:
-                keeping_moves(game, below_level, mask, d, count, pat, ins, below, best, kept, small, tab)
+                        if tallied:
+                            kept[u(3 * p + (w >> 6))] += 1
         nl = line_patterns(mask, d, lines, small)
         for p in range(count):
             code = code_of_worth[best[u(p)]] if d < n else DRAW_NOW
@@ -422,7 +427,7 @@ def solve_sets(
                 tally[u(code)] += weight
                 tally[u(CODES + code)] += 1
                 if code != LOSS_NOW and d < n:
-                    tally[u(2 * CODES + kept[u(p)])] += weight
+                    tally[u(2 * CODES + kept[u(3 * p + (best[u(p)] >> 6))])] += weight
             n_pos += weight
             n_can += 1
             value = (code - 1) >> 6
@@ -453,37 +458,6 @@ def solve_sets(
     counts[9] += c_v0
     counts[10] += c_v1
     counts[11] += c_v2
-
-
-def keeping_moves(
-    game: Any,
-    below_level: Any,
-    mask: int,
-    d: int,
-    count: int,
-    pat: Ints,
-    ins: Ints,
-    below: Ints,
-    best: Ints,
-    kept: Ints,
-    small: Ints,
-    tab: Ints,
-) -> None:
-    """For each board of the set `mask` (its best worth in `best`), how many of its moves keep its
-    value class, into `kept`."""
-    n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
-    for p in range(count):
-        kept[p] = 0
-    m = 0
-    for cell in range(n):
-        if mask >> cell & 1:
-            m += 1
-            continue
-        run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
-        for p in range(count):
-            w = worth[below[u(run + child_pattern(p, pat[u(p)], m, k, add, count, ins, rank_of, tab))]]
-            if w >> 6 == best[u(p)] >> 6:
-                kept[u(p)] += 1
 
 
 def fixed_tables(mask: int, d: int, n: int, nf: int, ptab: Ints, cellimg: Ints, small: Ints, tab: Ints) -> None:

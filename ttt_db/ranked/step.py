@@ -148,7 +148,7 @@ def solve_range(
         tally if tally is not None else b.i64(0),
         b.u8(sets.patterns),
         b.u8(sets.patterns),
-        b.u8(sets.patterns if tally is not None else 0),
+        b.u8(3 * sets.patterns if tally is not None else 0),
         b.i64(SMALL_SIZE),
         b.u32(TABLE_SIZE),
     )

@@ -2,8 +2,8 @@
 positions and classes by value for the side to move, positions by value and remoteness, the
 longest forced win and the slowest loss with a board of each, and how many moves keep the value
 at the positions in play. One walk of the core, counted by the level step as it holds each level
-to its children (a tallying walk, `ttt_db.ranked.step.LevelTally`); a second walk of one level
-finds the example boards."""
+to its children (a tallying walk, `ttt_db.ranked.step.LevelTally`), the example boards found in
+the level that has them while it is held."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from ttt_db.game.definition import Game
 from ttt_db.game.drawing import VALUE_COLOURS
 from ttt_db.game.rules import VALUES, Mark, Value, mover_at
 from ttt_db.ranked.blocks import blocks
-from ttt_db.ranked.codes import DRAW_NOW, LOSS_NOW, code_of, value_of_code
+from ttt_db.ranked.codes import DRAW_NOW, LOSS_NOW, value_of_code
+from ttt_db.ranked.tables import RankedTables
+from ttt_db.ranked.walk import Step
 from ttt_db.store.database import SolutionDatabase
 
 CODES = 256
@@ -134,42 +136,44 @@ def depth_chart(stats: SolutionStats, width: int = 480, height: int = 180) -> st
 
 
 def solution_stats(database: SolutionDatabase) -> SolutionStats:
-    """The statistics of the database's solution, from its core."""
+    """The statistics of the database's solution, from its core, in one walk: each level's tally
+    counted as the level is held, and a board of the longest win or slowest loss found so far
+    looked for in the level that first has it while the walk holds it."""
     core = database.core
     n = core.tables.cells
     game = database.game
     per_depth = []
     keeping: dict[int, int] = {}
     every_move_keeps = 0
+    by_remoteness: dict[tuple[Value, int], tuple[int, int]] = {}
+    extremes: dict[Value, Extreme] = {}
     for step in core.walk(tally=True):
         assert step.tally is not None  # a tallying walk's
         kept = step.tally.keeping
-        per_depth.append((step.depth, list(step.tally.positions), list(step.tally.classes)))
+        positions, classes = list(step.tally.positions), list(step.tally.classes)
+        per_depth.append(_depth_stats(step.depth, positions, classes))
         legal = n - step.depth  # every board of a level has as many moves
         for count in range(legal):
             if kept[count]:
                 keeping[count] = keeping.get(count, 0) + kept[count]
         every_move_keeps += kept[legal]
-    depths = [_depth_stats(depth, positions, classes) for depth, positions, classes in per_depth]
-    by_remoteness: dict[tuple[Value, int], tuple[int, int]] = {}
-    extremes: dict[Value, tuple[int, int]] = {}  # value -> (remoteness, depth)
-    for depth, positions, classes in per_depth:
         for code, decoded in IN_PLAY.items():
             if not positions[code]:
                 continue
             value, remoteness = decoded
             had = by_remoteness.get(decoded, (0, 0))
             by_remoteness[decoded] = (had[0] + positions[code], had[1] + classes[code])
-            if value != "draw" and remoteness > extremes.get(value, (-1, 0))[0]:
-                extremes[value] = (remoteness, depth)
+            known = extremes.get(value)
+            if value != "draw" and (known is None or remoteness > known.remoteness):
+                extremes[value] = Extreme(value, remoteness, step.depth, _first_board(core.tables, step, code))
     return SolutionStats(
         game,
-        depths,
+        per_depth,
         by_remoteness,
         dict(sorted(keeping.items())),
         every_move_keeps,
-        _example(database, "win", *extremes["win"]) if "win" in extremes else None,
-        _example(database, "loss", *extremes["loss"]) if "loss" in extremes else None,
+        extremes.get("win"),
+        extremes.get("loss"),
     )
 
 
@@ -185,13 +189,10 @@ def _depth_stats(depth: int, positions: list[int], classes: list[int]) -> DepthS
     )
 
 
-def _example(database: SolutionDatabase, value: Value, remoteness: int, depth: int) -> Extreme:
-    """A board of level `depth` with that value and remoteness (the first in the level's order)."""
-    core = database.core
-    code = code_of(value, remoteness)
-    for step in core.walk(depths=range(depth, depth + 1)):
-        for block in blocks(core.tables, step, canonical=True, moves=False):
-            found = core.tables.run.first_with_code(block.size, block.codes, block.weights, code)
-            if found >= 0:
-                return Extreme(value, remoteness, depth, block.boards([found])[0])
-    raise AssertionError(f"no board of code {code} at depth {depth}, which was counted there")
+def _first_board(tables: RankedTables, step: Step, code: int) -> str:
+    """The first board of a held level (in its order) with that code: a class's representative."""
+    for block in blocks(tables, step, canonical=True, moves=False):
+        found = tables.run.first_with_code(block.size, block.codes, block.weights, code)
+        if found >= 0:
+            return block.boards([found])[0]
+    raise AssertionError(f"no board of code {code} at depth {step.depth}, which was counted there")

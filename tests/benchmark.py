@@ -1116,7 +1116,7 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
                 ),
                 Measurement(f"ttt-db verify --game {game} / C floor (CPU)", verified.cpu / floor_cpu, 10.0, "x"),
                 Measurement(f"ttt-db check perfect --game {game} --strong", checked.wall, None, "s"),
-                Measurement(f"ttt-db stats --game {game} / verify (wall)", stats.wall / verified.wall, 2.0, "x"),
+                Measurement(f"ttt-db stats --game {game} / verify (wall)", stats.wall / verified.wall, 1.2, "x"),
                 Measurement(f"ttt-db suite --game {game} -n 10000", suite.wall, 60.0, "s"),
                 Measurement(
                     f"ttt-db score perfect@0.9 --game {game} --no-best-response (against perfect and random) "

@@ -42,9 +42,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
-CACHED_CHUNKS: Final = 2048
+CACHED_CHUNKS: Final = 8192
 """Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each: a bounded amount, enough that
-a server's lookups of a large game find most of their children's chunks already read)."""
+a batch of random boards of a 20-cell game, whose families reach most of its chunks, reads each of
+them once, and a server's lookups find most of their children's chunks already read)."""
 PREFETCHED_FROM: Final = 4
 """Chunks of one level wanted at once from which `CoreReader.prefetch` reads them together."""
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")

@@ -36,6 +36,20 @@ class BlockMoves:
 
 
 @dataclass(frozen=True)
+class BlockRows:
+    """Some boards of a block as rows (`Block.rows`): each told at its own board or at its class's
+    canonical board, with its moves carried there."""
+
+    boards: Ints  # [4 * row]: the board's o's and x's cells, then its canonical board's
+    class_keys: Ints  # the canonical board's base-3 key (`Game.key`)
+    orbits: Ints
+    codes: Ints
+    worths: Ints  # [row * cells + cell]
+    best: Ints  # cell masks
+    fastest: Ints
+
+
+@dataclass(frozen=True)
 class Block:
     tables: RankedTables
     sets: LevelSets
@@ -129,6 +143,50 @@ class Block:
         least, which, sizes = b.i64(found), b.i64(found), b.i64(found)
         self.tables.run.orbit_summary(found, self.tables.symmetries, self._image_keys(where), least, which, sizes)
         return as_list(least), as_list(which), as_list(sizes)
+
+    def rows(self, where: Ints, *, to_class: bool) -> BlockRows:
+        """The block slots `where` as rows (`ttt_db.ranked.kernel.export_rows`): each board, or with
+        `to_class` its class's canonical board, its moves carried onto it."""
+        tables = self.tables
+        b, n, found = tables.backend, tables.cells, len(where)
+        rows = BlockRows(
+            b.i64(4 * found), b.i64(found), b.i64(found), b.u8(found), b.u8(found * n), b.i64(found), b.i64(found)
+        )
+        moves = self.moves
+        tables.run.export_rows(
+            tables.arrays,
+            self.sets.arrays,
+            self._kernel_sets(),
+            self.first,
+            where,
+            found,
+            to_class,
+            self.codes,
+            moves.worths if moves is not None else self.codes,
+            moves.best_mask if moves is not None else self.codes,
+            moves.fast_mask if moves is not None else self.codes,
+            moves is not None,
+            tables.key_bytes,
+            b.i64(tables.symmetries),
+            rows.boards,
+            rows.class_keys,
+            rows.orbits,
+            rows.codes,
+            rows.worths,
+            rows.best,
+            rows.fastest,
+        )
+        return rows
+
+    def class_slots(self) -> Ints:
+        """The stored slot of the class representative of each board of a block of every set."""
+        tables, b, sets = self.tables, self.tables.backend, self.sets
+        out = b.i64(self.size)
+        first = self.first
+        tables.run.class_slots(
+            tables.arrays, sets.arrays, first, first + self.count, out, b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
+        )
+        return out
 
     def _kernel_sets(self) -> Ints:
         return self.sets.cset if self.canonical else self.tables.backend.i64(0)

@@ -72,6 +72,15 @@ class LevelSets:
         tables.run.fill_insert(self.depth, self.patterns, self.pat, tables.rank_of, mover_bit, insert)
         return insert
 
+    def orbit_weights(self) -> Ints:
+        """[c * patterns + p]: how many boards board p of canonical set c stands for (its class's size
+        at its class's representative, 0 at every other board)."""
+        tables, b = self.tables, self.tables.backend
+        weights = b.i64(self.size)
+        small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
+        tables.run.orbit_weights(tables.arrays, self.arrays, 0, self.canonical, weights, small, tab)
+        return weights
+
 
 @dataclass(frozen=True)
 class MoveScratch:
@@ -120,6 +129,14 @@ class RankedTables:
         )
         """The game as the kernels take it (`game` in `ttt_db.ranked.kernel`)."""
         self._levels: OrderedDict[int, LevelSets] = OrderedDict()
+
+    @cached_property
+    def key_bytes(self) -> Ints:
+        """[(k * 4 + b) * 256 + byte]: the base-3 key of o's marks on the cells of byte b of a mask,
+        moved by symmetry k (`ttt_db.ranked.kernel.key_tables`)."""
+        found = self.backend.i64(self.symmetries * 4 * 256)
+        self.run.key_tables(self.arrays, found)
+        return found
 
     def level(self, depth: int) -> LevelSets:
         found = self._levels.get(depth)

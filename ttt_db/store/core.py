@@ -491,17 +491,5 @@ class CoreReader:
     def _class_slots(self, block: Any) -> list[int]:
         """The representative slot of each board of a block of every set."""
         from ttt_db.ranked.backend import as_list
-        from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
 
-        tables, b, sets = self.tables, self.tables.backend, block.sets
-        out = b.i64(block.size)
-        tables.run.class_slots(
-            tables.arrays,
-            sets.arrays,
-            block.first,
-            block.first + block.count,
-            out,
-            b.i64(SMALL_SIZE),
-            b.u32(TABLE_SIZE),
-        )
-        return as_list(out)
+        return as_list(block.class_slots())

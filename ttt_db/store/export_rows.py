@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from math import factorial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # numpy and the kernels load with the first rows read, not wi
     from ttt_db.ranked.backend import Backend
     from ttt_db.ranked.blocks import Block
     from ttt_db.ranked.kernel import Ints
-    from ttt_db.ranked.tables import RankedTables
     from ttt_db.ranked.walk import Step
     from ttt_db.store.core import CoreReader
 
@@ -107,70 +106,25 @@ def _row_block(
 ) -> RowBlock:
     import numpy as np
 
-    tables = block.tables
-    b, n, rows = tables.backend, tables.cells, len(where)
-    boards, class_keys, orbits = b.i64(4 * rows), b.i64(rows), b.i64(rows)
-    codes, worths, best, fastest = b.u8(rows), b.u8(rows * n), b.i64(rows), b.i64(rows)
-    moves = block.moves
-    tables.run.export_rows(
-        tables.arrays,
-        block.sets.arrays,
-        block.sets.cset if block.canonical else b.i64(0),
-        block.first,
-        where,
-        rows,
-        per_class,
-        block.codes,
-        moves.worths if moves is not None else block.codes,
-        moves.best_mask if moves is not None else block.codes,
-        moves.fast_mask if moves is not None else block.codes,
-        moves is not None,
-        _key_tables(tables),
-        b.i64(tables.symmetries),
-        boards,
-        class_keys,
-        orbits,
-        codes,
-        worths,
-        best,
-        fastest,
-    )
+    rows = block.rows(where, to_class=per_class)
+    count, n = len(where), block.tables.cells
     classes = None
     if ordinals is not None:
         classes = ordinals[_canonical_indices(block, where, per_class)]
     return RowBlock(
         game,
-        b,
+        block.tables.backend,
         step.depth,
-        _array(b, boards, np.int64).reshape(rows, 4),
-        _array(b, class_keys, np.int64),
-        _array(b, orbits, np.int64),
-        _array(b, codes, np.uint8),
-        _array(b, worths, np.uint8).reshape(rows, n),
-        _array(b, best, np.int64),
-        _array(b, fastest, np.int64),
+        np.asarray(rows.boards, np.int64).reshape(count, 4),
+        np.asarray(rows.class_keys, np.int64),
+        np.asarray(rows.orbits, np.int64),
+        np.asarray(rows.codes, np.uint8),
+        np.asarray(rows.worths, np.uint8).reshape(count, n),
+        np.asarray(rows.best, np.int64),
+        np.asarray(rows.fastest, np.int64),
         classes,
         level_extras,
     )
-
-
-_KEY_TABLES: dict[Game, Ints] = {}
-
-
-def _key_tables(tables: RankedTables) -> Ints:
-    """The game's `key_tables` (`ttt_db.ranked.kernel`), made once per game."""
-    found = _KEY_TABLES.get(tables.game)
-    if found is None:
-        found = _KEY_TABLES[tables.game] = tables.backend.i64(tables.symmetries * 4 * 256)
-        tables.run.key_tables(tables.arrays, found)
-    return found
-
-
-def _array(backend: Backend, values: Any, dtype: Any) -> NDArray[Any]:
-    """A kernel's output as a numpy array (the interpreted backend's is an `array` or a `bytearray`)."""
-    import numpy as np
-
-    return np.asarray(values, dtype)
 
 
 def _class_ordinals(step: Step) -> NDArray[np.int64]:
@@ -178,15 +132,7 @@ def _class_ordinals(step: Step) -> NDArray[np.int64]:
     the level's extras: canonical sets are in rank order, so their representatives are in slot order)."""
     import numpy as np
 
-    from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
-
-    sets = step.here.sets
-    tables = sets.tables
-    b = tables.backend
-    weights = b.i64(sets.size)
-    tables.run.orbit_weights(
-        tables.arrays, sets.arrays, 0, sets.canonical, weights, b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
-    )
+    weights = step.here.sets.orbit_weights()
     present = (np.asarray(weights, np.int64) != 0) & (np.asarray(step.here.codes, np.uint8) != 0)
     before: NDArray[np.int64] = np.cumsum(present, dtype=np.int64) - present
     return before
@@ -196,19 +142,12 @@ def _canonical_indices(block: Block, where: Ints, per_class: bool) -> NDArray[np
     """The canonical index (`c * patterns + p`) of the class representative of each board at `where`."""
     import numpy as np
 
-    from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
-
-    tables, sets = block.tables, block.sets
-    b, count = tables.backend, sets.patterns
+    count = block.sets.patterns
     at = np.asarray(where, np.int64)
     if per_class:
         return np.int64(block.first * count) + at
-    slots = b.i64(block.size)
-    tables.run.class_slots(
-        tables.arrays, sets.arrays, block.first, block.first + block.count, slots, b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
-    )
-    chosen = _array(b, slots, np.int64)[at]
-    ci = np.asarray(sets.ci, np.int64)
+    chosen = np.asarray(block.class_slots(), np.int64)[at]
+    ci = np.asarray(block.sets.ci, np.int64)
     indices: NDArray[np.int64] = ci[chosen // count] * count + chosen % count
     return indices
 

@@ -1122,18 +1122,18 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
                     f"ttt-db score perfect@0.9 --game {game} --no-best-response (against perfect and random) "
                     "/ check perfect --strong",
                     scored.wall / checked.wall,
-                    3.0,
+                    5.0,  # issue 56 (issue 35's 3x within 2 GB withdrawn: below this machine's floor)
                     "x",
                 ),
-                Measurement("  its peak memory", scored.peak_mb, 2048.0, "MB"),
+                Measurement("  its peak memory", scored.peak_mb, 3072.0, "MB"),
                 Measurement(
                     "  every measure (a best response too) / check perfect --strong",
                     every.wall / checked.wall,
-                    None,
+                    7.0,
                     "x",
                 ),
-                Measurement("  its peak memory", every.peak_mb, 2048.0, "MB"),
-                streamed_lookups(db, game, 10_000),
+                Measurement("  its peak memory", every.peak_mb, 3072.0, "MB"),
+                streamed_lookups(db, game, 100_000),  # issue 56: as many as it names
                 Measurement("  its peak memory", checked.peak_mb, None, "MB"),
                 Measurement(
                     f"serve --game {game}: /api/position p99, 2,000 boards", _position_p99(db, game), 10.0, "ms"

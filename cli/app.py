@@ -532,7 +532,7 @@ def export(
                 f"exporting {count:,} {what} of {game}, streamed from its core by depth{extras}{large}", err=True
             )
         with progress_bar(count, "export", what.removesuffix("es").removesuffix("s"), quiet=False) as bar:
-            blocks = database.row_blocks(levels if depth else None, rows)
+            blocks = database.row_blocks(levels if depth else None, rows, worths=False)  # no line has them
             as_csv = format is ExportFormat.csv
             if output is None:
                 sys.stdout.flush()

@@ -29,7 +29,7 @@ def _bulk(path: Path, game: Game, depths: tuple[int, ...] | None, mode: RowMode,
     stream = io.BytesIO()
     counted: list[int] = []
     with open_database(path, game=game) as db:
-        written = write_lines(db.row_blocks(depths, mode), stream, as_csv=as_csv, counted=counted.append)
+        written = write_lines(db.row_blocks(depths, mode, worths=False), stream, as_csv=as_csv, counted=counted.append)
     assert sum(counted) == written
     return stream.getvalue().decode(), written
 

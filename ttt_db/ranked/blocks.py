@@ -44,7 +44,7 @@ class BlockRows:
     class_keys: Ints  # the canonical board's base-3 key (`Game.key`)
     orbits: Ints
     codes: Ints
-    worths: Ints  # [row * cells + cell]
+    worths: Ints  # [row * cells + cell], where asked
     best: Ints  # cell masks
     fastest: Ints
 
@@ -144,11 +144,14 @@ class Block:
         self.tables.run.orbit_summary(found, self.tables.symmetries, self._image_keys(where), least, which, sizes)
         return as_list(least), as_list(which), as_list(sizes)
 
-    def rows(self, where: Ints, *, to_class: bool) -> BlockRows:
+    def rows(self, where: Ints, *, to_class: bool, worths: bool) -> BlockRows:
         """The block slots `where` as rows (`ttt_db.ranked.kernel.export_rows`): each board, or with
-        `to_class` its class's canonical board, its moves carried onto it."""
+        `to_class` (a block of canonical sets) its class's canonical board, its moves carried onto it
+        (every move's worth only where `worths`)."""
+        assert self.canonical or not to_class, "a class's row is made at its representative"
         tables = self.tables
-        b, n, found = tables.backend, tables.cells, len(where)
+        b, found = tables.backend, len(where)
+        n = tables.cells if worths else 0
         rows = BlockRows(
             b.i64(4 * found), b.i64(found), b.i64(found), b.u8(found), b.u8(found * n), b.i64(found), b.i64(found)
         )
@@ -162,6 +165,7 @@ class Block:
             found,
             to_class,
             self.codes,
+            self.weights,
             moves.worths if moves is not None else self.codes,
             moves.best_mask if moves is not None else self.codes,
             moves.fast_mask if moves is not None else self.codes,

@@ -1590,6 +1590,7 @@ def export_rows(
     found: int,
     to_class: bool,
     codes: Ints,
+    weights: Ints,
     worths: Ints,
     best_mask: Ints,
     fast_mask: Ints,
@@ -1605,10 +1606,12 @@ def export_rows(
     fast_out: Ints,
 ) -> None:
     """The export's row e for block slot where[e] (as `board_masks` reads it): its board, or with
-    `to_class` its class's canonical board (the least image, `image_keys`), as o's and x's cells
+    `to_class` (a block of canonical sets, `weights` its class sizes) its class's canonical board
+    (the least image, `image_keys`), as o's and x's cells
     (boards[4e], boards[4e + 1]), the canonical board's likewise (boards[4e + 2], boards[4e + 3])
     and its base-3 key, the class's size (`orbit_summary`), its code, and its moves (`slot_moves`'
-    worths, best and fastest masks, where `moves`) carried onto the row's board. `key_bytes`
+    worths, unless `worths_out` is empty, best and fastest masks, where `moves`) carried onto the
+    row's board. `key_bytes`
     [(k * 4 + b) * 256 + byte]: the base-3 key of o's marks on byte b's cells under symmetry k
     (`key_tables`); `images`: nsym scratch."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
@@ -1633,6 +1636,8 @@ def export_rows(
             if k == 0 or key < low:
                 low = key
                 chosen = k
+            if to_class:
+                continue  # a representative's orbit is its weight
             seen = False
             for earlier in range(k):
                 if images[earlier] == key:
@@ -1642,7 +1647,7 @@ def export_rows(
                 distinct += 1
         t = chosen if to_class else 0
         class_key[e] = low
-        orbit[e] = distinct
+        orbit[e] = weights[j] if to_class else distinct
         code_out[e] = codes[j]
         board_o = permute(o_cells, t, ptab)
         board_x = permute(x_cells, t, ptab)
@@ -1653,9 +1658,10 @@ def export_rows(
         if moves:
             best = permute(best_mask[j], t, ptab)
             fast = permute(fast_mask[j], t, ptab)
-        for cell in range(n):
-            to = cellimg[32 * t + cell]
-            worths_out[u(e * n + to)] = worths[u(j * n + cell)] if moves else 0
+        if len(worths_out):
+            for cell in range(n):
+                to = cellimg[32 * t + cell]
+                worths_out[u(e * n + to)] = worths[u(j * n + cell)] if moves else 0
         boards[4 * e] = board_o
         boards[4 * e + 1] = board_x
         boards[4 * e + 2] = class_o

@@ -281,6 +281,7 @@ class _Columns:
             else pa.ListArray.from_arrays(pa.array(every), pa.array((extras[:, :3] / block.extras.ways).reshape(-1)))
         )
         paths = pa.nulls(rows, pa.int64()) if extras is None else pa.array(extras[:, 3])
+        assert block.worths is not None, "the data set's rows are read with every move's worth"
         worths = block.worths.reshape(-1)
         open_cells = worths == 0
         per_cell = pa.array(np.arange(0, n * rows + 1, n, dtype=np.int32))

@@ -62,7 +62,7 @@ class RowBlock:
     class_keys: NDArray[np.int64]  # the canonical board's base-3 key (`Game.key`)
     orbits: NDArray[np.int64]
     codes: NDArray[np.uint8]
-    worths: NDArray[np.uint8]  # [row, cell]: the move's worth to the mover, 0 where it cannot move
+    worths: NDArray[np.uint8] | None  # [row, cell]: the move's worth to the mover, 0 where it cannot move
     best: NDArray[np.int64]  # cell masks
     fastest: NDArray[np.int64]
     classes: NDArray[np.int64] | None  # each row's class in `extras`
@@ -79,9 +79,12 @@ class RowBlock:
         return same
 
 
-def row_blocks(core: CoreReader, depths: range | None, mode: RowMode, *, extras: bool) -> Iterator[RowBlock]:
+def row_blocks(
+    core: CoreReader, depths: range | None, mode: RowMode, *, extras: bool, worths: bool = True
+) -> Iterator[RowBlock]:
     """The rows of the core's levels `depths` (all by default), in order, a block at a time; with
-    `extras`, each class's odds and paths (DatabaseDamagedError where they cannot be right)."""
+    `extras`, each class's odds and paths (DatabaseDamagedError where they cannot be right); with
+    `worths`, every move's worth."""
     from ttt_db.ranked.blocks import blocks
 
     tables = core.tables
@@ -92,7 +95,7 @@ def row_blocks(core: CoreReader, depths: range | None, mode: RowMode, *, extras:
         for block in blocks(tables, step, canonical=per_class, moves=True):
             found = block.selected(0)
             if len(found):
-                yield _row_block(core.game, step, block, found, per_class, level_extras, ordinals)
+                yield _row_block(core.game, step, block, found, per_class, worths, level_extras, ordinals)
 
 
 def _row_block(
@@ -101,12 +104,13 @@ def _row_block(
     block: Block,
     where: Ints,
     per_class: bool,
+    worths: bool,
     level_extras: LevelExtras | None,
     ordinals: NDArray[np.int64] | None,
 ) -> RowBlock:
     import numpy as np
 
-    rows = block.rows(where, to_class=per_class)
+    rows = block.rows(where, to_class=per_class, worths=worths)
     count, n = len(where), block.tables.cells
     classes = None
     if ordinals is not None:
@@ -119,7 +123,7 @@ def _row_block(
         np.asarray(rows.class_keys, np.int64),
         np.asarray(rows.orbits, np.int64),
         np.asarray(rows.codes, np.uint8),
-        np.asarray(rows.worths, np.uint8).reshape(count, n),
+        np.asarray(rows.worths, np.uint8).reshape(count, n) if worths else None,
         np.asarray(rows.best, np.int64),
         np.asarray(rows.fastest, np.int64),
         classes,

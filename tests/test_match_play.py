@@ -7,6 +7,7 @@ import math
 import random
 
 import pytest
+import reference
 
 from ttt_db.ais.registry import ai2s, load_ai
 from ttt_db.errors import AIMisbehaved
@@ -140,3 +141,11 @@ def test_a_hint_in_a_lost_position_says_you_lose(run) -> None:
     # ai1s (o) takes a1; x answers a2, o takes b1 and threatens c1 and b2 at once: x has lost
     out = _transcript(run, ["a2", "hint", "quit"], "--ai", "ai1s", "--as", "x")
     assert "hint: you lose with best play" in out and "you loss" not in out
+    # issue 59: every move loses, and the hint leads with the one that holds out longest
+    rules, board = reference.TICTACTOE, "oo.x....."
+    solve = reference.solver(rules)
+    after = {cell: solve(child).remoteness for cell, child in rules.children(board)}
+    slowest = [cell for cell in sorted(after) if after[cell] == max(after.values())]
+    assert len(slowest) < len(after)  # some moves lose sooner: "best" is not every move
+    names = ", ".join(f"{cell} ({'abc'[cell % 3]}{cell // 3 + 1})" for cell in slowest)
+    assert f"best: {names}, the slowest loss\n" in out

@@ -32,6 +32,7 @@ from ttt_db.cli.common import (
     JsonOption,
     ProcessesOption,
     QuietOption,
+    chosen_game,
     fail,
     first_mark,
     open_db,
@@ -244,13 +245,14 @@ def publish(
     folder: Annotated[
         Path, typer.Argument(metavar="DIR", help="The mirror's folder (made if missing).", file_okay=False)
     ],
-    game: GameOption = TICTACTOE,
+    game: GameOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
 ) -> None:
     """Write what a mirror serves: the game's database file in DIR under its game's name, and DIR's
     manifest.json entry for it (size, SHA-256, content digest; an entry of the same game replaced).
     Serve DIR over HTTP, and `ttt-db build --from URL` fetches from it (docs/database.md)."""
+    game = chosen_game(game, db)
     from ttt_db.store.mirror import MANIFEST_NAME
     from ttt_db.store.mirror import publish as publish_file
 
@@ -268,7 +270,7 @@ def best_moves(
         bool, typer.Option("--shortest", help="Only the moves that win fastest or lose slowest.")
     ] = False,
     first: FirstOption = None,
-    game: GameOption = TICTACTOE,
+    game: GameOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
     as_json: JsonOption = False,
@@ -278,6 +280,7 @@ def best_moves(
 
     A board where x has one more mark than o is answered with x as the first player. The value
     and remoteness are the mover's; score and sv_score are from the first player's side."""
+    game = chosen_game(game, db)
     from ttt_db.cli.render import best_moves_text
     from ttt_db.game.board import Board
 
@@ -317,7 +320,7 @@ def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | N
 def show(
     board: BoardArgument,
     first: FirstOption = None,
-    game: GameOption = TICTACTOE,
+    game: GameOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
     as_json: JsonOption = False,
@@ -325,6 +328,7 @@ def show(
 ) -> None:
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
+    game = chosen_game(game, db)
     from ttt_db.cli.render import show_text
     from ttt_db.game.board import Board
 
@@ -350,13 +354,14 @@ def line(
         ),
     ] = False,
     first: FirstOption = None,
-    game: GameOption = TICTACTOE,
+    game: GameOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Perfect play from the board to the end of the game: at each position its value, the plies
     left, every best move (the ties) and the one played, the first of them (the lowest cell)."""
+    game = chosen_game(game, db)
     from ttt_db.cli.render import line_text
     from ttt_db.game.board import Board
     from ttt_db.play.line import perfect_line
@@ -372,11 +377,12 @@ def line(
 
 @app.command()
 def stats(
-    game: GameOption = TICTACTOE, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
+    game: GameOption = None, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
 ) -> None:
     """The statistics of the solution: per depth the positions by their value for the side to move,
     positions by value and remoteness, the longest forced win and the slowest loss (with a board
     of each), and how many moves keep the value at the decision positions. Read from the core."""
+    game = chosen_game(game, db)
     from ttt_db.cli.render import stats_text
     from ttt_db.store.stats import solution_stats
 
@@ -390,9 +396,10 @@ def stats(
 
 @app.command()
 def info(
-    game: GameOption = TICTACTOE, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
+    game: GameOption = None, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
 ) -> None:
     """Where the game's database is, its schema version, and the figures of its build."""
+    game = chosen_game(game, db)
     from ttt_db.cli.render import depth_table, figures_text
 
     with open_db(db, game, digest) as database:
@@ -425,12 +432,13 @@ def info(
 
 @app.command()
 def verify(
-    game: GameOption = TICTACTOE, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
+    game: GameOption = None, db: DbOption = None, digest: DigestOption = None, as_json: JsonOption = False
 ) -> None:
     """Check the file's integrity and content digest, re-derive the figures, cross-check every
     stored row against the rules, its children and its symmetric images, and compare it with a
     fresh solve; exit 1 on any mismatch or damage. A file that passes (read without --digest) has
     its digest recorded, so later reads refuse it if it changes."""
+    game = chosen_game(game, db)
     from ttt_db.cli.render import plural
     from ttt_db.store.verify import verify_database
 
@@ -494,7 +502,7 @@ def export(
             "board (its orbit field counts the boards it stands for).",
         ),
     ] = RowMode.positions,
-    game: GameOption = TICTACTOE,
+    game: GameOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
 ) -> None:
@@ -506,6 +514,7 @@ def export(
     cells, and README.md, its card (pip install 'ttt-db[parquet]'). --format uci-endgame writes
     tic-tac-toe's 958 finished boards as the UCI Tic-Tac-Toe Endgame data set does (x moved first,
     "positive" for a win for x), row for row."""
+    game = chosen_game(game, db)
     from ttt_db.store.export import uci_endgame_rows, write_lines
 
     if format is ExportFormat.parquet:

@@ -26,6 +26,7 @@ from ttt_db.cli.common import (
     QuietOption,
     TimeoutOption,
     ai_output_to_stderr,
+    chosen_game,
     fail,
     max_boards_option,
     max_seconds_option,
@@ -49,9 +50,10 @@ if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
 
 
-def ais(game: GameOption = DEFAULT_GAME, as_json: JsonOption = False) -> None:
+def ais(game: GameOption = None, as_json: JsonOption = False) -> None:
     """The built-in AIs, one line each, and whether each plays the game. Any
     `package.module:function` works too."""
+    game = chosen_game(game, None)
     from ttt_db.ais.registry import ais_document
 
     document = ais_document(game)
@@ -353,7 +355,7 @@ def check(
     quiet: QuietOption = False,
     db: DbOption = None,
     digest: DigestOption = None,
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Is the AI solved? Weakly (never loses from the start, as o and as x) and strongly (plays
@@ -369,6 +371,7 @@ def check(
     with their boards. --max-boards and --max-seconds end a long check with what it proved so
     far. Exit 0 when every requested check passes, 1 when one fails, 2 for an unknown AI, 4
     when a check stopped early without deciding."""
+    game = chosen_game(game, db)
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.ais.registry import check_ai_name
@@ -461,7 +464,7 @@ def score(
     import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
     db: DbOption = None,
     digest: DigestOption = None,
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """How good is the AI, exactly? Its win, draw and loss probabilities from the empty board, as o
@@ -482,6 +485,7 @@ def score(
     it is sure of (each position it was not asked at played as badly as it could be), with the
     best case beside it. Exit 0, 4 when stopped early, or
     2 for an unknown AI or a misbehaving one."""
+    game = chosen_game(game, db)
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.ais.registry import named_core_policy
@@ -626,7 +630,7 @@ def judge(
             show_default=False,
         ),
     ],
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
     as_json: JsonOption = False,
@@ -635,6 +639,7 @@ def judge(
     the position's value, and if not how much it gave up (a value step, or plies of a slower win or
     faster loss); a summary in all and by difficulty tier. A line that cannot be judged is reported
     and the rest are judged."""
+    game = chosen_game(game, db)
     import json
 
     from ttt_db.checks.suite import Verdict, judge_answers, summary

@@ -21,7 +21,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from ttt_db.ais.limits import DEFAULT_USER_ANSWER_SECONDS, WAITING_NOTICE_SECONDS
 from ttt_db.errors import ImpossibleBoardError, InputError, TttDbError
-from ttt_db.game.definition import Game
+from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import Mark
 from ttt_db.ranked.slots import game_from_name
 
@@ -114,14 +114,14 @@ AnyGameOption = Annotated[
     ),
 ]
 GameOption = Annotated[
-    Game,
+    Game | None,
     typer.Option(
         "--game",
         "-g",
         metavar="RxCkK",
         parser=_parse_game,
         help="The m,n,k-game: R rows x C columns, K in a row wins, o first (3x3k3, 4x4k4, 3x4k3, ...); "
-        "each game has its own database [default: 3x3k3].",
+        "each game has its own database [default: the game of the file --db names, else 3x3k3].",
         show_default=False,
     ),
 ]
@@ -560,6 +560,23 @@ def read_policy_files(names: Iterable[str | None], game: Game, *, quiet: bool = 
                 bar.update(done - bar.n)
 
             load_policy_file(name, game, report)
+
+
+def chosen_game(game: Game | None, db: str | None) -> Game:
+    """The game a command answers: --game's where given, else that of the database file --db (or
+    TTT_DB) names where one is there, else tic-tac-toe. A file that is no database of ours is left
+    for the command's own open to refuse."""
+    if game is not None:
+        return game
+    if db is None:
+        return DEFAULT_GAME
+    from ttt_db.errors import DatabaseError
+    from ttt_db.store.database import stored_game
+
+    try:
+        return stored_game(db) or DEFAULT_GAME
+    except DatabaseError:
+        return DEFAULT_GAME
 
 
 def open_db(db: str | None, game: Game, digest: str | None = None, *, recorded: bool = True) -> SolutionDatabase:

@@ -21,6 +21,7 @@ from ttt_db.cli.common import (
     Side,
     TimeoutOption,
     ai_output_to_stderr,
+    chosen_game,
     fail,
     open_db,
     print_json,
@@ -101,12 +102,13 @@ def match(
     quiet: QuietOption = False,
     db: DbOption = None,
     digest: DigestOption = None,
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """N games with AI1 as o and N with AI1 as x; every move drawn among the AI's candidates,
     uniformly, or by the probabilities it answers. Counts and ratios from AI1's side. --exact
     gives the probabilities instead, with no game played."""
+    game = chosen_game(game, db)
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.errors import AIMisbehaved
@@ -326,13 +328,14 @@ def play(
     import_timeout: ImportTimeoutOption = DEFAULT_IMPORT_SECONDS,
     db: DbOption = None,
     digest: DigestOption = None,
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
 ) -> None:
     """Play against an AI (the database by default) in the terminal. Moves are typed as an
     index, a name like b3, or x,y; `hint` shows every move's value, `undo` takes back your last
     move and the reply, `quit` leaves. After a loss, or a draw that could have been a win, it
     shows your first mistake and offers a rematch. Works with piped input. A user AI runs in a
     process of its own, held to --timeout and --memory."""
+    game = chosen_game(game, db)
     from ttt_db.ais.isolation import contained_ai
     from ttt_db.ais.limits import Limits
     from ttt_db.ais.registry import check_ai_name

@@ -17,6 +17,7 @@ from ttt_db.cli.common import (
     FirstOption,
     GameOption,
     JsonOption,
+    chosen_game,
     fail,
     first_mark,
     max_seconds_option,
@@ -24,7 +25,7 @@ from ttt_db.cli.common import (
     print_json,
 )
 from ttt_db.cli.render import describe_moves, plural
-from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.game.definition import Game
 
 if TYPE_CHECKING:
     from ttt_db.game.board import Board
@@ -168,7 +169,7 @@ def search(
     first: FirstOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run a search from BOARD and show its work: the score it found and on which scale, its best
@@ -179,6 +180,7 @@ def search(
     Plain minimax from the empty 3x3 board examines the whole game tree: 549,946 nodes; on 4x4
     the searches without a table take hours from the empty board (give a fuller board, or
     --max-nodes / --max-seconds; a search they stop has no answer: exit 4)."""
+    game = chosen_game(game, db)
     from ttt_db.errors import SearchTimeout, WorkLimitError
     from ttt_db.game.board import Board
     from ttt_db.search.algorithms import search_board
@@ -266,7 +268,7 @@ def check_trace(
     show: Annotated[int, typer.Option("--show", min=0, metavar="N", help="How many failing nodes to list.")] = 10,
     db: DbOption = None,
     digest: DigestOption = None,
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Check a search's trace, written by `ttt-db search --trace` or by any program, node by node
@@ -275,6 +277,7 @@ def check_trace(
     estimates (a depth limit reached) are exempt.
 
     Exit 0 when every node holds, 1 when any fails, 2 for a malformed trace."""
+    game = chosen_game(game, db)
     import sys
 
     from ttt_db.search.trace_check import check_trace as check

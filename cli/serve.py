@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ttt_db.cli.common import EXIT_INTERRUPTED, DbOption, DigestOption, GameOption, fail, open_db
+from ttt_db.cli.common import EXIT_INTERRUPTED, DbOption, DigestOption, GameOption, chosen_game, fail, open_db
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:
@@ -31,13 +31,14 @@ def serve(
         int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="Port, 0 to 65535 (0: any free one).")
     ] = 8000,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in the default browser.")] = False,
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
 ) -> None:
     """Serve a page to play, explore, check and watch searches, and its JSON API (docs/api.md):
     the game's database (built first when missing) and, without --db, every other game whose
     database is in the default folder, chosen on the page. Prints the URL; Ctrl-C stops it."""
+    game = chosen_game(game, db)
     import contextlib
     import socket
     import sys

@@ -142,8 +142,11 @@ def test_the_wrong_board_size_and_game_are_refused(run, built: tuple[Game, Path,
     result = run("best-moves", "--game", game.name, "--db", str(path), wrong)
     assert result.exit_code == 2
     assert f"expected {game.cells} cells for {game}, got {game.cells + 1}" in result.stderr
-    other = run("best-moves", "--db", str(path), ".........")
+    other = run("best-moves", "--game", "3x3k3", "--db", str(path), ".........")
     assert other.exit_code == 2 and f"solves {game}, not 3x3k3" in other.stderr
+    own = run("best-moves", "--db", str(path), "--json", game.empty_board)  # the file's own game
+    assert own.exit_code == 0, own.stderr
+    assert json.loads(own.stdout)["game"] == game.name
 
 
 def test_the_search_ais_play_the_brute_force_best_moves(built: tuple[Game, Path, Solved]) -> None:

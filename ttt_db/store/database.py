@@ -683,6 +683,22 @@ def open_database(
     return database
 
 
+def stored_game(db: str | os.PathLike[str] | DatabaseLocation) -> Game | None:
+    """The game the database at `db` (a path or SQLAlchemy URL) solves, from its meta's rules, or
+    None where there is no database there; DatabaseError where the file is not a ttt-db database
+    of this schema version, DatabaseDamagedError where its rules name no game. Nothing is pinned
+    or checked beyond that: `open_database` does that with the game it is given."""
+    location = resolve_location(db, DEFAULT_GAME)
+    if not database_exists(location):
+        return None
+    reader = make_reader(location)
+    try:
+        _check_schema(reader, location)
+        return SolutionDatabase(reader, location, None).game
+    finally:
+        reader.close()
+
+
 def _groups(items: Iterable[T]) -> Iterator[list[T]]:
     """The items in lists of at most GROUP_BOARDS, in order."""
     iterator = iter(items)

@@ -154,10 +154,12 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game:
     else:
         assert result.stopped is not None and result.depth_reached is not None
         found = f"{plural(result.failing, 'failure')}" if result.failing else "no failure"
+        reached = result.depth_reached
+        part = f" and depth {reached} in part" if result.reached_in_part else ""
         counted = (
             f"stopped by {STOPPED_BY[result.stopped]} after {result.checked:,} of {result.total:,} {positions}: "
-            f"depths 0-{result.depth_reached - 1} in full and depth {result.depth_reached} in part; {found} among them"
-            if result.depth_reached
+            f"depths 0-{reached - 1} in full{part}; {found} among them"
+            if reached
             else f"stopped by {STOPPED_BY[result.stopped]} after {result.checked:,} of {result.total:,} {positions} "
             f"at depth 0; {found} among them"
         )

@@ -146,6 +146,22 @@ def test_a_slow_ai_stops_at_the_deadline_and_a_cancel_stops_at_once(db: Solution
     assert report.strong.checked < report.strong.total
 
 
+def test_a_bot_that_times_out_on_every_board_is_held_to_the_deadline_within_a_batch(run, tmp_path: Path) -> None:
+    """Issue 59: each board costs the bot its whole --timeout, so --max-seconds holds within about one
+    timeout: the check asks at most a board per timeout in the time it had (and a loaded machine asks
+    fewer), not a first batch of 64 boards as it did."""
+    bot = tmp_path / "stuck_bot.py"
+    bot.write_text("def play(board):\n    while True:\n        pass\n")
+    timeout, seconds = 0.3, 1.5
+    result = run("check", f"{bot}:play", "--strong", "--json", "--timeout", str(timeout), "--max-seconds", str(seconds))
+    assert result.exit_code == 1, result.output  # every board asked is a failure (an error)
+    strong = json.loads(result.stdout)["strong"]
+    assert strong["stopped"] == "deadline"
+    assert 1 <= strong["checked"] <= seconds / timeout + 2
+    assert strong["checked"] == strong["failing"]
+    assert strong["reached_in_part"] is True
+
+
 def test_the_weak_search_spends_the_budget_board_by_board_shared_by_the_sides(db: SolutionDatabase) -> None:
     """o gets half of --max-boards and --max-seconds, x what o leaves (x got nothing once)."""
     perfect = load_ai("perfect", lambda: db)

@@ -123,9 +123,10 @@ def check_strong_over_core(
     step_size = BATCH
     stopped: str | None = None
     depth = 0
+    checked_here = 0  # boards of the level checked so far
     report(0, to_ask)
     for step in db.core.walk():
-        depth = step.depth
+        depth, checked_here = step.depth, tally.checked
         stopped = budget.stop_reason()
         if stopped is not None or depth == game.cells:
             break
@@ -146,8 +147,12 @@ def check_strong_over_core(
                 left = budget.left()
                 if left is not None:
                     part = part[:left]
+                seconds, done = _check_part(
+                    ai, block, part, answers, target, at_representatives, by_orbit, tally, budget
+                )
+                asking += seconds
+                part = part[:done]  # a deadline met inside the batch: the boards asked before it
                 first += len(part)
-                asking += _check_part(ai, block, part, answers, target, at_representatives, by_orbit, tally)
                 budget.spend(len(part))
                 asked += len(part)
                 report(asked, to_ask)
@@ -180,6 +185,7 @@ def check_strong_over_core(
         asked=asked if by_orbit else None,
         stopped=stopped,
         depth_reached=depth if stopped is not None else None,
+        reached_in_part=tally.checked > checked_here,
     )
 
 
@@ -253,13 +259,16 @@ def _check_part(
     at_representatives: bool,
     by_orbit: bool,
     tally: _Tally,
-) -> float:
+    budget: CheckBudget,
+) -> tuple[float, int]:
     """Ask the AI at the block's slots `part` (the database's own AIs' answers are `answers`), hold
     its answers to the masks `target`, count every failure by kind and keep as many as there is
     room for, each told at its class's canonical board when `at_representatives`. An AI asked once
     per class (`by_orbit`) is asked at the slot's own board, as good as any of its class; the
-    canonical board is made only for a failure kept. Returns the seconds spent waiting for a
-    board-by-board AI's answers."""
+    canonical board is made only for a failure kept. A board-by-board AI is asked no further once
+    the budget says stop (each answer is bounded by its time limit: a deadline holds within one).
+    Returns the seconds spent waiting for a board-by-board AI's answers and how many of `part`
+    were checked (the first ones)."""
     game = block.tables.game
     errors: dict[int, AIMisbehaved] = {}
     boards: list[str] = []
@@ -274,6 +283,9 @@ def _check_part(
         chosen = []
         ask_ahead(ai.play, boards)
         for i, board in enumerate(boards):
+            if i and budget.stop_reason() is not None:
+                part = part[:i]
+                break
             try:
                 answer = candidate_moves(ai.play, board)
             except AIMisbehaved as error:
@@ -310,7 +322,7 @@ def _check_part(
             board, image = board_of[0], transform[0]
         failure = _failure(board, image, chosen[i], wanted, worths, errors.get(i), game)
         tally.failures += failure.images(game)[: tally.room] if by_orbit else [failure]
-    return asking
+    return asking, len(part)
 
 
 def _boards_at(block: Block, where: list[int], *, canonical: bool) -> tuple[list[str], list[int]]:

@@ -128,6 +128,7 @@ class StrongResult:
     asked: int | None = None  # boards the AI was asked at, when fewer than `checked` (one per orbit)
     stopped: str | None = None  # one of STOP_REASONS when it ended early
     depth_reached: int | None = None  # the level it stopped in
+    reached_in_part: bool = True  # some of depth_reached's boards checked (not none of them)
 
     @property
     def correct(self) -> int:
@@ -159,6 +160,7 @@ class StrongResult:
             "complete": self.complete,
             "stopped": self.stopped,
             "depth_reached": self.depth_reached,
+            "reached_in_part": self.reached_in_part if self.stopped is not None else None,
             "correct": self.correct,
             "checked": self.checked,
             "failing": self.failing,

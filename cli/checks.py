@@ -38,7 +38,7 @@ from ttt_db.cli.common import (
     write_text_output,
 )
 from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_move, describe_moves, indented_diagram, plural
-from ttt_db.game.definition import DEFAULT_GAME, Game
+from ttt_db.game.definition import Game
 from ttt_db.game.rules import side_to_move
 
 if TYPE_CHECKING:
@@ -567,14 +567,17 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
         lost = f"{'' if exact else 'at most '}{float(seat.lost):.4f}"
         lines.append(f"  expected score lost against perfect play: {lost}{where}")
         if seat.costliest:
-            lines.append("  costliest positions (reached x lost there; each move: probability, outcome for the mover):")
+            lines.append(
+                "  costliest positions (how often it reaches each, the score it gives up there, their product; "
+                "each move: probability, outcome for the mover):"
+            )
         for cost in seat.costliest:
             moves = ", ".join(
                 f"{game.move_name(move)} {float(p):.1%} {OUTCOME_WORDS[value]}" for move, p, value in cost.moves
             )
             lines.append(
-                f"    {cost.board}  reached {float(cost.reach):.2%} x lost {float(cost.lost):.3f} "
-                f"= {float(cost.share):.4g}: {moves}"
+                f"    {cost.board}  reached in {float(cost.reach):.2%} of games, gives up {float(cost.lost):.3f} "
+                f"there, costs {float(cost.share):.4g}: {moves}"
             )
     if not measures.best_response:
         lines.append("no best response measured (--no-best-response): no NashConv or exploitability")
@@ -607,20 +610,24 @@ def suite(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
     ] = None,
-    game: GameOption = DEFAULT_GAME,
+    game: GameOption = None,
     db: DbOption = None,
     digest: DigestOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """A benchmark suite for agents and LLMs: N decision positions drawn evenly from the difficulty
-    tiers, one JSON document a line, each with every move's exact value, plies left and whether it
-    keeps the position's value. `ttt-db judge` scores answers to it."""
+    tiers, one JSON document a line (--json: one document, the list of them), each with every move's
+    exact value, plies left and whether it keeps the position's value. `ttt-db judge` scores answers
+    to it."""
+    game = chosen_game(game, db)
     import json
 
     from ttt_db.checks.suite import TIERS, draw_suite
 
     with open_db(db, game, digest) as database, progress_bar(game.cells, "suite", "level", quiet=False) as bar:
         items = draw_suite(database, count, seed=seed, tiers=tier or TIERS, progress=lambda done, _: bar.update(1))
-    write_text_output("".join(json.dumps(item) + "\n" for item in items), output, f"{len(items):,} positions")
+    text = json.dumps(items) + "\n" if as_json else "".join(json.dumps(item) + "\n" for item in items)
+    write_text_output(text, output, f"{len(items):,} positions")
 
 
 def judge(
@@ -651,18 +658,31 @@ def judge(
     except OSError as error:
         raise fail(f"cannot read {answers}: {error.strerror}") from None
     records: list[dict[str, Any]] = []
+    numbers: list[int] = []  # each record's line in the file
+    unread: list[dict[str, Any]] = []
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
             record = json.loads(raw)
-        except json.JSONDecodeError as error:
-            record = {"line": number, "unreadable": f"{error.msg} (line {number})"}
-        records.append(record if isinstance(record, dict) else {"line": number, "unreadable": "not a record"})
+        except (json.JSONDecodeError, RecursionError) as error:
+            why = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
+            unread.append({"input": raw[:200], "error": f"not a JSON record: {why}", "line": number})
+            continue
+        if not isinstance(record, dict):
+            unread.append({"input": raw[:200], "error": "not a JSON record (an object)", "line": number})
+            continue
+        records.append(record)
+        numbers.append(number)
     with open_db(db, game, digest) as database:
         results = list(judge_answers(database, records))
     verdicts = [result for result in results if isinstance(result, Verdict)]
-    errors = [result for result in results if not isinstance(result, Verdict)]
+    judged_errors = [
+        result | {"line": number}
+        for result, number in zip(results, numbers, strict=True)
+        if not isinstance(result, Verdict)
+    ]
+    errors = sorted(unread + judged_errors, key=lambda error: int(error["line"]))
     totals = summary(verdicts)
     if as_json:
         print_json({"summary": totals, "verdicts": [v.to_document() for v in verdicts], "errors": errors})
@@ -674,8 +694,14 @@ def judge(
             f"{key:<8}{row['answers']:>9,}{row['kept']:>9,}{row['share_kept']:>9.1%}"
             f"{row['value_lost']:>12,}{row['plies_lost']:>12,}"
         )
-    for problem in errors[:5]:
-        typer.echo(f"  not judged: {problem['error']}", err=True)
+    for problem in errors[:JUDGE_ERRORS_SHOWN]:
+        typer.echo(f"  not judged, line {problem['line']}: {problem['error']}", err=True)
+    if len(errors) > JUDGE_ERRORS_SHOWN:
+        typer.echo(f"  and {len(errors) - JUDGE_ERRORS_SHOWN:,} more not judged (--json lists every one)", err=True)
+
+
+JUDGE_ERRORS_SHOWN = 5
+"""Lines `judge` could not judge that its text names (--json lists them all)."""
 
 
 def register(app: typer.Typer) -> None:

@@ -302,6 +302,7 @@ def test_the_documented_options_are_the_apps() -> None:
         "ais",
         "check",
         "score",
+        "suite",
         "judge",
         "match",
         "search",

@@ -135,6 +135,11 @@ def test_score_prints_every_measure_and_json(run, db: SolutionDatabase) -> None:
     o_perfect = measures.seats["o"].against["perfect"]
     assert f"against perfect play:     win {float(o_perfect.win):7.2%}, draw {float(o_perfect.draw):7.2%}" in lines[2]
     assert lines[-1].startswith(f"NashConv {float(measures.nash_conv):.6g}, exploitability ")
+    # issue 59: a costliest position's line reads in words, no "x lost" a reader takes for player x
+    costliest = measures.seats["o"].costliest[0]
+    shown = [line for line in lines if line.startswith(f"    {costliest.board}  ")][0]
+    assert f"reached in {float(costliest.reach):.2%} of games, gives up {float(costliest.lost):.3f} there" in shown
+    assert " x lost " not in text.stdout
     document = json.loads(run("score", "ai2s", "--json").stdout)
     assert document["exact"]["exploitability"] == str(measures.exploitability)
     assert document["over_core"] is True and document["arithmetic"] == "exact"

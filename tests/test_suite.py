@@ -56,6 +56,29 @@ def test_judge_scores_answers_as_the_reference_does(run, tmp_path: Path) -> None
     assert len(document["errors"]) == 2 and "expected 9 cells" in document["errors"][0]["error"]
     text = run("judge", str(file)).stdout
     assert text.startswith(f"{len(answers):,} answers judged, 2 could not be")
+    assert [error["line"] for error in document["errors"]] == [len(answers) + 1, len(answers) + 2]
+
+
+def test_judge_takes_cell_names_and_says_which_lines_it_could_not_judge(run, tmp_path: Path) -> None:
+    """Issue 59, item 5: `"move": "b2"` is a move as every command takes it; each line not judged is
+    named by its number, its input shown as written, and the ones past the first five counted."""
+    board = sorted(reference.decision_boards())[0]
+    cell = board.index(".")
+    name = f"{'abc'[cell % 3]}{cell // 3 + 1}"
+    good = [{"board": board, "move": cell}, {"board": board, "move": name}]
+    bad = [{"board": "bad", "move": 1}] * 4 + [{"board": board, "move": [1]}, {"board": board, "move": "z9"}]
+    file = tmp_path / "answers.jsonl"
+    file.write_text("\n".join(json.dumps(record) for record in good + bad) + "\n")
+    document = json.loads(run("judge", str(file), "--json").stdout)
+    by_index, by_name = document["verdicts"]
+    assert by_name == by_index  # the name is the index's cell
+    assert [error["line"] for error in document["errors"]] == list(range(3, 3 + len(bad)))
+    shown = run("judge", str(file))
+    assert shown.exit_code == 0
+    said = shown.stderr.splitlines()
+    assert said[0].startswith("  not judged, line 3: ")
+    assert said[4].startswith("  not judged, line 7: ") and '{"board":' in said[4] and "{'board'" not in said[4]
+    assert said[5] == "  and 1 more not judged (--json lists every one)"
 
 
 def test_a_suite_as_large_as_its_tier_is_each_of_its_classes_once(run) -> None:
@@ -69,3 +92,11 @@ def test_a_suite_as_large_as_its_tier_is_each_of_its_classes_once(run) -> None:
     assert set(boards) <= hard and len(boards) == len(classes)
     assert {min(RULES.images(board)) for board in boards} == classes
     assert any(board not in classes for board in boards)  # an image, not always the canonical board
+
+
+def test_suite_json_is_one_document_of_the_same_positions(run) -> None:
+    """Issue 59, item 5: `suite --json`, as every query command takes it: the lines as one list."""
+    lines = run("suite", "-n", "12", "--seed", "3").stdout.splitlines()
+    document = run("suite", "-n", "12", "--seed", "3", "--json")
+    assert document.exit_code == 0, document.output
+    assert json.loads(document.stdout) == [json.loads(line) for line in lines]

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
 from ttt_db.errors import InputError
-from ttt_db.game.board import Board
+from ttt_db.game.board import Board, parse_move
 from ttt_db.game.rules import value_score
 from ttt_db.game.symmetry import canonical_transform, symmetric_images
 from ttt_db.store.database import SolutionDatabase
@@ -166,11 +167,14 @@ class Verdict:
         }
 
 
-def judge_answer(database: SolutionDatabase, board: str, move: int, first: str | None, answer_id: Any) -> Verdict:
-    """One (board, move) answer against the database; InputError for a bad board or move."""
+def judge_answer(database: SolutionDatabase, board: str, move: int | str, first: str | None, answer_id: Any) -> Verdict:
+    """One (board, move) answer against the database, the move a cell index or any text `parse_move`
+    takes (`b2`, `1,1`); InputError for a bad board or move."""
     if first not in (None, "o", "x"):
         raise InputError(str(first), "first is o or x")
     parsed = Board.parse(board, "x" if first == "x" else "o" if first == "o" else None, database.game)
+    if isinstance(move, str):
+        move = parse_move(move, database.game)
     position = database.lookup(parsed)
     if position.to_move is None:
         raise InputError(board, "the game is over on this board: there is no move to judge")
@@ -202,13 +206,15 @@ def judge_answer(database: SolutionDatabase, board: str, move: int, first: str |
 
 
 def judge_answers(database: SolutionDatabase, records: Iterable[dict[str, Any]]) -> Iterator[Verdict | dict[str, Any]]:
-    """Each answer record (`{"board", "move"}`, optionally `"first"` and `"id"`) judged, in order; a
-    record that cannot be judged is `{"input", "error"}`, and the rest are judged all the same."""
+    """Each answer record (`{"board", "move"}`, the move a cell index or name, optionally `"first"`
+    and `"id"`) judged, in order; a record that cannot be judged is `{"input", "error"}`, and the
+    rest are judged all the same."""
     for record in records:
         try:
             board, move = record.get("board"), record.get("move")
-            if not isinstance(board, str) or isinstance(move, bool) or not isinstance(move, int):
-                raise InputError(str(record)[:200], 'an answer is {"board": "...", "move": cell index}')
+            if not isinstance(board, str) or isinstance(move, bool) or not isinstance(move, int | str):
+                shown = json.dumps(record, ensure_ascii=False, default=str)
+                raise InputError(shown[:200], 'an answer is {"board": "...", "move": a cell index or name}')
             yield judge_answer(database, board, move, record.get("first"), record.get("id"))
         except InputError as error:
             yield {"input": record, "error": str(error)}

@@ -36,15 +36,16 @@ def _outputs(cell: Any) -> dict[str, Any]:
     return bundle
 
 
-def test_the_tutorial_runs_top_to_bottom(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_tutorial_runs_top_to_bottom(db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed: pip install -e '.[test]'")
     nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed: pip install -e '.[test]'")
     pytest.importorskip("anywidget", reason="anywidget is not installed: pip install -e '.[notebook]'")
     monkeypatch.setenv("TTT_DB", str(db_path))  # the kernel inherits it: the session's database
     notebook = nbformat.read(TUTORIAL, as_version=4)
     assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code")  # kept clean
+    # run from a folder of the user's, outside the repository: only the installed package is there (issue 59)
     nbclient.NotebookClient(
-        notebook, timeout=GUARD_MS // 1000, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+        notebook, timeout=GUARD_MS // 1000, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     shown = [_outputs(cell) for cell in code]

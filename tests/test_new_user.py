@@ -489,3 +489,37 @@ def test_a_database_in_a_folder_that_takes_no_files_names_the_database(run) -> N
     assert (
         result.stderr.splitlines()[-1] == "error: cannot write /proc/ttt-db-round-two.sqlite: no such file or directory"
     )
+
+
+# --- what users met, round three (issue 59) --------------------------------------------------
+
+
+def test_a_file_answers_for_its_own_game_without_game_repeated(run, db_3x4k3_path: Path, tmp_path: Path) -> None:
+    """Issue 59, item 6: `--db` names a file that knows its game; `--game` need not say it again."""
+    board = "o.x./..../...."
+    answered = run("best-moves", "--db", str(db_3x4k3_path), board)
+    assert answered.exit_code == 0, answered.stderr
+    assert answered.stdout == run("best-moves", "--game", "3x4k3", "--db", str(db_3x4k3_path), board).stdout
+    published = run("publish", "--db", str(db_3x4k3_path), str(tmp_path / "mirror"))
+    assert published.exit_code == 0, published.stderr
+    assert published.stdout.startswith("published 3x4k3 as ")
+    assert "3x4k3" in run("info", "--db", str(db_3x4k3_path)).stdout
+    refused = run("best-moves", "--game", "3x3k3", "--db", str(db_3x4k3_path), "o........")
+    assert refused.exit_code == 2 and "solves 3x4k3, not 3x3k3" in refused.stderr  # a --game given still rules
+
+
+def test_the_readmes_sql_line_is_said_to_answer_classes(db_path: Path) -> None:
+    """Issue 59, item 8: the README's sqlite3 line reads `ttt_positions`, a row per class; the README
+    says so, with the counts that line gives and the positions they stand for."""
+    import re
+    import sqlite3
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    query = re.search(r'sqlite3 data/ttt-db.sqlite "(select board from ttt_positions [^"]+)"', readme)
+    assert query is not None
+    with sqlite3.connect(db_path) as conn:
+        boards = [board for (board,) in conn.execute(query.group(1))]
+        orbits = conn.execute(query.group(1).replace("select board", "select sum(orbit)", 1)).fetchone()[0]
+    said = re.search(r"gives (\d+) canonical boards, which stand for `sum\(orbit\)` = (\d+) positions", readme)
+    assert said is not None and (int(said.group(1)), int(said.group(2))) == (len(boards), orbits)
+    assert "`ttt_positions` | (up to 12 cells" in readme and "`ttt_node_lists` |" in readme

@@ -194,17 +194,22 @@ def stats_text(stats: SolutionStats) -> str:
         f"{game.name}: {stats.in_play + finished:,} positions, {stats.in_play:,} in play and {finished:,} finished",
         "",
         "positions in play by their value for the side to move (classes up to symmetry in brackets)",
-        f"{'depth':>5}  {'to move':<8}{'win':>22}{'draw':>22}{'loss':>22}{'finished':>14}",
     ]
-    for depth in stats.depths:
-        cells = "".join(f"{f'{depth.positions[v]:,} ({depth.classes[v]:,})':>22}" for v in ("win", "draw", "loss"))
-        lines.append(f"{depth.depth:>5}  {depth.to_move:<8}{cells}{depth.finished:>14,}")
+    values = ("win", "draw", "loss")
+    counted = [[f"{depth.positions[v]:,} ({depth.classes[v]:,})" for v in values] for depth in stats.depths]
+    wide = max([20, *(len(text) for row in counted for text in row)]) + 2  # columns apart at any size
+    ended = max([8, *(len(f"{depth.finished:,}") for depth in stats.depths)]) + 2
+    lines.append(f"{'depth':>5}  {'to move':<8}" + "".join(f"{v:>{wide}}" for v in values) + f"{'finished':>{ended}}")
+    for depth, row in zip(stats.depths, counted, strict=True):
+        cells = "".join(f"{text:>{wide}}" for text in row)
+        lines.append(f"{depth.depth:>5}  {depth.to_move:<8}{cells}{depth.finished:>{ended},}")
     lines += ["", "positions in play by value and remoteness (plies to the end with best play)"]
     remotenesses = sorted({remoteness for _, remoteness in stats.by_remoteness})
-    lines.append(f"{'plies':>5}{'win':>14}{'draw':>14}{'loss':>14}")
-    for remoteness in remotenesses:
-        cells = "".join(f"{stats.by_remoteness.get((v, remoteness), (0, 0))[0]:>14,}" for v in ("win", "draw", "loss"))
-        lines.append(f"{remoteness:>5}{cells}")
+    by_plies = [[stats.by_remoteness.get((v, remoteness), (0, 0))[0] for v in values] for remoteness in remotenesses]
+    wide = max([12, *(len(f"{count:,}") for row in by_plies for count in row)]) + 2
+    lines.append(f"{'plies':>5}" + "".join(f"{v:>{wide}}" for v in values))
+    for remoteness, row in zip(remotenesses, by_plies, strict=True):
+        lines.append(f"{remoteness:>5}" + "".join(f"{count:>{wide},}" for count in row))
     for extreme, label in ((stats.longest_win, "the longest forced win"), (stats.slowest_loss, "the slowest loss")):
         if extreme is not None:
             lines += ["", f"{label}: {plural(extreme.remoteness, 'ply', 'plies')}, at depth {extreme.depth}, e.g."]

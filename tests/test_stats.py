@@ -106,3 +106,43 @@ def test_the_api_answers_the_librarys_statistics_and_chart(db) -> None:
     with TestClient(create_app(db)) as client:
         answer = client.get("/api/stats").json()
     assert answer == stats.to_document() | {"chart": depth_chart(stats)}
+
+
+def test_the_text_keeps_its_columns_apart_at_any_size(db_path: Path) -> None:
+    """Issue 59: past ten million positions a depth's counts ran into the next column (4x5k4's
+    `5,757,816 (1,439,807)12,705,588`). The figures of tic-tac-toe scaled up must still read as
+    separate columns."""
+    from dataclasses import replace
+
+    from ttt_db.cli.render import stats_text
+
+    with open_database(db_path) as db:
+        stats = solution_stats(db)
+    big = 10**8 + 7
+
+    def scaled(counts: dict[str, int]) -> dict[str, int]:
+        return {value: count * big for value, count in counts.items()}
+
+    large = replace(
+        stats,
+        depths=[
+            replace(
+                depth, positions=scaled(depth.positions), classes=scaled(depth.classes), finished=depth.finished * big
+            )
+            for depth in stats.depths
+        ],
+        by_remoteness={
+            key: (positions * big, classes * big) for key, (positions, classes) in stats.by_remoteness.items()
+        },
+    )
+    lines = stats_text(large).splitlines()
+    start = lines.index("positions in play by their value for the side to move (classes up to symmetry in brackets)")
+    rows = lines[start + 2 : start + 2 + len(stats.depths)]
+    for row, depth in zip(rows, large.depths, strict=True):
+        expected = [str(depth.depth), depth.to_move]
+        for value in ("win", "draw", "loss"):
+            expected += [f"{depth.positions[value]:,}", f"({depth.classes[value]:,})"]
+        assert row.split() == [*expected, f"{depth.finished:,}"], row
+    plies = lines.index("positions in play by value and remoteness (plies to the end with best play)")
+    for row in lines[plies + 2 : plies + 2 + len({r for _, r in stats.by_remoteness})]:
+        assert len(row.split()) == 4, row  # plies, win, draw, loss

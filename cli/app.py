@@ -524,8 +524,11 @@ def export(
         raise fail(f"{output} is a folder: give a file to write (a folder is for --format parquet)")
 
     if format is ExportFormat.uci_endgame:
-        if game != TICTACTOE or depth or rows is not RowMode.positions:
-            raise fail("the UCI Tic-Tac-Toe Endgame data set is tic-tac-toe's (3x3k3), whole: no --depth, no --rows")
+        if game != TICTACTOE:
+            raise fail(f"the UCI Tic-Tac-Toe Endgame data set is tic-tac-toe's (3x3k3), not {game}'s")
+        if depth or rows is not RowMode.positions:
+            given = "--depth" if depth else "--rows classes"
+            raise fail(f"the UCI Tic-Tac-Toe Endgame data set is every finished board, one a row: no {given}")
         with open_db(db, game, digest) as database:
             text = "".join(row + "\n" for row in uci_endgame_rows(database.all_positions()))
         write_text_output(text, output, f"{text.count(chr(10)):,} rows")

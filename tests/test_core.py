@@ -54,8 +54,10 @@ def test_a_level_taken_back_from_its_stored_chunks_is_the_solved_level(name: str
 def test_the_compiled_kernels_load_without_scipys_linear_algebra_which_stays_importable() -> None:
     """numba imports SciPy's BLAS as its array functions load, for inner products no kernel
     computes: the backend keeps that import out of every compiled game's start."""
-    pytest.importorskip("numba")
-    pytest.importorskip("scipy.linalg")
+    pytest.importorskip("numba", reason="numba is not installed (a dependency of ttt-db)")
+    pytest.importorskip(
+        "scipy.linalg", reason="SciPy is not installed, so there is no BLAS import to keep out (no extra has it)"
+    )
     code = (
         "import sys; from ttt_db.game.definition import Game; from ttt_db.ranked.tables import RankedTables; "
         "from ttt_db.ranked import backend; "

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import reference
 
-pq = pytest.importorskip("pyarrow.parquet")
+pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed: pip install -e '.[parquet]'")
 
 
 def _mover_score(rules: reference.Rules, board: str) -> int:

@@ -87,7 +87,7 @@ def test_both_row_modes_hold_to_the_reference(db_path: Path, mode: RowMode) -> N
 
 
 def test_a_class_data_set_holds_every_move_to_the_reference(run, tmp_path: Path) -> None:
-    pq = pytest.importorskip("pyarrow.parquet")
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed: pip install -e '.[parquet]'")
     from ttt_db.store.dataset import split_of, splits_of
 
     folder = tmp_path / "classes"
@@ -128,4 +128,7 @@ def test_export_rows_classes_says_what_it_wrote(run, tmp_path: Path) -> None:
     rows = target.read_text().splitlines()[1:]
     assert sorted(row.split(",")[0] for row in rows) == sorted(at_two)
     refused = run("export", "--format", "uci-endgame", "--rows", "classes")
-    assert refused.exit_code == 2 and "no --rows" in refused.stderr
+    assert refused.exit_code == 2 and "no --rows classes" in refused.stderr and "--depth" not in refused.stderr
+    # issue 59: another game is refused for being another game, not for a --depth never given
+    other = run("export", "--format", "uci-endgame", "--game", "4x4k4")
+    assert other.exit_code == 2 and "not 4x4k4's" in other.stderr and "--depth" not in other.stderr

@@ -523,3 +523,22 @@ def test_the_readmes_sql_line_is_said_to_answer_classes(db_path: Path) -> None:
     said = re.search(r"gives (\d+) canonical boards, which stand for `sum\(orbit\)` = (\d+) positions", readme)
     assert said is not None and (int(said.group(1)), int(said.group(2))) == (len(boards), orbits)
     assert "`ttt_positions` | (up to 12 cells" in readme and "`ttt_node_lists` |" in readme
+
+
+def test_the_readmes_x_first_board_is_found_in_the_export_with_its_marks_swapped(run) -> None:
+    """Issue 59, item 10: the README's lead board has x first; exports hold o-first boards only, and
+    the README says where it is there: the swapped board, with the same value for the side to move."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    said = re.search(r"found with its marks swapped \(`([^`]+)` as `([^`]+)`\)", readme)
+    assert said is not None
+    board, swapped = said.groups()
+    assert swapped == board.translate(str.maketrans("ox", "xo"))
+    asked = json.loads(run("best-moves", board, "--json").stdout)
+    assert asked["first"] == "x"
+    records = [json.loads(line) for line in run("export", "--depth", str(9 - board.count("."))).stdout.splitlines()]
+    found = [record for record in records if record["board"] == swapped]
+    assert len(found) == 1 and found[0]["first"] == "o"
+    assert (found[0]["value"], found[0]["remoteness"]) == (asked["value"], asked["remoteness"])
+    assert found[0]["best_moves"] == asked["best_moves"]

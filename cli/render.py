@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ttt_db.game.definition import Game
 
 if TYPE_CHECKING:
+    from ttt_db.game.rules import Value
     from ttt_db.play.line import Line
     from ttt_db.store.figures import DepthFigures
     from ttt_db.store.position import MoveAnalysis, Position
@@ -195,7 +196,7 @@ def stats_text(stats: SolutionStats) -> str:
         "",
         "positions in play by their value for the side to move (classes up to symmetry in brackets)",
     ]
-    values = ("win", "draw", "loss")
+    values: tuple[Value, ...] = ("win", "draw", "loss")
     counted = [[f"{depth.positions[v]:,} ({depth.classes[v]:,})" for v in values] for depth in stats.depths]
     wide = max([20, *(len(text) for row in counted for text in row)]) + 2  # columns apart at any size
     ended = max([8, *(len(f"{depth.finished:,}") for depth in stats.depths)]) + 2
@@ -208,8 +209,8 @@ def stats_text(stats: SolutionStats) -> str:
     by_plies = [[stats.by_remoteness.get((v, remoteness), (0, 0))[0] for v in values] for remoteness in remotenesses]
     wide = max([12, *(len(f"{count:,}") for row in by_plies for count in row)]) + 2
     lines.append(f"{'plies':>5}" + "".join(f"{v:>{wide}}" for v in values))
-    for remoteness, row in zip(remotenesses, by_plies, strict=True):
-        lines.append(f"{remoteness:>5}" + "".join(f"{count:>{wide},}" for count in row))
+    for remoteness, counts in zip(remotenesses, by_plies, strict=True):
+        lines.append(f"{remoteness:>5}" + "".join(f"{count:>{wide},}" for count in counts))
     for extreme, label in ((stats.longest_win, "the longest forced win"), (stats.slowest_loss, "the slowest loss")):
         if extreme is not None:
             lines += ["", f"{label}: {plural(extreme.remoteness, 'ply', 'plies')}, at depth {extreme.depth}, e.g."]

@@ -153,13 +153,44 @@ def test_a_bot_that_times_out_on_every_board_is_held_to_the_deadline_within_a_ba
     bot = tmp_path / "stuck_bot.py"
     bot.write_text("def play(board):\n    while True:\n        pass\n")
     timeout, seconds = 0.3, 1.5
-    result = run("check", f"{bot}:play", "--strong", "--json", "--timeout", str(timeout), "--max-seconds", str(seconds))
+    options = ["--timeout", str(timeout), "--max-seconds", str(seconds), "--import-timeout", "1"]  # import: not here
+    result = run("check", f"{bot}:play", "--strong", "--json", *options)
     assert result.exit_code == 1, result.output  # every board asked is a failure (an error)
     strong = json.loads(result.stdout)["strong"]
     assert strong["stopped"] == "deadline"
-    assert 1 <= strong["checked"] <= seconds / timeout + 2
+    assert 1 <= strong["checked"] <= seconds / timeout + 2  # a timeout a board at least: fewer when loaded
     assert strong["checked"] == strong["failing"]
     assert strong["reached_in_part"] is True
+
+
+def test_a_slow_bot_is_told_how_long_its_check_takes_from_its_first_answers(db: SolutionDatabase) -> None:
+    """Issue 59: the estimate came after the first batch of 64 boards (an hour for a bot at its 60 s
+    timeout); it now comes once the bot's answers have taken a second, while it is still asked."""
+
+    def slow(board: str) -> list[int]:
+        time.sleep(0.2)
+        return [board.index(".")]
+
+    asked_so_far = [0]
+    said: list[tuple[int, str]] = []
+
+    def progress(done: int, total: int) -> None:
+        asked_so_far[0] = done
+
+    named = NamedAI("slow", slow, False, "sleeps")
+    result = run_checks(
+        named,
+        db,
+        weak=False,
+        budget=CheckBudget(seconds=3.0),
+        progress=progress,
+        notice=lambda line: said.append((asked_so_far[0], line)),
+    ).strong
+    assert result is not None and result.stopped == "deadline"
+    assert len(said) == 1
+    ((asked_then, line),) = said
+    assert line.startswith(f"asking slow at {result.total:,} decision positions of 3x3k3: about ")
+    assert 0 < asked_then < result.checked < 64  # said inside the first batch, and boards asked after it
 
 
 def test_the_weak_search_spends_the_budget_board_by_board_shared_by_the_sides(db: SolutionDatabase) -> None:

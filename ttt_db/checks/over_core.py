@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 ANNOUNCE_SECONDS: Final = 10.0
 """A check that will ask an AI board by board for longer than this says so before it goes on."""
+ANNOUNCE_AFTER: Final = 1.0
+"""Seconds of an AI's answers after which its rate is taken for that (or at the first batch's end)."""
 BATCH: Final = 64
 """Boards in the first batch asked of a board-by-board AI; later batches take about
 BATCH_SECONDS at its rate. The budget is read and progress reported between batches."""
@@ -124,6 +126,7 @@ def check_strong_over_core(
     stopped: str | None = None
     depth = 0
     checked_here = 0  # boards of the level checked so far
+    pace = _Pace(ai.name, game, to_ask, report, notice)
     report(0, to_ask)
     for step in db.core.walk():
         depth, checked_here = step.depth, tally.checked
@@ -148,23 +151,19 @@ def check_strong_over_core(
                 if left is not None:
                     part = part[:left]
                 seconds, done = _check_part(
-                    ai, block, part, answers, target, at_representatives, by_orbit, tally, budget
+                    ai, block, part, answers, target, at_representatives, by_orbit, tally, budget, pace.answered
                 )
                 asking += seconds
                 part = part[:done]  # a deadline met inside the batch: the boards asked before it
                 first += len(part)
                 budget.spend(len(part))
                 asked += len(part)
+                pace.asked, pace.asking = asked, asking
                 report(asked, to_ask)
                 if answers is None:
                     rate = asked / max(asking, 1e-9)
                     step_size = min(max(int(rate * BATCH_SECONDS), MIN_BATCH), MAX_BATCH)
-                    if notice is not None and asked == len(part) and to_ask / rate >= ANNOUNCE_SECONDS:
-                        notice(
-                            f"asking {ai.name} at {to_ask:,} decision positions of {game}: about "
-                            f"{_duration(to_ask / rate)} at its rate on its first {asked:,} boards "
-                            f"({rate:,.0f} a second)"
-                        )
+                    pace.announce(asked, asking)
             if stopped is not None:
                 break
         if stopped is not None:
@@ -187,6 +186,38 @@ def check_strong_over_core(
         depth_reached=depth if stopped is not None else None,
         reached_in_part=tally.checked > checked_here,
     )
+
+
+@dataclass
+class _Pace:
+    """A board-by-board AI's pace: progress after each answer, and what the whole check will take
+    at its rate, said once, as soon as its answers have taken ANNOUNCE_AFTER (or a batch has ended)."""
+
+    ai: str
+    game: Game
+    to_ask: int
+    report: Progress
+    notice: Callable[[str], None] | None
+    asked: int = 0  # boards of the parts done
+    asking: float = 0.0  # their seconds
+    announced: bool = False
+
+    def answered(self, done: int, seconds: float) -> None:
+        """`done` boards of the part answered in `seconds`."""
+        self.report(self.asked + done, self.to_ask)
+        if self.asking + seconds >= ANNOUNCE_AFTER:
+            self.announce(self.asked + done, self.asking + seconds)
+
+    def announce(self, asked: int, seconds: float) -> None:
+        if self.notice is None or self.announced or not asked:
+            return
+        self.announced = True
+        rate = asked / max(seconds, 1e-9)
+        if self.to_ask / rate >= ANNOUNCE_SECONDS:
+            self.notice(
+                f"asking {self.ai} at {self.to_ask:,} decision positions of {self.game}: about "
+                f"{_duration(self.to_ask / rate)} at its rate on its first {asked:,} boards ({rate:,.2g} a second)"
+            )
 
 
 def _check_own_moves(
@@ -260,15 +291,16 @@ def _check_part(
     by_orbit: bool,
     tally: _Tally,
     budget: CheckBudget,
+    answered: Callable[[int, float], None],
 ) -> tuple[float, int]:
     """Ask the AI at the block's slots `part` (the database's own AIs' answers are `answers`), hold
     its answers to the masks `target`, count every failure by kind and keep as many as there is
     room for, each told at its class's canonical board when `at_representatives`. An AI asked once
     per class (`by_orbit`) is asked at the slot's own board, as good as any of its class; the
     canonical board is made only for a failure kept. A board-by-board AI is asked no further once
-    the budget says stop (each answer is bounded by its time limit: a deadline holds within one).
-    Returns the seconds spent waiting for a board-by-board AI's answers and how many of `part`
-    were checked (the first ones)."""
+    the budget says stop (each answer is bounded by its time limit: a deadline holds within one),
+    and `answered(boards, seconds)` is told after each of its answers. Returns the seconds spent
+    waiting for a board-by-board AI's answers and how many of `part` were checked (the first ones)."""
     game = block.tables.game
     errors: dict[int, AIMisbehaved] = {}
     boards: list[str] = []
@@ -291,10 +323,12 @@ def _check_part(
             except AIMisbehaved as error:
                 errors[i] = error
                 chosen.append(0)
+                answered(i + 1, time.perf_counter() - started)
                 continue
             if transforms[i]:
                 answer = untransform_moves(answer, transforms[i], game)
             chosen.append(sum(1 << move for move in answer))
+            answered(i + 1, time.perf_counter() - started)
     asking = time.perf_counter() - started
     moves = block.moves
     assert moves is not None

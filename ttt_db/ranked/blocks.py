@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from ttt_db.ranked.backend import Backend, as_list
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
@@ -196,14 +196,20 @@ class Block:
         return self.sets.cset if self.canonical else self.tables.backend.i64(0)
 
 
+def board_chars(occupied: Any, o_cells: Any, cells: int) -> Any:
+    """Boards as characters (`.`, `x`, `o`), a row of `cells` bytes each, from numpy arrays of their
+    occupied and o's cells."""
+    import numpy as np
+
+    shifts = np.arange(cells, dtype=np.int64)
+    marks = ((occupied[:, None] >> shifts) & 1) + ((o_cells[:, None] >> shifts) & 1)  # 0 empty, 2 o, 1 x
+    return np.frombuffer(b".xo", np.uint8)[marks]
+
+
 def board_texts(backend: Backend, occupied: Ints, o_cells: Ints, cells: int) -> list[str]:
     """Boards as text from their occupied and o's cells (in arrays where the backend is compiled)."""
     if backend.compiled:
-        import numpy as np
-
-        shifts = np.arange(cells, dtype=np.int64)
-        marks = ((occupied[:, None] >> shifts) & 1) + ((o_cells[:, None] >> shifts) & 1)  # 0 empty, 2 o, 1 x
-        text = np.frombuffer(b".xo", np.uint8)[marks].tobytes().decode("ascii")
+        text = board_chars(occupied, o_cells, cells).tobytes().decode("ascii")
         return [text[i : i + cells] for i in range(0, len(text), cells)]
     return [
         "".join("o" if o >> cell & 1 else "x" if occ >> cell & 1 else "." for cell in range(cells))

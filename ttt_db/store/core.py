@@ -28,7 +28,7 @@ from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.slots import level_slots, representative
 from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, core_codes, decompressed
 from ttt_db.store.digest import HASH_BYTES, HASH_PAGE, HASHES_KEY, chunk_hash, extras_checksum, page_hash
-from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras
+from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras, extras_refused
 from ttt_db.store.position import Playout, Position
 from ttt_db.store.reader import Reader
 from ttt_db.store.tables import CHUNK_HASHES, CORE, EXTRAS, META
@@ -390,7 +390,7 @@ class CoreReader:
             counted = offset
             ordinal = offset - empty  # the classes before it: its place among the chunk's extras
             o_wins, x_wins, draws, paths = values[4 * ordinal : 4 * ordinal + 4]
-            if o_wins < 0 or x_wins < 0 or draws < 0 or o_wins + x_wins + draws != ways or paths < 1:
+            if extras_refused(o_wins, x_wins, draws, paths, ways):
                 where = f"table {EXTRAS}, level {depth} chunk {number}"
                 raise DatabaseDamagedError(
                     f"odds {[o_wins, x_wins, draws]} and paths {paths} for slot {slot}: not {ways:,} move orders", where

@@ -316,9 +316,10 @@ class _Columns:
         import numpy as np
         import pyarrow as pa
 
+        from ttt_db.ranked.blocks import board_chars
+
         n, rows = self.game.cells, len(o_cells)
-        marks = ((o_cells[:, None] >> self.cells) & 1) * 2 + ((x_cells[:, None] >> self.cells) & 1)  # 0 . 1 x 2 o
-        text = np.frombuffer(b".xo", np.uint8)[marks]
+        text = board_chars(o_cells | x_cells, o_cells, n)
         offsets = np.arange(0, n * rows + 1, n, dtype=np.int32)
         return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(text.tobytes()))
 

@@ -243,29 +243,22 @@ def _merged(parts: list[_Part]) -> list[_Part]:
 
 
 def _class_texts(extras: LevelExtras | None, *, as_csv: bool) -> dict[str, list[str]]:
-    """The text of each class's `playout`, `paths` and `playout_odds` (none without extras)."""
+    """The text of each class's `playout`, `paths` and `playout_odds` (none without extras): the JSON
+    of each, in CSV the lists and objects quoted as CSV quotes any field with a comma."""
     if extras is None:
         return {}
     values = extras.values
     floats = list(map(repr, (values[:, :3] / extras.ways).reshape(-1).tolist()))  # json.dumps writes a float so
-    odds = _triples(floats)
-    paths = list(map(str, values[:, 3].tolist()))
-    if as_csv:
-        listed = [f"[{o}, {x}, {d}]" for o, x, d in odds]
-        return {
-            "playout": [f'"{text}"' for text in listed],
-            "paths": paths,
-            "playout_odds": [f'"{{""o"": {o}, ""x"": {x}, ""draw"": {d}}}"' for o, x, d in _triples(floats)],
-        }
-    return {
-        "playout": [f"[{o}, {x}, {d}]" for o, x, d in odds],
-        "paths": paths,
-        "playout_odds": [f'{{"o": {o}, "x": {x}, "draw": {d}}}' for o, x, d in _triples(floats)],
+    triples = list(zip(floats[0::3], floats[1::3], floats[2::3], strict=True))
+    texts = {
+        "playout": [f"[{o}, {x}, {d}]" for o, x, d in triples],
+        "paths": list(map(str, values[:, 3].tolist())),
+        "playout_odds": [f'{{"o": {o}, "x": {x}, "draw": {d}}}' for o, x, d in triples],
     }
-
-
-def _triples(items: list[str]) -> Iterator[tuple[str, str, str]]:
-    return zip(items[0::3], items[1::3], items[2::3], strict=True)
+    if as_csv:
+        for key in ("playout", "playout_odds"):
+            texts[key] = ['"' + text.replace('"', '""') + '"' for text in texts[key]]
+    return texts
 
 
 def _json_text(key: str, value: Any) -> str:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
-from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.tables import EXTRAS
 
 if TYPE_CHECKING:  # numpy and the kernels load with the first rows read, not with the command line
@@ -158,10 +157,10 @@ def _canonical_indices(block: Block, where: Ints, per_class: bool) -> NDArray[np
 
 def level_extras_of(core: CoreReader, depth: int) -> LevelExtras:
     """Level `depth`'s odds and paths, every chunk read and checked; DatabaseDamagedError where a
-    class's odds do not add up to its move orders or it has no path."""
+    class's extras cannot be right (`extras_refused`), naming its chunk."""
     import numpy as np
 
-    from ttt_db.store.extras import EXTRAS_FIELDS
+    from ttt_db.store.extras import EXTRAS_FIELDS, extras_refused
 
     ways = factorial(core.game.cells - depth)
     parts = []
@@ -169,23 +168,13 @@ def level_extras_of(core: CoreReader, depth: int) -> LevelExtras:
         codes = core.chunk(depth, number)
         parts.append(np.asarray(core.extras_level_chunk(depth, number, len(codes) - codes.count(0)), np.int64))
     values = np.concatenate(parts).reshape(-1, len(EXTRAS_FIELDS)) if parts else np.zeros((0, 4), np.int64)
-    odds = values[:, :3]
-    wrong = np.flatnonzero((odds < 0).any(axis=1) | (odds.sum(axis=1) != ways) | (values[:, 3] < 1))
+    wrong = np.flatnonzero(extras_refused(values[:, 0], values[:, 1], values[:, 2], values[:, 3], ways))
     if len(wrong):
         o_wins, x_wins, draws, paths = values[wrong[0]].tolist()
+        ends = np.cumsum([len(part) // len(EXTRAS_FIELDS) for part in parts])  # each chunk's classes, summed
+        number = int(np.searchsorted(ends, wrong[0], side="right"))
         raise DatabaseDamagedError(
             f"odds {[o_wins, x_wins, draws]} and paths {paths} for class {int(wrong[0])}: not {ways:,} move orders",
-            f"table {EXTRAS}, level {depth} chunk {_chunk_of_class(core, depth, int(wrong[0]))}",
+            f"table {EXTRAS}, level {depth} chunk {number}",
         )
     return LevelExtras(depth, ways, values)
-
-
-def _chunk_of_class(core: CoreReader, depth: int, index: int) -> int:
-    """The chunk holding the level's `index`-th class."""
-    seen = 0
-    for number in range(core.chunk_count(depth)):
-        codes = core.chunk(depth, number)
-        seen += len(codes) - codes.count(0)
-        if index < seen:
-            return number
-    return index // CHUNK_SLOTS

@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import factorial
-from typing import Final
+from typing import Any, Final
 
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import as_list
@@ -29,6 +29,12 @@ EXTRAS_FIELDS: Final = ("o_wins", "x_wins", "draws", "paths")
 EXTRAS_MAX_CELLS: Final = 16
 """The largest board whose database keeps its classes' random-play odds and paths (exact integers up
 to cells!) beside the ranked core; larger ones keep the core alone."""
+
+
+def extras_refused(o_wins: Any, x_wins: Any, draws: Any, paths: Any, ways: int) -> Any:
+    """Whether a class's extras cannot be right: a negative count, odds that are not its `ways`
+    move orders, or no path to it. Elementwise over numpy arrays of many classes, a bool for one."""
+    return (o_wins < 0) | (x_wins < 0) | (draws < 0) | (o_wins + x_wins + draws != ways) | (paths < 1)
 
 
 def keeps_extras(game: Game) -> bool:

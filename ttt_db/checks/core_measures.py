@@ -14,8 +14,8 @@ perfect play lets it reach. A pass keeps two levels' numbers, 8 bytes each per b
 PASS_BYTES, the seats or the opponents are spread over more passes (`_Passes`). Symmetric boards
 have the same outcomes, so a class is measured once, at its representative: its reach is the sum
 of its boards', and the costliest positions are classes, each shown at its representative. The
-kernels count in exact fractions on a game of at most MEASURED_MAX_CELLS cells (interpreted), in
-float64 on a larger one.
+kernels count in exact fractions on a game of at most MEASURED_MAX_CELLS cells (interpreted,
+whatever backend the core reads with), in float64 on a larger one.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ttt_db.checks.policy_figures import (
     SeatMeasures,
 )
 from ttt_db.game.rules import Mark, play, score_seen_by, side_to_move, value_score
-from ttt_db.ranked.backend import Backend
+from ttt_db.ranked.backend import Backend, interpreted
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.slots import board_of_slot, slot_of
@@ -203,7 +203,7 @@ def _walk_for(
     `ai` against the `fixed` opponents (the kernels' policies 1, 2, ...), and each level's
     positions; `progress` hears the positions met, in the walk and then in each pass."""
     policy = _core_policy(ai)
-    tables = database.core.tables
+    tables = _measuring_tables(database)
     b = tables.backend
     numbers = _Numbers.of(tables)
     policies = (policy, *fixed.values())
@@ -220,12 +220,22 @@ def _walk_for(
         if progress is not None:
             progress(met)
 
-    for step in database.core.walk("backward"):
+    for step in database.core.walk("backward", tables=tables):
         levels[step.depth] = step.here
         positions[step.depth] = step.counts.positions
         met_level(step.depth)
     listed = _Listed.of(policy, tables, numbers)
     return _Walk(tables, numbers, levels, (kinds, odds), keeps, listed, met_level), positions
+
+
+def _measuring_tables(database: SolutionDatabase) -> RankedTables:
+    """The tables the measures walk on: the interpreted kernels' for a game of at most
+    MEASURED_MAX_CELLS cells, whose lists hold exact fractions (numpy's arrays cannot), else the
+    core's own."""
+    tables = database.core.tables
+    if tables.cells > MEASURED_MAX_CELLS or not tables.backend.compiled:
+        return tables
+    return RankedTables(database.game, interpreted())
 
 
 def _outcome(numbers: _Numbers, win: Any, loss: Any) -> Outcome:
@@ -362,9 +372,9 @@ class _Walk:
         mass = numbers.zeros(self.levels[0].sets.size * 2 * nf)
         for i in range(2 * nf):
             mass[i] = numbers.number(ONE)
-        ends = numbers.zeros(4 * nf)
+        ends = numbers.zeros(8 * nf)  # each total, then the rounding it lost (`add_compensated`)
         kept = max(1, reached.costliest if reached is not None else 0)
-        where, shares, sums = b.i64(kept), numbers.zeros(kept), numbers.zeros(1)
+        where, shares, sums = b.i64(kept), numbers.zeros(kept), numbers.zeros(2)
         for depth in range(tables.cells + 1):
             here, below = self.levels[depth], self.levels.get(depth + 1)
             lost = numbers.zeros(here.sets.size if reached is not None else 0)
@@ -375,18 +385,22 @@ class _Walk:
                 run.gather_mass(tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, nf, small, tab)
             if reached is not None and depth < tables.cells:
                 seat = depth % 2
-                sums[0] = numbers.number(ZERO)
+                sums[0] = sums[1] = numbers.number(ZERO)
                 perfect = seat * here.sets.size * nf  # perfect play, the group's first, in the seat's half
                 count = run.largest_shares(
                     here.sets.size, mass, nf, perfect, lost, reached.costliest, where, shares, sums
                 )
                 if sums[0] > 0:
-                    reached.by_depth[seat][depth] = numbers.number(sums[0])
+                    reached.by_depth[seat][depth] = numbers.number(sums[0] + sums[1])
                 reached.found[seat] += [(numbers.number(shares[i]), depth, int(where[i])) for i in range(count)]
             mass = below_mass
             self.met(depth)
+
+        def total(at: int) -> Probability:
+            return numbers.number(ends[at] + ends[4 * nf + at])  # with the rounding it lost
+
         return {
-            (seat, f): (ends[(seat * nf + i) * 2], ends[(seat * nf + i) * 2 + 1])
+            (seat, f): (total((seat * nf + i) * 2), total((seat * nf + i) * 2 + 1))
             for seat in range(2)
             for i, f in enumerate(group)
         }

@@ -1208,6 +1208,18 @@ def set_odds(odds: Ints, i: int, kind: int, n: int, d: int, per: Ints, count: in
         shares[u(at + 2 * p + 1)] = odds[u(row + 1)]
 
 
+def add_compensated(sums: Ints, at: int, x: Any) -> None:
+    """sums[at] += x, the rounding lost kept in sums[at + len(sums) // 2] (Neumaier's sum: a total
+    of millions of small probabilities is then within a few ulps); exact numbers lose nothing."""
+    total = sums[u(at)]
+    added = total + x
+    if abs(total) >= abs(x):
+        sums[u(at + len(sums) // 2)] += (total - added) + x
+    else:
+        sums[u(at + len(sums) // 2)] += (x - added) + total
+    sums[u(at)] = added
+
+
 def move_odds(shares: Ints, at: int, kind: int, per: Ints, p: int, w: int) -> float:
     """The probability of a move of worth w at board p by the policy whose odds `set_odds` put at
     shares[at:]."""
@@ -1357,7 +1369,8 @@ def policy_reach(
     apart from the other's, so that two threads never write one cache line), the probability that
     the play reaches board j's class, is passed to each child's slot in below_mass, laid out alike
     (`gather_mass` then moves it to the class's representative). At a board its mover has lost,
-    it is added to ends[(seat * nf + f) * 2], the seat's wins, or to the entry after, its losses;
+    it is added to ends[(seat * nf + f) * 2], the seat's wins, or to the entry after, its losses
+    (`add_compensated`: ends' second half keeps the rounding);
     so is it at a board the seat has lost (`seat_lost`) against an opponent o that keeps the value
     (keeps[o] 1: it never plays a move outside its kind), and carried no further. Where the policy
     moves (seat d % 2) and `lost` is not empty, lost[j] at a board in play it reaches is what it
@@ -1382,9 +1395,9 @@ def policy_reach(
                 if mass[u(at + f)] == 0:
                     continue
                 if code == LOSS_NOW:
-                    ends[u((seat * nf + f) * 2 + (1 if own_moves else 0))] += mass[u(at + f)]
+                    add_compensated(ends, (seat * nf + f) * 2 + (1 if own_moves else 0), mass[u(at + f)])
                 elif code > LOSS_NOW and keeps[opponents[f]] == 1 and seat_lost(code, d % 2, seat):
-                    ends[u((seat * nf + f) * 2 + 1)] += mass[u(at + f)]  # lost whatever the policy plays
+                    add_compensated(ends, (seat * nf + f) * 2 + 1, mass[u(at + f)])  # lost whatever it plays
                     mass[u(at + f)] = 0
                 elif code > LOSS_NOW:
                     live = 1
@@ -1450,14 +1463,15 @@ def largest_shares(
     total: int, mass: Ints, width: int, at: int, lost: Ints, k: int, where: Ints, shares: Ints, sums: Ints
 ) -> int:
     """Of boards 0..total of a level, the k whose share (mass[j * width + at] * lost[j]) is
-    largest, largest first, to where[] and shares[]; every positive share added to sums[0].
+    largest, largest first, to where[] and shares[]; every positive share added to sums[0]
+    (`add_compensated`: sums[1] keeps the rounding).
     Returns how many were found (at most k)."""
     found = 0
     for j in range(total):
         share = mass[u(j * width + at)] * lost[u(j)]
         if share <= 0:
             continue
-        sums[0] += share
+        add_compensated(sums, 0, share)
         if k == 0 or (found == k and share <= shares[k - 1]):
             continue
         i = found if found < k else k - 1

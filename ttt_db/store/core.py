@@ -356,15 +356,18 @@ class CoreReader:
         *,
         ahead: bool = False,
         tally: bool = False,
+        tables: RankedTables | None = None,
     ) -> Iterator[Step]:
         """The core's levels through the level walker (`ttt_db.ranked.walk.walk`), each held to its
         children (`ahead`: and its children to theirs before the step comes; `tally`: each with its
-        `LevelTally`); the first damage raises DatabaseDamagedError unless a `report` takes it."""
+        `LevelTally`), on `tables` (another backend's) or the core's own; the first damage raises
+        DatabaseDamagedError unless a `report` takes it."""
         from ttt_db.ranked.walk import walk
 
+        on = tables or self.tables
         if report is None:
-            return walk(self.tables, self, direction, depths=depths, ahead=ahead, tally=tally)
-        return walk(self.tables, self, direction, report, depths, ahead=ahead, tally=tally)
+            return walk(on, self, direction, depths=depths, ahead=ahead, tally=tally)
+        return walk(on, self, direction, report, depths, ahead=ahead, tally=tally)
 
     def extras(self, depth: int, slot: int) -> tuple[int, int, int, int]:
         """(o wins, x wins, draws, paths) of the class whose representative is `slot` of level

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 import reference
 
-from ttt_db.ais.registry import BUILTIN_AIS, ai1s, ai2s, load_ai
+from ttt_db.ais.registry import BUILTIN_AIS, ai1s, ai2s, load_ai, parse_probability
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import IterativeDeepening
 from ttt_db.errors import UnknownAIError, UnknownAlgorithmError
@@ -245,3 +246,11 @@ def test_no_ai_is_named_after_a_different_search() -> None:
     # `minimax` is plain minimax among the searches; its AI would be minimax-tt under another name
     with pytest.raises(UnknownAIError):
         load_ai("minimax")
+
+
+@pytest.mark.parametrize("skill", ["1e-1000000", "1.5", "2/3/4", "0x1"])
+def test_a_grade_that_is_not_a_plain_probability_is_refused_unread(skill: str) -> None:
+    """Issue 58: a grade's text with an exponent would be a number of a million digits, computed."""
+    with pytest.raises(UnknownAIError, match=r"perfect@P needs a probability P from 0 to 1"):
+        load_ai(f"perfect@{skill}")
+    assert parse_probability("9/10") == parse_probability(" 0.9 ") == Fraction(9, 10)

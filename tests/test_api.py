@@ -142,6 +142,9 @@ def test_a_policy_file_posted_is_scored_as_the_command_scores_it(client: TestCli
     wrong = client.post("/api/score", content=json.dumps({"x.o......": {"0": 1}}))
     assert wrong.status_code == 400 and "the entry for board 'x.o......'" in wrong.json()["error"]
     assert client.post("/api/score", content="{").status_code == 400
+    # issue 58: 60 bytes that took 144 s and 1.25 GB, then a 500
+    hostile = client.post("/api/score", content=json.dumps({"policy": {"o........": {"4": "1e-1000000", "8": "1"}}}))
+    assert hostile.status_code == 400 and "invalid input '1e-1000000'" in hostile.json()["error"]
     too_big = client.post("/api/score", content=b" " * (MAX_BATCH_BYTES + 1))
     assert too_big.status_code == 413
     with TestClient(create_app(db, check_in_request_cells=4)) as measured_elsewhere:

@@ -68,6 +68,10 @@ def test_every_notation_of_a_board_a_move_and_a_probability_is_read(tmp_path: Pa
         ({"x.o......": {"0": 1}}, "the entry for board 'x.o......': the AI gave a probability to 0, a cell taken by x"),
         ({"x.o......": {"4": -0.5, "1": 1.5}}, "a negative probability"),
         ({"x.o......": {"4": "half"}}, "invalid input 'half': a probability is a number or a fraction"),
+        # issue 58: a text whose exact value would be a number a million digits long is refused unread
+        ({"x.o......": {"4": "1e-1000000", "8": "1"}}, "invalid input '1e-1000000'"),
+        ({"x.o......": {"4": "1/" + "3" * 41, "8": "1"}}, "more than 40 digits"),
+        ({"x.o......": {"4": "1/0"}}, "a division by zero"),
         ({"x.o......": {"z9": 1}}, "the entry for board 'x.o......'"),
         ({"oooxx....": [5]}, "the game is over there"),
         ({"oo.......": [3]}, "the entry for board 'oo.......'"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 import random
+import re
 import signal
 import threading
 import traceback
@@ -14,7 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from math import lcm
+from math import gcd, isfinite, lcm
+from numbers import Real
 from pathlib import Path
 from typing import Any, Final, SupportsIndex
 
@@ -50,6 +52,51 @@ exact, summing to 1 (a collection of moves is each of them with the same probabi
 PROBABILITY_TOLERANCE: Final = 1e-9
 """How far from 1 an AI's probabilities may sum (floats rarely sum to 1 exactly); they are then
 scaled to sum to 1 exactly."""
+
+
+PROBABILITY_DIGITS: Final = 40
+"""The most digits a probability written as text may have ("1/3", "0.25"): a text is read exactly,
+and a longer one (or one with an exponent, "1e-999999", whose exact value is a number of as many
+digits) would cost time and memory without bound."""
+
+PAIRS_PER_CELL: Final = 4
+"""How many (move, probability) entries an answer may give per cell of the board: entries for one
+move are added up, and each addition of an unlike fraction makes the sum's denominator longer."""
+
+_FRACTION_TEXT: Final = re.compile(r"[+-]?(?:\d+/\d+|\d+(?:\.\d*)?|\.\d+)")
+
+
+def probability_of_text(text: str, digits: int = PROBABILITY_DIGITS) -> Fraction:
+    """A number written as a decimal or a fraction ("0.25", "1/3", " -2 "), exactly; ValueError,
+    saying what is wrong (not quoting the text), for any other text, an exponent, a zero
+    denominator or more than `digits` digits."""
+    written = text.strip()
+    if not _FRACTION_TEXT.fullmatch(written):
+        raise ValueError("not a number or a fraction such as 1/3 (written without an exponent)")
+    if sum(character.isdigit() for character in written) > digits:
+        raise ValueError(f"more than {digits} digits")
+    try:
+        return Fraction(written)
+    except ZeroDivisionError:
+        raise ValueError("a division by zero") from None
+
+
+def exact_probability(value: object) -> Fraction:
+    """A probability as a bot or a file gives it, exactly: an int or a Fraction as it is, a float
+    (numpy's too) at its shortest decimal (`0.1` is 1/10, as written, not the binary fraction
+    nearest it), a text by `probability_of_text`; ValueError or TypeError otherwise."""
+    if isinstance(value, bool):
+        raise TypeError("a truth value, not a number")
+    if type(value) is int or type(value) is Fraction:
+        return Fraction(value)
+    if isinstance(value, str):
+        return probability_of_text(value)
+    if isinstance(value, float | Real):
+        number = float(value)
+        if not isfinite(number):
+            raise ValueError("not a number" if number != number else "not a finite number")
+        return Fraction(repr(number))
+    raise TypeError("not a number")
 
 
 def _answer_of(ai: AI, board: str) -> Collection[int]:
@@ -113,6 +160,10 @@ def read_policy(board: str, answer: object) -> Policy:
         pairs = list(items)  # type: ignore[call-overload]
     except (Exception, SystemExit) as error:
         raise misbehaviour(board, error, "raised while its answer was read:") from None
+    if len(pairs) > PAIRS_PER_CELL * len(board):
+        raise AIMisbehaved(
+            board, f"the AI gave {len(pairs):,} probabilities, more than {PAIRS_PER_CELL} per cell of the board"
+        )
     for move, probability in pairs:
         if type(move) is not int and (isinstance(move, bool) or not isinstance(move, SupportsIndex)):
             raise AIMisbehaved(board, f"the AI gave a probability to {move!r:.80}, not a cell index")
@@ -121,16 +172,17 @@ def read_policy(board: str, answer: object) -> Policy:
             where = "off the board" if not 0 <= cell < len(board) else f"a cell taken by {board[cell]}"
             raise AIMisbehaved(board, f"the AI gave a probability to {cell}, {where}")
         try:
-            top, bottom = _ratio(probability)
-        except (TypeError, ValueError, OverflowError):
-            raise AIMisbehaved(
-                board, f"the AI gave move {cell} the probability {probability!r:.80}, not a number"
-            ) from None
+            exact = exact_probability(probability)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise AIMisbehaved(board, f"the AI gave move {cell} the probability {probability!r:.80}, {error}") from None
+        top, bottom = exact.numerator, exact.denominator
         if top < 0:
             raise AIMisbehaved(board, f"the AI gave move {cell} a negative probability, {probability!r:.80}")
         if cell in given:
             before, below = given[cell]
             top, bottom = before * bottom + top * below, below * bottom
+            common_factor = gcd(top, bottom)
+            top, bottom = top // common_factor, bottom // common_factor
         given[cell] = (top, bottom)
     # summed as integers over a common denominator: Fractions' arithmetic costs a gcd a step
     common = lcm(*(bottom for _, bottom in given.values()))
@@ -143,17 +195,6 @@ def read_policy(board: str, answer: object) -> Policy:
 
 
 _TOLERANCE: Final = Fraction(PROBABILITY_TOLERANCE)
-
-
-def _ratio(probability: Any) -> tuple[int, int]:
-    """A probability as (numerator, denominator), exactly: ValueError, TypeError or
-    OverflowError when it is not a finite number."""
-    if type(probability) is float:
-        return probability.as_integer_ratio()
-    if type(probability) is int:
-        return probability, 1
-    exact = probability if type(probability) is Fraction else Fraction(probability)
-    return exact.numerator, exact.denominator
 
 
 def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:

@@ -32,11 +32,10 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any, Final
 
 import ttt_db.ais.limits as limits_module
-from ttt_db.ais.calling import Policy, answer_at, answer_within, misbehaviour, time_limit
+from ttt_db.ais.calling import Policy, answer_at, answer_within, misbehaviour, probability_of_text, time_limit
 from ttt_db.ais.limits import Limits
 from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
@@ -212,8 +211,11 @@ class IsolatedAI:
         self._since = time.monotonic()
         self._next_notice = limits_module.WAITING_NOTICE_SECONDS
         self._say_dropped(board)
-        if "probabilities" in reply:
-            return {int(move): Fraction(p) for move, p in reply["probabilities"]}
+        if "probabilities" in reply:  # the worker's exact texts, within a reply's bytes: no exponent taken
+            try:
+                return {int(move): probability_of_text(p, MAX_REPLY_BYTES) for move, p in reply["probabilities"]}
+            except (TypeError, ValueError) as error:
+                raise AIMisbehaved(board, f"its process sent an unreadable answer: {error}") from None
         if "moves" in reply:
             return tuple(reply["moves"])
         raise AIMisbehaved(board, str(reply.get("reason")), reply.get("where"))

@@ -13,6 +13,7 @@ from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ttt_db.ais.calling import probability_of_text
 from ttt_db.ais.plugins import load_user_ai
 from ttt_db.ais.protocol import AI, CorePolicy, DatabaseProvider, NamedAI, graded_odds
 from ttt_db.ais.rule_based import ai14s
@@ -126,8 +127,8 @@ def _parameter(entry: BuiltinAI, spec: str, text: str, game: Game) -> Parameter:
 def parse_probability(text: str) -> Fraction | None:
     """A probability from 0 to 1 as written ("0.9", "9/10"), exact; None if it is not one."""
     try:
-        value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
+        value = probability_of_text(text)
+    except ValueError:
         return None
     return value if 0 <= value <= 1 else None
 

@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
 
-from ttt_db.ais.calling import Policy, read_policy
+from ttt_db.ais.calling import Policy, probability_of_text, read_policy
 from ttt_db.ais.protocol import CorePolicy, NamedAI
 from ttt_db.errors import AILoadFailedError, AIMisbehaved, AINotForGameError, InputError, UnknownAIError
 from ttt_db.game.board import Board, parse_move
@@ -192,9 +192,9 @@ def _probability(value: object) -> object:
     """A JSON probability as read_policy takes it: a number, or a fraction's text ("1/3")."""
     if isinstance(value, str):
         try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise InputError(value, "a probability is a number or a fraction such as 1/3") from None
+            return probability_of_text(value)
+        except ValueError as error:
+            raise InputError(value, f"a probability is a number or a fraction such as 1/3; this is {error}") from None
     return value
 
 

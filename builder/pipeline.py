@@ -145,7 +145,7 @@ def refuse_what_cannot_fit(game: Game, client: Any, location: DatabaseLocation) 
 
     if keeps_extras(game) and game.cells <= MAX_CELLS:
         return  # a few hundred MB at most
-    workers = 1 if client is None else max(1, len(client.scheduler_info().get("workers", {})))
+    workers = None if client is None else max(1, len(client.scheduler_info().get("workers", {})))
     folder = location.path.parent if location.path is not None else Path(".")
     plan = plan_build(game, workers, folder, measure=False, cluster=client is not None)
     if game.cells > MAX_CELLS:

@@ -26,11 +26,25 @@ from ttt_db.game.definition import Game
 from ttt_db.ranked.slots import MAX_CELLS, canonical_sets, level_slots, o_count
 from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.extras import keeps_extras
+from ttt_db.store.plain import TABLES_MAX_CELLS, writes_tables
 
 STORED_PER_BOARD: Final = 0.3
 """Compressed bytes stored per board of a canonical set: above what the large games measure
 (docs/performance.md); each chunk's row costs CHUNK_ROW_BYTES besides."""
 CHUNK_ROW_BYTES: Final = 64
+EXTRAS_STORED_PER_BOARD: Final = 3.0
+"""Compressed bytes of odds and paths stored per board held, in a game that keeps them (above what
+3x4k3 and 4x4k4 measure)."""
+PLAIN_STORED_PER_BOARD: Final = 110
+"""Bytes of the plain tables (a row per class, the named lists) per board held (above 3x4k3's)."""
+EXTRAS_HELD_PER_BOARD: Final = 80
+"""Bytes held per board of every level while a game that keeps extras counts them: each board's
+odds and paths, each class's row (at or above what 4x4k4's build measures)."""
+WRITING_BYTES: Final = 48 * 10**6
+"""Held while the database is written: SQLite's page cache, the compressors' contexts, the kernels
+that count and write (at or above what the small games' builds measure beyond the process)."""
+PROCESS_BYTES: Final = 160 * 10**6
+"""The process's own memory with the kernels loaded, where the plan does not measure it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,30 +74,55 @@ def plan_levels(game: Game) -> list[PlanLevel]:
 
 @dataclass(frozen=True, slots=True)
 class Rates:
-    """This machine's CPU seconds per move of a board solved, level by level, and per board
-    laid out and compressed."""
+    """This machine's CPU seconds per move of a board solved, level by level, as measured on
+    `measured_on`; per board held, to lay a level out and compress it, to count its odds and paths
+    and to write its plain tables; what starting takes (the imports, the kernels loaded); and the
+    process's memory once it has solved and stored a small game."""
 
     per_move: tuple[float, ...]  # by depth
     per_board_stored: float
+    per_board_extras: float
+    per_board_plain: float
+    starting: float
+    measured_on: Game
+    process_bytes: int
 
 
 PROXY: Final = Game(4, 4, 4)
-"""The game whose levels are laid out and compressed to measure that rate: real codes, in a second."""
+"""The game whose levels are laid out, compressed and counted to measure those rates: real codes,
+in a second."""
+PLAIN_PROXY: Final = Game(3, 3, 3)
+"""The game whose plain tables' rows are made to measure that rate."""
 SAMPLE_SETS: Final = 48
 """Canonical sets of a level solved to measure its rate."""
 SAMPLED_SHARE: Final = 0.95
 """The levels holding this share of the moves are measured; each other level takes the nearest's rate."""
 
 
+def measured_game(game: Game) -> Game:
+    """The game whose levels are timed for `game`'s plan: the game itself up to MAX_CELLS cells,
+    else the largest game within them of its k, its longer side shortened first."""
+    rows, columns = game.rows, game.columns
+    while rows * columns > MAX_CELLS:
+        if columns >= rows:
+            columns -= 1
+        else:
+            rows -= 1
+    return Game(rows, columns, min(game.k, max(rows, columns)))
+
+
 @cache
 def measured_rates(game: Game) -> Rates:
-    """The level step timed on SAMPLE_SETS canonical sets of every level (compiled, one thread),
-    the layout and compression on PROXY's levels."""
+    """The level step timed on SAMPLE_SETS canonical sets of every level of `measured_game(game)`
+    (compiled, one thread), the layout and compression on PROXY's levels."""
     from ttt_db.ranked.backend import Backend, compiled
     from ttt_db.ranked.tables import RankedTables
 
+    starting = time.process_time()
     one_thread = Backend("compiled", compiled().run, 1)
     _solve_whole(RankedTables(Game(2, 2, 2), one_thread))  # compiled before anything is timed
+    starting = time.process_time()  # this process's start: the imports, the kernels loaded
+    game = measured_game(game)
     tables = RankedTables(game, one_thread)
     n = game.cells
     moves = {level.depth: level.boards * (n - level.depth) for level in plan_levels(game)}
@@ -93,7 +132,22 @@ def measured_rates(game: Game) -> Rates:
             break
         sampled[depth] = _sampled_rate(tables, depth)
     per_move = tuple(sampled[min(sampled, key=lambda d: abs(d - depth))] for depth in range(n + 1))
-    return Rates(per_move, _stored_rate(RankedTables(PROXY, one_thread)))
+    stored, extras = _stored_rates(RankedTables(PROXY, one_thread))
+    plain = _plain_rate(RankedTables(PLAIN_PROXY, one_thread))
+    return Rates(per_move, stored, extras, plain, starting, game, _resident_bytes())
+
+
+def _resident_bytes() -> int:
+    """The memory this process holds now (its peak where the system does not say)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource
+        import sys
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
 
 
 def _sampled_rate(tables: Any, depth: int) -> float:
@@ -125,20 +179,38 @@ def _sampled_rate(tables: Any, depth: int) -> float:
     return (time.process_time() - started) / max(1, moves)
 
 
-def _stored_rate(tables: Any) -> float:
-    """CPU seconds per board held to lay a level out and compress it, on every level of PROXY."""
+def _stored_rates(tables: Any) -> tuple[float, float]:
+    """CPU seconds per board held to lay a level out and compress it, and to count the odds and
+    paths of every level, on PROXY."""
     from ttt_db.build.levels import compressed_chunks
     from ttt_db.ranked.step import solve_core
+    from ttt_db.store.extras import count_extras
 
-    boards = 0
+    levels = []
     spent = 0.0
     for level, _ in solve_core(tables):
         started = time.process_time()
         for _ in compressed_chunks(tables, level):
             pass
         spent += time.process_time() - started
-        boards += level.sets.size
-    return spent / max(1, boards)
+        levels.append(level)
+    boards = max(1, sum(level.sets.size for level in levels))
+    started = time.process_time()
+    count_extras(tables, levels[::-1])
+    return spent / boards, (time.process_time() - started) / boards
+
+
+def _plain_rate(tables: Any) -> float:
+    """CPU seconds per board held to make the plain tables' rows, on PLAIN_PROXY."""
+    from ttt_db.ranked.step import solve_core
+    from ttt_db.store.plain import PlainLevels
+
+    solved = list(solve_core(tables))[::-1]
+    levels, counts = [level for level, _ in solved], [counted for _, counted in solved]
+    started = time.process_time()
+    for _ in PlainLevels(tables, levels, counts).rows():
+        pass
+    return (time.process_time() - started) / max(1, sum(level.sets.size for level in levels))
 
 
 def _solve_whole(tables: Any) -> None:
@@ -167,13 +239,17 @@ class Machine:
 @dataclass(frozen=True, slots=True)
 class BuildPlan:
     game: Game
-    workers: int
+    workers: int  # the cores a build on this machine solves on, or a cluster's workers
+    cluster: bool
     levels: tuple[PlanLevel, ...]
     tables_memory: int  # the game's tables: a rank per mask, two levels' sets
-    levels_memory: int  # the widest pair of adjacent levels' boards
+    levels_memory: int  # the widest pair of adjacent levels' boards (every level's, where extras are kept)
+    extras_memory: int  # the odds and paths counted, where the game keeps them
+    process_memory: int  # the process itself with its kernels, and what writing the database holds
     work_disk: int  # the work folder at its fullest: every level's chunks, and a cluster's two levels' files
-    result_disk: int  # the database: every level's chunks
+    result_disk: int  # the database: every level's chunks, the extras and the plain tables
     cpu_seconds: float | None  # at this machine's measured rates (None: not measured)
+    measured_on: Game | None  # the game whose rates were measured (itself up to MAX_CELLS cells)
     machine: Machine
     lacks: list[str] = field(default_factory=list)
 
@@ -187,7 +263,7 @@ class BuildPlan:
 
     @property
     def memory(self) -> int:
-        return self.tables_memory + self.levels_memory
+        return self.tables_memory + self.levels_memory + self.extras_memory + self.process_memory
 
     def to_document(self) -> dict[str, Any]:
         widest = self.widest
@@ -195,6 +271,7 @@ class BuildPlan:
         return {
             "game": self.game.name,
             "workers": self.workers,
+            "cluster": self.cluster,
             "slots": self.total_slots,
             "slots_by_depth": [level.slots for level in self.levels],
             "canonical_sets_by_depth": [level.canonical_sets for level in self.levels],
@@ -203,10 +280,13 @@ class BuildPlan:
             "memory_bytes": self.memory,
             "tables_memory_bytes": self.tables_memory,
             "levels_memory_bytes": self.levels_memory,
+            "extras_memory_bytes": self.extras_memory,
+            "process_memory_bytes": self.process_memory,
             "work_disk_bytes": self.work_disk,
             "result_disk_bytes": self.result_disk,
             "core_hours": hours,
             "hours_on_workers": None if hours is None else hours / self.workers,
+            "measured_on": None if self.measured_on is None else self.measured_on.name,
             "machine": {
                 "cores": self.machine.cores,
                 "memory_bytes": self.machine.memory,
@@ -219,46 +299,80 @@ class BuildPlan:
 
 def plan_build(
     game: Game,
-    workers: int = 1,
+    workers: int | None = None,
     work_dir: Path = Path("."),
     machine: Machine | None = None,
     *,
     measure: bool = True,
     cluster: bool = False,
+    tables: bool | None = None,
 ) -> BuildPlan:
-    """What building `game` on `workers` cores (`cluster`: Dask workers sharing the work folder)
-    takes, and what `machine` (this one by default, with the work folder in `work_dir`) lacks for
-    it; the time measured only where `measure`."""
+    """What building `game` takes on `workers` cores (this machine's by default; `cluster`: Dask
+    workers sharing the work folder), writing the plain tables where `tables` asks (`build
+    --tables`'s rule), and what `machine` (this one by default, with the work folder in
+    `work_dir`) lacks for it; the time measured only where `measure` (over MAX_CELLS cells, on
+    `measured_game`'s levels)."""
+    machine = machine or Machine.here(work_dir)
     levels = tuple(plan_levels(game))
     n = game.cells
+    held = sum(level.boards for level in levels)
     pairs = [levels[d].boards + (levels[d + 1].boards if d < n else 0) for d in range(n + 1)]
     tables_by_depth = [
         4 * 2**n + 5 * (levels[d].sets + (levels[d + 1].sets if d < n else 0)) + 4 * (d + 1) * levels[d].patterns
         for d in range(n + 1)
     ]
     widest = max(range(n + 1), key=lambda d: pairs[d] + tables_by_depth[d])
-    tables_memory = tables_by_depth[widest]
-    levels_memory = pairs[widest] if not keeps_extras(game) else sum(level.boards for level in levels)
-    stored = sum(int(level.boards * STORED_PER_BOARD) + CHUNK_ROW_BYTES * level.chunks for level in levels)
-    work_disk = stored + (max(pairs) if cluster else 0)
-    cpu_seconds = None
-    if measure and n <= MAX_CELLS:
-        rates = measured_rates(game)
-        cpu_seconds = sum(
-            level.boards * ((n - level.depth) * rates.per_move[level.depth] + rates.per_board_stored)
-            for level in levels
-        )
-    machine = machine or Machine.here(work_dir)
-    lacks = []
-    if tables_memory + levels_memory > machine.memory:
-        needed = _size(tables_memory + levels_memory)
-        lacks.append(f"memory: {needed} for the tables and two levels; {_size(machine.memory)} here")
+    extras = keeps_extras(game)
+    levels_memory = pairs[widest] if not extras else held
+    chunks = sum(int(level.boards * STORED_PER_BOARD) + CHUNK_ROW_BYTES * level.chunks for level in levels)
+    plain = n <= TABLES_MAX_CELLS and writes_tables(game, tables)
+    stored = (
+        chunks + int(held * EXTRAS_STORED_PER_BOARD if extras else 0) + (held * PLAIN_STORED_PER_BOARD if plain else 0)
+    )
+    work_disk = chunks + (max(pairs) if cluster else 0)
+    rates = measured_rates(game) if measure else None
+    process = (rates.process_bytes if rates is not None else PROCESS_BYTES) + WRITING_BYTES
+    plan = BuildPlan(
+        game,
+        workers or machine.cores,
+        cluster,
+        levels,
+        tables_by_depth[widest],
+        levels_memory,
+        held * EXTRAS_HELD_PER_BOARD if extras else 0,
+        process,
+        work_disk,
+        stored,
+        None if rates is None else _cpu_seconds(levels, rates, extras, plain),
+        None if rates is None else rates.measured_on,
+        machine,
+    )
+    if plan.memory > machine.memory:
+        plan.lacks.append(f"memory: {_size(plan.memory)} for the build; {_size(machine.memory)} here")
     if work_disk + stored > machine.disk_free:
-        lacks.append(
+        plan.lacks.append(
             f"disk: {_size(work_disk + stored)} for the work folder and the database; {_size(machine.disk_free)} free"
         )
-    return BuildPlan(
-        game, workers, levels, tables_memory, levels_memory, work_disk, stored, cpu_seconds, machine, lacks
+    return plan
+
+
+def _cpu_seconds(levels: tuple[PlanLevel, ...], rates: Rates, extras: bool, plain: bool) -> float:
+    """The CPU time of a build: starting, solving and storing every level (at each level's measured
+    rate, or where the rates are another game's, at their average over that game's moves), counting
+    the odds and paths and making the plain tables where the build does."""
+    n = len(levels) - 1
+    per_move = rates.per_move
+    if len(per_move) != n + 1:
+        measured = plan_levels(rates.measured_on)
+        m = len(measured) - 1
+        moves = [level.boards * (m - level.depth) for level in measured]
+        average = sum(rate * count for rate, count in zip(per_move, moves, strict=True)) / max(1, sum(moves))
+        per_move = (average,) * (n + 1)
+    per_board = (
+        rates.per_board_stored + (rates.per_board_extras if extras else 0) + (rates.per_board_plain if plain else 0)
+    )
+    return rates.starting + sum(
+        level.boards * ((n - level.depth) * per_move[level.depth] + per_board) for level in levels
     )
 
 
@@ -269,26 +383,44 @@ def _size(count: int) -> str:
     return f"{count / 1e3:,.1f} kB"
 
 
+def _duration(seconds: float) -> str:
+    """A CPU time as a reader takes it in: seconds, minutes, hours or days."""
+    for unit, scale in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= 2 * scale:
+            return f"{seconds / scale:,.1f} {unit}"
+    return f"{seconds:,.1f} s" if seconds >= 0.1 else "under 0.1 s"
+
+
 def plan_lines(plan: BuildPlan) -> list[str]:
     """The plan as text: `ttt-db build --plan`, and the refusal of a build that does not fit."""
     widest = plan.widest
-    workers = f"{plan.workers} worker(s)"
+    on = f"a Dask cluster of {plan.workers} workers" if plan.cluster else f"this machine's {plan.workers} cores"
+    held_parts = [f"two adjacent levels {_size(plan.levels_memory)}"]
+    if plan.extras_memory:
+        held_parts = [f"every level {_size(plan.levels_memory)}", f"odds and paths {_size(plan.extras_memory)}"]
     lines = [
-        f"plan for {plan.game.name} on {workers}:",
+        f"plan for {plan.game.name} on {on}:",
         f"  slots:          {plan.total_slots:,} in {len(plan.levels)} levels; held: "
         f"{sum(level.boards for level in plan.levels):,} boards of canonical sets",
         f"  widest level:   depth {widest.depth}, {widest.boards:,} boards ({widest.canonical_sets:,} canonical sets)",
-        f"  memory:         {_size(plan.memory)}: two adjacent levels {_size(plan.levels_memory)}, "
-        f"tables {_size(plan.tables_memory)}",
+        f"  memory:         {_size(plan.memory)}: {', '.join(held_parts)}, tables {_size(plan.tables_memory)}, "
+        f"the process and its writing {_size(plan.process_memory)}",
         f"  work folder:    {_size(plan.work_disk)} at its fullest (--work-dir: shared storage for a cluster)",
-        f"  the database:   about {_size(plan.result_disk)} (compressed chunks)",
+        f"  the database:   about {_size(plan.result_disk)}",
     ]
     if plan.cpu_seconds is not None:
-        hours = plan.cpu_seconds / 3600
+        where = "this machine's measured rate"
+        if plan.measured_on is not None and plan.measured_on != plan.game:
+            where = f"{plan.measured_on.name}'s rate measured on this machine (no game over {MAX_CELLS} cells is)"
         lines.append(
-            f"  time:           {hours:,.2f} CPU hours at this machine's measured rate, "
-            f"{hours / plan.workers:,.2f} h on {workers}"
+            f"  time:           {_duration(plan.cpu_seconds)} of CPU at {where}, "
+            f"{_duration(plan.cpu_seconds / plan.workers)} on {on}"
         )
+        if plan.lacks:
+            lines.append(
+                f"                  a cluster divides it by its workers: {_duration(plan.cpu_seconds / 64)} on 64 "
+                "(docs/scale.md)"
+            )
         lines.append("                  (timed just now on a sample of each level: it moves with this machine's load)")
     lines.append(
         f"  this machine:   {plan.machine.cores} cores, {_size(plan.machine.memory)} of memory, "

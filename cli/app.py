@@ -131,7 +131,7 @@ def build(
         typer.Option(
             "--plan",
             help="Say what the build would take (slots, canonical sets and boards per level, memory, disk, CPU "
-            "hours measured on this machine) and what this machine lacks, and build nothing.",
+            "time measured on this machine) and what this machine lacks, and build nothing.",
         ),
     ] = False,
     source: Annotated[
@@ -177,7 +177,11 @@ def build(
         return
     if plan:
         planned = plan_build(
-            game, workers or 1, work_dir or Path(db or ".").resolve().parent, cluster=bool(workers or scheduler)
+            game,
+            workers,
+            work_dir or Path(db or ".").resolve().parent,
+            cluster=bool(workers or scheduler),
+            tables=tables,
         )
         if as_json:
             print_json(planned.to_document())

@@ -144,8 +144,9 @@ def test_the_plan_of_5x5k4_is_derived_from_its_levels(run) -> None:
     widest = max(range(26), key=lambda depth: boards[depth])
     assert document["widest_level"] == {"depth": widest, "boards": boards[widest], "slots": slots[widest]}
     pair = max(boards[depth] + boards[depth + 1] for depth in range(25))  # two levels held at once
-    assert document["levels_memory_bytes"] == pair
-    assert document["memory_bytes"] == pair + document["tables_memory_bytes"] > 4 * 2**25  # a rank per mask
+    assert document["levels_memory_bytes"] == pair and document["extras_memory_bytes"] == 0  # 25 cells: no extras
+    assert document["memory_bytes"] == pair + document["tables_memory_bytes"] + document["process_memory_bytes"]
+    assert document["tables_memory_bytes"] > 4 * 2**25  # a rank per mask
     assert document["core_hours"] > 0
     machine = document["machine"]
     lacks = {lack.split(":")[0] for lack in document["lacks"]}
@@ -157,6 +158,55 @@ def test_the_plan_of_5x5k4_is_derived_from_its_levels(run) -> None:
     assert f"{sum(slots):,} in 26 levels" in text and f"{sum(boards):,} boards of canonical sets" in text
     assert f"two adjacent levels {pair / 1e9:,.1f} GB" in text  # the memory's largest part, a line of its own
     assert "timed just now on a sample of each level: it moves with this machine's load" in text
+
+
+def test_a_small_games_plan_holds_what_its_build_takes(run, tmp_path: Path) -> None:
+    """Issue 59: 4x4k4's plan said 2.5 MB, a 424 kB file and 0.00 CPU hours; its build took 431 MB,
+    3.99 MB and seconds. The plan of 3x4k3 (odds, paths and plain tables kept) against its build's
+    peak memory (in a process of its own, the kernels compiled in a first one) and its file."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba")
+    build = (
+        "import sys\n"
+        "from ttt_db.build import build_database\n"
+        "from ttt_db.game.definition import Game\n"
+        "build_database(sys.argv[1], game=Game.parse('3x4k3'))\n"
+        "print(open('/proc/self/status').read())\n"  # VmHWM, its own peak (ru_maxrss counts the parent's before exec)
+    )
+    if not Path("/proc/self/status").exists():
+        pytest.skip("a process's own peak memory is read from /proc")
+    peaks = []
+    for name in ("first.sqlite", "second.sqlite"):
+        done = subprocess.run([sys.executable, "-c", build, str(tmp_path / name)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        peaks.append(int(done.stdout.split("VmHWM:")[1].split()[0]) * 1024)
+    planned = subprocess.run(  # in a process of its own, as a user runs it: the plan measures its own memory
+        [sys.executable, "-m", "cli", "build", "--game", "3x4k3", "--plan", "--json"], capture_output=True, text=True
+    )
+    assert planned.returncode == 0, planned.stderr
+    document = json.loads(planned.stdout)
+    assert peaks[1] <= document["memory_bytes"] <= 3 * peaks[1], (peaks, document["memory_bytes"])
+    size = (tmp_path / "second.sqlite").stat().st_size
+    assert size <= document["result_disk_bytes"] <= 3 * size
+    assert document["extras_memory_bytes"] > 0 and document["core_hours"] * 3600 > 0.05
+    text = run("build", "--game", "3x4k3", "--plan").stdout
+    assert f"on this machine's {os.cpu_count()} cores" in text and "worker(s)" not in text
+    assert " s of CPU at this machine's measured rate" in text and "0.00" not in text
+
+
+def test_a_game_beyond_this_machine_is_timed_at_a_measured_games_rate(run) -> None:
+    """Issue 59: plans that do not fit gave no time at all, not even on a cluster."""
+    from ttt_db.build.plan import measured_game
+
+    assert measured_game(Game.parse("4x7k4")) == Game.parse("4x6k4")
+    assert measured_game(Game.parse("6x6k5")) == Game.parse("5x5k5")
+    assert measured_game(Game.parse("4x4k4")) == Game.parse("4x4k4")
+    text = run("build", "--game", "4x7k4", "--plan", "--workers", "4").stdout
+    assert "plan for 4x7k4 on a Dask cluster of 4 workers:" in text
+    assert "of CPU at 4x6k4's rate measured on this machine (no game over 25 cells is)" in text
+    assert ("a cluster divides it by its workers:" in text) is ("it lacks:" in text)  # 320 GB: it lacks, here
 
 
 def test_a_build_this_machine_cannot_hold_is_refused_with_its_plan(

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import sys
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import factorial
 from typing import Any, Final
 
 from ttt_db.game.definition import Game
-from ttt_db.ranked.backend import as_list
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
@@ -49,16 +49,21 @@ class ExtrasChunk:
     blob: bytes
 
 
-def encode_extras(chunk: int, values: Sequence[int]) -> ExtrasChunk:
-    """A chunk's extras (EXTRAS_FIELDS integers per class), compressed (its checksum, bound to the
-    core chunk's hash, is the writer's: `ttt_db.store.digest.extras_checksum`)."""
+def encode_extras(chunk: int, values: Any) -> ExtrasChunk:
+    """A chunk's extras (EXTRAS_FIELDS integers per class: a sequence, or a numpy array's slice),
+    compressed (its checksum, bound to the core chunk's hash, is the writer's:
+    `ttt_db.store.digest.extras_checksum`)."""
     import zstandard
 
-    packed = array("q", values)
-    if sys.byteorder == "big":
-        packed.byteswap()
-    blob = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(packed.tobytes())
-    classes = len(packed) // len(EXTRAS_FIELDS)
+    if hasattr(values, "astype"):
+        data = values.astype("<i8").tobytes()
+    else:
+        packed = array("q", values)
+        if sys.byteorder == "big":
+            packed.byteswap()
+        data = packed.tobytes()
+    blob = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(data)
+    classes = len(data) // 8 // len(EXTRAS_FIELDS)
     return ExtrasChunk(chunk, classes, blob)
 
 
@@ -74,16 +79,14 @@ def decode_extras(data: bytes) -> array[int]:
 @dataclass(frozen=True)
 class ExtrasLevel:
     """A level's extras: every representative with a code (its slot, in slot order) and its
-    EXTRAS_FIELDS values, the level's tree nodes (the sum of its boards' paths), its chunks."""
+    EXTRAS_FIELDS values, as the backend's arrays (`as_list` reads a part), the level's tree nodes
+    (the sum of its boards' paths), its chunks."""
 
     depth: int
     tree_nodes: int
-    slots: list[int]
-    values: list[int]  # EXTRAS_FIELDS per representative
+    slots: Any
+    values: Any  # EXTRAS_FIELDS per representative
     chunks: list[ExtrasChunk]
-
-    def values_of(self, index: int) -> list[int]:
-        return self.values[index * len(EXTRAS_FIELDS) : (index + 1) * len(EXTRAS_FIELDS)]
 
 
 def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLevel]:
@@ -148,14 +151,17 @@ def _extras_level(tables: RankedTables, level: Level, playouts: object, paths: o
     slots, values = b.i64(sets.size), b.i64(sets.size * len(EXTRAS_FIELDS))
     found = run.gather_classes(sets.arrays, 0, sets.canonical, level.codes, weights, playouts, paths, slots, values, 0)
     tree_nodes = int(run.weighted_sum(sets.size, paths, weights))
-    kept, numbers = as_list(slots, found), as_list(values, found * len(EXTRAS_FIELDS))
+    kept, numbers = _part(slots, found), _part(values, found * len(EXTRAS_FIELDS))
     chunks = []
     start = 0
     for number in range(-(-level_slots(tables.cells, sets.depth) // CHUNK_SLOTS)):
-        end = start
-        while end < found and kept[end] < (number + 1) * CHUNK_SLOTS:
-            end += 1
-        part = numbers[start * len(EXTRAS_FIELDS) : end * len(EXTRAS_FIELDS)]
-        chunks.append(encode_extras(number, part))
+        end = bisect_left(kept, (number + 1) * CHUNK_SLOTS, lo=start)
+        chunks.append(encode_extras(number, numbers[start * len(EXTRAS_FIELDS) : end * len(EXTRAS_FIELDS)]))
         start = end
     return ExtrasLevel(sets.depth, tree_nodes, kept, numbers, chunks)
+
+
+def _part(values: Any, count: int) -> Any:
+    """The first `count` of an array, apart from it (a numpy slice would hold the whole array)."""
+    part = values[:count]
+    return part.copy() if hasattr(part, "copy") else part

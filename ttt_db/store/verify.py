@@ -20,6 +20,7 @@ from typing import Any
 
 from ttt_db.errors import DatabaseDamagedError, ReadFailedError
 from ttt_db.game.definition import TICTACTOE
+from ttt_db.ranked.backend import as_list
 from ttt_db.ranked.slots import board_of_slot
 from ttt_db.ranked.step import Level, LevelCounts
 from ttt_db.ranked.walk import Damage
@@ -266,8 +267,8 @@ def verify_extras(report: VerifyReport, db: SolutionDatabase, levels: Sequence[L
     for level in recounted:
         start = 0
         for chunk in level.chunks:
-            values = level.values[start * width : (start + chunk.classes) * width]
-            slots = level.slots[start : start + chunk.classes]
+            values = as_list(level.values[start * width : (start + chunk.classes) * width])
+            slots = as_list(level.slots[start : start + chunk.classes])
             start += chunk.classes
             try:
                 found = db.core.extras_level_chunk(level.depth, chunk.chunk, chunk.classes)

@@ -301,6 +301,13 @@ def _check_all(
             row += f" {result.correct:>6,}/{result.total:,}"
             row += "" if result.complete else f" (stopped after {result.checked:,})"
         typer.echo(row)
+    timed = [named.name for named in ais if not named.deterministic]
+    if timed:
+        typer.echo(
+            f"{' and '.join(timed)} {'answers' if len(timed) == 1 else 'answer'} by the clock: how deep "
+            f"{'it searches' if len(timed) == 1 else 'they search'} follows the machine's speed and load, "
+            "so a row can change from run to run"
+        )
     return decided
 
 
@@ -547,6 +554,11 @@ def score_lines(measures: PolicyMeasures) -> list[str]:
             f"{plural(measures.asked, 'position')} asked: each figure is what it is sure of (every position "
             "not asked played as badly as it could be); the expected score's best case follows it"
         ]
+    if measures.uniform_answers:
+        lines.append(
+            f"at {plural(measures.uniform_answers, 'position')} it answered several moves: each is taken as "
+            "played with the same probability (answer {move: probability} to give others)"
+        )
     for seat in measures.seats.values():
         best = {1: "a win", 0: "a draw", -1: "a loss"}[seat.value]
         lines.append(f"as {seat.seat} (the start is {best} for {seat.seat} with best play):")

@@ -12,7 +12,7 @@ import reference
 from ttt_db.ais.registry import BUILTIN_AIS, ai1s, ai2s, load_ai, parse_probability
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import IterativeDeepening
-from ttt_db.errors import UnknownAIError, UnknownAlgorithmError
+from ttt_db.errors import AIUnusableError, UnknownAIError, UnknownAlgorithmError
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.search.algorithms import parse_algorithm, run_search
 from ttt_db.search.evaluation import board_score
@@ -199,7 +199,7 @@ def test_user_ai_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(UnknownAIError, match="module 'userais_errors' has no attribute 'missing'"):
         load_ai("userais_errors:missing")
-    with pytest.raises(UnknownAIError, match="'NOT_CALLABLE' in 'userais_errors' is not callable"):
+    with pytest.raises(AIUnusableError, match="'NOT_CALLABLE' in 'userais_errors' is a int, not callable"):
         load_ai("userais_errors:NOT_CALLABLE")
     with pytest.raises(UnknownAIError, match="importing 'userais_broken' raised RuntimeError: boom"):
         load_ai("userais_broken:play")

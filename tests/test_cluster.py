@@ -183,7 +183,9 @@ def test_a_small_games_plan_holds_what_its_build_takes(run, tmp_path: Path) -> N
         assert done.returncode == 0, done.stderr
         peaks.append(int(done.stdout.split("VmHWM:")[1].split()[0]) * 1024)
     planned = subprocess.run(  # in a process of its own, as a user runs it: the plan measures its own memory
-        [sys.executable, "-m", "ttt_db.cli", "build", "--game", "3x4k3", "--plan", "--json"], capture_output=True, text=True
+        [sys.executable, "-m", "ttt_db.cli", "build", "--game", "3x4k3", "--plan", "--json"],
+        capture_output=True,
+        text=True,
     )
     assert planned.returncode == 0, planned.stderr
     document = json.loads(planned.stdout)

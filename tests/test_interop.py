@@ -218,6 +218,9 @@ def test_check_takes_a_bot_factory_by_name_and_refuses_a_bare_sampling_bot(
     refused = run("check", "mcts_bots.py:bot", "--weak")
     assert refused.exit_code == 2
     assert "it is a MCTSBot, which samples its moves (its _random_state)" in refused.stderr
+    # issue 59: the bot was found; "unknown AI" read as if the name were wrong
+    assert "AI 'mcts_bots.py:bot' was found but cannot be asked for moves as it is" in refused.stderr
+    assert "unknown AI" not in refused.stderr
     assert "def make_bot(seed): return MCTSBot(...), checked over seeds 0 to 15" in refused.stderr
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
@@ -420,3 +421,46 @@ def test_score_without_a_best_response_leaves_it_and_nash_conv_out(run, db: Solu
     assert stopped.exit_code == 4, stopped.output
     document = json.loads(stopped.stdout)
     assert document["nash_conv_bounds"] is None and list(document["best_case"]["o"]) == ["perfect", "random"]
+
+
+def test_an_answer_of_several_moves_is_said_to_be_taken_as_uniform(run, db: SolutionDatabase, tmp_path: Path) -> None:
+    """Issue 59: a list answer was measured as each move equally likely, and `score` never said so."""
+
+    def two(board: str) -> list[int]:
+        return [i for i, cell in enumerate(board) if cell == "."][:2]
+
+    def halves(board: str) -> dict[int, float]:
+        moves = two(board)
+        return {move: 1 / len(moves) for move in moves}
+
+    listed = measure_policy(NamedAI("two", two, None, ""), db)
+    given = measure_policy(NamedAI("halves", halves, None, ""), db)
+    assert listed.seats == given.seats and given.uniform_answers == 0
+    several = {board for board in _reached_boards(two, db) if len(two(board)) > 1}
+    assert listed.uniform_answers == len(several) > 0
+    assert listed.to_document()["uniform_answers"] == len(several)
+    (tmp_path / "two_moves.py").write_text(
+        "def play(board):\n    return [i for i, c in enumerate(board) if c == '.'][:2]\n"
+    )
+    text = run("score", str(tmp_path / "two_moves.py") + ":play").stdout
+    assert f"at {len(several):,} positions it answered several moves: each is taken as played with the same" in text
+
+
+def _reached_boards(play: Callable[[str], list[int]], db: SolutionDatabase) -> set[str]:
+    """The boards in play where `play` moves, in either seat, against every reply (reference rules)."""
+    rules = reference.TICTACTOE
+    found: set[str] = set()
+    for seat in ("o", "x"):
+        frontier, seen = [rules.empty], set()
+        while frontier:
+            board = frontier.pop()
+            if board in seen or rules.finished(board):
+                continue
+            seen.add(board)
+            children = dict(rules.children(board))
+            if rules.mover(board) == seat:
+                found.add(board)
+                frontier += [children[move] for move in play(board)]
+            else:
+                frontier += children.values()
+    return found

@@ -167,6 +167,15 @@ class AINotForGameError(UnknownAIError):
         return f"AI {self.spec!r} does not play {self.game_name}"
 
 
+class AIUnusableError(UnknownAIError):
+    """A user's AI that was found but is not something ttt-db can ask for moves as it is (an
+    object that is not callable, an OpenSpiel bot that samples, a factory giving neither a bot nor
+    a policy): the reason says what to write instead."""
+
+    def headline(self) -> str:
+        return f"AI {self.spec!r} was found but cannot be asked for moves as it is"
+
+
 class AILoadFailedError(UnknownAIError):
     """A user's AI that was found but failed to load: its import raised (a SyntaxError, a module it
     imports missing), exited, or was not ready in time."""

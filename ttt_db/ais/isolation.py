@@ -39,8 +39,11 @@ from ttt_db.ais.calling import Policy, answer_at, answer_within, misbehaviour, p
 from ttt_db.ais.limits import Limits
 from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
-from ttt_db.errors import AILoadFailedError, AIMisbehaved, AINotForGameError, UnknownAIError
+from ttt_db.errors import AILoadFailedError, AIMisbehaved, AINotForGameError, AIUnusableError, UnknownAIError
 from ttt_db.game.definition import Game
+
+_REFUSALS: Final[dict[str, type[UnknownAIError]]] = {"failed": AILoadFailedError, "unusable": AIUnusableError}
+"""How the worker names a refusal of the AI it was to load (any other is an UnknownAIError)."""
 
 WINDOW: Final = 64
 """Boards sent to a worker before their answers are read (`IsolatedAI.ask_ahead`)."""
@@ -170,7 +173,7 @@ class IsolatedAI:
             reason, not_for = str(reply["refused"]), reply.get("not_for_game")
             if isinstance(not_for, str):
                 raise AINotForGameError(self.spec, not_for, reason)
-            refused = AILoadFailedError if reply.get("failed") is True else UnknownAIError
+            refused = _REFUSALS.get(str(reply.get("refusal")), UnknownAIError)
             raise refused(self.spec, reason)
         if first:
             self.summary = str(reply.get("ready") or "user AI")
@@ -477,7 +480,8 @@ def main(arguments: list[str]) -> int:
         named = load_user_ai(spec, game_from_name(game_name))
     except UnknownAIError as error:
         not_for = error.game_name if isinstance(error, AINotForGameError) else None
-        send({"refused": error.reason, "failed": isinstance(error, AILoadFailedError), "not_for_game": not_for})
+        refusal = next((name for name, kind in _REFUSALS.items() if isinstance(error, kind)), "unknown")
+        send({"refused": error.reason, "refusal": refusal, "not_for_game": not_for})
         return 0
     except BaseException as error:  # the user's module, while importing: anything at all
         send({"refused": f"importing it raised {type(error).__name__}: {error}"[:_REASON_CHARS], "failed": True})

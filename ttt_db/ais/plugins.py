@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
 
-from ttt_db.errors import AILoadFailedError, AINotForGameError, StopRequested, UnknownAIError
+from ttt_db.errors import AILoadFailedError, AINotForGameError, AIUnusableError, StopRequested, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 
 if TYPE_CHECKING:
@@ -103,7 +103,11 @@ def load_user_ai(spec: str, game: Game) -> NamedAI:
         target = getattr(target, part)
     target = _adapted(spec, attribute, target, game)
     if not callable(target):
-        raise UnknownAIError(spec, f"{attribute!r} in {module_name!r} is not callable")
+        raise AIUnusableError(
+            spec,
+            f"{attribute!r} in {module_name!r} is a {type(target).__name__}, not callable: an AI is called with "
+            "the board, function(board) -> moves",
+        )
     doc = getattr(target, "__doc__", None)
     doc_lines = doc.strip().splitlines() if isinstance(doc, str) else []
     return NamedAI(spec, _told_the_game(target, game), None, doc_lines[0] if doc_lines else "user AI")
@@ -136,7 +140,7 @@ def _adapted(spec: str, attribute: str, target: object, game: Game) -> object:
             and made_names[0] in PETTINGZOO_PARAMETERS[0]
         ):
             return _from_pettingzoo(spec, target, game, FACTORY_SEEDS)
-        raise UnknownAIError(
+        raise AIUnusableError(
             spec,
             f"{attribute!r} takes a seed and gave {type(made).__name__}, neither an OpenSpiel bot nor a PettingZoo "
             "policy: an AI is called with the board, function(board) -> moves",
@@ -193,7 +197,7 @@ def _from_openspiel(spec: str, target: object) -> object:
     if isinstance(target, pyspiel.Bot):
         sampler = next((name for name in SAMPLING_BOT_ATTRIBUTES if hasattr(target, name)), None)
         if sampler is not None:
-            raise UnknownAIError(
+            raise AIUnusableError(
                 spec,
                 f"it is a {type(target).__name__}, which samples its moves (its {sampler}): one object checked is "
                 "one random stream. Name a factory instead, def make_bot(seed): return "

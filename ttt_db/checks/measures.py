@@ -20,7 +20,7 @@ from functools import partial
 from math import gcd, lcm
 from typing import Final
 
-from ttt_db.ais.calling import Policy, answers_ahead, as_policy, ask_ahead, policy_at
+from ttt_db.ais.calling import Policy, answer_at, answers_ahead, as_policy, ask_ahead, policy_at
 from ttt_db.ais.protocol import CorePolicy, NamedAI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.policy_figures import (
@@ -358,7 +358,15 @@ def measure_policy(
             ai, database, costliest=costliest, against=against, progress=progress, best_response=best_response
         )
     asked: set[str] = set()
-    answer = _asked(ai)
+    uniform_at: set[str] = set()  # boards where its answer was several moves, each taken as equally likely
+
+    def answered(board: str) -> Policy:
+        found = answer_at(ai.play, board)
+        if not isinstance(found, dict) and len(found) > 1:
+            uniform_at.add(board)
+        return as_policy(found)
+
+    answer = _remembered(answered)
     stopped: list[str] = []
     if budget is not None:
         budget.start()
@@ -418,11 +426,11 @@ def measure_policy(
         costs.sort(key=lambda cost: (-cost.share, cost.ply, cost.board))
         seats[seat] = SeatMeasures(seat, value_for(game.empty_board), outcomes, by_depth, costs[:costliest])
     if not stopped:
-        return PolicyMeasures(ai.name, game, seats, len(asked))
+        return PolicyMeasures(ai.name, game, seats, len(asked), uniform_answers=len(uniform_at))
     best_case: dict[Mark, dict[str, Outcome]] = {}
     for seat in SEATS:
         value_for = partial(_seat_value, mover_value, seat)
         bound = None if searched else _at_best(opponents, value_for)
         walker = _Seat(seat, tree, policy, tuple(opponents.values()), best_case=True, bound=bound)
         best_case[seat] = walker.outcomes(opponents, game.empty_board)
-    return PolicyMeasures(ai.name, game, seats, len(asked), stopped[0], best_case)
+    return PolicyMeasures(ai.name, game, seats, len(asked), stopped[0], best_case, uniform_answers=len(uniform_at))

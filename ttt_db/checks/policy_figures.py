@@ -145,6 +145,7 @@ class PolicyMeasures:
     stopped: str | None = None  # why it was asked no more (a CheckBudget's stop reason); None: exact
     best_case: dict[Mark, dict[str, Outcome]] | None = None  # stopped: the unasked positions played their best
     over_core: bool = False  # measured over the ranked core (`measure_over_core`), every position at once
+    uniform_answers: int = 0  # positions where it answered several moves, taken as each equally likely
 
     @property
     def exact(self) -> bool:
@@ -188,6 +189,7 @@ class PolicyMeasures:
             "game": self.game.name,
             "asked": self.asked,
             "over_core": self.over_core,
+            "uniform_answers": self.uniform_answers,
             "arithmetic": "exact" if self.exact else "float64",
             "stopped": self.stopped,
             "seats": {seat: measures.to_document() for seat, measures in self.seats.items()},

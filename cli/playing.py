@@ -199,13 +199,13 @@ def _hint_lines(database: SolutionDatabase, playthrough: Playthrough) -> list[st
     position = database.lookup(playthrough.board.cells)
     outcome = {"win": "win", "draw": "draw", "loss": "lose"}[position.value]
     lines = [f"hint: you {outcome} with best play"]
+    hinted = position.hinted_moves
     if position.value == "draw":
-        lines.append(f"best: {describe_moves(position.best_moves, game)}")
-    else:  # a decided game: the fastest win, the slowest loss first, as --shortest has it
-        fastest = position.best_moves_shortest
+        lines.append(f"best: {describe_moves(hinted, game)}")
+    else:
         which = "the fastest win" if position.value == "win" else "the slowest loss"
-        lines.append(f"best: {describe_moves(fastest, game)}, {which}")
-        slower = [move for move in position.best_moves if move not in fastest]
+        lines.append(f"best: {describe_moves(hinted, game)}, {which}")
+        slower = [move for move in position.best_moves if move not in hinted]
         if position.value == "win" and slower:
             lines.append(f"also winning, more slowly: {describe_moves(slower, game)}")
     for analysis in position.moves_best_first():

@@ -20,6 +20,8 @@ from pathlib import Path
 VIEWPORTS = {"desktop": (1280, 800), "phone": (390, 844), "narrow": (360, 740)}
 VIEWS = {
     "play": "?moves=4,0,8&as=both",
+    "hints": "?moves=4,0,8&as=both&hints=1",
+    "lost-hints": "?board=ox.o.....&as=both&hints=1",
     "won": "?moves=4,0,1,2,7&as=both",
     "x-first": "?board=ox..x....&moves=7&as=both",
     "bad-url": "?moves=4,4&as=z",

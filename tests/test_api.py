@@ -279,11 +279,30 @@ def test_a_check_of_a_large_game_runs_in_the_background_with_its_progress(db: So
             assert result["done"] >= 0 and result["phase"] in ("starting", "weak", "strong")
             time.sleep(0.05)
             result = client.get("/api/check", params={"ai": "ai1s", "limit": "5"}).json()
+        reaped_by = time.monotonic() + 30  # issue 59: a <defunct> worker stayed beside the server
+        while _zombie_children() and time.monotonic() < reaped_by:
+            time.sleep(0.05)
+        assert not _zombie_children()
     from ttt_db.checks.budget import CheckBudget
     from ttt_db.web.checking import PAGE_FAILURES_KEPT
 
     expected = run_checks(load_ai("ai1s"), db, budget=CheckBudget(failures_kept=PAGE_FAILURES_KEPT)).to_document(0, 5)
     assert result == expected | {"status": "done"}  # the same result as the command line's
+
+
+def _zombie_children() -> list[int]:
+    """This process's children that have ended and not been waited for (Linux's /proc; else none)."""
+    import os
+
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] == "Z" and int(fields[1]) == os.getpid():
+            found.append(int(stat.parent.name))
+    return found
 
 
 def test_a_background_check_can_be_cancelled_and_frees_the_server_for_another(db_3x4k3_path) -> None:

@@ -77,6 +77,32 @@ def test_a_position_shows_every_move_by_its_value_with_the_best_ringed(db: Solut
     assert "o to move" in html and "a draw" in html
 
 
+def test_a_decided_position_rings_the_fastest_win_or_the_slowest_loss(db: SolutionDatabase) -> None:
+    """Issue 59: in a lost position every move keeps the value, and every one was ringed; the ring
+    (as play's hint and the page's) is the slowest loss, and in a won one the fastest win."""
+    solve = reference.solver()
+    seen = set()
+    for board in reference.reachable():
+        solved = solve(board)
+        if RULES.finished(board) or solved.score == 0:
+            continue
+        value = "win" if (solved.score > 0) == (RULES.mover(board) == "o") else "loss"
+        if value in seen:
+            continue
+        shortest = reference.best_moves(board, shortest=True)
+        if set(shortest) == set(reference.best_moves(board)):
+            continue  # every best move as fast: nothing to tell apart
+        seen.add(value)
+        position = db.lookup(board)
+        assert position.value == value and position.hinted_moves == tuple(shortest)
+        assert position.to_document()["hinted_moves"] == list(shortest)
+        (svg,) = _svgs(_bundle(position)["text/html"])
+        assert [name for name, _ in _ringed(svg)] == [Game.parse("3x3k3").move_name(m) for m in shortest], board
+        if seen == {"win", "loss"}:
+            break
+    assert seen == {"win", "loss"}
+
+
 def test_a_check_report_shows_its_verdict_and_draws_the_decisive_mistakes(db: SolutionDatabase) -> None:
     from test_decisive_mistake import expected_mistake
 

@@ -102,6 +102,9 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def open_page(page: Any, url: str) -> None:
+    """The page at `url`, hints on unless the url says (they are off by default: spoilers)."""
+    if "hints=" not in url:
+        url += ("&" if "?" in url else "?") + "hints=1"
     page.goto(url)
     page.wait_for_selector("body[data-ready='1']")
 
@@ -199,9 +202,11 @@ def test_the_statistics_view_draws_the_librarys_chart_and_table(
     six = stats.depths[6]
     assert len(titles) == 3 * len(stats.depths) and f"depth 6: {six.positions['win']:,} win for {six.to_move}" in titles
     rows = [row.split("\t") for row in page.locator("#stats-remoteness tbody tr").all_inner_texts()]
-    assert [(value, int(plies), int(positions.replace(",", ""))) for value, plies, positions, _ in rows] == [
+    shown = [(value, int(plies), int(positions.replace(",", ""))) for value, plies, positions, _ in rows]
+    assert sorted(shown) == [
         (value, remoteness, positions) for (value, remoteness), (positions, _) in sorted(stats.by_remoteness.items())
     ]
+    assert [value for value, _, _ in shown] == sorted((v for v, _, _ in shown), key=["win", "draw", "loss"].index)
     summary = page.locator("#stats-summary").inner_text()
     assert f"{stats.decision:,} ({100 * stats.decision / stats.in_play:.1f}% of those in play)" in summary
     assert stats.longest_win is not None and f"from {stats.longest_win.board}" in summary
@@ -626,13 +631,18 @@ def test_one_colour_language_on_an_x_first_board(page: Any, server_url: str, tmp
 
 
 def test_hints_off_hide_every_value(page: Any, server_url: str) -> None:
-    open_page(page, f"{server_url}?moves=4&as=both&hints=0")
+    """Issue 59: Play opened with hints on, every cell's value a spoiler; they are off until asked."""
+    page.goto(f"{server_url}?moves=4&as=both")
+    page.wait_for_selector("body[data-ready='1']")
     assert page.locator("#status").inner_text() == "x to move."
+    assert not page.locator("#hints").is_checked()
     assert page.locator("#history").is_hidden() and page.locator("#legend").is_hidden()
     assert page.locator("#board .cell.win, #board .cell.draw, #board .cell.loss").count() == 0
     page.locator("#hints").check()
     page.wait_for_selector("#history-chart circle.position")
-    assert "draw" in page.locator("#status").inner_text()
+    assert "draw" in page.locator("#status").inner_text() and "hints=1" in page.url
+    open_page(page, f"{server_url}?moves=4&as=both&hints=0")  # a link from before: still off
+    assert not page.locator("#hints").is_checked()
 
 
 def test_a_finished_position_from_a_link_names_no_one_as_its_winner(page: Any, server_url: str) -> None:

@@ -24,6 +24,8 @@ CHECK_MEMORY_MB: Final = 2048
 PAGE_FAILURES_KEPT: Final = 1000
 """Strong failures a background check keeps for the page (the counts stay exact)."""
 PROGRESS_SECONDS: Final = 0.25
+REAP_SECONDS: Final = 10
+"""How long a check's process has to end once it has sent its report; then it is killed."""
 
 
 @dataclass
@@ -71,7 +73,18 @@ class BackgroundCheck:
         threading.Thread(target=self._follow, name=f"following the check of {ai}", daemon=True).start()
 
     def _follow(self) -> None:
-        """Read the process's messages until its report, its failure or its end."""
+        """Read the process's messages until its report, its failure or its end, then reap it (a
+        finished process not waited for stays a zombie, `<defunct>`, beside the server)."""
+        try:
+            self._read_messages()
+        finally:
+            self._receiving.close()
+            self._process.join(timeout=REAP_SECONDS)
+            if self._process.is_alive():  # it sent its last word but does not end
+                self._process.kill()
+                self._process.join()
+
+    def _read_messages(self) -> None:
         while True:
             try:
                 kind, *payload = self._receiving.recv()

@@ -47,7 +47,7 @@ _HOST: Final = """
     }),
     boot: () => model.get("boot"),
     link: null,
-    switchGame: (name) => { model.set("settings", `game=${encodeURIComponent(name)}`); model.save_changes(); },
+    switchGame: (settings) => { model.set("settings", settings); model.save_changes(); },
     started: () => { el.dataset.ready = "1"; },
   };
 """

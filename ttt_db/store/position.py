@@ -245,14 +245,21 @@ class Position:
             playout=None if self.playout is None else self.playout.swapped(),
         )
 
+    @property
+    def hinted_moves(self) -> tuple[int, ...]:
+        """The moves a hint points at: in a won or lost position the fastest win or the slowest loss
+        (`best_moves_shortest`: in a lost one every move keeps the value, so `best_moves` would be
+        all of them), in a drawn one every move that keeps the draw."""
+        return self.best_moves if self.value == "draw" else self.best_moves_shortest
+
     def moves_best_first(self) -> list[MoveAnalysis]:
         """Wins fastest first, then draws, then losses slowest first; ties by index."""
         return best_first_order(self.moves)
 
     def _repr_html_(self) -> str:
         """The position in a notebook: its value for the side to move, and the board with every
-        legal move coloured by its value for the mover, labelled with its outcome, the best moves
-        ringed."""
+        legal move coloured by its value for the mover, labelled with its outcome, the moves a hint
+        points at (`hinted_moves`) ringed."""
         from ttt_db.game.drawing import board_svg, value_text
 
         mover = self.next_player
@@ -265,7 +272,7 @@ class Position:
             self.game,
             values={move.move: move.value for move in self.moves},
             notes={move.move: move.outcome for move in self.moves},
-            rings=dict.fromkeys(self.best_moves, "win" if self.value == "win" else self.value),
+            rings=dict.fromkeys(self.hinted_moves, self.value),
             winning=self.board.winning_cells,
             title=str(self.board),
         )
@@ -287,6 +294,7 @@ class Position:
                 moves.append(entry)
         document = self.to_record()
         document["moves"] = moves
+        document["hinted_moves"] = list(self.hinted_moves)
         document["winning_line"] = [] if mover is not None else list(self.board.winning_cells)
         return document
 

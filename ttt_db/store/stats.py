@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from ttt_db.game.definition import Game
 from ttt_db.game.drawing import VALUE_COLOURS
-from ttt_db.game.rules import VALUES, Mark, Value, mover_at
+from ttt_db.game.rules import VALUES, Mark, Value, mover_at, value_rank
 from ttt_db.ranked.blocks import blocks
 from ttt_db.ranked.codes import DRAW_NOW, LOSS_NOW, value_of_code
 from ttt_db.ranked.tables import RankedTables
@@ -93,7 +93,9 @@ class SolutionStats:
             "depths": [depth.to_document() for depth in self.depths],
             "by_remoteness": [
                 {"value": value, "remoteness": remoteness, "positions": positions, "classes": classes}
-                for (value, remoteness), (positions, classes) in sorted(self.by_remoteness.items())
+                for (value, remoteness), (positions, classes) in sorted(
+                    self.by_remoteness.items(), key=lambda item: (-value_rank(item[0][0]), item[0][1])
+                )  # a win first, as a player reads values
             ],
             "in_play": self.in_play,
             "decision": self.decision,

@@ -18,7 +18,7 @@ const host = (typeof tttDbHost !== "undefined" && tttDbHost) || {
   },
   boot: () => JSON.parse(document.getElementById("boot").textContent || "{}"),
   link: () => location.href,
-  switchGame: (name) => { location.search = `?game=${encodeURIComponent(name)}`; },
+  switchGame: (settings) => { location.search = `?${settings}`; },
   started: (game) => {
     document.title = `ttt-db ${game}`;
     document.body.dataset.ready = "1";
@@ -41,7 +41,7 @@ const state = {
   boards: [],          // the boards along the game, `start` first, each the API's board after a move
   ai: DEFAULT_AI,
   human: "o",
-  hints: true,
+  hints: false,        // off until asked: every cell's value would give the game away
   view: "play",
   marks: null,         // {chosen: [...], best: [...], ai} when a failing position is opened from a check
   checkAi: "ai14s",
@@ -121,7 +121,7 @@ function readUrl() {
     problems.push(`?as=${state.human} is not a side (o, x or both): you play o`);
     state.human = "o";
   }
-  state.hints = params.get("hints") !== "0";
+  state.hints = params.get("hints") === "1";
   state.view = params.get("view") || "play";
   if (!["play", "check", "search", "stats"].includes(state.view)) {
     problems.push(`?view=${state.view} is not a view (play, check, search or stats): showing play`);
@@ -148,7 +148,7 @@ function writeUrl() {
   if (state.moves.length) params.set("moves", state.moves.join(","));
   if (state.ai !== DEFAULT_AI) params.set("ai", state.ai);
   if (state.human !== "o") params.set("as", state.human);
-  if (!state.hints) params.set("hints", "0");
+  if (state.hints) params.set("hints", "1");
   if (state.view !== "play") params.set("view", state.view);
   if (state.view === "check") params.set("check", state.checkAi);
   if (state.marks) {
@@ -287,7 +287,7 @@ async function render() {
     if (option.value !== "both") option.textContent = option.value + (option.value === doc.first ? " (moves first)" : "");
   }
   const byMove = new Map(doc.moves.map((m) => [m.move, m]));
-  const best = new Set(doc.best_moves);
+  const best = new Set(doc.hinted_moves);  // the library's: the fastest win, the slowest loss, every drawing move
   const marks = state.moves.length === 0 ? state.marks : null;
   $("board").querySelectorAll(".cell").forEach((button) => {
     const cell = Number(button.dataset.cell);
@@ -1127,7 +1127,9 @@ async function start() {
   const chooser = $("game-choice");
   for (const name of state.games) chooser.appendChild(new Option(name, name, false, name === state.game.game));
   chooser.disabled = state.games.length < 2;
-  chooser.addEventListener("change", () => host.switchGame(chooser.value));
+  chooser.addEventListener("change", () => {  // a new game from its start, the hints as they were
+    host.switchGame(new URLSearchParams({ game: chooser.value, ...(state.hints ? { hints: "1" } : {}) }).toString());
+  });
   if (boot.position) {
     for (const first of ["", boot.position.first]) positions.set(`${first} ${boot.position.board}`, Promise.resolve(boot.position));
   }

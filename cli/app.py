@@ -415,7 +415,9 @@ def info(
     meta, location, size = document, document["location"], document["size_bytes"]
     typer.echo(f"database:       {location}" + (f" ({size:,} bytes)" if size is not None else ""))
     typer.echo(f"schema version: {meta['schema_version']}")
-    typer.echo(f"content digest: {meta['content_sha256']}")
+    found, recorded = meta["content_digest"], meta["content_sha256"]
+    same = "as its record says" if found == recorded else f"its record says {recorded}: the file changed after it"
+    typer.echo(f"content digest: {found} ({same})")
     took = f" in {meta['build_seconds']:,.1f} s" if isinstance(meta.get("build_seconds"), int | float) else ""
     typer.echo(f"built:          {meta['built_at']} by ttt-db {meta['package_version']}{took}")
     rules = meta["rules"]

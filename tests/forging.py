@@ -85,13 +85,14 @@ def reseal_hash(conn: sqlite3.Connection, part: str, depth: int, number: int, ne
 
 
 def reseal_meta(conn: sqlite3.Connection, entries: dict[str, str]) -> None:
-    """The meta entries written as given, with the content digest and the meta checksum recomputed."""
+    """The meta entries written as given (a new one added), with the content digest and the meta
+    checksum recomputed."""
     depth_rows = conn.execute(
         "select depth, tree_nodes, positions, canonical_positions from ttt_depth_counts order by depth"
     ).fetchall()
     entries[DIGEST_KEY] = json.dumps(content_digest(entries, depth_rows))
     entries[META_CHECK_KEY] = json.dumps(meta_checksum(entries))
-    conn.executemany("update ttt_meta set value = ? where key = ?", [(v, k) for k, v in entries.items()])
+    conn.executemany("insert or replace into ttt_meta (key, value) values (?, ?)", list(entries.items()))
 
 
 def zstd_bomb(declared: int) -> bytes:

@@ -130,6 +130,13 @@ def test_one_changed_count_changes_the_digest(run, db_path: Path, tmp_path: Path
         )
     problems = run("verify", "--db", str(damaged)).stdout
     assert "mismatch: content digest: the stored content hashes to" in problems
+    # issue 58: info printed the digest the build recorded, not the one the file has
+    from ttt_db.store.database import open_database
+
+    with open_database(damaged, recorded=False) as database:
+        found, recorded = database.content_digest(), database.meta()["content_sha256"]
+    shown = run("info", "--db", str(damaged)).stdout
+    assert found != recorded and f"content digest: {found} (its record says {recorded}: the file changed" in shown
 
 
 def test_a_killed_builds_leftovers_are_removed_by_the_next_build(tmp_path: Path) -> None:

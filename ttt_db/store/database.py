@@ -302,13 +302,15 @@ class SolutionDatabase:
         return [DepthFigures(*counts) for counts in figures]  # type: ignore[arg-type]
 
     def info_document(self) -> dict[str, Any]:
-        """What `ttt-db info --json` prints: where the database is, its size, every meta entry, and
-        the figures per depth."""
+        """What `ttt-db info --json` prints: where the database is, its size, every meta entry, the
+        content digest the file has now (`content_digest`: its `content_sha256` entry is what the
+        build recorded), and the figures per depth."""
         path = self.location.path
         return {
             "location": str(self.location),
             "size_bytes": path.stat().st_size if path is not None else None,
             **self.meta(),
+            "content_digest": self.content_digest(),
             "depths": [row.to_dict() for row in self.depth_figures()],
         }
 

@@ -2,9 +2,11 @@
 
 Every stored chunk (core and extras) has a 128-bit BLAKE2b hash of its whole row; a level's hashes
 are stored in pages of `HASH_PAGE` (`ttt_chunk_hashes`), and each page's own hash is a meta entry
-(`HASHES_KEY`). The content digest is SHA-256 over the meta entries and the depth counts: cheap to
-compute at open, and a changed byte in any chunk, page, count or entry changes it (or fails the
-chunk against its page, the page against the meta). A pinned digest (`ttt_db.store.pins`) is held
+(`HASHES_KEY`). The content digest is SHA-256 over the meta entries (but the build's own record:
+its time, duration and version) and the depth counts, so that two builds of a game have one
+digest (with the same zstd: the chunks are hashed compressed). It is cheap to compute at open,
+and a changed byte in any chunk, page, count or entry changes it (or fails the chunk against its
+page, the page against the meta). A pinned digest (`ttt_db.store.pins`) is held
 to it; every chunk read is held to its page whether pinned or not.
 
 An extras chunk's checksum is seeded with the hash of the core chunk of its level and number
@@ -29,6 +31,9 @@ HASHES_KEY: Final = "chunk_hashes"
 """The meta entry holding every page's hash: {part: [[page hash, ...] per depth]}."""
 DIGEST_KEY: Final = "content_sha256"
 PARTS: Final = ("core", "extras")
+BUILD_RECORD_KEYS: Final = ("built_at", "build_seconds", "package_version")
+"""Meta entries that record a build (when, how long, by which version) rather than the solution:
+kept, not hashed, so that every build of a game at this schema has one digest."""
 
 
 def _plain(value: Any) -> Any:
@@ -60,9 +65,11 @@ def extras_checksum(game_name: str, depth: int, chunk: int, blob: bytes, core_ha
 
 
 def content_digest(meta_entries: Mapping[str, str], depth_rows: Iterable[Sequence[int | None]]) -> str:
-    """SHA-256 over every meta entry's stored text but the digest's own and the meta checksum, and
-    the depth counts (depth, tree nodes, positions, canonical positions)."""
-    entries = sorted((key, value) for key, value in meta_entries.items() if key not in (DIGEST_KEY, META_CHECK_KEY))
+    """SHA-256 over every meta entry's stored text but the digest's own, the meta checksum and the
+    build's record (`BUILD_RECORD_KEYS`), and the depth counts (depth, tree nodes, positions,
+    canonical positions): the same for every build of a game."""
+    left_out = (DIGEST_KEY, META_CHECK_KEY, *BUILD_RECORD_KEYS)
+    entries = sorted((key, value) for key, value in meta_entries.items() if key not in left_out)
     packed = msgpack.packb([[list(entry) for entry in entries], [list(row) for row in depth_rows]])
     return hashlib.sha256(packed).hexdigest()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 8
+SCHEMA_VERSION: Final = 9
 OWNER_KEY: Final = "made_by"
 OWNER_VALUE: Final = "ttt-db, a solution database of m,n,k games"
 """The `ttt_meta` entry only ttt-db writes: the proof that tables named `ttt_*` are its own."""

@@ -38,8 +38,10 @@ from ttt_db.cli.common import (
     write_text_output,
 )
 from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_move, describe_moves, indented_diagram, plural
+from ttt_db.errors import shortened
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import side_to_move
+from ttt_db.json_text import read_json
 
 if TYPE_CHECKING:
     from ttt_db.checks.budget import CheckBudget
@@ -661,7 +663,6 @@ def judge(
     faster loss); a summary in all and by difficulty tier. A line that cannot be judged is reported
     and the rest are judged."""
     game = chosen_game(game, db)
-    import json
 
     from ttt_db.checks.suite import Verdict, judge_answers, summary
 
@@ -676,13 +677,12 @@ def judge(
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, RecursionError) as error:
-            why = error.msg if isinstance(error, json.JSONDecodeError) else "nested too deeply"
-            unread.append({"input": raw[:200], "error": f"not a JSON record: {why}", "line": number})
+            record = read_json(raw)
+        except ValueError as error:
+            unread.append({"input": shortened(raw), "error": f"not a JSON record: {error}", "line": number})
             continue
         if not isinstance(record, dict):
-            unread.append({"input": raw[:200], "error": "not a JSON record (an object)", "line": number})
+            unread.append({"input": shortened(raw), "error": "not a JSON record (an object)", "line": number})
             continue
         records.append(record)
         numbers.append(number)

@@ -148,10 +148,13 @@ def test_jsons_own_infinity_is_read_and_never_written(run, tmp_path: Path) -> No
 
 MALFORMED_BYTES = [
     (b"\xff\xfe not text\n", "record 1: not UTF-8 text"),
-    (HEADER.encode() + b"\n" + b"[" * 60_000 + b"\n", "record 2: nested too deep to be a record"),
+    (HEADER.encode() + b"\n" + b"[" * 60_000 + b"\n", "record 2: nested deeper than JSON this reader takes"),
     (b"[" * 100_000, "record 1: longer than 65,536 bytes"),
     (b"\x00" * 200_000, "record 1: longer than 65,536 bytes"),
-    (HEADER.encode() + b'\n{"type": "exit", "id": ' + b"9" * 5_000 + b', "value": 0}\n', "record 2: not JSON this"),
+    (
+        HEADER.encode() + b'\n{"type": "exit", "id": ' + b"9" * 5_000 + b', "value": 0}\n',
+        "record 2: a number of more than 100",
+    ),
     (b"", "record 1: the trace is empty"),
 ]
 

@@ -26,10 +26,19 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
+QUOTED_CHARS = 200
+"""The most characters of an input an error quotes (a hostile line may be megabytes long)."""
+
+
 def quoted(text: str) -> str:
     """`text` in quotes as the user typed it: control characters and quotes escaped, but a
-    backslash left single, where `repr` would double it."""
-    return repr(text).replace(2 * BACKSLASH, BACKSLASH)
+    backslash left single, where `repr` would double it; cut after QUOTED_CHARS characters."""
+    return repr(shortened(text)).replace(2 * BACKSLASH, BACKSLASH)
+
+
+def shortened(text: str) -> str:
+    """`text`, or its first QUOTED_CHARS characters and an ellipsis."""
+    return text if len(text) <= QUOTED_CHARS else text[:QUOTED_CHARS] + "…"
 
 
 BACKSLASH = chr(92)

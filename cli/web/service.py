@@ -24,7 +24,7 @@ from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
-from ttt_db.json_text import compact_json
+from ttt_db.json_text import compact_json, read_json
 from ttt_db.play.line import perfect_line
 from ttt_db.play.playthrough import Playthrough
 from ttt_db.search.algorithms import search_board, shown_search
@@ -177,9 +177,9 @@ class Service:
         JSON array of boards or records `{"board", "first"}`, or `{"boards": [...], "first": "o" or
         "x"}`. Each answer is remembered as `/api/position`'s are."""
         try:
-            batch = json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ApiError(400, f"the body is not JSON: {error}") from None
+            batch = read_json(body)
+        except ValueError as error:
+            raise ApiError(400, f"the body is {error}") from None
         first: Any = None
         if isinstance(batch, dict):
             first = batch.get("first")
@@ -354,9 +354,9 @@ class Service:
             label = f"{label[: MAX_TEXT - 1]}…"
         self._refuse_unless_measured_here("FILE")
         try:
-            document = json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ApiError(400, f"the body is not JSON: {error}") from None
+            document = read_json(body)
+        except ValueError as error:
+            raise ApiError(400, f"the body is {error}") from None
         return self._measures(policy_from_document(document, self.game, name=label))
 
     def _refuse_unless_measured_here(self, spec: str) -> None:

@@ -41,6 +41,7 @@ from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
 from ttt_db.errors import AILoadFailedError, AIMisbehaved, AINotForGameError, AIUnusableError, UnknownAIError
 from ttt_db.game.definition import Game
+from ttt_db.json_text import read_json
 
 _REFUSALS: Final[dict[str, type[UnknownAIError]]] = {"failed": AILoadFailedError, "unusable": AIUnusableError}
 """How the worker names a refusal of the AI it was to load (any other is an UnknownAIError)."""
@@ -267,7 +268,7 @@ class IsolatedAI:
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         try:
-            reply = json.loads(line)
+            reply = read_json(line)
         except ValueError:
             raise self._fault(board, "a reply that is not the worker's") from None
         if (

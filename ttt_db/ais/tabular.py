@@ -31,6 +31,7 @@ from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark, empty_cells
 from ttt_db.game.symmetry import symmetric_images, transform_move
+from ttt_db.json_text import read_json
 
 POLICY_FILE_SUFFIX: Final = ".json"
 UNIFORM: Final = Fraction(0)
@@ -100,8 +101,8 @@ _LOADED_LOCK = threading.Lock()
 def _loaded(spec: str, path: str, game: Game, progress: Progress | None) -> NamedAI:
     try:
         with open(path, encoding="utf-8-sig") as file:  # a byte-order mark, as some editors write, skipped
-            document = json.load(file)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            document = read_json(file.read())
+    except (OSError, UnicodeDecodeError, ValueError) as error:
         raise AILoadFailedError(spec, f"cannot read it as JSON: {error}") from None
     return policy_from_document(document, game, name=spec, progress=progress)
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final
 from ttt_db.errors import InputError, TraceFormatError
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import EMPTY, Mark, mover_at, play, score_seen_by
+from ttt_db.json_text import read_json
 
 if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
@@ -112,13 +113,9 @@ def broken_rule(value: float, exact: int, alpha: float | None, beta: float | Non
 
 def _record(line: str, number: int) -> dict[str, Any]:
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise TraceFormatError(number, f"not JSON ({error.msg})") from None
-    except ValueError as error:  # an integer of more digits than Python converts
-        raise TraceFormatError(number, f"not JSON this checker reads ({error})") from None
-    except RecursionError:
-        raise TraceFormatError(number, "nested too deep to be a record") from None
+        record = read_json(line)
+    except ValueError as error:
+        raise TraceFormatError(number, str(error)) from None
     if not isinstance(record, dict):
         raise TraceFormatError(number, "not a JSON object")
     return record

@@ -34,11 +34,13 @@ from ttt_db.errors import (
     NotStoredError,
     PositionNotFoundError,
     ReadFailedError,
+    shortened,
 )
 from ttt_db.game.board import Board
 from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
+from ttt_db.json_text import read_json
 from ttt_db.ranked.slots import representative
 from ttt_db.store import decode as stored
 from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
@@ -424,7 +426,7 @@ class SolutionDatabase:
                         raise board
                     yield self._position(board).to_document()
                 except InputError as error:
-                    yield {"input": item if isinstance(item, str) else _shown(item), "error": str(error)}
+                    yield {"input": shortened(item if isinstance(item, str) else _shown(item)), "error": str(error)}
 
     def _parsed(self, board: str | Board, first: Mark | None) -> Board | None:
         """The board as `lookup` will take it, or None where it will refuse it (it says why)."""
@@ -715,9 +717,9 @@ def _batch_record(item: object) -> Mapping[str, Any]:
         record = {"board": item}
         if item.startswith("{"):
             try:
-                record = json.loads(item)
-            except json.JSONDecodeError as error:
-                raise InputError(item, f"not a JSON record ({error})") from None
+                record = read_json(item)
+            except ValueError as error:
+                raise InputError(_shown(item), f"not a JSON record: {error}") from None
     if not isinstance(record, Mapping) or not isinstance(record.get("board"), str):
         raise InputError(_shown(item), 'a record is {"board": "...", "first": "o" or "x"}')
     return record

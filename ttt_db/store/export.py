@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final, TextIO
 
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, mover_at, swap_marks
+from ttt_db.json_text import read_json
 from ttt_db.ranked.codes import value_of_code
 
 if TYPE_CHECKING:
@@ -299,7 +300,7 @@ def uci_endgame_rows(positions: Iterable[Position]) -> list[str]:
 def read_jsonl(stream: TextIO) -> Iterator[dict[str, Any]]:
     for line in stream:
         if line.strip():
-            yield json.loads(line)
+            yield read_json(line)
 
 
 def read_csv(stream: TextIO) -> Iterator[dict[str, Any]]:

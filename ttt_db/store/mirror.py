@@ -29,6 +29,7 @@ from typing import Any, BinaryIO, Final
 
 from ttt_db.errors import DatabaseError, PublishedFileError
 from ttt_db.game.definition import Game
+from ttt_db.json_text import read_json
 from ttt_db.store.files import write_whole
 from ttt_db.store.location import DatabaseLocation, default_filename
 from ttt_db.store.pins import parse_digest, record_pin
@@ -130,9 +131,9 @@ def publish(
 def read_manifest(data: bytes, where: str) -> list[PublishedEntry]:
     """The entries of a manifest's bytes; PublishedFileError saying what is wrong with it."""
     try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, ValueError):
-        raise PublishedFileError(f"{where} is not a manifest (not JSON)") from None
+        document = read_json(data)
+    except ValueError as error:
+        raise PublishedFileError(f"{where} is not a manifest: {error}") from None
     if not isinstance(document, dict) or document.get("format") != MANIFEST_FORMAT:
         raise PublishedFileError(f"{where} is not a manifest of format {MANIFEST_FORMAT!r}")
     databases = document.get("databases")

@@ -17,7 +17,7 @@ from ttt_db.ranked.slots import MAX_CELLS
 from ttt_db.store.database import SolutionDatabase, database_exists, open_database
 from ttt_db.store.figures import DepthFigures, depth_figures
 from ttt_db.store.location import DatabaseLocation, resolve_location
-from ttt_db.store.pins import record_pin
+from ttt_db.store.pins import pin_recorded
 
 if TYPE_CHECKING:
     from ttt_db.build.levels import Progress
@@ -39,6 +39,7 @@ class BuildSummary:
     resumed_at: int | None = None  # the shallowest level solved by an earlier build that was stopped
     digest: str | None = None  # the content digest (`ttt_db.store.digest`)
     pinned: Path | None = None  # where the build recorded it (`ttt_db.store.pins`), None for a URL
+    not_pinned: str | None = None  # why a file was left unpinned (its record could not be written)
 
 
 def _build_time() -> str:
@@ -122,7 +123,7 @@ def _build(
         plain = PlainLevels(core.tables, core.held, [level.counts for level in core.levels])
     content = BuildContent(game, core, extras, None if reproducible else started, plain)
     digest = write_solution(location, content, _build_time(), progress)
-    pinned = record_pin(location, digest, "built")
+    pinned, not_pinned = pin_recorded(location, digest, "built")
     folder.remove()
     return BuildSummary(
         location,
@@ -134,6 +135,7 @@ def _build(
         core.resumed_at,
         digest,
         pinned,
+        not_pinned,
     )
 
 

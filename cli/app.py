@@ -223,6 +223,8 @@ def build(
     typer.echo(f"  content digest {summary.digest}")
     if summary.pinned is not None:
         typer.echo(f"  pinned: recorded in {summary.pinned}; a read refuses the file if it changes")
+    elif summary.not_pinned is not None:
+        typer.echo(f"  not pinned: {summary.not_pinned}")
 
 
 def _fetch(source: str, game: Game, db: str | None, digest: str | None, *, force: bool, quiet: bool) -> None:
@@ -242,6 +244,8 @@ def _fetch(source: str, game: Game, db: str | None, digest: str | None, *, force
     typer.echo(f"  content digest {fetched.entry.digest}")
     if fetched.pinned is not None:
         typer.echo(f"  pinned: recorded in {fetched.pinned}; a read refuses the file if it changes")
+    elif fetched.not_pinned is not None:
+        typer.echo(f"  not pinned: {fetched.not_pinned}")
 
 
 @app.command()

@@ -5,6 +5,7 @@ file is kept only when it is the one its manifest describes, and a broken downlo
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -360,3 +361,52 @@ def test_a_fetch_refuses_what_the_mirror_does_not_vouch_for(
     with pytest.raises(PublishedFileError, match="is not a manifest of format"):
         fetch(str(folder), target, TICTACTOE)
     assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_a_pin_holds_however_the_files_path_is_spelt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 58: a pinned file read through another spelling of its path (a relative URL, `..`, a
+    symbolic link, a hard link, $TTT_DB) was read unpinned, and a forgery there answered wrong."""
+    folder = tmp_path / "p"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    built = cli("build", "--db", "sqlite:///a.sqlite", "--quiet")  # a relative URL: its pin under the file itself
+    assert built.exit_code == 0, built.output
+    path = folder / "a.sqlite"
+    (tmp_path / "link").symlink_to(folder)
+    os.link(path, tmp_path / "hard.sqlite")
+    forge_code(path, "o........", CODE_OF_WORTH[1], TICTACTOE)  # resealed: only the pin can refuse it
+    spellings = [
+        str(path),
+        "sqlite:///a.sqlite",
+        f"sqlite:///{folder}/../p/a.sqlite",
+        f"sqlite:///{tmp_path}/link/a.sqlite",
+        str(tmp_path / "hard.sqlite"),
+    ]
+    for spelling in spellings:
+        refused = cli("best-moves", "o........", "--db", spelling)
+        assert refused.exit_code == 2 and PINNED in refused.stderr, (spelling, refused.output)
+    through_env = cli("best-moves", "o........", env={"TTT_DB": f"sqlite:///{tmp_path}/link/../p/a.sqlite"})
+    assert through_env.exit_code == 2 and PINNED in through_env.stderr
+
+
+def test_an_unreadable_pin_record_is_an_error_that_says_how_to_renew_it(built: Path) -> None:
+    from ttt_db.store.pins import _identities, _record_path
+
+    record = _record_path(_identities(built)[0])
+    assert record.exists()
+    record.write_text("{ not a record")
+    refused = cli("best-moves", ".........", "--db", str(built))
+    assert refused.exit_code == 2
+    assert f"the pin recorded for {built} cannot be read" in refused.stderr and "ttt-db verify" in refused.stderr
+    proved = cli("verify", "--db", str(built))
+    assert proved.exit_code == 0 and "recorded its digest in" in proved.stdout
+    assert cli("best-moves", ".........", "--db", str(built)).exit_code == 0
+
+
+def test_a_build_that_cannot_record_its_pin_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocked = tmp_path / "data"
+    blocked.write_text("a file where the data folder would be")
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocked))
+    result = cli("build", "--db", str(tmp_path / "t.sqlite"))
+    assert result.exit_code == 0, result.output
+    assert "not pinned: " in result.stdout and "was not pinned: its record" in result.stdout

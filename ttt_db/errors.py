@@ -126,6 +126,26 @@ class DigestMismatchError(DatabaseDamagedError):
         Exception.__init__(self, f"{location} is not the database pinned: {self.what}; {remedy}")
 
 
+class PinRecordError(DatabaseError):
+    """A recorded pin (`ttt_db.store.pins`) that cannot be read, or written where a build, a fetch
+    or a verify records one: the file would be read, or left, unpinned without a word."""
+
+    def __init__(self, location: str, record: str, why: str, *, writing: bool = False) -> None:
+        self.location = location
+        self.record = record
+        if writing:
+            message = (
+                f"{location} was not pinned: its record {record} cannot be written ({why}); the file is "
+                "sound, and `ttt-db verify` records its digest once the folder can be written"
+            )
+        else:
+            message = (
+                f"the pin recorded for {location} cannot be read ({record}: {why}): remove that file and "
+                "prove the database with `ttt-db verify`, which records its digest anew"
+            )
+        super().__init__(message)
+
+
 class PublishedFileError(DatabaseError):
     """A published database (`ttt-db publish`, `ttt-db build --from`) that cannot be fetched, or
     whose manifest, size or hash is not what was published."""

@@ -32,7 +32,7 @@ from ttt_db.game.definition import Game
 from ttt_db.json_text import read_json
 from ttt_db.store.files import write_whole
 from ttt_db.store.location import DatabaseLocation, default_filename
-from ttt_db.store.pins import parse_digest, record_pin
+from ttt_db.store.pins import parse_digest, pin_recorded
 from ttt_db.store.tables import SCHEMA_VERSION
 
 MANIFEST_NAME: Final = "manifest.json"
@@ -148,6 +148,7 @@ class FetchSummary:
     entry: PublishedEntry
     resumed_from: int  # bytes a broken fetch had kept
     pinned: Path | None
+    not_pinned: str | None = None  # why the file was left unpinned (its record could not be written)
 
 
 class _Source:
@@ -264,8 +265,8 @@ def fetch(
         partial.unlink()
         raise PublishedFileError(f"{mirror.where(entry.file)} matches its manifest but is refused: {error}") from None
     os.replace(partial, path)
-    pinned = record_pin(destination, entry.digest, f"fetched from {source}")
-    return FetchSummary(source, entry, resumed_from, pinned)
+    pinned, not_pinned = pin_recorded(destination, entry.digest, f"fetched from {source}")
+    return FetchSummary(source, entry, resumed_from, pinned, not_pinned)
 
 
 def _download(mirror: _Source, entry: PublishedEntry, partial: Path, progress: Progress) -> None:

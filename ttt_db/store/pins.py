@@ -14,10 +14,11 @@ import os
 import string
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
-from ttt_db.errors import InvalidDigestError
+from ttt_db.errors import InvalidDigestError, PinRecordError
 from ttt_db.store.files import write_whole
 from ttt_db.store.location import DatabaseLocation, data_folder
 
@@ -58,45 +59,73 @@ def pins_folder() -> Path:
     return data_folder() / "pins"
 
 
-def _record_path(path: Path) -> Path:
-    name = hashlib.sha256(str(path).encode(errors="surrogateescape")).hexdigest()[:32]
+def _identities(path: Path) -> list[str]:
+    """The names a file's pin is kept under: its resolved path (however it is spelt: relative,
+    through `..` or a symbolic link), then its device and inode where it exists (a hard link)."""
+    names = [f"path {os.path.realpath(path)}"]
+    try:
+        found = os.stat(path)
+    except OSError:
+        return names
+    return [*names, f"inode {found.st_dev} {found.st_ino}"]
+
+
+def _record_path(identity: str) -> Path:
+    name = hashlib.sha256(identity.encode(errors="surrogateescape")).hexdigest()[:32]
     return pins_folder() / f"{name}.json"
 
 
 def recorded_pin(location: DatabaseLocation) -> Pin | None:
-    """The digest recorded for the file at `location`, None for a URL or a file without a record
-    (or whose record cannot be read: it pins nothing)."""
+    """The digest recorded for the file at `location` (by its resolved path, else its inode),
+    None for a URL or a file without a record; PinRecordError for a record that cannot be read."""
     if location.path is None:
         return None
-    try:
-        record = json.loads(_record_path(location.path).read_text(encoding="utf-8"))
-        digest = parse_digest(record["digest"])
-        if record["path"] != str(location.path):
-            return None
-        return Pin(digest, f"recorded when {record['by']} on {record['at']}", recorded=True)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    for identity in _identities(location.path):
+        record_path = _record_path(identity)
+        try:
+            text = record_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            raise PinRecordError(str(location), str(record_path), error.strerror or str(error)) from None
+        try:
+            record = json.loads(text)
+            digest = parse_digest(record["digest"])
+            if record.get("identity", identity) != identity:
+                continue  # another file's record under the same name: none for this one
+            return Pin(digest, f"recorded when {record['by']} on {record['at']}", recorded=True)
+        except (ValueError, KeyError, TypeError):
+            raise PinRecordError(str(location), str(record_path), "it is not a pin record") from None
+    return None
 
 
 def record_pin(location: DatabaseLocation, digest: str, by: str) -> Path | None:
-    """Record `digest` for the file at `location` (`by`: what wrote or proved it); the record's
-    path, or None for a URL or when the data folder cannot be written (nothing is pinned then)."""
+    """Record `digest` for the file at `location` (`by`: what wrote or proved it), under each of
+    its identities; the first record's path, or None for a URL. PinRecordError when the data
+    folder cannot be written (the caller says the file is not pinned)."""
     if location.path is None:
         return None
-    target = _record_path(location.path)
     record = {
-        "path": str(location.path),
+        "path": os.path.realpath(location.path),
         "digest": parse_digest(digest),
         "by": by,
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    text = json.dumps(record, indent=1) + "\n"
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_whole(target, lambda stream: stream.write(text.encode()))
-    except OSError:
-        return None
-    return target
+    written = []
+    for identity in _identities(location.path):
+        target = _record_path(identity)
+        data = (json.dumps(record | {"identity": identity}, indent=1) + "\n").encode()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_whole(target, partial(_write, data))
+        except OSError as error:
+            raise PinRecordError(str(location), str(target), error.strerror or str(error), writing=True) from None
+        written.append(target)
+    return written[0]
+
+
+def _write(data: bytes, stream: BinaryIO) -> None:
+    stream.write(data)
 
 
 def pin_for(location: DatabaseLocation, digest: str | None, *, recorded: bool = True) -> Pin | None:
@@ -108,3 +137,12 @@ def pin_for(location: DatabaseLocation, digest: str | None, *, recorded: bool = 
     if from_env:
         return Pin(parse_digest(from_env), f"from ${DIGEST_ENV_VAR}", recorded=False)
     return recorded_pin(location) if recorded else None
+
+
+def pin_recorded(location: DatabaseLocation, digest: str, by: str) -> tuple[Path | None, str | None]:
+    """`record_pin`, for a writer that goes on either way: where the pin was recorded, or why the
+    file is left unpinned (PinRecordError's words)."""
+    try:
+        return record_pin(location, digest, by), None
+    except PinRecordError as error:
+        return None, str(error)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ttt_db.errors import DatabaseDamagedError, ReadFailedError
+from ttt_db.errors import DatabaseDamagedError, PinRecordError, ReadFailedError
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.ranked.backend import as_list
 from ttt_db.ranked.slots import board_of_slot
@@ -28,7 +28,7 @@ from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.extras import EXTRAS_FIELDS, ExtrasLevel, count_extras
 from ttt_db.store.figures import core_figures, reached_depths
-from ttt_db.store.pins import record_pin, recorded_pin
+from ttt_db.store.pins import pin_recorded, recorded_pin
 from ttt_db.store.plain import PLAIN_KEY, PlainLevels, Row, held_to_core, stored_rows
 from ttt_db.store.tables import EXTRAS, NODE_LISTS_TABLE, POSITIONS
 
@@ -154,13 +154,18 @@ def verify_database(db: SolutionDatabase, progress: Progress | None = None) -> V
 def _record_proved(report: VerifyReport, db: SolutionDatabase) -> None:
     """The digest of a file verify proved, recorded as its pin (unless it already is)."""
     digest = db.content_digest()
-    earlier = recorded_pin(db.location)
+    try:
+        earlier = recorded_pin(db.location)
+    except PinRecordError:
+        earlier = None  # an unreadable record: replaced by the proof
     if earlier is not None and earlier.digest == digest:
         return
-    path = record_pin(db.location, digest, "verified")
+    path, not_pinned = pin_recorded(db.location, digest, "verified")
     if path is not None:
         replaced = f", replacing the digest {earlier.source}" if earlier is not None else ""
         report.pinned = f"recorded its digest in {path}{replaced}"
+    elif not_pinned is not None:
+        report.pinned = not_pinned
 
 
 def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | None) -> VerifyReport:

@@ -35,7 +35,7 @@ from ttt_db.store.files import write_whole
 from ttt_db.store.location import DatabaseLocation
 
 Progress = Callable[[str, int, int], None]
-_FORMAT: Final = 3  # of the work folder's files: a folder of another format is started afresh
+_FORMAT: Final = 4  # of the work folder's files: a folder of another format is started afresh
 _RECORD: Final = struct.Struct("<IIi")  # a chunk's slots, its blob's length, its checksum
 
 
@@ -82,6 +82,24 @@ class CoreLevel:
                 raise WorkFolderDamagedError(self.depth, self.path, f"it goes on past its {self.chunk_count} chunks")
 
 
+def counts_binding(game: Game, depth: int, counts: LevelCounts, checksums: list[int]) -> str:
+    """What binds a saved level's counts to its chunks: a hash of both, saved with the counts, so
+    that counts changed apart from the codes they describe are found when the level is taken up."""
+    text = json.dumps([game.name, depth, asdict(counts), checksums], sort_keys=True)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def process_started(pid: int) -> str | None:
+    """When process `pid` started, as the system counts it (Linux: /proc/PID/stat's start time in
+    clock ticks since boot); None where the system does not say. A process id reused by another
+    process has another start time."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return fields[19] if len(fields) > 19 else None
+
+
 def process_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -106,11 +124,8 @@ class WorkFolder:
         started afresh), and the damage that ended them, if any (that level and those above it are
         solved again); the folder marked as this build's. DatabaseError when another running build
         works in it. `fresh`: whatever an earlier build left is discarded."""
-        try:
-            owner = int((self.path / "owner.pid").read_text())
-        except (OSError, ValueError):
-            owner = None
-        if owner is not None and owner != os.getpid() and process_alive(owner):
+        owner = self._running_owner()
+        if owner is not None:
             raise DatabaseError(
                 f"another build of this database is running (process {owner}, working in {self.path}): "
                 "wait for it to finish, or stop it"
@@ -118,8 +133,24 @@ class WorkFolder:
         done, damage = ([], None) if fresh else self.finished()
         if not done:
             self.reset()
-        write_whole(self.path / "owner.pid", lambda stream: stream.write(str(os.getpid()).encode()))
+        me = {"pid": os.getpid(), "started": process_started(os.getpid()), "folder": str(self.path.resolve())}
+        write_whole(self.path / "owner.pid", lambda stream: stream.write(json.dumps(me).encode()))
         return done, damage
+
+    def _running_owner(self) -> int | None:
+        """The process id of another build working in this folder now: its owner file names a live
+        process that started when the build that wrote it did (a process id reused by an unrelated
+        process, or a file of an older format, is no build)."""
+        try:
+            owner = json.loads((self.path / "owner.pid").read_text())
+            pid, started, folder = int(owner["pid"]), owner["started"], owner["folder"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if pid == os.getpid() or folder != str(self.path.resolve()) or not process_alive(pid):
+            return None
+        if started is not None and process_started(pid) not in (None, started):
+            return None  # the id now names another process
+        return pid
 
     def chunks_file(self, depth: int) -> Path:
         return self.path / f"level-{depth:02d}.chunks"
@@ -145,17 +176,20 @@ class WorkFolder:
             try:
                 saved = json.loads(self._counts_file(depth).read_text())
                 level = CoreLevel(depth, LevelCounts(**saved["counts"]), int(saved["chunks"]), self.chunks_file(depth))
+                binding = str(saved["binding"])
             except (OSError, ValueError, KeyError, TypeError):
                 break  # not finished: its counts are written last
             try:
-                for _ in level.chunks(self.game):
-                    pass
+                checksums = [chunk.checksum for chunk in level.chunks(self.game)]
             except OSError as error:
                 return levels, WorkFolderDamagedError(
                     level.depth, level.path, f"it cannot be read ({error.strerror or error})"
                 )
             except WorkFolderDamagedError as damage:
                 return levels, damage
+            if binding != counts_binding(self.game, depth, level.counts, checksums):
+                counts = self._counts_file(depth)
+                return levels, WorkFolderDamagedError(depth, counts, "its counts are not those saved with its chunks")
             levels.append(level)
         return levels, None
 
@@ -172,19 +206,21 @@ class WorkFolder:
     def save(self, tables: RankedTables, level: Level, counts: LevelCounts) -> CoreLevel:
         """The level's chunks, compressed, then its counts, each written whole before it is named."""
         depth = level.depth
-        written = 0
+        checksums: list[int] = []
         size = 0
 
         def write(stream: BinaryIO) -> None:
-            nonlocal written, size
+            nonlocal size
             for chunk in compressed_chunks(tables, level):
                 stream.write(_RECORD.pack(chunk.slots, len(chunk.blob), chunk.checksum))
                 stream.write(chunk.blob)
-                written += 1
+                checksums.append(chunk.checksum)
                 size += _RECORD.size + len(chunk.blob)
 
         write_whole(self.chunks_file(depth), write)
-        saved = {"counts": asdict(counts), "chunks": written, "bytes": size}
+        written = len(checksums)
+        binding = counts_binding(self.game, depth, counts, checksums)
+        saved = {"counts": asdict(counts), "chunks": written, "bytes": size, "binding": binding}
         write_whole(self._counts_file(depth), lambda stream: stream.write(json.dumps(saved).encode()))
         return CoreLevel(depth, counts, written, self.chunks_file(depth))
 

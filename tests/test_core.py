@@ -9,6 +9,7 @@ floor (bench/mnk_level.c)."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -203,7 +204,11 @@ def test_a_build_stopped_between_levels_resumes_above_the_last_finished_one(tmp_
 
 @pytest.mark.parametrize(
     ("damage", "why"),
-    [("flip", "chunk 0 fails its checksum"), ("cut", "it ends or breaks off inside chunk 0")],
+    [
+        ("flip", "chunk 0 fails its checksum"),
+        ("cut", "it ends or breaks off inside chunk 0"),
+        ("counts", "its counts are not those saved with its chunks"),  # issue 58: one digit, built and pinned
+    ],
 )
 def test_a_damaged_level_of_a_stopped_build_is_solved_again_not_written(
     tmp_path: Path, stopping_build, damage: str, why: str
@@ -222,8 +227,13 @@ def test_a_damaged_level_of_a_stopped_build_is_solved_again_not_written(
     data = bytearray(saved.read_bytes())
     if damage == "flip":
         data[len(data) // 2] ^= 0x10
-    else:
+    elif damage == "cut":
         del data[len(data) // 2 :]
+    else:
+        saved = saved.with_suffix(".json")
+        counts = json.loads(saved.read_text())
+        counts["counts"]["wins"] += 1
+        data = bytearray(json.dumps(counts).encode())
     saved.write_bytes(bytes(data))
     notices: list[str] = []
     summary = build_database(path, game=game, notice=notices.append)
@@ -365,15 +375,29 @@ def test_a_second_build_of_one_database_is_refused_while_the_first_runs(tmp_path
 
     path = tmp_path / "db.sqlite"
     folder = ttt_db.build.levels.work_folder(DatabaseLocation(f"sqlite:///{path}", path), Game.parse("3x3k3"))
-    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    claiming = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from ttt_db.build.levels import WorkFolder\n"
+        "from ttt_db.game.definition import Game\n"
+        "WorkFolder(Path(sys.argv[1]), Game.parse('3x3k3')).claim()\n"
+        "print('claimed', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    running = subprocess.Popen([sys.executable, "-c", claiming, str(folder.path)], stdout=subprocess.PIPE, text=True)
     try:
-        folder.path.mkdir()
-        (folder.path / "owner.pid").write_text(str(running.pid))
+        assert running.stdout is not None and running.stdout.readline() == "claimed\n"
         with pytest.raises(DatabaseError) as refused:
             build_database(path)
         assert str(refused.value).startswith(f"another build of this database is running (process {running.pid},")
+        # issue 58: an owner file naming a live process that is no build of this folder blocked every build
+        owner = json.loads((folder.path / "owner.pid").read_text())
+        for stale in ({**owner, "started": "1"}, {**owner, "folder": "/elsewhere"}, running.pid):
+            (folder.path / "owner.pid").write_text(json.dumps(stale))
+            assert build_database(path, force=True).built
+            folder.path.mkdir(exist_ok=True)
     finally:
         running.kill()
         running.wait()
-    assert build_database(path).built  # the first has stopped: this one takes the folder over
+    shutil.rmtree(folder.path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite"]

@@ -35,6 +35,7 @@ from ttt_db.cli.common import (
     chosen_game,
     fail,
     first_mark,
+    max_seconds_option,
     open_db,
     print_json,
     progress_bar,
@@ -144,6 +145,13 @@ def build(
             "and content digest are the manifest's (and --digest's, if given).",
         ),
     ] = None,
+    max_seconds: Annotated[
+        float | None,
+        max_seconds_option(
+            "With --from: give the fetch up after S seconds in all (default 6 hours), keeping the bytes it has "
+            "for the same command to resume."
+        ),
+    ] = None,
     tables: Annotated[
         bool | None,
         typer.Option(
@@ -173,8 +181,10 @@ def build(
     if source is not None:
         if workers is not None or scheduler is not None or plan or work_dir is not None:
             raise fail("--from fetches a built database: give no --workers, --scheduler, --work-dir or --plan with it")
-        _fetch(source, game, db, digest, force=force, quiet=quiet)
+        _fetch(source, game, db, digest, force=force, quiet=quiet, max_seconds=max_seconds)
         return
+    if max_seconds is not None:
+        raise fail("--max-seconds bounds a fetch: give it with --from (a build runs to its end, or resumes)")
     if plan:
         planned = plan_build(
             game,
@@ -227,17 +237,19 @@ def build(
         typer.echo(f"  not pinned: {summary.not_pinned}")
 
 
-def _fetch(source: str, game: Game, db: str | None, digest: str | None, *, force: bool, quiet: bool) -> None:
+def _fetch(
+    source: str, game: Game, db: str | None, digest: str | None, *, force: bool, quiet: bool, max_seconds: float | None
+) -> None:
     from ttt_db.store.database import database_exists
     from ttt_db.store.location import resolve_location
-    from ttt_db.store.mirror import fetch
+    from ttt_db.store.mirror import FETCH_SECONDS, fetch
 
     location = resolve_location(db, game)
     if not force and database_exists(location):
         typer.echo(f"database already at {location}; use --force to replace it with the published one")
         return
     with stage_progress(quiet=quiet) as progress:
-        fetched = fetch(source, location, game, progress, digest=digest)
+        fetched = fetch(source, location, game, progress, digest=digest, max_seconds=max_seconds or FETCH_SECONDS)
     resumed = f", resumed at byte {fetched.resumed_from:,}" if fetched.resumed_from else ""
     typer.echo(f"fetched {location} from {source} ({fetched.entry.size:,} bytes{resumed})")
     typer.echo(f"  SHA-256 {fetched.entry.sha256}: as its manifest says")

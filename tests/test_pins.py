@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -238,16 +239,24 @@ def test_verify_proves_a_file_and_records_its_digest(built: Path, tmp_path: Path
 
 
 class _Mirror(BaseHTTPRequestHandler):
-    """A folder served over HTTP with range requests; `breaks` responses are cut short halfway."""
+    """A folder served over HTTP with range requests; `breaks` responses are cut short halfway; with
+    `drip` the database's bytes come a few at a time; with `redirect` it is sent elsewhere."""
 
     folder: Path
     breaks = 0
     ranges: list[str]
+    drip = False
+    redirect = ""
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         path = self.folder / self.path.lstrip("/")
         if not path.is_file():
             self.send_error(404)
+            return
+        if self.redirect and path.name != MANIFEST_NAME:
+            self.send_response(302)
+            self.send_header("Location", self.redirect)
+            self.end_headers()
             return
         data = path.read_bytes()
         wanted = self.headers.get("Range")
@@ -259,6 +268,12 @@ class _Mirror(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data) - start))
         self.end_headers()
         body = data[start:]
+        if path.name != MANIFEST_NAME and self.drip:
+            for at in range(0, len(body), 64):
+                self.wfile.write(body[at : at + 64])
+                self.wfile.flush()
+                time.sleep(0.05)
+            return
         if path.name != MANIFEST_NAME and type(self).breaks > 0:
             type(self).breaks -= 1
             self.wfile.write(body[: len(body) // 2])
@@ -410,3 +425,58 @@ def test_a_build_that_cannot_record_its_pin_says_so(tmp_path: Path, monkeypatch:
     result = cli("build", "--db", str(tmp_path / "t.sqlite"))
     assert result.exit_code == 0, result.output
     assert "not pinned: " in result.stdout and "was not pinned: its record" in result.stdout
+
+
+def test_a_planted_link_as_the_partial_download_is_removed_not_written_through(
+    mirror: tuple[str, type[_Mirror], Path], db_path: Path, tmp_path: Path
+) -> None:
+    """Issue 58: a symbolic link planted as the partial file made a fetch append the mirror's bytes
+    to the file it pointed at, outside the target."""
+    url, _, folder = mirror
+    entry = json.loads((folder / MANIFEST_NAME).read_text())["databases"][0]
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept as it is")
+    target = tmp_path / "fetched.sqlite"
+    (tmp_path / f".fetched.sqlite.{entry['sha256'][:16]}.part").symlink_to(victim)
+    fetched = cli("build", "--from", url, "--db", str(target))
+    assert fetched.exit_code == 0, fetched.output
+    assert victim.read_text() == "kept as it is" and target.read_bytes() == db_path.read_bytes()
+
+
+def test_a_fetch_is_held_to_the_digest_in_the_environment(
+    mirror: tuple[str, type[_Mirror], Path], tmp_path: Path
+) -> None:
+    """Issue 58: `build --from` ignored $TTT_DB_DIGEST: a mirror's forgery was fetched and pinned."""
+    url, _, _ = mirror
+    other = "ab" * 32
+    refused = cli("build", "--from", url, "--db", str(tmp_path / "f.sqlite"), env={DIGEST_ENV_VAR: other})
+    assert refused.exit_code == 2 and f"not the {other[:16]}... given" in refused.stderr
+    assert not (tmp_path / "f.sqlite").exists()
+
+
+def test_a_mirror_that_drips_is_given_up_at_the_deadline_and_its_bytes_kept(
+    mirror: tuple[str, type[_Mirror], Path], tmp_path: Path
+) -> None:
+    url, handler, _ = mirror
+    handler.drip = True
+    target = tmp_path / "slow.sqlite"
+    stopped = cli("build", "--from", url, "--db", str(target), "--max-seconds", "0.5")
+    assert stopped.exit_code == 2 and "took longer than its time allows (--max-seconds)" in stopped.stderr
+    assert not target.exists() and len(list(tmp_path.glob(".slow.sqlite.*.part"))) == 1
+
+
+def test_a_redirect_away_from_http_is_refused(mirror: tuple[str, type[_Mirror], Path], tmp_path: Path) -> None:
+    url, handler, _ = mirror
+    handler.redirect = "ftp://127.0.0.1/ttt-db.sqlite"
+    refused = cli("build", "--from", url, "--db", str(tmp_path / "r.sqlite"))
+    assert refused.exit_code == 2 and "a mirror is fetched over http(s) only" in refused.stderr
+
+
+def test_a_folder_mirror_whose_file_is_a_fifo_is_refused_not_waited_on(db_path: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "mirror"
+    publish(db_path, folder)
+    served = folder / "ttt-db.sqlite"
+    served.unlink()
+    os.mkfifo(served)
+    refused = cli("build", "--from", str(folder), "--db", str(tmp_path / "q.sqlite"))
+    assert refused.exit_code == 2 and "is not a regular file" in refused.stderr

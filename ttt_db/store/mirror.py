@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import json
 import os
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -42,6 +43,21 @@ BLOCK: Final = 1 << 20
 ATTEMPTS: Final = 4
 """Connections a fetch opens before it gives up (each resumes where the last broke)."""
 TIMEOUT_SECONDS: Final = 60.0
+FETCH_SECONDS: Final = 6 * 3600.0
+"""How long a fetch may take in all by default (`build --from --max-seconds`): a mirror that sends
+a byte now and then never trips the timeout of one read; the bytes kept resume the next fetch."""
+
+
+class _HttpRedirects(urllib.request.HTTPRedirectHandler):
+    """Redirects followed to http(s) only (urllib would follow one to ftp://)."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        if not newurl.lower().startswith(("http://", "https://")):
+            raise PublishedFileError(f"{req.full_url} redirects to {newurl!r}: a mirror is fetched over http(s) only")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER: Final = urllib.request.build_opener(_HttpRedirects)
 
 Progress = Callable[[str, int, int], None]
 
@@ -183,7 +199,8 @@ class _Source:
         """The file's bytes from `offset` in blocks; the flag says the source restarted from byte 0
         (a server that ignores ranges)."""
         with self._open(name, offset) as (stream, restarted):
-            for block in iter(lambda: stream.read(BLOCK), b""):
+            read = getattr(stream, "read1", stream.read)  # what has come: a slow sender's bytes return, not wait
+            for block in iter(lambda: read(BLOCK), b""):
                 yield block, restarted
                 restarted = False
 
@@ -191,7 +208,10 @@ class _Source:
     def _open(self, name: str, offset: int) -> Iterator[tuple[BinaryIO, bool]]:
         """The file from `offset`, and whether the source restarted it from byte 0 instead."""
         if not self.is_url:
-            with (Path(self.text) / name).open("rb") as stream:
+            file = Path(self.text) / name
+            if file.exists() and not file.is_file():  # a FIFO would block the open itself
+                raise PublishedFileError(f"{file} is not a regular file")
+            with file.open("rb") as stream:
                 stream.seek(offset)
                 yield stream, False
             return
@@ -199,7 +219,7 @@ class _Source:
         if offset:
             request.add_header("Range", f"bytes={offset}-")
         try:
-            response = urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS)  # noqa: S310 (http(s) only)
+            response = _OPENER.open(request, timeout=TIMEOUT_SECONDS)
         except urllib.error.HTTPError as error:
             if error.code == 404:
                 raise FileNotFoundError(self.where(name)) from None
@@ -215,13 +235,19 @@ def fetch(
     progress: Progress = _ignore,
     *,
     digest: str | None = None,
+    max_seconds: float = FETCH_SECONDS,
 ) -> FetchSummary:
     """Take `game`'s database from the mirror at `source` (http(s) URL or folder) to the file at
     `destination`, resuming a broken fetch's partial file, and record its pin. `digest`: the
-    content digest the database must have, from a source trusted more than the mirror (else the
-    manifest's). PublishedFileError when the mirror cannot be read, has no such database, or its
-    file is not the one its manifest describes (nothing is kept then)."""
+    content digest the database must have, from a source trusted more than the mirror (else
+    `$TTT_DB_DIGEST`, else the manifest's). PublishedFileError when the mirror cannot be read, has
+    no such database, its file is not the one its manifest describes (nothing is kept then), or the
+    download takes more than `max_seconds` (what it has is kept, for the next fetch)."""
     from ttt_db.store.database import open_database
+    from ttt_db.store.pins import pin_for
+
+    given = pin_for(destination, digest, recorded=False)
+    digest = given.digest if given is not None else None
 
     if destination.path is None:
         raise DatabaseError(f"a fetched database is a file: give --db a path, not {destination.url!r}")
@@ -246,8 +272,10 @@ def fetch(
     path = destination.path
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{entry.sha256[:16]}.part")
+    if partial.is_symlink() or (partial.exists() and not partial.is_file()):
+        partial.unlink()  # planted: the link itself goes, never what it points at
     resumed_from = partial.stat().st_size if partial.is_file() else 0
-    _download(mirror, entry, partial, progress)
+    _download(mirror, entry, partial, progress, time.monotonic() + max_seconds)
     sha = hashlib.sha256()
     with partial.open("rb") as stream:
         for block in iter(lambda: stream.read(BLOCK), b""):
@@ -269,8 +297,9 @@ def fetch(
     return FetchSummary(source, entry, resumed_from, pinned, not_pinned)
 
 
-def _download(mirror: _Source, entry: PublishedEntry, partial: Path, progress: Progress) -> None:
-    """The published file's bytes into `partial`, from where it ends, over up to ATTEMPTS connections."""
+def _download(mirror: _Source, entry: PublishedEntry, partial: Path, progress: Progress, deadline: float) -> None:
+    """The published file's bytes into `partial` (never through a link), from where it ends, over
+    up to ATTEMPTS connections, until `deadline` (time.monotonic)."""
     failure = ""
     for _ in range(ATTEMPTS):
         have = partial.stat().st_size if partial.is_file() else 0
@@ -280,7 +309,8 @@ def _download(mirror: _Source, entry: PublishedEntry, partial: Path, progress: P
         if have == entry.size:
             return
         try:
-            with partial.open("r+b" if have else "wb") as out:
+            flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | (0 if have else os.O_TRUNC)
+            with os.fdopen(os.open(partial, flags, 0o644), "wb") as out:
                 out.seek(have)
                 for block, restarted in mirror.blocks(entry.file, have):
                     if restarted:
@@ -292,6 +322,12 @@ def _download(mirror: _Source, entry: PublishedEntry, partial: Path, progress: P
                     progress("download", min(have, entry.size), entry.size)
                     if have > entry.size:
                         break
+                    if time.monotonic() > deadline:
+                        out.flush()
+                        raise PublishedFileError(
+                            f"fetching {mirror.where(entry.file)} took longer than its time allows "
+                            f"(--max-seconds); {have:,} bytes are kept, and the same command resumes from there"
+                        )
         except (OSError, HTTPException, urllib.error.URLError) as error:
             failure = str(getattr(error, "reason", None) or error) or type(error).__name__
             continue

@@ -254,3 +254,41 @@ def test_a_search_that_waited_out_its_deadline_is_answered_503(db: SolutionDatab
         service.search("alphabeta", ".........", arrived=time.monotonic() - service.search_seconds - 1)
     assert refused.value.status == 503 and "waited that long for a free slot" in refused.value.message
     assert service.search("alphabeta", ".........", arrived=time.monotonic())["agrees"] is True
+
+
+def test_a_body_that_never_comes_whole_is_answered_408(address: tuple[str, int]) -> None:
+    """Issue 58: the app waited on the body, so the documented 408 never came."""
+    with socket.create_connection(address) as connection:
+        connection.sendall(b"POST /api/positions HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n[\"ox")
+        assert _answer(connection).startswith(b"HTTP/1.1 408 Request Timeout\r\n")
+    assert _position(address) == 200
+
+
+def test_a_crowd_sending_half_bodies_does_not_keep_a_client_out(db: SolutionDatabase) -> None:
+    """Issue 58: 511 connections holding half-sent POST bodies locked every other client out with
+    503 for as long as they were held; the longest-arriving are now answered 408 to make room."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    limit = 20
+    server = Server(server_config(create_app(db), request_seconds=60, connections=limit))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    address = listener.getsockname()
+    crowd = []
+    try:
+        for _ in range(2 * limit):
+            connection = socket.create_connection(address)
+            connection.sendall(b"POST /api/positions HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n[")
+            crowd.append(connection)
+        time.sleep(0.3)
+        assert [_position(address) for _ in range(5)] == [200] * 5
+        readable, _, _ = select.select(crowd, [], [], 5.0)
+        refused = [connection for connection in readable if _answer(connection).startswith(b"HTTP/1.1 408 ")]
+        assert len(refused) >= limit
+    finally:
+        for connection in crowd:
+            connection.close()
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl
 import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -295,11 +295,15 @@ def create_app(
         return HTMLResponse(games.page(param(request, "game")), headers={"Cache-Control": "no-cache"})
 
     async def positions(request: Request) -> Response:
-        body = await request.body()
+        body = await _body(request)
+        if body is None:
+            return Response(status_code=408)  # the client went away, or came too slowly: no one hears this
         return Response(await heavy(service(request).positions_json, body), media_type="application/json")
 
     async def score_table(request: Request) -> Response:
-        body = await request.body()
+        body = await _body(request)
+        if body is None:
+            return Response(status_code=408)
         return JSONResponse(await heavy(service(request).score_table, body, param(request, "name")))
 
     async def answer_error(request: Request, error: Exception) -> Response:
@@ -322,3 +326,12 @@ def create_app(
     app.state.games = games
     app.add_middleware(RequestLimits)  # added last, so it runs first
     return app
+
+
+async def _body(request: Request) -> bytes | None:
+    """The request's body, or None when the client went away before it had all come (the server
+    answers a body too slow 408 and closes: `ttt_db.web.server`)."""
+    try:
+        return await request.body()
+    except ClientDisconnect:
+        return None

@@ -6,8 +6,11 @@
 - A request's head (request line and headers) is at most `head_bytes`: a longer one is answered
   431 and closed instead of being buffered (plain uvicorn accepted megabytes).
 - At most `CONNECTIONS` connections and requests at once; beyond that uvicorn answers 503. Past
-  `SHED_SHARE` of them, each new connection closes the longest-idle ones, so an idle crowd cannot
-  keep other clients out.
+  `SHED_SHARE` of them, each new connection closes the longest-idle ones, then those whose request
+  has been arriving longest (answered 408), so that neither an idle crowd nor one sending
+  half-requests can keep other clients out.
+- A request whose body has not all come within `request_seconds` is answered 408 at once, though
+  the app waits on it (its handler hears that the client went away).
 - Pipelined requests are answered in order up to a bad one (a head too long, too slow, or not
   HTTP), which alone is refused, after those before it; nothing after it is read.
 - Ctrl-C or SIGTERM: searches, AI moves and checks still running answer 503 at once (`Server`),
@@ -56,7 +59,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._reading_head = True
         self._receiving: asyncio.TimerHandle | None = None
         self._refusal: bytes | None = None  # a refusal waiting for the requests before it
-        self._active = time.monotonic()
+        self._active = self._begun = time.monotonic()
         self._start_receiving()
         if self.limit_concurrency is not None and len(self.connections) >= self.limit_concurrency * SHED_SHARE:
             self._shed_idle(int(self.limit_concurrency * SHED_SHARE))
@@ -71,18 +74,26 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             and not self.transport.is_closing()
         )
 
+    def _arriving(self) -> bool:
+        """A request begun and not all received (its head or its body still coming)."""
+        return self._receiving is not None and not self.transport.is_closing() and not self._idle()
+
     def _shed_idle(self, target: int) -> None:
-        """Close the longest-idle connections until at most `target` remain."""
-        idle = sorted(
-            (p for p in self.connections if p is not self and isinstance(p, GuardedHttpToolsProtocol) and p._idle()),
-            key=lambda protocol: protocol._active,
-        )
-        for protocol in idle[: max(0, len(self.connections) - target)]:
-            protocol._stop_receiving()
-            protocol.transport.close()
+        """Close connections until at most `target` remain: the longest-idle first, then those whose
+        request has been arriving longest (answered 408); never one whose request is being answered."""
+        guarded = [p for p in self.connections if p is not self and isinstance(p, GuardedHttpToolsProtocol)]
+        idle = sorted((p for p in guarded if p._idle()), key=lambda protocol: protocol._active)
+        arriving = sorted((p for p in guarded if p._arriving()), key=lambda protocol: protocol._begun)
+        for protocol in [*idle, *arriving][: max(0, len(self.connections) - target)]:
+            if protocol._idle():
+                protocol._stop_receiving()
+                protocol.transport.close()
+            else:
+                protocol._refuse(408, "the request came too slowly, and others were waiting")
 
     def _start_receiving(self) -> None:
         if self._receiving is None:
+            self._begun = time.monotonic()
             self._receiving = self.loop.call_later(
                 self.request_seconds, self._refuse, 408, "the request came too slowly"
             )
@@ -147,7 +158,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             body
         )
         self._refusal = head + body
-        if not self._answering():
+        waiting_on_body = self.cycle is not None and self.cycle.more_body and not self.cycle.response_started
+        if waiting_on_body or not self._answering():  # the app waits on a body that has not come
             self._send_refusal()
 
     def _send_refusal(self) -> None:

@@ -480,3 +480,15 @@ def test_a_folder_mirror_whose_file_is_a_fifo_is_refused_not_waited_on(db_path: 
     os.mkfifo(served)
     refused = cli("build", "--from", str(folder), "--db", str(tmp_path / "q.sqlite"))
     assert refused.exit_code == 2 and "is not a regular file" in refused.stderr
+
+
+def test_publish_refuses_a_file_whose_plain_rows_were_edited(built: Path, tmp_path: Path) -> None:
+    """Issue 58: an edited ttt_positions row in a pinned file was listed under its clean digest."""
+    with sqlite3.connect(built) as conn:
+        first = conn.execute("select min(rowid) from ttt_positions where depth = 3").fetchone()[0]
+        conn.execute("update ttt_positions set remoteness = remoteness + 2 where rowid = ?", (first,))
+    pin = recorded_pin(resolve_location(built, TICTACTOE))
+    assert pin is not None and _digest(built) == pin.digest  # the digest is over the meta, not each row
+    refused = cli("publish", "--db", str(built), str(tmp_path / "mirror"))
+    assert refused.exit_code == 2 and "plain table ttt_positions not as its build wrote it" in refused.stderr
+    assert not (tmp_path / "mirror" / MANIFEST_NAME).exists()

@@ -259,7 +259,7 @@ def test_a_search_that_waited_out_its_deadline_is_answered_503(db: SolutionDatab
 def test_a_body_that_never_comes_whole_is_answered_408(address: tuple[str, int]) -> None:
     """Issue 58: the app waited on the body, so the documented 408 never came."""
     with socket.create_connection(address) as connection:
-        connection.sendall(b"POST /api/positions HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n[\"ox")
+        connection.sendall(b'POST /api/positions HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n["ox')
         assert _answer(connection).startswith(b"HTTP/1.1 408 Request Timeout\r\n")
     assert _position(address) == 200
 

@@ -13,7 +13,7 @@ entry `PLAIN_KEY` holds each table's row count and hash, so the content digest c
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -211,3 +211,16 @@ def _shown(value: Any) -> str:
         except Exception:  # noqa: BLE001 - a damaged blob is shown as bytes
             return repr(value[:32])
     return repr(value)
+
+
+def altered_tables(reader: Reader, recorded: Mapping[str, Any]) -> list[str]:
+    """The plain tables whose stored rows are not those their build counted and hashed (`recorded`:
+    the meta entry PLAIN_KEY, covered by the content digest), by name."""
+    altered = []
+    for table, entry in sorted(recorded.items()):
+        counted = TableHash(table)
+        for _ in counted.hashed(stored_rows(reader, table)):
+            pass
+        if counted.entry() != entry:
+            altered.append(table)
+    return altered

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, TypeAlias
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -366,12 +366,17 @@ def write_text_output(text: str, output: Path | None, written: str) -> None:
     typer.echo(f"wrote {written} to {output}", err=True)
 
 
+LINE_BYTES: Final = 1 << 16
+"""The most bytes of a line of input that `ArrivedLines` keeps (a board or a record is far less)."""
+
+
 class ArrivedLines:
     """The non-blank lines of a byte stream, stripped, in groups of what has arrived together: a
     pipe written a line at a time is answered a line at a time, a file many lines at once. Bytes
     that are not UTF-8 are replaced (the line is then refused as a board, quoted). `more_arrived()`:
     whether more can be read without waiting (never, for a stream that is not a file: a test's is
-    read whole at once)."""
+    read whole at once). A line is kept to its first LINE_BYTES bytes (the rest is skipped as it
+    comes, so that one endless line costs neither memory nor time): it is then refused, quoted cut."""
 
     def __init__(self, stream: Any) -> None:
         self.stream = stream
@@ -383,14 +388,18 @@ class ArrivedLines:
     def __iter__(self) -> Iterator[list[str]]:
         descriptor, pending = self.descriptor, b""
         while data := self.stream.read() if descriptor is None else _arrived(descriptor):
-            *complete, pending = (pending + data).split(b"\n")
-            lines = [text for line in complete if (text := line.decode("utf-8", "replace").strip())]
+            *complete, rest = data.split(b"\n")
+            if complete:
+                complete[0], pending = pending + complete[0][: LINE_BYTES - len(pending)], b""
+            if len(pending) < LINE_BYTES:  # a line past LINE_BYTES: the rest of it skipped as it comes
+                pending += rest[: LINE_BYTES - len(pending)]
+            lines = [text for line in complete if (text := line[:LINE_BYTES].decode("utf-8", "replace").strip())]
             if lines:
                 yield lines
             if descriptor is None:
                 break
-        if rest := pending.decode("utf-8", "replace").strip():
-            yield [rest]
+        if rest_text := pending.decode("utf-8", "replace").strip():
+            yield [rest_text]
 
     def more_arrived(self) -> bool:
         return self.descriptor is not None and _readable(self.descriptor)

@@ -81,3 +81,24 @@ def test_a_hostile_body_is_a_400(client: TestClient, path: str, kind: str) -> No
 def test_a_hostile_manifest_is_refused_as_one(kind: str) -> None:
     with pytest.raises(PublishedFileError, match=f"is not a manifest: {HOSTILE[kind][1]}"):
         read_manifest(HOSTILE[kind][0].encode(), "mirror/manifest.json")
+
+
+def test_a_line_past_the_line_limit_is_refused_cut_and_the_lines_after_it_answered(run) -> None:
+    """Issue 58: one 80 MB line without a newline cost 33 s and 603 MB (the line was joined again
+    at every read); a line is kept to LINE_BYTES and the rest skipped as it comes."""
+    from ttt_db.cli.common import LINE_BYTES
+
+    result = run("best-moves", "-", input="x........\n" + "o" * (4 * LINE_BYTES) + "\n.........\n")
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [answer.get("board") for answer in answers] == ["x........", None, "........."]
+    assert answers[1]["input"] == "o" * 200 + "…" and "invalid board" in answers[1]["error"]
+
+
+def test_a_long_line_read_in_many_pieces_is_kept_to_the_limit(tmp_path: Path) -> None:
+    from ttt_db.cli.common import LINE_BYTES, ArrivedLines
+
+    source = tmp_path / "lines.txt"
+    source.write_bytes(b"a\n" + b"b" * (20 * LINE_BYTES) + b"\nc\n" + b"d" * (3 * LINE_BYTES))
+    with source.open("rb") as stream:
+        lines = [line for group in ArrivedLines(stream) for line in group]
+    assert lines == ["a", "b" * LINE_BYTES, "c", "d" * LINE_BYTES]

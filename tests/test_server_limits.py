@@ -292,3 +292,21 @@ def test_a_crowd_sending_half_bodies_does_not_keep_a_client_out(db: SolutionData
             connection.close()
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_a_score_over_the_web_is_held_to_a_searchs_deadline_and_to_the_servers_stop(db: SolutionDatabase) -> None:
+    """Issue 58: POST /api/score ran as long as its policy took, past any deadline, and on after
+    the server stopped; it now answers 503 as a search does."""
+    from ttt_db.web.service import ApiError
+
+    table = json.dumps({"policy": {"o........": {"4": "1/3", "8": "2/3"}}}).encode()
+    quick = Service(db, search_seconds=1e-9)
+    with pytest.raises(ApiError) as late:
+        quick.score_table(table, "q.json")
+    assert late.value.status == 503 and "a score over the web runs at most" in str(late.value)
+    stopped = Service(db)
+    stopped.halted.set()
+    with pytest.raises(ApiError) as halted:
+        stopped.score_table(table, "q.json")
+    assert halted.value.status == 503 and "stopping" in str(halted.value)
+    assert Service(db).score_table(table, "q.json")["ai"] == "q.json"  # within its time: answered

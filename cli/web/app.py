@@ -264,6 +264,8 @@ def create_app(
             finally:
                 stop.cancel()
             if not done.done():
+                for served in games.services.values():
+                    served.halted.set()  # work that listens (a score) gives up; the rest is abandoned
                 raise ApiError(503, STOPPING)
             return done.result()
 

@@ -121,6 +121,10 @@ def _int(value: str | None, name: str, default: int, low: int, high: int) -> int
     return int(value)
 
 
+class _ScoreStopped(Exception):
+    """A score's progress heard its deadline pass, or the server stop."""
+
+
 class Service:
     """The API's answers over one open database (shared by every request; thread-safe)."""
 
@@ -133,6 +137,7 @@ class Service:
     ) -> None:
         self.database = database
         self.search_seconds = search_seconds
+        self.halted = threading.Event()  # set when the server stops: work that hears it gives up
         self.game: Game = database.game
         self._check_in_request = self.game.cells <= check_in_request_cells
         self._job: BackgroundCheck | None = None
@@ -367,8 +372,25 @@ class Service:
             )
 
     def _measures(self, named: NamedAI) -> dict[str, Any]:
-        """`score --json`'s document of the AI, with SCORED_COSTLIEST positions per seat."""
-        return measure_policy(named, self.database, costliest=SCORED_COSTLIEST).to_document()
+        """`score --json`'s document of the AI, with SCORED_COSTLIEST positions per seat, within a
+        search's time (`search_seconds`) and stopped when the server stops (`halted`): ApiError 503
+        then, as a search past its deadline answers."""
+        deadline = time.monotonic() + self.search_seconds
+
+        def progress(_met: int) -> None:  # heard at each position asked, or each level walked
+            if self.halted.is_set() or time.monotonic() > deadline:
+                raise _ScoreStopped
+
+        try:
+            return measure_policy(named, self.database, costliest=SCORED_COSTLIEST, progress=progress).to_document()
+        except _ScoreStopped:
+            if self.halted.is_set():
+                raise ApiError(503, "the server is stopping") from None
+            raise ApiError(
+                503,
+                f"a score over the web runs at most {self.search_seconds:g} s; {named.name} on {self.game.name} ran "
+                f"longer: run `ttt-db score` for it",
+            ) from None
 
     def _remember_check(self, ai_name: str, report: CheckReport) -> None:
         """Keep the report (called holding the check lock), forgetting the least recently asked

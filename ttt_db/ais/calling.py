@@ -10,7 +10,7 @@ import re
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -260,19 +260,6 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
     if not moves:
         raise AIMisbehaved(board, "the AI answered no move")
     return tuple(sorted(moves))
-
-
-def counting(ai: AI, asked: Callable[[], object]) -> AI:
-    """The AI, calling `asked()` each time it is asked (a progress bar, a check's progress)."""
-
-    def counted(board: str) -> Collection[int]:
-        asked()
-        return ai(board)
-
-    ahead = getattr(ai, "ask_ahead", None)
-    if ahead is not None:
-        counted.ask_ahead = ahead  # type: ignore[attr-defined]
-    return counted
 
 
 def answers_ahead(ai: AI) -> bool:

@@ -61,13 +61,9 @@ def canonical_transform(cells: str, game: Game) -> tuple[str, int]:
     return canonical, images.index(canonical)
 
 
-def orbit_size(cells: str, game: Game) -> int:
-    """How many distinct boards the symmetries make of `cells` (itself included)."""
-    return len(set(symmetric_images(cells, game)))
-
-
 def canonical_and_orbit(cells: str, game: Game) -> tuple[str, int]:
-    """`canonical_board` and `orbit_size` of `cells`, its images made once."""
+    """`canonical_board` of `cells` and its orbit's size (how many distinct boards the symmetries
+    make of it, itself included), its images made once."""
     images = symmetric_images(cells, game)
     return min(images), len(set(images))
 

@@ -219,31 +219,39 @@ def test_garbage_mid_pipeline_is_refused_after_the_requests_before_it(address: t
     assert _statuses(received) == [200, 200, 400]
 
 
-def test_an_idle_crowd_does_not_keep_a_client_out(db: SolutionDatabase) -> None:
+@contextlib.contextmanager
+def _small_server(db: SolutionDatabase, connections: int, request_seconds: float) -> Iterator[tuple[str, int]]:
+    """A server of at most `connections` connections, on a free port, stopped on leaving."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
-    limit = 20
-    server = Server(server_config(create_app(db), request_seconds=30, connections=limit))
+    server = Server(server_config(create_app(db), request_seconds=request_seconds, connections=connections))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.02)
-    address = listener.getsockname()
-    crowd = [socket.create_connection(address) for _ in range(2 * limit)]  # connected, saying nothing
     try:
-        time.sleep(0.3)
-        assert _position(address) == 200  # the longest-idle were closed to make room
-        readable, _, _ = select.select(crowd, [], [], 2.0)
-        closed = 0
-        for idle in readable:
-            with contextlib.suppress(OSError):
-                closed += idle.recv(1) == b""
-        assert closed >= limit
+        yield listener.getsockname()
     finally:
-        for idle in crowd:
-            idle.close()
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def test_an_idle_crowd_does_not_keep_a_client_out(db: SolutionDatabase) -> None:
+    limit = 20
+    with _small_server(db, limit, 30) as address:
+        crowd = [socket.create_connection(address) for _ in range(2 * limit)]  # connected, saying nothing
+        try:
+            time.sleep(0.3)
+            assert _position(address) == 200  # the longest-idle were closed to make room
+            readable, _, _ = select.select(crowd, [], [], 2.0)
+            closed = 0
+            for idle in readable:
+                with contextlib.suppress(OSError):
+                    closed += idle.recv(1) == b""
+            assert closed >= limit
+        finally:
+            for idle in crowd:
+                idle.close()
 
 
 def test_a_search_that_waited_out_its_deadline_is_answered_503(db: SolutionDatabase) -> None:
@@ -267,31 +275,22 @@ def test_a_body_that_never_comes_whole_is_answered_408(address: tuple[str, int])
 def test_a_crowd_sending_half_bodies_does_not_keep_a_client_out(db: SolutionDatabase) -> None:
     """Issue 58: 511 connections holding half-sent POST bodies locked every other client out with
     503 for as long as they were held; the longest-arriving are now answered 408 to make room."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
     limit = 20
-    server = Server(server_config(create_app(db), request_seconds=60, connections=limit))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    address = listener.getsockname()
-    crowd = []
-    try:
-        for _ in range(2 * limit):
-            connection = socket.create_connection(address)
-            connection.sendall(b"POST /api/positions HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n[")
-            crowd.append(connection)
-        time.sleep(0.3)
-        assert [_position(address) for _ in range(5)] == [200] * 5
-        readable, _, _ = select.select(crowd, [], [], 5.0)
-        refused = [connection for connection in readable if _answer(connection).startswith(b"HTTP/1.1 408 ")]
-        assert len(refused) >= limit
-    finally:
-        for connection in crowd:
-            connection.close()
-        server.should_exit = True
-        thread.join(timeout=10)
+    with _small_server(db, limit, 60) as address:
+        crowd = []
+        try:
+            for _ in range(2 * limit):
+                connection = socket.create_connection(address)
+                connection.sendall(b"POST /api/positions HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n[")
+                crowd.append(connection)
+            time.sleep(0.3)
+            assert [_position(address) for _ in range(5)] == [200] * 5
+            readable, _, _ = select.select(crowd, [], [], 5.0)
+            refused = [connection for connection in readable if _answer(connection).startswith(b"HTTP/1.1 408 ")]
+            assert len(refused) >= limit
+        finally:
+            for connection in crowd:
+                connection.close()
 
 
 def test_a_score_over_the_web_is_held_to_a_searchs_deadline_and_to_the_servers_stop(db: SolutionDatabase) -> None:

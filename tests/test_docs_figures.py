@@ -20,6 +20,7 @@ from ttt_db.cli.checks import WEAK_NOTICE_SECONDS
 from ttt_db.cli.common import LineBar
 from ttt_db.cli.serve import SWITCH_INTERVAL
 from ttt_db.search.algorithms import ALL_ALGORITHMS
+from ttt_db.store.mirror import FETCH_SECONDS
 from ttt_db.web.checking import CHECK_MEMORY_MB
 from ttt_db.web.server import HEAD_BYTES, REQUEST_SECONDS
 from ttt_db.web.service import IDDFS_MAX_SECONDS, SEARCH_SECONDS
@@ -42,6 +43,7 @@ def _limits() -> set[str]:
         f"{MAX_REPLY_BYTES // 1024} KB",
         f"{CHECK_MEMORY_MB / 1024:g} GB",
         f"{SWITCH_INTERVAL * 1000:g} ms",
+        f"{FETCH_SECONDS / 3600:g} hours",
     }
 
 

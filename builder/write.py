@@ -17,7 +17,6 @@ from typing import Any, Final
 from sqlalchemy import Connection, delete, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
-from ttt_db import __version__
 from ttt_db.build.levels import CoreBuild, Progress, process_alive
 from ttt_db.errors import DatabaseError
 from ttt_db.game.definition import Game
@@ -51,6 +50,7 @@ from ttt_db.store.tables import (
     OWNER_VALUE,
     POSITION_COLUMNS,
 )
+from ttt_db.version import __version__
 
 
 def rules_of(game: Game) -> dict[str, Any]:

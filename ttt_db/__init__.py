@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from ttt_db.search.trace_check import check_trace
     from ttt_db.store.database import SolutionDatabase, open_database
 
-__version__ = "0.1.0"
+from ttt_db.version import __version__ as __version__
 
 _LAZY = {
     "open_database": "ttt_db.store.database",

@@ -27,7 +27,7 @@ from ttt_db.store.digest import DIGEST_KEY, HASHES_KEY, ChunkHashes, content_dig
 from ttt_db.store.extras import ExtrasLevel
 from ttt_db.store.figures import core_figures, reached_depths
 from ttt_db.store.location import DatabaseLocation
-from ttt_db.store.plain import PLAIN_KEY, PlainLevels, TableHash
+from ttt_db.store.plain import PlainLevels, TableHash
 from ttt_db.store.schema import (
     SCHEMA_VERSION,
     Base,
@@ -48,6 +48,7 @@ from ttt_db.store.tables import (
     NODE_LIST_COLUMNS,
     OWNER_KEY,
     OWNER_VALUE,
+    PLAIN_KEY,
     POSITION_COLUMNS,
 )
 from ttt_db.version import __version__

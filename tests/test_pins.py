@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from ttt_db.errors import DatabaseDamagedError, DigestMismatchError, InvalidDige
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.ranked.codes import CODE_OF_WORTH
 from ttt_db.ranked.slots import representative
+from ttt_db.store import plain
 from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum
 from ttt_db.store.database import open_database
 from ttt_db.store.location import resolve_location
@@ -482,13 +484,68 @@ def test_a_folder_mirror_whose_file_is_a_fifo_is_refused_not_waited_on(db_path: 
     assert refused.exit_code == 2 and "is not a regular file" in refused.stderr
 
 
-def test_publish_refuses_a_file_whose_plain_rows_were_edited(built: Path, tmp_path: Path) -> None:
+def _edit_a_plain_row(conn: sqlite3.Connection) -> None:
+    first = conn.execute("select min(rowid) from ttt_positions where depth = 3").fetchone()[0]
+    conn.execute("update ttt_positions set remoteness = remoteness + 2 where rowid = ?", (first,))
+    conn.commit()
+
+
+ALTERED = "plain table ttt_positions not as its build wrote it"
+
+
+def test_a_pinned_read_and_publish_refuse_a_file_whose_plain_rows_were_edited(built: Path, tmp_path: Path) -> None:
     """Issue 58: an edited ttt_positions row in a pinned file was listed under its clean digest."""
-    with sqlite3.connect(built) as conn:
-        first = conn.execute("select min(rowid) from ttt_positions where depth = 3").fetchone()[0]
-        conn.execute("update ttt_positions set remoteness = remoteness + 2 where rowid = ?", (first,))
+    digest = _digest(built)
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(built, copy)
+    with closing(sqlite3.connect(built)) as conn:
+        _edit_a_plain_row(conn)
     pin = recorded_pin(resolve_location(built, TICTACTOE))
     assert pin is not None and _digest(built) == pin.digest  # the digest is over the meta, not each row
+    refused = cli("best-moves", "ox..x....", "--db", str(built))
+    assert refused.exit_code == 2 and ALTERED in refused.stderr
     refused = cli("publish", "--db", str(built), str(tmp_path / "mirror"))
-    assert refused.exit_code == 2 and "plain table ttt_positions not as its build wrote it" in refused.stderr
+    assert refused.exit_code == 2 and ALTERED in refused.stderr
     assert not (tmp_path / "mirror" / MANIFEST_NAME).exists()
+    with closing(sqlite3.connect(copy)) as conn:
+        _edit_a_plain_row(conn)
+    given = cli("best-moves", "ox..x....", "--db", str(copy), "--digest", digest)
+    assert given.exit_code == 2 and ALTERED in given.stderr
+    assert cli("best-moves", "ox..x....", "--db", str(copy)).exit_code == 0  # unpinned: the core only
+    unpinned = cli("publish", "--db", str(copy), str(tmp_path / "mirror"))
+    assert unpinned.exit_code == 2 and ALTERED in unpinned.stderr
+
+
+def test_a_pinned_file_has_its_plain_rows_read_once_per_state(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows are read at the first pinned open and again only when the file (or its write-ahead
+    log) changed: an edit whose modification time is set back, or one held in the log by a writer
+    still open, is refused all the same."""
+    reads = []
+    counted = plain.altered_tables
+    monkeypatch.setattr(plain, "altered_tables", lambda *args: reads.append(1) or counted(*args))
+    for _ in range(3):
+        open_database(built).close()
+    assert len(reads) == 1
+    before = os.stat(built)
+    with closing(sqlite3.connect(built)) as conn:
+        _edit_a_plain_row(conn)
+    os.utime(built, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(DatabaseDamagedError, match=ALTERED):
+        open_database(built)
+    assert len(reads) == 2
+
+    logged = tmp_path / "logged.sqlite"
+    assert cli("build", "--db", str(logged), "--quiet").exit_code == 0
+    with closing(sqlite3.connect(logged)) as conn:
+        assert conn.execute("pragma journal_mode = wal").fetchone() == ("wal",)
+    open_database(logged).close()
+    writer = sqlite3.connect(logged)
+    try:
+        writer.execute("pragma wal_autocheckpoint = 0")
+        _edit_a_plain_row(writer)
+        with pytest.raises(DatabaseDamagedError, match=ALTERED):
+            open_database(logged)
+    finally:
+        writer.close()

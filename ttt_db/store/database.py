@@ -49,10 +49,10 @@ from ttt_db.store.digest import DIGEST_KEY, HASHES_KEY, content_digest
 from ttt_db.store.extras import EXTRAS_MAX_CELLS, keeps_extras
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
-from ttt_db.store.pins import Pin, pin_for
+from ttt_db.store.pins import Pin, file_state, pin_for, remember_rows_proven, rows_proven
 from ttt_db.store.position import MoveAnalysis, Playout, Position
 from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader
-from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, SCHEMA_VERSION
+from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, PLAIN_KEY, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -221,8 +221,29 @@ class SolutionDatabase:
                     raise DigestMismatchError(
                         str(self.location), found, self.pin.digest, self.pin.source, self.pin.remedy
                     )
+                self._hold_plain_rows(decoded, found)
             self._meta = decoded
         return self._meta
+
+    def hold_plain_rows(self) -> None:
+        """Hold the plain tables' rows to the hashes their build recorded (meta `plain_tables`,
+        covered by the content digest): DatabaseDamagedError names a table whose rows differ. A
+        pinned handle has done so at open, once for each state of the file (`ttt_db.store.pins`)."""
+        from ttt_db.store.plain import refuse_altered
+
+        decoded = self._checked_meta()
+        if self.pin is None:
+            refuse_altered(self.reader, decoded.get(PLAIN_KEY) or {}, str(self.location))
+
+    def _hold_plain_rows(self, decoded: Mapping[str, Any], digest: str) -> None:
+        recorded = decoded.get(PLAIN_KEY)
+        if not recorded or rows_proven(self.location, digest):
+            return
+        from ttt_db.store.plain import refuse_altered  # its import is paid only where rows are read
+
+        state = None if self.location.path is None else file_state(self.location.path)
+        refuse_altered(self.reader, recorded, str(self.location))
+        remember_rows_proven(self.location, digest, state)
 
     def _meta_entries(self) -> dict[str, Any]:
         return {row.key: row.value for row in self.reader.rows(f"SELECT key, value FROM {META}")}

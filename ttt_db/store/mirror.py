@@ -28,13 +28,12 @@ from http.client import HTTPException
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from ttt_db.errors import DatabaseDamagedError, DatabaseError, PublishedFileError
+from ttt_db.errors import DatabaseError, PublishedFileError
 from ttt_db.game.definition import Game
 from ttt_db.json_text import read_json
 from ttt_db.store.files import write_whole
 from ttt_db.store.location import DatabaseLocation, default_filename
 from ttt_db.store.pins import parse_digest, pin_recorded
-from ttt_db.store.plain import PLAIN_KEY, altered_tables
 from ttt_db.store.tables import SCHEMA_VERSION
 
 MANIFEST_NAME: Final = "manifest.json"
@@ -123,15 +122,8 @@ def publish(
             raise DatabaseError(f"a published database is a file: {database.location} is a server's")
         db_path = database.location.path
         game = database.game
-        meta = database.meta()  # checked (and held to its pin) before anything is published
+        database.hold_plain_rows()  # its meta checked and held to its pin, its plain rows to their hashes
         digest = database.content_digest()
-        altered = altered_tables(database.reader, meta.get(PLAIN_KEY) or {})
-        if altered:
-            raise DatabaseDamagedError(
-                f"plain table {', '.join(altered)} not as its build wrote it (rows or hash differ from meta "
-                f"{PLAIN_KEY}, which the digest covers; `ttt-db verify` names the rows)",
-                str(database.location),
-            )
     folder.mkdir(parents=True, exist_ok=True)
     name = default_filename(game)
     sha = hashlib.sha256()

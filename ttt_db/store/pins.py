@@ -4,6 +4,11 @@ A pin is given (`open_database(..., digest=)`, `--digest`, `$TTT_DB_DIGEST`) or 
 a fetch from a published manifest and a passing `verify` record the digest of the file they wrote
 or proved, in the user's data folder, so a file changed after that is refused by default. A
 server URL is pinned only by a given digest.
+
+The digest covers the plain tables by their recorded hashes, not row by row: a pinned read holds
+their rows to those hashes once for each state of the file (`file_state`: its inode, size and
+change times, and its write-ahead log's), remembered beside the pins (`rows_proven`), so that an
+edited row is refused and an unchanged file is not read twice.
 """
 
 from __future__ import annotations
@@ -70,9 +75,9 @@ def _identities(path: Path) -> list[str]:
     return [*names, f"inode {found.st_dev} {found.st_ino}"]
 
 
-def _record_path(identity: str) -> Path:
-    name = hashlib.sha256(identity.encode(errors="surrogateescape")).hexdigest()[:32]
-    return pins_folder() / f"{name}.json"
+def _record_path(identity: str, kind: str = "") -> Path:
+    name = hashlib.sha256((kind + identity).encode(errors="surrogateescape")).hexdigest()[:32]
+    return pins_folder() / f"{kind}{name}.json"
 
 
 def recorded_pin(location: DatabaseLocation) -> Pin | None:
@@ -122,6 +127,56 @@ def record_pin(location: DatabaseLocation, digest: str, by: str) -> Path | None:
             raise PinRecordError(str(location), str(target), error.strerror or str(error), writing=True) from None
         written.append(target)
     return written[0]
+
+
+_PROVEN: Final = "rows-"
+
+
+def file_state(path: Path) -> list[int] | None:
+    """What changes whenever a file's content may have: its device, inode, size and modification
+    and change times (a change time cannot be set back), and those of its SQLite write-ahead log
+    where one exists; None for a file that cannot be read."""
+    state = []
+    for name in (path, Path(f"{path}-wal")):
+        try:
+            found = os.stat(name)
+        except FileNotFoundError:
+            state.append(-1)
+            continue
+        except OSError:
+            return None
+        state += [found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns]
+    return state
+
+
+def rows_proven(location: DatabaseLocation, digest: str) -> bool:
+    """Whether the plain tables' rows of the file at `location`, in its present state, were held
+    to their hashes under `digest` (`remember_rows_proven`); False for a URL or where unknown."""
+    if location.path is None:
+        return False
+    state = file_state(location.path)
+    identity = f"path {os.path.realpath(location.path)}"
+    try:
+        record = json.loads(_record_path(identity, _PROVEN).read_text(encoding="utf-8"))
+        return bool(state is not None and record == {"identity": identity, "digest": digest, "state": state})
+    except (OSError, ValueError):
+        return False
+
+
+def remember_rows_proven(location: DatabaseLocation, digest: str, state: list[int] | None) -> None:
+    """Remember that the file at `location` in `state` (`file_state` taken before its rows were
+    read) had its plain tables' rows held to their hashes, unless it changed since. Only saves
+    work: a folder that cannot be written costs the next read the same check."""
+    if location.path is None or state is None or file_state(location.path) != state:
+        return
+    identity = f"path {os.path.realpath(location.path)}"
+    data = (json.dumps({"identity": identity, "digest": digest, "state": state}) + "\n").encode()
+    target = _record_path(identity, _PROVEN)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_whole(target, partial(_write, data))
+    except OSError:
+        pass
 
 
 def _write(data: bytes, stream: BinaryIO) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import msgpack
 
-from ttt_db.errors import BuildRefusedError
+from ttt_db.errors import BuildRefusedError, DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.ranked.blocks import blocks, level_keys
 from ttt_db.ranked.step import Level, LevelCounts
@@ -29,14 +29,12 @@ from ttt_db.store.core import NODE_LISTS, class_positions, list_kind
 from ttt_db.store.extras import EXTRAS_MAX_CELLS
 from ttt_db.store.position import Position
 from ttt_db.store.reader import Reader
-from ttt_db.store.tables import NODE_LIST_COLUMNS, NODE_LISTS_TABLE, POSITION_COLUMNS, POSITIONS
+from ttt_db.store.tables import NODE_LIST_COLUMNS, NODE_LISTS_TABLE, PLAIN_KEY, POSITION_COLUMNS, POSITIONS
 
 TABLES_DEFAULT_CELLS: Final = 12
 """The largest game whose build writes the plain tables unless told not to."""
 TABLES_MAX_CELLS: Final = EXTRAS_MAX_CELLS
 """The largest game whose build writes them when asked (`build --tables`): its levels are held."""
-PLAIN_KEY: Final = "plain_tables"
-"""The meta entry: {table: {"rows": count, "hash": hex}} for each plain table written."""
 
 Row = tuple[Any, ...]
 
@@ -224,3 +222,15 @@ def altered_tables(reader: Reader, recorded: Mapping[str, Any]) -> list[str]:
         if counted.entry() != entry:
             altered.append(table)
     return altered
+
+
+def refuse_altered(reader: Reader, recorded: Mapping[str, Any], where: str) -> None:
+    """DatabaseDamagedError where a plain table's rows are not those its build hashed
+    (`altered_tables`): the file's digest covers the hashes, so its rows are not the solution's."""
+    altered = altered_tables(reader, recorded)
+    if altered:
+        raise DatabaseDamagedError(
+            f"plain table {', '.join(altered)} not as its build wrote it (rows or hash differ from meta "
+            f"{PLAIN_KEY}, which the digest covers; `ttt-db verify` names the rows)",
+            where,
+        )

@@ -19,6 +19,8 @@ EXTRAS: Final = TABLE_PREFIX + "extras"
 CHUNK_HASHES: Final = TABLE_PREFIX + "chunk_hashes"
 POSITIONS: Final = TABLE_PREFIX + "positions"
 NODE_LISTS_TABLE: Final = TABLE_PREFIX + "node_lists"
+PLAIN_KEY: Final = "plain_tables"
+"""The meta entry: {table: {"rows": count, "hash": hex}} for each plain table written."""
 LEGACY_TABLES: Final = (POSITIONS, NODE_LISTS_TABLE)
 """Tables that schema 6 and older had under the names the plain tables took again (with other
 columns), dropped when a server's database of an older schema is rebuilt."""

@@ -29,8 +29,8 @@ from ttt_db.store.database import SolutionDatabase
 from ttt_db.store.extras import EXTRAS_FIELDS, ExtrasLevel, count_extras
 from ttt_db.store.figures import core_figures, reached_depths
 from ttt_db.store.pins import pin_recorded, recorded_pin
-from ttt_db.store.plain import PLAIN_KEY, PlainLevels, Row, held_to_core, stored_rows
-from ttt_db.store.tables import EXTRAS, NODE_LISTS_TABLE, POSITIONS
+from ttt_db.store.plain import PlainLevels, Row, held_to_core, stored_rows
+from ttt_db.store.tables import EXTRAS, NODE_LISTS_TABLE, PLAIN_KEY, POSITIONS
 
 Progress = Callable[[str, int, int], None]
 

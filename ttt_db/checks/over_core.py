@@ -31,11 +31,13 @@ from ttt_db.checks.solved import (
 from ttt_db.errors import AIMisbehaved, DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, mover_at, opposite_value
-from ttt_db.game.symmetry import transform_move, untransform_moves
-from ttt_db.ranked.backend import as_list
+from ttt_db.game.symmetry import symmetric_images, transform_move, untransform_moves
+from ttt_db.ranked.backend import as_list, runs_interpreted
 from ttt_db.ranked.blocks import Block, blocks
 from ttt_db.ranked.codes import move_of_worth
 from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+from ttt_db.ranked.slots import level_sizes
+from ttt_db.store.class_rows import DecisionClass, decision_levels
 from ttt_db.store.position import MoveAnalysis
 
 if TYPE_CHECKING:
@@ -115,6 +117,11 @@ def check_strong_over_core(
     at_representatives = canonical or by_orbit
     total = figures["decision_canonical" if canonical else "decision"]
     to_ask = figures["decision_canonical" if at_representatives else "decision"]
+    pace = _Pace(ai.name, game, to_ask, report, notice)
+    if db.plain_rows_held and runs_interpreted(sum(level_sizes(game.cells))):
+        return _check_over_class_rows(
+            ai, db, canonical=canonical, shortest=shortest, by_orbit=by_orbit, pace=pace, budget=budget
+        )
     if ai.core_answer == "fastest" or (ai.core_answer == "best" and not shortest):
         return _check_own_moves(
             db, canonical=canonical, shortest=shortest, by_orbit=by_orbit, report=report, budget=budget
@@ -126,7 +133,6 @@ def check_strong_over_core(
     stopped: str | None = None
     depth = 0
     checked_here = 0  # boards of the level checked so far
-    pace = _Pace(ai.name, game, to_ask, report, notice)
     report(0, to_ask)
     for step in db.core.walk():
         depth, checked_here = step.depth, tally.checked
@@ -263,6 +269,156 @@ def _check_own_moves(
     )
 
 
+def _check_over_class_rows(
+    ai: NamedAI,
+    db: SolutionDatabase,
+    *,
+    canonical: bool,
+    shortest: bool,
+    by_orbit: bool,
+    pace: _Pace,
+    budget: CheckBudget,
+) -> StrongResult:
+    """`check_strong_over_core` on a game small enough that its kernels run interpreted, read
+    pinned: its decision classes from the plain table's rows (`ttt_db.store.class_rows`, held to
+    their hashes at open) rather than from the core's levels; the same counts, kinds and failures,
+    each level's boards in key order."""
+    game = db.game
+    figures = db.meta()["figures"]
+    name = "decision_canonical" if canonical else "decision"
+    at_representatives = canonical or by_orbit
+    own = {"best": False, "fastest": True}.get(ai.core_answer or "")  # the database's own answers: fastest?
+    tally = _Tally(budget.failures_kept)
+    asked = 0
+    step_size = BATCH
+    stopped: str | None = None
+    depth = checked_here = 0
+    pace.report(0, pace.to_ask)
+    for depth, classes in decision_levels(db.reader):
+        checked_here = tally.checked
+        stopped = budget.stop_reason()
+        if stopped is not None:
+            break
+        boards = _class_boards(classes, game, images=not at_representatives)
+        first = 0
+        while first < len(boards):
+            stopped = budget.stop_reason()
+            if stopped is not None:
+                break
+            part = boards[first : first + (len(boards) if own is not None else step_size)]
+            left = budget.left()
+            if left is not None:
+                part = part[:left]
+            if own is None:
+                answers, errors, seconds = _asked(
+                    ai, [board for _, _, board in part], [t for _, t, _ in part], game, budget, pace.answered
+                )
+                part = part[: len(answers)]
+                pace.asking += seconds
+            else:
+                answers = [_mask(one.fastest if own else one.best) for one, _, _ in part]
+                errors = {}
+            for i, (one, transform, board) in enumerate(part):
+                _hold_class(one, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally)
+            first += len(part)
+            budget.spend(len(part))
+            asked += len(part)
+            pace.asked = asked
+            pace.report(asked, pace.to_ask)
+            if own is None:
+                step_size = min(max(int(asked / max(pace.asking, 1e-9) * BATCH_SECONDS), MIN_BATCH), MAX_BATCH)
+                pace.announce(asked, pace.asking)
+        if stopped is not None:
+            break
+    if stopped is None and tally.checked != figures[name]:
+        raise DatabaseDamagedError(
+            f"the meta's {figures[name]:,} decision positions, where table ttt_positions holds {tally.checked:,}",
+            "table ttt_meta",
+        )
+    tally.failures.sort(key=shallowest_first)
+    return StrongResult(
+        name,
+        shortest,
+        figures[name],
+        figures[name] if stopped is None else tally.checked,
+        tally.failing,
+        tally.failures,
+        tally.ordered(),
+        asked=asked if by_orbit else None,
+        stopped=stopped,
+        depth_reached=depth if stopped is not None else None,
+        reached_in_part=tally.checked > checked_here,
+    )
+
+
+def _class_boards(classes: list[DecisionClass], game: Game, *, images: bool) -> list[tuple[DecisionClass, int, str]]:
+    """The boards to ask at: each class's canonical board, or (`images`) each of its distinct
+    images, with the transform that makes it from the canonical board."""
+    if not images:
+        return [(one, 0, one.board) for one in classes]
+    found = []
+    for one in classes:
+        seen: set[str] = set()
+        for transform, image in enumerate(symmetric_images(one.board, game)):
+            if image not in seen:
+                seen.add(image)
+                found.append((one, transform, image))
+        if len(seen) != one.orbit:
+            raise DatabaseDamagedError(
+                f"class {one.board} has {len(seen)} images, not {one.orbit}", "table ttt_positions"
+            )
+    return found
+
+
+def _mask(moves: Sequence[int]) -> int:
+    return sum(1 << move for move in moves)
+
+
+def _hold_class(
+    one: DecisionClass,
+    transform: int,
+    board: str,
+    chosen: int,
+    error: AIMisbehaved | None,
+    shortest: bool,
+    by_orbit: bool,
+    depth: int,
+    game: Game,
+    tally: _Tally,
+) -> None:
+    """Hold an answer at `board` (the class's image under `transform`), carried back onto the
+    class's canonical board as the mask `chosen`, to the class's best (`shortest`: fastest) moves:
+    counted, and kept while there is room, told where it was asked (an AI asked once per class:
+    on each image)."""
+    weight = one.orbit if by_orbit else 1
+    tally.checked += weight
+    target = one.fastest if shortest else one.best
+    wanted = _mask(target)
+    wrong = chosen & ~wanted
+    if not wrong and error is None:
+        return
+    if error is not None:
+        kind = "error"
+    else:
+        every = one.moves
+        rank_of = {cell: rank for cell, rank, _ in every}
+        best_rank = max(rank for _, rank, _ in every)
+        worst_wrong = min(rank_of[cell] for cell in _cells_of(wrong, game.cells))
+        kind = _KIND_OF[(best_rank, min(worst_wrong, 3))]
+    tally.count(depth, kind, weight)
+    if tally.room == 0:
+        return
+    analyses = tuple(MoveAnalysis(cell, VALUES[rank], after, game) for cell, rank, after in one.moves)
+    if error is not None:
+        failure = StrongFailure(one.board, (), target, error.reason, error.where, analyses)
+    else:
+        failure = StrongFailure(one.board, tuple(_cells_of(chosen, game.cells)), target, moves=analyses)
+    if by_orbit:
+        tally.failures += failure.images(game)[: tally.room]
+    else:
+        tally.failures.append(failure.seen_as(board, transform, game) if transform else failure)
+
+
 def _duration(seconds: float) -> str:
     if seconds < 120:
         return f"{seconds:.0f} s"
@@ -306,30 +462,13 @@ def _check_part(
     boards: list[str] = []
     transforms: list[int] = []
     told_as_asked = not by_orbit  # an AI asked once per class is asked at the slot's own board
-    started = time.perf_counter()
+    asking = 0.0
     if answers is not None:
         chosen = [int(answers[j]) for j in part]
     else:
         boards, transforms = _boards_at(block, part, canonical=at_representatives and told_as_asked)
-        started = time.perf_counter()  # the AI's time alone
-        chosen = []
-        ask_ahead(ai.play, boards)
-        for i, board in enumerate(boards):
-            if i and budget.stop_reason() is not None:
-                part = part[:i]
-                break
-            try:
-                answer = candidate_moves(ai.play, board)
-            except AIMisbehaved as error:
-                errors[i] = error
-                chosen.append(0)
-                answered(i + 1, time.perf_counter() - started)
-                continue
-            if transforms[i]:
-                answer = untransform_moves(answer, transforms[i], game)
-            chosen.append(sum(1 << move for move in answer))
-            answered(i + 1, time.perf_counter() - started)
-    asking = time.perf_counter() - started
+        chosen, errors, asking = _asked(ai, boards, transforms, game, budget, answered)
+        part = part[: len(chosen)]
     moves = block.moves
     assert moves is not None
     cells = game.cells
@@ -357,6 +496,39 @@ def _check_part(
         failure = _failure(board, image, chosen[i], wanted, worths, errors.get(i), game)
         tally.failures += failure.images(game)[: tally.room] if by_orbit else [failure]
     return asking, len(part)
+
+
+def _asked(
+    ai: NamedAI,
+    boards: list[str],
+    transforms: list[int],
+    game: Game,
+    budget: CheckBudget,
+    answered: Callable[[int, float], None],
+) -> tuple[list[int], dict[int, AIMisbehaved], float]:
+    """Ask a board-by-board AI at `boards`, each the image under `transforms[i]` of the board its
+    answer is held on: each answer as a mask of moves there (0 where it misbehaved: its error is
+    kept by index), and the seconds its answers took. It is asked no further once the budget says
+    stop (the answers are then fewer than the boards); `answered(boards, seconds)` is told after
+    each answer."""
+    errors: dict[int, AIMisbehaved] = {}
+    chosen: list[int] = []
+    started = time.perf_counter()
+    ask_ahead(ai.play, boards)
+    for i, board in enumerate(boards):
+        if i and budget.stop_reason() is not None:
+            break
+        try:
+            answer = candidate_moves(ai.play, board)
+        except AIMisbehaved as error:
+            errors[i] = error
+            chosen.append(0)
+        else:
+            if transforms[i]:
+                answer = untransform_moves(answer, transforms[i], game)
+            chosen.append(sum(1 << move for move in answer))
+        answered(i + 1, time.perf_counter() - started)
+    return chosen, errors, time.perf_counter() - started
 
 
 def _boards_at(block: Block, where: list[int], *, canonical: bool) -> tuple[list[str], list[int]]:

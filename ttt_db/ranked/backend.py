@@ -216,16 +216,17 @@ def numba_available() -> bool:
 
 
 def choose_backend(slots: int) -> Backend:
-    """The backend for a game of `slots` slots: interpreted when it is small (or numba is missing,
-    or TTT_DB_KERNEL says so), compiled otherwise."""
+    """The backend for a game of `slots` slots (`runs_interpreted`)."""
+    return interpreted() if runs_interpreted(slots) else compiled()
+
+
+def runs_interpreted(slots: int) -> bool:
+    """Whether a game of `slots` slots runs the kernels interpreted: when it is small (or numba is
+    missing, or TTT_DB_KERNEL says so); compiled otherwise."""
     forced = os.environ.get(ENVIRONMENT, "")
-    if forced == "interpreted":
-        return interpreted()
-    if forced == "compiled":
-        return compiled()
-    if slots <= INTERPRETED_SLOTS or not numba_available():
-        return interpreted()
-    return compiled()
+    if forced in ("interpreted", "compiled"):
+        return forced == "interpreted"
+    return slots <= INTERPRETED_SLOTS or not numba_available()
 
 
 def as_list(values: Any, count: int | None = None) -> list[int]:

@@ -225,6 +225,12 @@ class SolutionDatabase:
             self._meta = decoded
         return self._meta
 
+    @property
+    def plain_rows_held(self) -> bool:
+        """Whether this handle may answer from the plain tables' rows: the file has them and the
+        read is pinned, so they were held to the hashes its digest covers at open."""
+        return self.pin is not None and PLAIN_KEY in self._checked_meta()
+
     def hold_plain_rows(self) -> None:
         """Hold the plain tables' rows to the hashes their build recorded (meta `plain_tables`,
         covered by the content digest): DatabaseDamagedError names a table whose rows differ. A

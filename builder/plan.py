@@ -348,10 +348,11 @@ def plan_build(
         machine,
     )
     if plan.memory > machine.memory:
-        plan.lacks.append(f"memory: {_size(plan.memory)} for the build; {_size(machine.memory)} here")
+        plan.lacks.append(f"memory: {size_text(plan.memory)} for the build; {size_text(machine.memory)} here")
     if work_disk + stored > machine.disk_free:
         plan.lacks.append(
-            f"disk: {_size(work_disk + stored)} for the work folder and the database; {_size(machine.disk_free)} free"
+            f"disk: {size_text(work_disk + stored)} for the work folder and the database; "
+            f"{size_text(machine.disk_free)} free"
         )
     return plan
 
@@ -376,14 +377,14 @@ def _cpu_seconds(levels: tuple[PlanLevel, ...], rates: Rates, extras: bool, plai
     )
 
 
-def _size(count: int) -> str:
+def size_text(count: int) -> str:
     for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
         if count >= scale:
             return f"{count / scale:,.1f} {unit}"
     return f"{count / 1e3:,.1f} kB"
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
     """A CPU time as a reader takes it in: seconds, minutes, hours or days."""
     for unit, scale in (("days", 86400), ("h", 3600), ("min", 60)):
         if seconds >= 2 * scale:
@@ -395,36 +396,36 @@ def plan_lines(plan: BuildPlan) -> list[str]:
     """The plan as text: `ttt-db build --plan`, and the refusal of a build that does not fit."""
     widest = plan.widest
     on = f"a Dask cluster of {plan.workers} workers" if plan.cluster else f"this machine's {plan.workers} cores"
-    held_parts = [f"two adjacent levels {_size(plan.levels_memory)}"]
+    held_parts = [f"two adjacent levels {size_text(plan.levels_memory)}"]
     if plan.extras_memory:
-        held_parts = [f"every level {_size(plan.levels_memory)}", f"odds and paths {_size(plan.extras_memory)}"]
+        held_parts = [f"every level {size_text(plan.levels_memory)}", f"odds and paths {size_text(plan.extras_memory)}"]
     lines = [
         f"plan for {plan.game.name} on {on}:",
         f"  slots:          {plan.total_slots:,} in {len(plan.levels)} levels; held: "
         f"{sum(level.boards for level in plan.levels):,} boards of canonical sets",
         f"  widest level:   depth {widest.depth}, {widest.boards:,} boards ({widest.canonical_sets:,} canonical sets)",
-        f"  memory:         {_size(plan.memory)}: {', '.join(held_parts)}, tables {_size(plan.tables_memory)}, "
-        f"the process and its writing {_size(plan.process_memory)}",
-        f"  work folder:    {_size(plan.work_disk)} at its fullest (--work-dir: shared storage for a cluster)",
-        f"  the database:   about {_size(plan.result_disk)}",
+        f"  memory:         {size_text(plan.memory)}: {', '.join(held_parts)}, tables {size_text(plan.tables_memory)}, "
+        f"the process and its writing {size_text(plan.process_memory)}",
+        f"  work folder:    {size_text(plan.work_disk)} at its fullest (--work-dir: shared storage for a cluster)",
+        f"  the database:   about {size_text(plan.result_disk)}",
     ]
     if plan.cpu_seconds is not None:
         where = "this machine's measured rate"
         if plan.measured_on is not None and plan.measured_on != plan.game:
             where = f"{plan.measured_on.name}'s rate measured on this machine (no game over {MAX_CELLS} cells is)"
         lines.append(
-            f"  time:           {_duration(plan.cpu_seconds)} of CPU at {where}, "
-            f"{_duration(plan.cpu_seconds / plan.workers)} on {on}"
+            f"  time:           {duration_text(plan.cpu_seconds)} of CPU at {where}, "
+            f"{duration_text(plan.cpu_seconds / plan.workers)} on {on}"
         )
         if plan.lacks:
             lines.append(
-                f"                  a cluster divides it by its workers: {_duration(plan.cpu_seconds / 64)} on 64 "
+                f"                  a cluster divides it by its workers: {duration_text(plan.cpu_seconds / 64)} on 64 "
                 "(docs/scale.md)"
             )
         lines.append("                  (timed just now on a sample of each level: it moves with this machine's load)")
     lines.append(
-        f"  this machine:   {plan.machine.cores} cores, {_size(plan.machine.memory)} of memory, "
-        f"{_size(plan.machine.disk_free)} free"
+        f"  this machine:   {plan.machine.cores} cores, {size_text(plan.machine.memory)} of memory, "
+        f"{size_text(plan.machine.disk_free)} free"
     )
     if plan.lacks:
         lines += ["  it lacks:", *(f"    {lack}" for lack in plan.lacks)]

@@ -237,6 +237,100 @@ def build(
         typer.echo(f"  not pinned: {summary.not_pinned}")
 
 
+@app.command()
+def census(
+    max_cells: Annotated[
+        int,
+        typer.Option(
+            "--max-cells",
+            min=6,
+            max=25,
+            metavar="N",
+            help="The largest games taken: every game with 2 <= rows <= columns, rows x columns <= N and "
+            "3 <= k <= columns (a board and its transpose are one game).",
+        ),
+    ] = 25,
+    folder: Annotated[
+        Path,
+        typer.Option(
+            "--folder",
+            metavar="PATH",
+            help="Where each game's row is kept (GAME.json) and its database built; run the command again "
+            "to go on where it stopped.",
+        ),
+    ] = Path("census"),
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Keep each game's database (by default deleted once its row is written).")
+    ] = False,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Say what the games not yet taken need (memory, disk, CPU time measured on this machine) "
+            "and take none.",
+        ),
+    ] = False,
+    markdown: Annotated[
+        Path | None,
+        typer.Option(
+            "--markdown",
+            metavar="FILE",
+            help="Write the table into FILE (docs/games.md), replacing the census section it has, else at its end.",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Solve every m,n,k game up to --max-cells cells, one at a time, and record each one's
+    figures: the empty board's value and plies, positions and classes, the positions in play by
+    value, decision positions, the longest forced win and a board that has it, o's winning first
+    moves, build CPU time, file size and content digest. Each game is built as `build --game G`
+    builds it and counted as `stats` counts it; its row is written before the next game starts, so
+    a census that is stopped goes on where it stopped. Prints the table (--json: the rows)."""
+    from ttt_db.build.census import census_games, census_markdown, plan_census, take_census, with_census
+    from ttt_db.cli.render import census_lines, census_plan_lines
+
+    games = census_games(max_cells)
+    if plan:
+        with progress_bar(None, "planning", "game", quiet=quiet) as bar:
+
+            def planned(done: int, total: int) -> None:
+                if bar.total != total:
+                    bar.reset(total=total)
+                bar.update(done - bar.n)
+
+            found = plan_census(folder, games, planned)
+        if as_json:
+            print_json(found.to_document(keep=keep))
+        else:
+            typer.echo("\n".join(census_plan_lines(found, keep=keep)))
+        return
+
+    def starting(index: int, game: Game, recorded: object) -> None:
+        if not quiet:
+            state = "recorded before" if recorded is not None else f"{game.cells} cells"
+            typer.echo(f"census {index + 1}/{len(games)}: {game.name} ({state})", err=True)
+
+    with stage_progress(quiet=quiet) as progress:
+        rows = list(
+            take_census(
+                folder,
+                games,
+                keep=keep,
+                starting=starting,
+                progress=progress,
+                notice=lambda line: typer.echo(line, err=True),
+            )
+        )
+    if markdown is not None:
+        text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
+        markdown.write_text(with_census(text, census_markdown(rows, games)), encoding="utf-8")
+    if as_json:
+        print_json([row.to_document() for row in rows])
+    else:
+        typer.echo("\n".join(census_lines(rows)))
+
+
 def _fetch(
     source: str, game: Game, db: str | None, digest: str | None, *, force: bool, quiet: bool, max_seconds: float | None
 ) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ttt_db.game.definition import Game
 
 if TYPE_CHECKING:
+    from ttt_db.build.census import CensusPlan, CensusRow
     from ttt_db.game.rules import Value
     from ttt_db.play.line import Line
     from ttt_db.store.figures import DepthFigures
@@ -223,3 +224,45 @@ def stats_text(stats: SolutionStats) -> str:
         f"  by how many moves keep the value: {kept}; every move keeps it at {stats.every_move_keeps:,}",
     ]
     return "\n".join(lines)
+
+
+def census_lines(rows: Sequence[CensusRow]) -> list[str]:
+    """The census as a terminal table: a game a line."""
+    from ttt_db.build.plan import duration_text
+
+    lines = [f"{'game':<8} {'empty board':<16} {'positions':>17} {'classes':>16} {'longest win':>11}  build CPU"]
+    for row in rows:
+        if not row.solved:
+            lines.append(f"{row.game:<8} not built here: {'; '.join(row.lacks)}")
+            continue
+        longest = "-" if row.longest_win is None else plural(row.longest_win.remoteness, "ply", "plies")
+        cpu = "?" if row.build_cpu_seconds is None else duration_text(row.build_cpu_seconds)
+        empty = f"{row.value}, {plural(row.remoteness or 0, 'ply', 'plies')}"
+        lines.append(
+            f"{row.game:<8} {empty:<16} {row.positions or 0:>17,} {row.classes or 0:>16,} {longest:>11}  {cpu}"
+        )
+    return lines
+
+
+def census_plan_lines(plan: CensusPlan, *, keep: bool) -> list[str]:
+    """`census --plan`: each game not yet taken with its memory, disk and CPU, then the whole run."""
+    from ttt_db.build.plan import duration_text, size_text
+
+    lines = [f"{plan.taken} games recorded already; {len(plan.plans)} to take:"]
+    for one in plan.plans:
+        cpu = "?" if one.cpu_seconds is None else duration_text(one.cpu_seconds)
+        lacking = f"  lacks: {'; '.join(one.lacks)}" if one.lacks else ""
+        disk = size_text(one.work_disk + one.result_disk)
+        lines.append(
+            f"  {one.game.name:<8} memory {size_text(one.memory):>9}, disk {disk:>9}, build {cpu:>10} of CPU{lacking}"
+        )
+    if plan.plans:
+        cores = plan.plans[0].machine.cores
+        lines += [
+            f"in all: {duration_text(plan.cpu_seconds)} of CPU (each game built, then counted by a walk about "
+            "as long), "
+            f"about {duration_text(plan.cpu_seconds / cores)} on this machine's {cores} cores;",
+            f"  memory {size_text(plan.peak_memory)} at most (one game at a time), disk "
+            f"{size_text(plan.disk(keep=keep))} at most" + (" (every database kept)" if keep else ""),
+        ]
+    return lines

@@ -7,6 +7,7 @@ the level that has them while it is held."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from typing import Any, Final
@@ -137,10 +138,11 @@ def depth_chart(stats: SolutionStats, width: int = 480, height: int = 180) -> st
     return "".join(parts)
 
 
-def solution_stats(database: SolutionDatabase) -> SolutionStats:
+def solution_stats(database: SolutionDatabase, progress: Callable[[int, int], None] | None = None) -> SolutionStats:
     """The statistics of the database's solution, from its core, in one walk: each level's tally
     counted as the level is held, and a board of the longest win or slowest loss found so far
-    looked for in the level that first has it while the walk holds it."""
+    looked for in the level that first has it while the walk holds it; `progress(levels done,
+    levels)` is told after each level."""
     core = database.core
     n = core.tables.cells
     game = database.game
@@ -168,6 +170,8 @@ def solution_stats(database: SolutionDatabase) -> SolutionStats:
             known = extremes.get(value)
             if value != "draw" and (known is None or remoteness > known.remoteness):
                 extremes[value] = Extreme(value, remoteness, step.depth, _first_board(core.tables, step, code))
+        if progress is not None:
+            progress(step.depth + 1, n + 1)
     return SolutionStats(
         game,
         per_depth,

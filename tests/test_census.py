@@ -1,0 +1,156 @@
+"""Issue 60: the census of every m,n,k game up to a number of cells. Its rows are held to the
+reference solver, it goes on where it was stopped without building a finished game again, and it
+says what a game lacks rather than skipping it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import reference
+from typer.testing import CliRunner
+
+from ttt_db.build import census as census_module
+from ttt_db.build import pipeline
+from ttt_db.build.census import CENSUS_BEGIN, CENSUS_END, CensusFolder, census_games, census_markdown, take_census
+from ttt_db.cli.app import app
+from ttt_db.game.definition import Game
+
+SMALL = ["2x3k3", "2x4k3", "2x4k4", "3x3k3", "2x5k3"]
+
+
+def test_the_games_are_every_board_once_with_every_k_from_3() -> None:
+    games = census_games(25)
+    names = {game.name for game in games}
+    assert len(games) == len(names) == 88  # the count issue 60 states
+    assert all(2 <= g.rows <= g.columns and g.cells <= 25 and 3 <= g.k <= g.columns for g in games)
+    assert {"3x3k3", "5x5k4", "2x12k12", "3x8k8"} <= names
+    assert not {"4x3k3", "3x3k2", "5x6k4", "1x9k3"} & names  # a transpose, k 2, over 25 cells, one row
+    assert [g.cells for g in games] == sorted(g.cells for g in games)
+    assert [g.name for g in census_games(9)] == ["2x3k3", "2x4k3", "2x4k4", "3x3k3"]
+
+
+def _expected_row(name: str) -> dict[str, object]:
+    """What the reference solver says of a game's empty board and positions."""
+    game = Game.parse(name)
+    rules = reference.Rules(game.rows, game.columns, game.k)
+    solve = reference.solver(rules)
+    boards = reference.reachable(rules)
+    empty = solve(rules.empty)
+    in_play = [b for b in boards if not rules.finished(b)]
+
+    def value(board: str) -> str:
+        score = solve(board).score * (1 if rules.mover(board) == "o" else -1)
+        return {1: "win", 0: "draw", -1: "loss"}[score]
+
+    won = [b for b in in_play if value(b) == "win"]
+    decision = [b for b in in_play if len(reference.best_moves(b, rules)) < b.count(".")]
+    return {
+        "value": {1: "win", 0: "draw", -1: "loss"}[empty.score],
+        "remoteness": empty.remoteness,
+        "positions": len(boards),
+        "classes": len({min(rules.images(b)) for b in boards}),
+        "wins": len(won),
+        "draws": sum(value(b) == "draw" for b in in_play),
+        "losses": sum(value(b) == "loss" for b in in_play),
+        "decision": len(decision),
+        "longest": max((solve(b).remoteness for b in won), default=None),
+        "winning_first_moves": list(reference.best_moves(rules.empty, rules)) if empty.score > 0 else [],
+    }
+
+
+def test_each_row_is_the_reference_solvers(tmp_path: Path) -> None:
+    games = [Game.parse(name) for name in SMALL]
+    rows = list(take_census(tmp_path, games))
+    assert [row.game for row in rows] == SMALL
+    for row in rows:
+        expected = _expected_row(row.game)
+        longest = row.longest_win
+        found = {
+            "value": row.value,
+            "remoteness": row.remoteness,
+            "positions": row.positions,
+            "classes": row.classes,
+            "wins": row.wins,
+            "draws": row.draws,
+            "losses": row.losses,
+            "decision": row.decision,
+            "longest": None if longest is None else longest.remoteness,
+            "winning_first_moves": row.winning_first_moves,
+        }
+        assert found == expected, row.game
+        game = Game.parse(row.game)
+        rules = reference.Rules(game.rows, game.columns, game.k)
+        assert longest is not None and reference.solver(rules)(longest.board).remoteness == longest.remoteness
+        assert row.digest is not None and len(row.digest) == 64 and row.file_bytes
+        assert not CensusFolder(tmp_path).database_path(game).exists()  # deleted once its row is written
+
+
+def test_a_stopped_census_goes_on_without_building_a_finished_game_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = [Game.parse(name) for name in SMALL[:4]]
+    built: list[str] = []
+    build = pipeline.build_database
+    monkeypatch.setattr(pipeline, "build_database", lambda db, **kw: built.append(kw["game"].name) or build(db, **kw))
+
+    def stop_at_third(index: int, game: Game, recorded: object) -> None:
+        if index == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        list(take_census(tmp_path, games, starting=stop_at_third))
+    assert built == SMALL[:2]
+    seen: list[tuple[str, bool]] = []
+    rows = list(take_census(tmp_path, games, keep=True, starting=lambda i, g, r: seen.append((g.name, r is not None))))
+    assert built == SMALL[:4]
+    assert seen == [(name, i < 2) for i, name in enumerate(SMALL[:4])]
+    assert [row.game for row in rows] == SMALL[:4]
+    assert CensusFolder(tmp_path).database_path(games[3]).exists()  # --keep
+
+
+def test_a_game_this_machine_cannot_hold_is_listed_with_what_it_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ttt_db.build import plan
+
+    real = plan.plan_build
+
+    def short_of_memory(game: Game, **options: object):  # type: ignore[no-untyped-def]
+        planned = real(game, **options)  # type: ignore[arg-type]
+        if game.name == "2x4k4":
+            planned.lacks.append("memory: 9 TB for the build; 23 GB here")
+        return planned
+
+    monkeypatch.setattr(plan, "plan_build", short_of_memory)
+    games = [Game.parse(name) for name in SMALL[:3]]
+    rows = list(take_census(tmp_path, games))
+    assert [row.solved for row in rows] == [True, True, False]
+    text = census_markdown(rows, [*games, Game.parse("3x3k3")])
+    assert "- 2x4k4: memory: 9 TB for the build; 23 GB here" in text
+    assert "Not yet taken (1): 3x3k3." in text
+    assert "| `2x4k3` | draw (8 plies) | draw (D. Friedman) | 2,045 |" in text
+    assert census_module.LITERATURE["2x4k3"][0] == rows[1].value
+
+
+def test_the_command_prints_rows_and_rewrites_only_its_section(tmp_path: Path) -> None:
+    page = tmp_path / "games.md"
+    page.write_text("# Games\n\nKept above.\n", encoding="utf-8")
+    folder = tmp_path / "census"
+    for _ in range(2):
+        result = CliRunner().invoke(
+            app, ["census", "--max-cells", "8", "--folder", str(folder), "--markdown", str(page), "--json", "-q"]
+        )
+        assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [row["game"] for row in rows] == ["2x3k3", "2x4k3", "2x4k4"]
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("# Games\n\nKept above.\n") and text.count(CENSUS_BEGIN) == text.count(CENSUS_END) == 1
+    plain = CliRunner().invoke(app, ["census", "--max-cells", "8", "--folder", str(folder), "-q"])
+    assert plain.exit_code == 0 and "2x4k3    draw, 8 plies" in plain.stdout
+    planned = CliRunner().invoke(app, ["census", "--max-cells", "9", "--folder", str(folder), "--plan", "-q"])
+    assert planned.exit_code == 0 and "3 games recorded already; 1 to take:" in planned.stdout
+    assert "3x3k3" in planned.stdout
+    refused = CliRunner().invoke(app, ["census", "--max-cells", "5", "--folder", str(folder)])
+    assert refused.exit_code == 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -99,6 +100,8 @@ class CensusRow:
     build_resumed_at: int | None = None  # the build resumed a stopped one's levels from this depth
     file_bytes: int | None = None
     digest: str | None = None
+    seconds: float | None = None  # wall time of the game's build and count in this census
+    peak_memory_bytes: int | None = None  # the census process's peak resident memory once the row was taken
     version: str = __version__
 
     @property
@@ -201,6 +204,7 @@ def _take_row(
     from ttt_db.store.database import open_database
     from ttt_db.store.stats import solution_stats
 
+    started = time.perf_counter()
     db_path = census.database_path(game)
     note_path = census.build_note_path(game)
     note = _build_note(note_path) if db_path.exists() else None
@@ -208,10 +212,10 @@ def _take_row(
         planned = plan_build(game, work_dir=census.path, measure=False)
         if planned.lacks:
             return CensusRow(game.name, game.cells, lacks=list(planned.lacks))
-        started = time.process_time()
+        cpu_started = time.process_time()
         summary = build_database(db_path, game=game, progress=progress, notice=notice or _quiet)
         # a database found there unbuilt is an earlier run's, stopped before its note: its time is unknown
-        spent = time.process_time() - started if summary.built else None
+        spent = time.process_time() - cpu_started if summary.built else None
         note = {"cpu_seconds": spent, "resumed_at": summary.resumed_at}
         census.write(note_path, note)
     with open_database(db_path, game=game) as db:
@@ -240,6 +244,8 @@ def _take_row(
         build_resumed_at=note.get("resumed_at"),
         file_bytes=os.path.getsize(db_path),
         digest=digest,
+        seconds=round(time.perf_counter() - started, 3),
+        peak_memory_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     )
 
 
@@ -336,6 +342,16 @@ def census_markdown(rows: Sequence[CensusRow], games: Sequence[Game]) -> str:
             "| decision | longest forced win | o's winning first moves | build CPU | file | content digest |",
             "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |",
             *(_table_row(row) for row in solved),
+        ]
+    timed = [row for row in rows if row.seconds is not None]
+    if timed:
+        from ttt_db.build.plan import duration_text, size_text
+
+        lines += [
+            "",
+            f"The run here: {duration_text(sum(row.seconds or 0.0 for row in timed))} of wall time for "
+            f"{len(timed)} games (building and counting each), peak memory "
+            f"{size_text(max(row.peak_memory_bytes or 0 for row in timed))}.",
         ]
     unfit = [row for row in rows if not row.solved]
     if unfit:

@@ -46,6 +46,7 @@ from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.store.export_rows import RowMode
 
 if TYPE_CHECKING:
+    from ttt_db.build.census import CensusRow
     from ttt_db.game.rules import Mark
     from ttt_db.store.database import SolutionDatabase
 
@@ -278,6 +279,13 @@ def census(
             help="Write the table into FILE (docs/games.md), replacing the census section it has, else at its end.",
         ),
     ] = None,
+    recorded: Annotated[
+        bool,
+        typer.Option(
+            "--recorded",
+            help="Take no game: the table of the rows recorded so far (a census running elsewhere keeps adding).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
@@ -287,7 +295,7 @@ def census(
     moves, build CPU time, file size and content digest. Each game is built as `build --game G`
     builds it and counted as `stats` counts it; its row is written before the next game starts, so
     a census that is stopped goes on where it stopped. Prints the table (--json: the rows)."""
-    from ttt_db.build.census import census_games, census_markdown, plan_census, take_census, with_census
+    from ttt_db.build.census import CensusFolder, census_games, census_markdown, plan_census, with_census
     from ttt_db.cli.render import census_lines, census_plan_lines
 
     games = census_games(max_cells)
@@ -305,6 +313,19 @@ def census(
         else:
             typer.echo("\n".join(census_plan_lines(found, keep=keep)))
         return
+    rows = CensusFolder(folder).rows(games) if recorded else _taken_census(folder, games, keep=keep, quiet=quiet)
+    if markdown is not None:
+        text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
+        markdown.write_text(with_census(text, census_markdown(rows, games)), encoding="utf-8")
+    if as_json:
+        print_json([row.to_document() for row in rows])
+    else:
+        typer.echo("\n".join(census_lines(rows)))
+
+
+def _taken_census(folder: Path, games: list[Game], *, keep: bool, quiet: bool) -> list[CensusRow]:
+    """Every game's row, recorded or taken now, each game said on stderr as it starts."""
+    from ttt_db.build.census import take_census
 
     def starting(index: int, game: Game, recorded: object) -> None:
         if not quiet:
@@ -312,7 +333,7 @@ def census(
             typer.echo(f"census {index + 1}/{len(games)}: {game.name} ({state})", err=True)
 
     with stage_progress(quiet=quiet) as progress:
-        rows = list(
+        return list(
             take_census(
                 folder,
                 games,
@@ -322,13 +343,6 @@ def census(
                 notice=lambda line: typer.echo(line, err=True),
             )
         )
-    if markdown is not None:
-        text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
-        markdown.write_text(with_census(text, census_markdown(rows, games)), encoding="utf-8")
-    if as_json:
-        print_json([row.to_document() for row in rows])
-    else:
-        typer.echo("\n".join(census_lines(rows)))
 
 
 def _fetch(

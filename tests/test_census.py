@@ -84,6 +84,7 @@ def test_each_row_is_the_reference_solvers(tmp_path: Path) -> None:
         rules = reference.Rules(game.rows, game.columns, game.k)
         assert longest is not None and reference.solver(rules)(longest.board).remoteness == longest.remoteness
         assert row.digest is not None and len(row.digest) == 64 and row.file_bytes
+        assert row.seconds is not None and row.seconds > 0 and (row.peak_memory_bytes or 0) > 10**6
         assert not CensusFolder(tmp_path).database_path(game).exists()  # deleted once its row is written
 
 
@@ -130,6 +131,7 @@ def test_a_game_this_machine_cannot_hold_is_listed_with_what_it_lacks(
     text = census_markdown(rows, [*games, Game.parse("3x3k3")])
     assert "- 2x4k4: memory: 9 TB for the build; 23 GB here" in text
     assert "Not yet taken (1): 3x3k3." in text
+    assert "for 2 games (building and counting each), peak memory" in text
     assert "| `2x4k3` | draw (8 plies) | draw (D. Friedman) | 2,045 |" in text
     assert census_module.LITERATURE["2x4k3"][0] == rows[1].value
 
@@ -152,5 +154,7 @@ def test_the_command_prints_rows_and_rewrites_only_its_section(tmp_path: Path) -
     planned = CliRunner().invoke(app, ["census", "--max-cells", "9", "--folder", str(folder), "--plan", "-q"])
     assert planned.exit_code == 0 and "3 games recorded already; 1 to take:" in planned.stdout
     assert "3x3k3" in planned.stdout
+    shown = CliRunner().invoke(app, ["census", "--max-cells", "9", "--folder", str(folder), "--recorded", "--json"])
+    assert [row["game"] for row in json.loads(shown.stdout)] == ["2x3k3", "2x4k3", "2x4k4"]  # 3x3k3 not taken
     refused = CliRunner().invoke(app, ["census", "--max-cells", "5", "--folder", str(folder)])
     assert refused.exit_code == 2

@@ -115,11 +115,11 @@ def measured_game(game: Game) -> Game:
 def measured_rates(game: Game) -> Rates:
     """The level step timed on SAMPLE_SETS canonical sets of every level of `measured_game(game)`
     (compiled, one thread), the layout and compression on PROXY's levels."""
-    from ttt_db.ranked.backend import Backend, compiled
+    from ttt_db.ranked.backend import compiled_on_one_thread
     from ttt_db.ranked.tables import RankedTables
 
     starting = time.process_time()
-    one_thread = Backend("compiled", compiled().run, 1)
+    one_thread = compiled_on_one_thread()
     _solve_whole(RankedTables(Game(2, 2, 2), one_thread))  # compiled before anything is timed
     starting = time.process_time()  # this process's start: the imports, the kernels loaded
     game = measured_game(game)
@@ -157,13 +157,14 @@ def _sampled_rate(tables: Any, depth: int) -> float:
 
     import numpy as np
 
+    from ttt_db.ranked.slots import colex_unrank
     from ttt_db.ranked.step import Level, solve_range
 
     sets, below = tables.level(depth), tables.level(depth + 1)
     chosen = np.unique(np.linspace(0, sets.canonical - 1, min(SAMPLE_SETS, sets.canonical)).astype(np.int64))
     needed: set[int] = set()
     for c in chosen.tolist():
-        mask = tables.run.unrank(int(sets.cset[c]), depth, tables.cells, tables.binom)
+        mask = colex_unrank(int(sets.cset[c]), depth)
         needed.update(
             int(below.ci[tables.rank_of[mask | 1 << cell]]) for cell in range(tables.cells) if not mask >> cell & 1
         )

@@ -220,3 +220,26 @@ def test_the_documented_tree_is_the_code() -> None:
         actual.add(folder + "/")
     documented = {path for path in _documented_tree() if path.startswith(("ttt_db/", "builder/", "cli/"))}
     assert documented == actual
+
+
+def _kernel_doors(path: Path) -> list[str]:
+    """Where a module reaches past ranked/'s faces: a kernel called through a backend's `run`, or a
+    scratch size (or anything but the `Ints` type) imported from the kernel source."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "run" and isinstance(node.value, ast.Attribute | ast.Name):
+            owner = node.value.attr if isinstance(node.value, ast.Attribute) else node.value.id
+            if owner in ("tables", "backend") or owner.endswith("tables"):
+                found.append(f"{path.name}:{node.lineno} {owner}.run")
+        if isinstance(node, ast.ImportFrom) and node.module == "ttt_db.ranked.kernel":
+            found += [f"{path.name}:{node.lineno} {alias.name}" for alias in node.names if alias.name != "Ints"]
+    return found
+
+
+def test_no_module_outside_ranked_calls_a_kernel_or_takes_its_scratch() -> None:
+    """Issue 57: the kernels are reached through ranked/'s typed faces only (the step, the walker,
+    blocks, marks, playouts, policy, family, lines), each allocating its own scratch."""
+    outside = {name: path for name, path in _modules().items() if not name.startswith("ttt_db.ranked")}
+    assert [door for path in outside.values() for door in _kernel_doors(path)] == []
+    inside = _kernel_doors(_modules("ttt_db.ranked")["ttt_db.ranked.blocks"])
+    assert inside, "the finder finds the doors it is for (blocks.py calls kernels through tables.run)"

@@ -27,7 +27,7 @@ from ttt_db.checks.policy_figures import PolicyMeasures
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import empty_cells
 from ttt_db.game.symmetry import symmetric_images
-from ttt_db.ranked import kernel
+from ttt_db.ranked import kernel, policy
 from ttt_db.ranked.slots import representative
 from ttt_db.store.database import SolutionDatabase, open_database
 
@@ -143,7 +143,7 @@ def test_the_compiled_kernel_measures_in_float64_within_rounding(
         exact = {name: measure_policy(_policy(name, db), db) for name in POLICIES}
     monkeypatch.setenv("TTT_DB_KERNEL", "compiled")
     monkeypatch.setattr(core_measures, "MEASURED_MAX_CELLS", 0)  # as a game over 12 cells is measured
-    monkeypatch.setattr(core_measures, "RANGE_SLOTS", 1)  # a set a range: ranges run at once on every core
+    monkeypatch.setattr(policy, "RANGE_SLOTS", 1)  # a set a range: ranges run at once on every core
     with open_database(small_paths[game_name]) as db:
         floats_of = {}
         for name, truth in exact.items():
@@ -243,7 +243,7 @@ def test_ranges_measured_at_once_give_what_one_range_gives(
     monkeypatch.setenv("TTT_DB_KERNEL", "compiled")
     found = []
     for slots in (10**9, 1):
-        monkeypatch.setattr(core_measures, "RANGE_SLOTS", slots)
+        monkeypatch.setattr(policy, "RANGE_SLOTS", slots)
         with open_database(db_3x4k3_path) as db:
             found.append(measure_policy(load_ai("perfect@0.9", lambda: db, game=db.game), db).to_document())
     assert found[0] == found[1]

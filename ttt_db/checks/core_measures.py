@@ -43,7 +43,8 @@ from ttt_db.checks.policy_figures import (
 from ttt_db.game.rules import Mark, play, score_seen_by, side_to_move, value_score
 from ttt_db.ranked.backend import Backend, interpreted
 from ttt_db.ranked.codes import value_of_code
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernel import Ints
+from ttt_db.ranked.policy import best_response_level, gather_mass, largest_shares, reach_level
 from ttt_db.ranked.slots import board_of_slot, slot_of
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
@@ -61,8 +62,6 @@ def _core_policy(named: NamedAI) -> CorePolicy:
     return named.core_policy
 
 
-RANGE_SLOTS: Final = 16_384
-"""Boards of a level given to one worker at least (a range of its canonical sets)."""
 TIE: Final = 1e-12
 """In floating point, two expected scores closer than this are a tie (a best response's choice)."""
 PASS_BYTES: Final = 1 << 30
@@ -320,44 +319,21 @@ class _Walk:
         for depth in range(self.tables.cells, -1, -1):
             here = self.levels[depth]
             out = self.numbers.zeros(here.sets.size * 2 * len(seats))
-            self._best_response_level(here, self.levels.get(depth + 1), chosen, below_out, out)
+            best_response_level(
+                self.tables,
+                here,
+                self.levels.get(depth + 1),
+                chosen,
+                below_out,
+                out,
+                self.policies,
+                self.listed.at(here),
+                self.numbers.tie,
+                self.numbers.zeros,
+            )
             below_out = out
             self.met(depth)
         return {seat: (below_out[i * 2], below_out[i * 2 + 1]) for i, seat in enumerate(seats)}
-
-    def _best_response_level(self, here: Level, below: Level | None, seats: Ints, below_out: Ints, out: Ints) -> None:
-        """A level's outcomes into `out` from its children's (`best_response_outcomes`), its
-        canonical sets spread over the backend's workers (each range with its own scratch)."""
-        tables, b, sets = self.tables, self.tables.backend, here.sets
-        below_sets = (below or here).sets
-        listed = self.listed.at(here)
-
-        def work(_worker: int, start: int, stop: int) -> None:
-            own = sets.move_scratch()  # a range's own: ranges run at once
-            tables.run.best_response_outcomes(
-                tables.arrays,
-                sets.arrays,
-                start,
-                stop,
-                sets.insert if below is not None else b.u32(1),
-                here.codes,
-                below.codes if below is not None else here.codes,
-                below_sets.arrays,
-                below_out,
-                seats,
-                *self.policies,
-                *listed,
-                self.numbers.tie,
-                out,
-                own.kids,
-                own.worths,
-                own.per,
-                self.numbers.zeros(2 * sets.patterns),
-                own.small,
-                own.tab,
-            )
-
-        b.spread(sets.canonical, work, grain=max(1, RANGE_SLOTS // max(1, sets.patterns)))
 
     def forward(
         self, group: tuple[int, ...], reached: _Reached | None
@@ -366,33 +342,41 @@ class _Walk:
         `group` (indices of the policies), by carrying the play's reach forward level by level
         (`policy_reach`); into `reached` (the group's first is then perfect play), also the boards
         where the policy gives up the most against it."""
-        tables, numbers, b, run = self.tables, self.numbers, self.tables.backend, self.tables.run
+        tables, numbers, b = self.tables, self.numbers, self.tables.backend
         nf = len(group)  # a board's reach in each seat: a seat's half of the level's array, then the other's
         opponents = b.i64_of(list(group))
         mass = numbers.zeros(self.levels[0].sets.size * 2 * nf)
         for i in range(2 * nf):
             mass[i] = numbers.number(ONE)
         ends = numbers.zeros(8 * nf)  # each total, then the rounding it lost (`add_compensated`)
-        kept = max(1, reached.costliest if reached is not None else 0)
-        where, shares, sums = b.i64(kept), numbers.zeros(kept), numbers.zeros(2)
         for depth in range(tables.cells + 1):
             here, below = self.levels[depth], self.levels.get(depth + 1)
             lost = numbers.zeros(here.sets.size if reached is not None else 0)
             below_mass = numbers.zeros(below.sets.size * 2 * nf if below is not None else 0)
-            self._forward_level(here, below, opponents, (mass, below_mass), lost, ends)
+            reach_level(
+                tables,
+                here,
+                below,
+                opponents,
+                self.keeps,
+                (mass, below_mass),
+                self.policies,
+                self.listed.at(here),
+                lost,
+                ends,
+                numbers.zeros,
+            )
             if below is not None:
-                small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
-                run.gather_mass(tables.arrays, below.sets.arrays, 0, below.sets.canonical, below_mass, nf, small, tab)
+                gather_mass(tables, below, below_mass, nf)
             if reached is not None and depth < tables.cells:
                 seat = depth % 2
-                sums[0] = sums[1] = numbers.number(ZERO)
                 perfect = seat * here.sets.size * nf  # perfect play, the group's first, in the seat's half
-                count = run.largest_shares(
-                    here.sets.size, mass, nf, perfect, lost, reached.costliest, where, shares, sums
+                where, shares, sums = largest_shares(
+                    tables, here, mass, nf, perfect, lost, reached.costliest, numbers.zeros
                 )
                 if sums[0] > 0:
                     reached.by_depth[seat][depth] = numbers.number(sums[0] + sums[1])
-                reached.found[seat] += [(numbers.number(shares[i]), depth, int(where[i])) for i in range(count)]
+                reached.found[seat] += [(numbers.number(shares[i]), depth, j) for i, j in enumerate(where)]
             mass = below_mass
             self.met(depth)
 
@@ -404,47 +388,6 @@ class _Walk:
             for seat in range(2)
             for i, f in enumerate(group)
         }
-
-    def _forward_level(
-        self, here: Level, below: Level | None, opponents: Ints, masses: tuple[Ints, Ints], lost: Ints, ends: Ints
-    ) -> None:
-        """One level's reach passed to the level below (`policy_reach`), the two seats at once
-        (compiled): they touch apart entries."""
-        tables, b = self.tables, self.tables.backend
-        mass, below_mass = masses
-        listed = self.listed.at(here)
-        bottom = below or here
-
-        def carry(_worker: int, first: int, stop: int) -> None:
-            own = here.sets.move_scratch()
-            for seat in range(first, stop):
-                tables.run.policy_reach(
-                    tables.arrays,
-                    here.sets.arrays,
-                    0,
-                    here.sets.canonical,
-                    here.sets.insert if below is not None else b.u32(1),
-                    here.codes,
-                    bottom.codes,
-                    bottom.sets.arrays,
-                    seat,
-                    opponents,
-                    self.keeps,
-                    mass,
-                    below_mass,
-                    *self.policies,
-                    *listed,
-                    lost,
-                    ends,
-                    own.kids,
-                    own.worths,
-                    own.per,
-                    self.numbers.zeros(2 * here.sets.patterns * len(opponents)),
-                    own.small,
-                    own.tab,
-                )
-
-        b.spread(2, carry)
 
 
 def _costs(

@@ -35,7 +35,7 @@ from ttt_db.game.symmetry import symmetric_images, transform_move, untransform_m
 from ttt_db.ranked.backend import as_list, runs_interpreted
 from ttt_db.ranked.blocks import Block, blocks
 from ttt_db.ranked.codes import move_of_worth
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+from ttt_db.ranked.marks import marked_counts, marks_below, start_marks
 from ttt_db.ranked.slots import level_sizes
 from ttt_db.store.class_rows import DecisionClass, decision_levels
 from ttt_db.store.position import MoveAnalysis
@@ -589,64 +589,32 @@ def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, budget: CheckBudget 
     reached board ends worse than the side's value: the depth-first search then finds the game
     that leads there. The budget is read between levels, a level's boards counting as examined."""
     tables = db.core.tables
-    b, run = tables.backend, tables.run
     walk = db.core.walk()
     first = next(walk)
     value = first.here.start_value()
     targets = {"o": value, "x": opposite_value(value)}
     sides = [side for side in ("o", "x") if targets[side] != "loss"]
-    walks = len(sides)
-    marks = b.u8_of(b"\x01" * walks)  # the empty board, for each side's walk (`reach`'s layout)
+    marks = start_marks(tables, len(sides))
     visited = dict.fromkeys(("o", "x"), 0)
     budget = budget or CheckBudget()
     budget.start()
     stopped = None
-    small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
     allowed = 1 if ai.core_answer == "best" else 2
     for step in chain([first], walk):
         depth = step.depth
         stopped = budget.stop_reason()
         if stopped is not None:
             break
-        sets = step.here.sets
-        found = b.i64(3 * walks)
-        run.marked_classes(
-            tables.arrays, sets.arrays, 0, sets.canonical, marks, walks, step.here.codes, found, small, tab
-        )
-        for s, side in enumerate(sides):
-            visited[side] += int(found[3 * s])
-            budget.spend(int(found[3 * s]))
-            lost = mover_at(depth) == side and found[3 * s + 1] > 0  # the AI to move, and the other side has a line
-            if lost or (targets[side] == "win" and found[3 * s + 2] > 0):
+        for side, found in zip(sides, marked_counts(tables, step.here, marks, len(sides)), strict=True):
+            visited[side] += found.boards
+            budget.spend(found.boards)
+            lost = mover_at(depth) == side and found.lost > 0  # the AI to move, and the other side has a line
+            if lost or (targets[side] == "win" and found.drawn > 0):
                 return None
-        below = step.below
-        if below is None:
+        if step.below is None:
             break
-        scratch = sets.move_scratch()
-        marks_below = b.u8(walks * -(-below.sets.size // 8))
-        run.reach(  # every side's walk at once: each set's moves are read once
-            tables.arrays,
-            sets.arrays,
-            0,
-            sets.canonical,
-            sets.insert,
-            step.here.codes,
-            marks,
-            b.i64_of([allowed if mover_at(depth) == side else 0 for side in sides]),
-            below.codes,
-            below.sets.arrays,
-            marks_below,
-            scratch.kids,
-            scratch.worths,
-            scratch.per,
-            small,
-            tab,
-        )
-        least = b.i64(below.sets.patterns)
-        run.share_marks(
-            tables.arrays, below.sets.arrays, 0, below.sets.canonical, marks_below, walks, least, small, tab
-        )
-        marks = marks_below
+        moves = [allowed if mover_at(depth) == side else 0 for side in sides]
+        marks = marks_below(tables, step.here, marks, moves, step.below)
     results = {
         side: WeakSideResult(side, visited[side], None, targets[side], stopped if side in sides else None)
         for side in ("o", "x")

@@ -160,6 +160,11 @@ def interpreted() -> Backend:
     return Backend("interpreted", kernel_source, 1)
 
 
+def compiled_on_one_thread() -> Backend:
+    """The compiled kernels with the work of a level on one thread (a rate timed per core)."""
+    return Backend("compiled", compiled().run, 1)
+
+
 @cache
 def compiled() -> Backend:
     """The kernels compiled by numba (MissingExtraError without it): a second module made from the

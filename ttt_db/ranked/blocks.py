@@ -182,6 +182,12 @@ class Block:
         )
         return rows
 
+    def first_with_code(self, code: int) -> int | None:
+        """The first block slot counted (a representative, in a block of canonical sets) whose
+        board holds `code`, or None."""
+        found = int(self.tables.run.first_with_code(self.size, self.codes, self.weights, code))
+        return found if found >= 0 else None
+
     def class_slots(self) -> Ints:
         """The stored slot of the class representative of each board of a block of every set."""
         tables, b, sets = self.tables, self.tables.backend, self.sets

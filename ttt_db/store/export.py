@@ -18,6 +18,7 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, mover_at, swap_marks
 from ttt_db.json_text import read_json
 from ttt_db.ranked.codes import value_of_code
+from ttt_db.ranked.lines import LineTemplate, TextPool, lines_written
 
 if TYPE_CHECKING:
     import numpy as np
@@ -102,13 +103,13 @@ def write_lines(blocks: Iterable[RowBlock], stream: BinaryIO, *, as_csv: bool, c
 
     if as_csv:
         stream.write((",".join(FIELDS) + "\n").encode())
-    written, level, parts, fixed = 0, -1, list[_Part](), _Pool([])
+    written, level, parts, fixed = 0, -1, list[_Part](), _pool([])
     for block in blocks:
         if block.depth != level:
             level = block.depth
             parts = _line_parts(block.game, level, block.extras, as_csv=as_csv)
             texts = [text for part in parts if part.kind == _TABLE for text in part.texts]
-            fixed = _Pool(texts + _cell_texts(block.game.cells))
+            fixed = _pool(texts + _cell_texts(block.game.cells))
         values = np.zeros((9, block.rows), np.int64)
         values[_BOARD : _BOARD_X + 1] = block.boards[:, :2].T
         values[_CANONICAL : _CANONICAL_X + 1] = block.boards[:, 2:].T
@@ -122,20 +123,17 @@ def write_lines(blocks: Iterable[RowBlock], stream: BinaryIO, *, as_csv: bool, c
     return written
 
 
-class _Pool:
-    """Pieces of text as one buffer of bytes, each at its start with its length."""
+def _pool(texts: list[str]) -> TextPool:
+    """`texts` as one buffer of bytes, each at its start with its length."""
+    import numpy as np
 
-    def __init__(self, texts: list[str]) -> None:
-        import numpy as np
-
-        encoded = [text.encode() for text in texts]
-        self.length = np.fromiter(map(len, encoded), np.int64, len(encoded))
-        self.start = np.cumsum(self.length) - self.length
-        self.data = np.frombuffer(b"".join(encoded) or b"\0", np.uint8)
+    encoded = [text.encode() for text in texts]
+    length = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    return TextPool(np.frombuffer(b"".join(encoded) or b"\0", np.uint8), np.cumsum(length) - length, length)
 
 
 def _written(
-    block: RowBlock, parts: list[_Part], fixed: _Pool, values: NDArray[np.int64], *, as_csv: bool
+    block: RowBlock, parts: list[_Part], fixed: TextPool, values: NDArray[np.int64], *, as_csv: bool
 ) -> memoryview:
     """The block's lines, written by the kernel `write_lines` into a buffer long enough for each
     line's longest pieces."""
@@ -155,14 +153,8 @@ def _written(
             longest += _longest_list(block.game.cells)
         else:
             longest += block.game.cells
-    arguments = (kinds, columns, bases, values.reshape(-1), fixed.data, fixed.start, fixed.length)
-    if not block.backend.compiled:  # plain Python reads lists and bytes faster than numpy arrays
-        arguments = tuple(argument.tolist() for argument in arguments)
-        out: Any = bytearray(longest * block.rows)
-    else:
-        out = np.empty(longest * block.rows, np.uint8)
-    at = block.backend.run.write_lines(block.rows, block.game.cells, *arguments, base, as_csv, out)
-    return memoryview(out)[:at]
+    template = LineTemplate(kinds, columns, bases, base)
+    return lines_written(block.backend, block.rows, block.game.cells, template, fixed, values, longest, quoted=as_csv)
 
 
 def _cell_texts(cells: int) -> list[str]:

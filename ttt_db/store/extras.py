@@ -16,11 +16,11 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import factorial
 from typing import Any, Final
 
 from ttt_db.game.definition import Game
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE
+from ttt_db.ranked.kernel import Ints
+from ttt_db.ranked.playouts import level_classes, path_counts, playout_counts
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.chunks import CHUNK_SLOTS, ZSTD_LEVEL
@@ -94,64 +94,26 @@ def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLe
     backward from the full boards (a finished board's (cells - depth)! move orders all end as it
     ended, a board in play's are its children's), the paths forward from the empty board (a
     board's are its parents' in play)."""
-    n, b, run = tables.cells, tables.backend, tables.run
-    small, tab = b.i64(SMALL_SIZE), b.u32(TABLE_SIZE)
-    playouts: list[object] = [None] * (n + 1)
+    n = tables.cells
+    playouts: list[Ints | None] = [None] * (n + 2)
     for depth in range(n, -1, -1):
-        here = levels[depth]
-        sets = here.sets
-        counts = b.i64(sets.size * 3)
-        below = levels[depth + 1] if depth < n else here
-        run.playout_counts(
-            tables.arrays,
-            sets.arrays,
-            0,
-            sets.canonical,
-            sets.insert if depth < n else b.u32(1),
-            here.codes,
-            playouts[depth + 1] if depth < n else counts,
-            below.sets.arrays,
-            factorial(n - depth),
-            counts,
-            small,
-            tab,
-        )
-        playouts[depth] = counts
-    paths: list[object] = [None] * (n + 1)
+        below = levels[depth + 1] if depth < n else None
+        playouts[depth] = playout_counts(tables, levels[depth], below, playouts[depth + 1])
+    paths: list[Ints | None] = [None] * (n + 1)
     for depth in range(n + 1):
-        sets = levels[depth].sets
-        counted = b.i64(sets.size)
-        if depth == 0:
-            counted[0] = 1
-        else:
-            above = levels[depth - 1]
-            run.path_counts(
-                tables.arrays,
-                sets.arrays,
-                0,
-                sets.canonical,
-                levels[depth].codes,
-                above.codes,
-                paths[depth - 1],
-                above.sets.arrays,
-                counted,
-                small,
-                tab,
-            )
-        paths[depth] = counted
+        above = levels[depth - 1] if depth else None
+        paths[depth] = path_counts(tables, levels[depth], above, paths[depth - 1] if depth else None)
     return [_extras_level(tables, levels[depth], playouts[depth], paths[depth]) for depth in range(n + 1)]
 
 
-def _extras_level(tables: RankedTables, level: Level, playouts: object, paths: object) -> ExtrasLevel:
+def _extras_level(tables: RankedTables, level: Level, playouts: Ints | None, paths: Ints | None) -> ExtrasLevel:
     from ttt_db.ranked.slots import level_slots
 
-    b, run, sets = tables.backend, tables.run, level.sets
-    weights = b.i64(sets.size)
-    run.orbit_weights(tables.arrays, sets.arrays, 0, sets.canonical, weights, b.i64(SMALL_SIZE), b.u32(TABLE_SIZE))
-    slots, values = b.i64(sets.size), b.i64(sets.size * len(EXTRAS_FIELDS))
-    found = run.gather_classes(sets.arrays, 0, sets.canonical, level.codes, weights, playouts, paths, slots, values, 0)
-    tree_nodes = int(run.weighted_sum(sets.size, paths, weights))
-    kept, numbers = _part(slots, found), _part(values, found * len(EXTRAS_FIELDS))
+    assert playouts is not None and paths is not None, "every level is counted"
+    sets = level.sets
+    classes = level_classes(tables, level, playouts, paths)
+    found, tree_nodes = classes.found, classes.tree_nodes
+    kept, numbers = _part(classes.slots, found), _part(classes.values, found * len(EXTRAS_FIELDS))
     chunks = []
     start = 0
     for number in range(-(-level_slots(tables.cells, sets.depth) // CHUNK_SLOTS)):

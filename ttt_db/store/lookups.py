@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 from ttt_db.game.rules import STATUSES, opposite_value
 from ttt_db.game.symmetry import canonical_and_orbit_many
 from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
+from ttt_db.ranked.family import family_slots
 from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.position import Playout, Position
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from ttt_db.ranked.tables import RankedTables
     from ttt_db.store.core import CoreReader
 
 DECODED: Final = [value_of_code(code) for code in range(256)]
@@ -61,7 +61,7 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     o_won, x_won = lined(o_cells), lined(occupied ^ o_cells)
     finished = o_won | x_won | (depth == n)
     statuses = [STATUSES[i] for i in np.where(o_won, 1, np.where(x_won, 2, np.where(finished, 3, 0))).tolist()]
-    own_slot, child_slot, ended, grand_slot = _family(tables, count, occupied, o_cells)
+    own_slot, child_slot, ended, grand_slot = family_slots(tables, count, occupied, o_cells)
     free, further = child_slot >= 0, grand_slot >= 0  # the moves of each board in play; the replies
     wanted = (  # every code the boards need, read together: each chunk decompressed once
         (depth, own_slot),
@@ -140,36 +140,6 @@ def _extras(
         for i, found in zip(at.tolist(), core.extras_of(level, slots[at].tolist()), strict=True):
             kept[i] = found
     return kept
-
-
-def _family(
-    tables: RankedTables, count: int, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8], NDArray[np.int64]]:
-    """Each board's slot, its children's and grandchildren's by cell (`family_slots`): [board],
-    [board, move] and [board, move, reply], -1 where there is none; and how each move ends the game
-    (1 a win, 2 a full board, 0 neither)."""
-    import numpy as np
-
-    n = tables.cells
-    own, child, ended = np.empty(count, np.int64), np.empty(count * n, np.int64), np.empty(count * n, np.uint8)
-    grand = np.empty(count * n * n, np.int64)
-    occupied, o_cells = np.ascontiguousarray(occupied), np.ascontiguousarray(o_cells)
-
-    def work(_: int, start: int, stop: int) -> None:
-        tables.run.family_slots(
-            tables.arrays,
-            stop - start,
-            occupied[start:stop],
-            o_cells[start:stop],
-            own[start:stop],
-            child[start * n : stop * n],
-            ended[start * n : stop * n],
-            grand[start * n * n : stop * n * n],
-            np.empty(2 * tables.symmetries, np.int64),  # a range's own scratch: ranges run at once
-        )
-
-    tables.backend.spread(count, work, grain=1024)  # on every core
-    return own, child.reshape(count, n), ended.reshape(count, n), grand.reshape(count, n, n)
 
 
 def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]) -> NDArray[np.uint8]:

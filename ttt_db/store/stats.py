@@ -198,7 +198,7 @@ def _depth_stats(depth: int, positions: list[int], classes: list[int]) -> DepthS
 def _first_board(tables: RankedTables, step: Step, code: int) -> str:
     """The first board of a held level (in its order) with that code: a class's representative."""
     for block in blocks(tables, step, canonical=True, moves=False):
-        found = tables.run.first_with_code(block.size, block.codes, block.weights, code)
-        if found >= 0:
+        found = block.first_with_code(code)
+        if found is not None:
             return block.boards([found])[0]
     raise AssertionError(f"no board of code {code} at depth {step.depth}, which was counted there")

@@ -1,0 +1,43 @@
+"""A batch of boards' slots with their children's and grandchildren's, in arrays, on every core:
+the kernel `family_slots` behind a typed face (a compiled game's bulk lookups read their codes:
+`ttt_db.store.lookups`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ttt_db.ranked.tables import RankedTables
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+
+def family_slots(
+    tables: RankedTables, count: int, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8], NDArray[np.int64]]:
+    """Each board's slot, its children's and grandchildren's by cell (`family_slots`): [board],
+    [board, move] and [board, move, reply], -1 where there is none; and how each move ends the game
+    (1 a win, 2 a full board, 0 neither)."""
+    import numpy as np
+
+    n = tables.cells
+    own, child, ended = np.empty(count, np.int64), np.empty(count * n, np.int64), np.empty(count * n, np.uint8)
+    grand = np.empty(count * n * n, np.int64)
+    occupied, o_cells = np.ascontiguousarray(occupied), np.ascontiguousarray(o_cells)
+
+    def work(_: int, start: int, stop: int) -> None:
+        tables.run.family_slots(
+            tables.arrays,
+            stop - start,
+            occupied[start:stop],
+            o_cells[start:stop],
+            own[start:stop],
+            child[start * n : stop * n],
+            ended[start * n : stop * n],
+            grand[start * n * n : stop * n * n],
+            np.empty(2 * tables.symmetries, np.int64),  # a range's own scratch: ranges run at once
+        )
+
+    tables.backend.spread(count, work, grain=1024)  # on every core
+    return own, child.reshape(count, n), ended.reshape(count, n), grand.reshape(count, n, n)

@@ -312,6 +312,16 @@ def _build_note(path: Path) -> dict[str, Any] | None:
     return note if isinstance(note, dict) and isinstance(note.get("cpu_seconds"), int | float | None) else None
 
 
+def census_document(rows: Sequence[CensusRow], max_cells: int) -> dict[str, Any]:
+    """`census --json`: the limit, how many games it holds, and the rows taken so far."""
+    return {"max_cells": max_cells, "games": len(census_games(max_cells)), "rows": [row.to_document() for row in rows]}
+
+
+def rows_of_document(document: dict[str, Any]) -> tuple[list[CensusRow], int]:
+    """The rows and the limit of a `census_document`."""
+    return [CensusRow.from_document(row) for row in document["rows"]], int(document["max_cells"])
+
+
 CENSUS_BEGIN: Final = "<!-- census: written by ttt-db census --markdown; edit the command, not the table -->"
 CENSUS_END: Final = "<!-- census: end -->"
 

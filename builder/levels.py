@@ -26,7 +26,7 @@ from typing import Any, BinaryIO, Final
 from ttt_db.errors import DatabaseError, WorkFolderDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import compiled
-from ttt_db.ranked.layout import level_from_chunks, stored_chunks
+from ttt_db.ranked.layout import chunks_of_level, level_from_chunks
 from ttt_db.ranked.slots import level_slots, level_work
 from ttt_db.ranked.step import Level, LevelCounts, solve_level
 from ttt_db.ranked.tables import RankedTables
@@ -247,7 +247,7 @@ def compressed_chunks(tables: RankedTables, level: Level) -> Iterator[CoreChunk]
     build saves a level while it solves the next on every core)."""
     game, depth = tables.game, level.depth
     squeeze = compressor()
-    for number, data in stored_chunks(tables, level, CHUNK_SLOTS):
+    for number, data in chunks_of_level(tables, level, CHUNK_SLOTS):
         length = len(data) if data is not None else _chunk_length(tables, depth, number)
         blob: bytes = zero_chunk(length) if data is None else squeeze.compress(data)
         yield CoreChunk(number, length, blob, chunk_checksum(game.name, depth, number, blob))

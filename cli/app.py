@@ -42,7 +42,7 @@ from ttt_db.cli.common import (
     stage_progress,
     write_text_output,
 )
-from ttt_db.game.definition import TICTACTOE, Game
+from ttt_db.game.definition import DEFAULT_GAME, TICTACTOE, Game
 from ttt_db.store.export_rows import RowMode
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _options(
 
 @app.command()
 def build(
-    game: AnyGameOption = TICTACTOE,
+    game: AnyGameOption = DEFAULT_GAME,
     db: DbOption = None,
     digest: DigestOption = None,
     force: Annotated[
@@ -294,8 +294,16 @@ def census(
     value, decision positions, the longest forced win and a board that has it, o's winning first
     moves, build CPU time, file size and content digest. Each game is built as `build --game G`
     builds it and counted as `stats` counts it; its row is written before the next game starts, so
-    a census that is stopped goes on where it stopped. Prints the table (--json: the rows)."""
-    from ttt_db.build.census import CensusFolder, census_games, census_markdown, plan_census, with_census
+    a census that is stopped goes on where it stopped. Prints the table (--json: the rows, with the
+    limit they were taken to)."""
+    from ttt_db.build.census import (
+        CensusFolder,
+        census_document,
+        census_games,
+        census_markdown,
+        plan_census,
+        with_census,
+    )
     from ttt_db.cli.render import census_lines, census_plan_lines
 
     games = census_games(max_cells)
@@ -318,7 +326,7 @@ def census(
         text = markdown.read_text(encoding="utf-8") if markdown.exists() else ""
         markdown.write_text(with_census(text, census_markdown(rows, games)), encoding="utf-8")
     if as_json:
-        print_json([row.to_document() for row in rows])
+        print_json(census_document(rows, max_cells))
     else:
         typer.echo("\n".join(census_lines(rows)))
 

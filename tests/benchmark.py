@@ -1470,6 +1470,28 @@ def compile_sources() -> None:
             compileall.compile_dir(folder, quiet=1)
 
 
+CENSUS_HELD: Final = 12
+"""The largest games whose census rows the benchmark holds to the reference solver (the suite holds
+those up to 10 cells; a 16-cell game's brute force takes minutes and gigabytes in plain Python)."""
+
+
+def census_rows(workdir: Path) -> list[Measurement]:
+    """Issue 60: every census row of 11 to CENSUS_HELD cells taken here and held to the reference
+    solver's figures (counts, values, distances, the longest win, o's winning moves)."""
+    import reference
+    from test_census import census_figures
+
+    from ttt_db.build.census import census_games, take_census
+    from ttt_db.game.definition import Game
+
+    games = [game for game in census_games(CENSUS_HELD) if game.cells > 10]
+    unlike = 0
+    for row in take_census(workdir / "census", games):
+        game = Game.parse(row.game)
+        unlike += census_figures(row) != reference.census_row(reference.Rules(game.rows, game.columns, game.k))
+    return [Measurement(f"census rows of 11-{CENSUS_HELD} cells unlike the reference solver's", unlike, 0, "")]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (the median is reported)")
@@ -1510,6 +1532,7 @@ def main() -> int:
             *policy_measures(db, options.runs),
             *data_small(db, workdir),
             *serve_commands(db, options.runs),
+            *census_rows(workdir),
             Measurement("database file size", db.stat().st_size / 1e6, 2.0, "MB"),
         ]
         floor = compile_floor(workdir)

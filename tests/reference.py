@@ -166,6 +166,35 @@ def tree_nodes_below(board: str, rules: Rules = TICTACTOE) -> tuple[int, ...]:
     return tuple(counts)
 
 
+def census_row(rules: Rules) -> dict[str, object]:
+    """What `ttt-db census` records of a game, by brute force: the empty board's value for o and
+    its remoteness, positions and classes, the positions in play by value for the side to move,
+    decision positions, the longest forced win, and o's winning first moves."""
+    solve = solver(rules)
+    boards = reachable(rules)
+    empty = solve(rules.empty)
+    in_play = [b for b in boards if not rules.finished(b)]
+
+    def value(board: str) -> str:
+        score = solve(board).score * (1 if rules.mover(board) == "o" else -1)
+        return {1: "win", 0: "draw", -1: "loss"}[score]
+
+    values = [value(b) for b in in_play]
+    won = [b for b, v in zip(in_play, values, strict=True) if v == "win"]
+    return {
+        "value": {1: "win", 0: "draw", -1: "loss"}[empty.score],
+        "remoteness": empty.remoteness,
+        "positions": len(boards),
+        "classes": len({min(rules.images(b)) for b in boards}),
+        "wins": len(won),
+        "draws": values.count("draw"),
+        "losses": values.count("loss"),
+        "decision": sum(len(best_moves(b, rules)) < b.count(".") for b in in_play),
+        "longest": max((solve(b).remoteness for b in won), default=None),
+        "winning_first_moves": list(best_moves(rules.empty, rules)) if empty.score > 0 else [],
+    }
+
+
 # --- the textbook searches, counted ----------------------------------------------------------
 
 

@@ -24,7 +24,7 @@ from ttt_db.game.rules import status
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.ranked import backend
 from ttt_db.ranked.codes import value_of_code
-from ttt_db.ranked.layout import stored_chunks
+from ttt_db.ranked.layout import chunks_of_level
 from ttt_db.ranked.slots import board_of_slot, level_slots, representative, slot_of
 from ttt_db.ranked.step import solve_core
 from ttt_db.ranked.tables import RankedTables
@@ -271,7 +271,7 @@ def test_the_level_step_gives_every_class_the_reference_value_at_its_representat
     stored = {
         depth: b"".join(
             bytes(chunk or bytes(min(CHUNK_SLOTS, level_slots(game.cells, depth) - n * CHUNK_SLOTS)))
-            for n, chunk in stored_chunks(tables, level, CHUNK_SLOTS)
+            for n, chunk in chunks_of_level(tables, level, CHUNK_SLOTS)
         )
         for depth, (level, _) in solved.items()
     }

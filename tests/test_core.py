@@ -27,7 +27,7 @@ from ttt_db.errors import NotStoredError, UnknownGameError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.ranked import backend
 from ttt_db.ranked.codes import value_of_code
-from ttt_db.ranked.layout import level_from_chunks, stored_chunks
+from ttt_db.ranked.layout import chunks_of_level, level_from_chunks
 from ttt_db.ranked.slots import game_from_name, level_slots
 from ttt_db.ranked.step import solve_core
 from ttt_db.ranked.tables import RankedTables
@@ -46,7 +46,7 @@ def test_a_level_taken_back_from_its_stored_chunks_is_the_solved_level(name: str
     tables = RankedTables(Game.parse(name), BACKENDS[kernel]())
     for level, _ in solve_core(tables):
         chunks = [
-            (number, None if data is None else bytes(data)) for number, data in stored_chunks(tables, level, 4096)
+            (number, None if data is None else bytes(data)) for number, data in chunks_of_level(tables, level, 4096)
         ]
         taken = level_from_chunks(tables, level.depth, chunks, 4096)
         assert bytes(taken.level.codes) == bytes(level.codes) and taken.damaged_count == 0, level.depth

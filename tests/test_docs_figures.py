@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from ttt_db.ais.isolation import MAX_REPLY_BYTES
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS
+from ttt_db.build.census import CENSUS_BEGIN, CENSUS_END, census_games, census_markdown, rows_of_document
 from ttt_db.cli.app import app
 from ttt_db.cli.checks import WEAK_NOTICE_SECONDS
 from ttt_db.cli.common import LineBar
@@ -26,6 +27,7 @@ from ttt_db.web.server import HEAD_BYTES, REQUEST_SECONDS
 from ttt_db.web.service import IDDFS_MAX_SECONDS, SEARCH_SECONDS
 
 ROOT = Path(__file__).resolve().parents[1]
+CENSUS_RECORD = ROOT / "docs" / "census.json"
 FIGURE = re.compile(r"(?<![\w@.])(\d[\d,]*(?:\.\d+)?) ?(ms|s|seconds|minutes|hours|KB|MB|GB)\b")
 
 
@@ -56,6 +58,22 @@ def test_the_performance_page_is_the_benchmarks_record() -> None:
     assert PERFORMANCE.read_text() == render_performance(json.loads(MEASURED.read_text()))
 
 
+def _census_section(text: str) -> tuple[str, str]:
+    """A document without its census section (written by `ttt-db census --markdown`), and the section."""
+    begin, end = text.find(CENSUS_BEGIN), text.find(CENSUS_END)
+    if begin < 0:
+        return text, ""
+    return text[:begin] + text[end + len(CENSUS_END) :], text[begin : end + len(CENSUS_END)]
+
+
+def test_the_census_table_is_the_census_record() -> None:
+    """docs/games.md's census section is docs/census.json (`ttt-db census --json`) rendered: its
+    measured times and sizes come from that one record, as performance.md's from the benchmark's."""
+    rows, max_cells = rows_of_document(json.loads(CENSUS_RECORD.read_text()))
+    section = _census_section((ROOT / "docs" / "games.md").read_text())[1]
+    assert section == census_markdown(rows, census_games(max_cells))
+
+
 def test_no_document_quotes_a_measured_figure() -> None:
     allowed = _limits() | _budgets()
     documents = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -63,7 +81,7 @@ def test_no_document_quotes_a_measured_figure() -> None:
         (path.name, figure)
         for path in documents
         if path != PERFORMANCE
-        for figure in _figures(path.read_text())
+        for figure in _figures(_census_section(path.read_text())[0])
         if figure not in allowed
     }
     assert found == set(), "measured figures belong in docs/performance.md (tests/benchmark.py --write-docs)"

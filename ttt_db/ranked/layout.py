@@ -3,7 +3,7 @@
 The database keeps every level in the numbering of `ttt_db.ranked.slots` (a slot for every board
 of every occupied set), a class's code at its representative and 0 everywhere else, in chunks of
 `chunk_slots` slots. The kernels hold a level as the codes of its canonical sets' boards only
-(`ttt_db.ranked.step.Level`). `stored_chunks` lays a level out chunk by chunk (a chunk that would
+(`ttt_db.ranked.step.Level`). `chunks_of_level` lays a level out chunk by chunk (a chunk that would
 be all zeros is told as None, so a writer need not compress it); `level_from_chunks` takes the
 stored chunks back into a level, every board of a canonical set given its class's code, and names
 the slots that hold a code where the stored numbering keeps 0 (damage, or a forgery).
@@ -33,7 +33,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def stored_chunks(tables: RankedTables, level: Level, chunk_slots: int) -> Iterator[tuple[int, memoryview | None]]:
+def chunks_of_level(tables: RankedTables, level: Level, chunk_slots: int) -> Iterator[tuple[int, memoryview | None]]:
     """(chunk number, its stored bytes) for every chunk of the level in order; None for a chunk
     whose bytes are all 0. The bytes are valid until the next chunk is asked for."""
     b = tables.backend

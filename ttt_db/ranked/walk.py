@@ -103,7 +103,7 @@ def walk(
     if direction == "backward":
         below: Level | None = None
         for depth in range(n, min(wanted, default=0) - 1, -1):
-            here, counts = _held(tables, source, depth, below, report, tally and depth in wanted)
+            here, counts = _stored_and_held(tables, source, depth, below, report, tally and depth in wanted)
             if depth in wanted:
                 step = Step(here, below, *counts)
                 yield step
@@ -158,7 +158,7 @@ def _stored(tables: RankedTables, source: LevelSource, depth: int, report: Repor
     return taken.level
 
 
-def _held(
+def _stored_and_held(
     tables: RankedTables, source: LevelSource, depth: int, below: Level | None, report: Report, tally: bool
 ) -> tuple[Level, Counted]:
     level = _stored(tables, source, depth, report)

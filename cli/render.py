@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from ttt_db.build.census import CensusPlan, CensusRow
     from ttt_db.game.rules import Value
     from ttt_db.play.line import Line
+    from ttt_db.position import MoveAnalysis, Position
     from ttt_db.store.figures import DepthFigures
-    from ttt_db.store.position import MoveAnalysis, Position
     from ttt_db.store.stats import SolutionStats
 
 

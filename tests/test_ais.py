@@ -14,10 +14,10 @@ from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.searching import IterativeDeepening
 from ttt_db.errors import AIUnusableError, UnknownAIError, UnknownAlgorithmError
 from ttt_db.game.definition import TICTACTOE
+from ttt_db.position import Position
 from ttt_db.search.algorithms import parse_algorithm, run_search
 from ttt_db.search.evaluation import board_score
 from ttt_db.store.database import SolutionDatabase, open_database
-from ttt_db.store.position import Position
 
 
 def test_ai1s_and_ai2s() -> None:

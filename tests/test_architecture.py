@@ -8,17 +8,18 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("game", "ranked", "store", "search", "ais", "checks", "play")
+PACKAGES = ("game", "ranked", "position", "store", "search", "ais", "checks", "play")
 # what each part of the library may import (docs/architecture.md, "Which way imports run");
 # search reads the store for type hints only
 ALLOWED = {
     "game": set(),
     "ranked": {"game"},
-    "store": {"game", "ranked"},
-    "search": {"game", "ranked"},
+    "position": {"game"},
+    "store": {"game", "ranked", "position"},
+    "search": {"game", "ranked", "position"},
     "ais": {"game", "ranked", "search", "store"},
-    "checks": {"ais", "game", "ranked", "store", "play"},
-    "play": {"ais", "game", "store"},
+    "checks": {"ais", "game", "ranked", "position", "store", "play"},
+    "play": {"ais", "game", "position", "store"},
 }
 EDGES = ("ttt_db.build", "ttt_db.cli", "ttt_db.web")
 """The parts outside the library, each installed under ttt_db from a source folder of its own."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
+from ttt_db.position import Position
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
-from ttt_db.store.position import Position
 from ttt_db.store.schema import SCHEMA_VERSION
 
 TREE_NODES_BY_DEPTH = list(published.TREE_NODES_BY_DEPTH)

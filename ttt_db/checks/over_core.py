@@ -32,13 +32,13 @@ from ttt_db.errors import AIMisbehaved, DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, mover_at, opposite_value
 from ttt_db.game.symmetry import symmetric_images, transform_move, untransform_moves
+from ttt_db.position import MoveAnalysis
 from ttt_db.ranked.backend import as_list, runs_interpreted
 from ttt_db.ranked.blocks import Block, blocks
 from ttt_db.ranked.codes import move_of_worth
 from ttt_db.ranked.marks import marked_counts, marks_below, start_marks
 from ttt_db.ranked.slots import level_sizes
 from ttt_db.store.class_rows import DecisionClass, decision_levels
-from ttt_db.store.position import MoveAnalysis
 
 if TYPE_CHECKING:
     from ttt_db.ais.protocol import NamedAI

@@ -25,10 +25,10 @@ from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, opposite_value, play, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move
-from ttt_db.store.position import analyses_of
+from ttt_db.position import analyses_of
 
 if TYPE_CHECKING:
-    from ttt_db.store.position import MoveAnalysis
+    from ttt_db.position import MoveAnalysis
 
 
 @dataclass(frozen=True, slots=True)

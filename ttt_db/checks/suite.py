@@ -21,8 +21,8 @@ from ttt_db.errors import InputError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.rules import value_score
 from ttt_db.game.symmetry import canonical_transform, symmetric_images
+from ttt_db.position import Position
 from ttt_db.store.database import SolutionDatabase
-from ttt_db.store.position import Position
 
 TIERS: Final = ("hard", "medium", "easy")
 

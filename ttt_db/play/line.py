@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttt_db.game.board import Board
+from ttt_db.position import Position
 from ttt_db.store.database import SolutionDatabase
-from ttt_db.store.position import Position
 
 
 @dataclass(frozen=True, slots=True)

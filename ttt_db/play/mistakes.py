@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ttt_db.game.rules import Mark, Value, value_rank
-from ttt_db.store.position import MoveAnalysis, Position, analyses_of, best_first_order
+from ttt_db.position import MoveAnalysis, Position, analyses_of, best_first_order
 
 
 @dataclass(frozen=True, slots=True)

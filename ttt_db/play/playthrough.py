@@ -10,7 +10,7 @@ from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark, Status
 from ttt_db.play.mistakes import Mistake, first_mistake
-from ttt_db.store.position import Position
+from ttt_db.position import Position
 
 
 class Playthrough:

@@ -36,8 +36,8 @@ from ttt_db.search.trace import Enter, Exit
 
 if TYPE_CHECKING:
     from ttt_db.game.board import Board
+    from ttt_db.position import Position
     from ttt_db.store.database import SolutionDatabase
-    from ttt_db.store.position import Position
 
 FULL_SEARCHES: Final[tuple[SearchSpec, ...]] = (
     SearchSpec("minimax", "plain minimax, no memory: from the empty board, the whole tree"),

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 from ttt_db.errors import DatabaseDamagedError, NotStoredError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, Value
+from ttt_db.position import Playout, Position
 from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.slots import level_slots, representative
 from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, core_codes, decompressed
 from ttt_db.store.digest import HASH_BYTES, HASH_PAGE, HASHES_KEY, chunk_hash, extras_checksum, page_hash
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras, extras_refused
-from ttt_db.store.position import Playout, Position
 from ttt_db.store.reader import Reader
 from ttt_db.store.tables import CHUNK_HASHES, CORE, EXTRAS, META
 

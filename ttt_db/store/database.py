@@ -41,6 +41,7 @@ from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
 from ttt_db.json_text import read_json
+from ttt_db.position import MoveAnalysis, Playout, Position
 from ttt_db.ranked.slots import representative
 from ttt_db.store import decode as stored
 from ttt_db.store.checksum import DEPTH_FIELDS, META_CHECK_KEY, checksum, depth_numbers, meta_checksum, seed
@@ -50,7 +51,6 @@ from ttt_db.store.extras import EXTRAS_MAX_CELLS, keeps_extras
 from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 from ttt_db.store.pins import Pin, file_state, pin_for, remember_rows_proven, rows_proven
-from ttt_db.store.position import MoveAnalysis, Playout, Position
 from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader
 from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, PLAIN_KEY, SCHEMA_VERSION
 

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Final
 from ttt_db.errors import InputError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, mover_at, value_score
+from ttt_db.position import Position, value_fields
 from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.store.export_rows import RowMode
-from ttt_db.store.position import Position, value_fields
 from ttt_db.version import __version__
 
 if TYPE_CHECKING:

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from ttt_db.position import Position
     from ttt_db.store.export_rows import LevelExtras, RowBlock
-    from ttt_db.store.position import Position
 
 
 FIELDS = (
@@ -174,7 +174,7 @@ def _longest_list(cells: int) -> int:
 
 def _line_parts(game: Game, depth: int, extras: LevelExtras | None, *, as_csv: bool) -> list[_Part]:
     """A level's line as parts (`_Part`), in FIELDS' order, neighbouring tables merged."""
-    from ttt_db.store.position import value_fields
+    from ttt_db.position import value_fields
 
     text = _csv_text if as_csv else _json_text
     record: dict[str, Any] = {

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Final
 
 from ttt_db.game.rules import STATUSES, opposite_value
 from ttt_db.game.symmetry import canonical_and_orbit_many
+from ttt_db.position import Playout, Position
 from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
 from ttt_db.ranked.family import family_slots
 from ttt_db.store.chunks import CHUNK_SLOTS
-from ttt_db.store.position import Playout, Position
 
 if TYPE_CHECKING:
     import numpy as np

@@ -21,13 +21,13 @@ import msgpack
 
 from ttt_db.errors import BuildRefusedError, DatabaseDamagedError
 from ttt_db.game.definition import Game
+from ttt_db.position import Position
 from ttt_db.ranked.blocks import blocks, level_keys
 from ttt_db.ranked.step import Level, LevelCounts
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.ranked.walk import Step
 from ttt_db.store.core import NODE_LISTS, class_positions, list_kind
 from ttt_db.store.extras import EXTRAS_MAX_CELLS
-from ttt_db.store.position import Position
 from ttt_db.store.reader import Reader
 from ttt_db.store.tables import NODE_LIST_COLUMNS, NODE_LISTS_TABLE, PLAIN_KEY, POSITION_COLUMNS, POSITIONS
 

@@ -17,31 +17,23 @@ import typer
 import typer.main
 from typer.models import CommandInfo
 
-from ttt_db.cli.common import (
-    EXIT_NO,
+from ttt_db.cli.common import chosen_game, open_db
+from ttt_db.cli.exits import EXIT_NO, App, BoardCommand, DebugSwitch, fail
+from ttt_db.cli.options import (
     AnyGameOption,
-    App,
-    ArrivedLines,
     BoardArgument,
-    BoardCommand,
     DbOption,
-    DebugSwitch,
     DigestOption,
     FirstOption,
     GameOption,
     JsonOption,
     ProcessesOption,
     QuietOption,
-    chosen_game,
-    fail,
     first_mark,
     max_seconds_option,
-    open_db,
-    print_json,
-    progress_bar,
-    stage_progress,
-    write_text_output,
 )
+from ttt_db.cli.progress import progress_bar, stage_progress
+from ttt_db.cli.streams import ArrivedLines, print_json, write_text_output
 from ttt_db.game.definition import DEFAULT_GAME, TICTACTOE, Game
 from ttt_db.store.export_rows import RowMode
 

@@ -12,32 +12,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
-from ttt_db.cli.common import (
+from ttt_db.cli.common import chosen_game, open_db, read_policy_files
+from ttt_db.cli.exits import EXIT_NO, EXIT_UNDECIDED, fail
+from ttt_db.cli.options import (
     AI_HELP,
-    EXIT_NO,
-    EXIT_UNDECIDED,
     DbOption,
     DigestOption,
     GameOption,
     ImportTimeoutOption,
     JsonOption,
     MemoryOption,
-    ProgressBar,
     QuietOption,
     TimeoutOption,
-    ai_output_to_stderr,
-    chosen_game,
-    fail,
     max_boards_option,
     max_seconds_option,
-    open_db,
-    print_json,
-    progress_bar,
-    read_policy_files,
-    say_waiting,
-    write_text_output,
 )
+from ttt_db.cli.progress import ProgressBar, progress_bar
 from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_move, describe_moves, indented_diagram, plural
+from ttt_db.cli.streams import ai_output_to_stderr, print_json, say_waiting, write_text_output
 from ttt_db.errors import shortened
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import side_to_move

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS, DEFAULT_MEMORY_MB
-from ttt_db.cli.common import (
+from ttt_db.cli.common import chosen_game, open_db, read_policy_files
+from ttt_db.cli.exits import fail
+from ttt_db.cli.options import (
     AI_HELP,
     DbOption,
     DigestOption,
@@ -20,16 +22,10 @@ from ttt_db.cli.common import (
     QuietOption,
     Side,
     TimeoutOption,
-    ai_output_to_stderr,
-    chosen_game,
-    fail,
-    open_db,
-    print_json,
-    progress_bar,
-    read_policy_files,
-    say_waiting,
 )
+from ttt_db.cli.progress import progress_bar
 from ttt_db.cli.render import describe_move, describe_moves, diagram, indented_diagram, plural, shares
+from ttt_db.cli.streams import ai_output_to_stderr, print_json, say_waiting
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:

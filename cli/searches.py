@@ -8,23 +8,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ttt_db.cli.common import (
-    EXIT_NO,
-    EXIT_UNDECIDED,
-    BoardCommand,
+from ttt_db.cli.common import chosen_game, open_db
+from ttt_db.cli.exits import EXIT_NO, EXIT_UNDECIDED, BoardCommand, fail
+from ttt_db.cli.options import (
     DbOption,
     DigestOption,
     FirstOption,
     GameOption,
     JsonOption,
-    chosen_game,
-    fail,
     first_mark,
     max_seconds_option,
-    open_db,
-    print_json,
 )
 from ttt_db.cli.render import describe_moves, plural
+from ttt_db.cli.streams import print_json
 from ttt_db.game.definition import Game
 
 if TYPE_CHECKING:

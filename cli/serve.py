@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ttt_db.cli.common import EXIT_INTERRUPTED, DbOption, DigestOption, GameOption, chosen_game, fail, open_db
+from ttt_db.cli.common import chosen_game, open_db
+from ttt_db.cli.exits import EXIT_INTERRUPTED, fail
+from ttt_db.cli.options import DbOption, DigestOption, GameOption
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
 if TYPE_CHECKING:

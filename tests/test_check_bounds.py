@@ -224,7 +224,7 @@ def test_check_command_says_what_a_bounded_check_proved(run) -> None:
 
 
 def test_progress_is_written_as_lines_when_stderr_is_a_file(run, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ttt_db.cli.common import LineBar
+    from ttt_db.cli.progress import LineBar
 
     monkeypatch.setattr(LineBar, "LINE_SECONDS", 0.0)
     result = run("check", "ai2s", "--strong")

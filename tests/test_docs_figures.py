@@ -18,7 +18,7 @@ from ttt_db.ais.limits import DEFAULT_IMPORT_SECONDS
 from ttt_db.build.census import CENSUS_BEGIN, CENSUS_END, census_games, census_markdown, rows_of_document
 from ttt_db.cli.app import app
 from ttt_db.cli.checks import WEAK_NOTICE_SECONDS
-from ttt_db.cli.common import LineBar
+from ttt_db.cli.progress import LineBar
 from ttt_db.cli.serve import SWITCH_INTERVAL
 from ttt_db.search.algorithms import ALL_ALGORITHMS
 from ttt_db.store.mirror import FETCH_SECONDS

@@ -86,7 +86,7 @@ def test_a_hostile_manifest_is_refused_as_one(kind: str) -> None:
 def test_a_line_past_the_line_limit_is_refused_cut_and_the_lines_after_it_answered(run) -> None:
     """Issue 58: one 80 MB line without a newline cost 33 s and 603 MB (the line was joined again
     at every read); a line is kept to LINE_BYTES and the rest skipped as it comes."""
-    from ttt_db.cli.common import LINE_BYTES
+    from ttt_db.cli.streams import LINE_BYTES
 
     result = run("best-moves", "-", input="x........\n" + "o" * (4 * LINE_BYTES) + "\n.........\n")
     answers = [json.loads(line) for line in result.stdout.splitlines()]
@@ -95,7 +95,7 @@ def test_a_line_past_the_line_limit_is_refused_cut_and_the_lines_after_it_answer
 
 
 def test_a_long_line_read_in_many_pieces_is_kept_to_the_limit(tmp_path: Path) -> None:
-    from ttt_db.cli.common import LINE_BYTES, ArrivedLines
+    from ttt_db.cli.streams import LINE_BYTES, ArrivedLines
 
     source = tmp_path / "lines.txt"
     source.write_bytes(b"a\n" + b"b" * (20 * LINE_BYTES) + b"\nc\n" + b"d" * (3 * LINE_BYTES))

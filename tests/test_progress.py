@@ -11,7 +11,7 @@ import pytest
 
 from ttt_db.build.levels import build_core, work_folder
 from ttt_db.cli import checks
-from ttt_db.cli.common import LineBar, stage_progress
+from ttt_db.cli.progress import LineBar, stage_progress
 from ttt_db.game.definition import Game
 from ttt_db.ranked.slots import level_work
 from ttt_db.store.location import DatabaseLocation

@@ -18,7 +18,7 @@ from ttt_db.ais.registry import load_ai
 from ttt_db.ais.tabular import load_policy_file, table_ai
 from ttt_db.build import build_database
 from ttt_db.checks.measures import measure_policy
-from ttt_db.cli.common import LineBar
+from ttt_db.cli.progress import LineBar
 from ttt_db.errors import AILoadFailedError, AINotForGameError, UnknownAIError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import empty_cells

@@ -127,9 +127,6 @@ def check_strong_over_core(
             db, canonical=canonical, shortest=shortest, by_orbit=by_orbit, report=report, budget=budget
         )
     tally = _Tally(budget.failures_kept)
-    asked = 0
-    asking = 0.0  # seconds spent waiting for a board-by-board AI's answers
-    step_size = BATCH
     stopped: str | None = None
     depth = 0
     checked_here = 0  # boards of the level checked so far
@@ -152,24 +149,12 @@ def check_strong_over_core(
                 stopped = budget.stop_reason()
                 if stopped is not None:
                     break
-                part = where[first : first + (len(where) if answers is not None else step_size)]
-                left = budget.left()
-                if left is not None:
-                    part = part[:left]
+                part = where[first : pace.part_end(first, len(where), budget, whole=answers is not None)]
                 seconds, done = _check_part(
                     ai, block, part, answers, target, at_representatives, by_orbit, tally, budget, pace.answered
                 )
-                asking += seconds
-                part = part[:done]  # a deadline met inside the batch: the boards asked before it
-                first += len(part)
-                budget.spend(len(part))
-                asked += len(part)
-                pace.asked, pace.asking = asked, asking
-                report(asked, to_ask)
-                if answers is None:
-                    rate = asked / max(asking, 1e-9)
-                    step_size = min(max(int(rate * BATCH_SECONDS), MIN_BATCH), MAX_BATCH)
-                    pace.announce(asked, asking)
+                first += done  # fewer than the part where a deadline came inside it
+                pace.part_done(done, seconds, budget, whole=answers is not None)
             if stopped is not None:
                 break
         if stopped is not None:
@@ -178,16 +163,32 @@ def check_strong_over_core(
         raise DatabaseDamagedError(
             f"the meta's {total:,} decision positions, where the core holds {tally.checked:,}", "table ttt_meta"
         )
+    name = "decision_canonical" if canonical else "decision"
+    return _result(tally, name, total, shortest, stopped, depth, checked_here, pace.asked if by_orbit else None)
+
+
+def _result(
+    tally: _Tally,
+    name: str,
+    total: int,
+    shortest: bool,
+    stopped: str | None,
+    depth: int,
+    checked_here: int,
+    asked: int | None,
+) -> StrongResult:
+    """The strong check's result from its tally: the failures kept shallowest first; where it was
+    stopped (`stopped`), at `depth`, with `checked_here` boards checked before that level."""
     tally.failures.sort(key=shallowest_first)
     return StrongResult(
-        "decision_canonical" if canonical else "decision",
+        name,
         shortest,
         total,
         total if stopped is None else tally.checked,
         tally.failing,
         tally.failures,
         tally.ordered(),
-        asked=asked if by_orbit else None,
+        asked=asked,
         stopped=stopped,
         depth_reached=depth if stopped is not None else None,
         reached_in_part=tally.checked > checked_here,
@@ -207,6 +208,27 @@ class _Pace:
     asked: int = 0  # boards of the parts done
     asking: float = 0.0  # their seconds
     announced: bool = False
+    step_size: int = BATCH  # boards in the next part asked of a board-by-board AI
+
+    def part_end(self, first: int, total: int, budget: CheckBudget, *, whole: bool) -> int:
+        """Where the next part of a level's `total` boards from `first` ends: all of them for the
+        database's own answers (`whole`), else a batch of about BATCH_SECONDS at the AI's rate; no
+        further than the budget leaves."""
+        end = total if whole else min(total, first + self.step_size)
+        left = budget.left()
+        return end if left is None else min(end, first + left)
+
+    def part_done(self, boards: int, seconds: float, budget: CheckBudget, *, whole: bool) -> None:
+        """A part of `boards` checked, a board-by-board AI's answers having taken `seconds`:
+        spent, reported, and the next batch sized at the AI's rate."""
+        budget.spend(boards)
+        self.asked += boards
+        self.asking += seconds
+        self.report(self.asked, self.to_ask)
+        if not whole:
+            rate = self.asked / max(self.asking, 1e-9)
+            self.step_size = min(max(int(rate * BATCH_SECONDS), MIN_BATCH), MAX_BATCH)
+            self.announce(self.asked, self.asking)
 
     def answered(self, done: int, seconds: float) -> None:
         """`done` boards of the part answered in `seconds`."""
@@ -289,8 +311,6 @@ def _check_over_class_rows(
     at_representatives = canonical or by_orbit
     own = {"best": False, "fastest": True}.get(ai.core_answer or "")  # the database's own answers: fastest?
     tally = _Tally(budget.failures_kept)
-    asked = 0
-    step_size = BATCH
     stopped: str | None = None
     depth = checked_here = 0
     pace.report(0, pace.to_ask)
@@ -305,29 +325,20 @@ def _check_over_class_rows(
             stopped = budget.stop_reason()
             if stopped is not None:
                 break
-            part = boards[first : first + (len(boards) if own is not None else step_size)]
-            left = budget.left()
-            if left is not None:
-                part = part[:left]
+            part = boards[first : pace.part_end(first, len(boards), budget, whole=own is not None)]
+            seconds = 0.0
             if own is None:
                 answers, errors, seconds = _asked(
                     ai, [board for _, _, board in part], [t for _, t, _ in part], game, budget, pace.answered
                 )
                 part = part[: len(answers)]
-                pace.asking += seconds
             else:
                 answers = [_mask(one.fastest if own else one.best) for one, _, _ in part]
                 errors = {}
             for i, (one, transform, board) in enumerate(part):
                 _hold_class(one, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally)
             first += len(part)
-            budget.spend(len(part))
-            asked += len(part)
-            pace.asked = asked
-            pace.report(asked, pace.to_ask)
-            if own is None:
-                step_size = min(max(int(asked / max(pace.asking, 1e-9) * BATCH_SECONDS), MIN_BATCH), MAX_BATCH)
-                pace.announce(asked, pace.asking)
+            pace.part_done(len(part), seconds, budget, whole=own is not None)
         if stopped is not None:
             break
     if stopped is None and tally.checked != figures[name]:
@@ -335,20 +346,7 @@ def _check_over_class_rows(
             f"the meta's {figures[name]:,} decision positions, where table ttt_positions holds {tally.checked:,}",
             "table ttt_meta",
         )
-    tally.failures.sort(key=shallowest_first)
-    return StrongResult(
-        name,
-        shortest,
-        figures[name],
-        figures[name] if stopped is None else tally.checked,
-        tally.failing,
-        tally.failures,
-        tally.ordered(),
-        asked=asked if by_orbit else None,
-        stopped=stopped,
-        depth_reached=depth if stopped is not None else None,
-        reached_in_part=tally.checked > checked_here,
-    )
+    return _result(tally, name, figures[name], shortest, stopped, depth, checked_here, pace.asked if by_orbit else None)
 
 
 def _class_boards(classes: list[DecisionClass], game: Game, *, images: bool) -> list[tuple[DecisionClass, int, str]]:

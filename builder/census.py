@@ -201,8 +201,8 @@ def _take_row(
 ) -> CensusRow:
     from ttt_db.build.pipeline import build_database
     from ttt_db.build.plan import plan_build
+    from ttt_db.outputs.stats import solution_stats
     from ttt_db.store.database import open_database
-    from ttt_db.store.stats import solution_stats
 
     started = time.perf_counter()
     db_path = census.database_path(game)

@@ -35,7 +35,7 @@ from ttt_db.cli.options import (
 from ttt_db.cli.progress import progress_bar, stage_progress
 from ttt_db.cli.streams import ArrivedLines, print_json, write_text_output
 from ttt_db.game.definition import DEFAULT_GAME, TICTACTOE, Game
-from ttt_db.store.export_rows import RowMode
+from ttt_db.outputs.export_rows import RowMode, database_rows
 
 if TYPE_CHECKING:
     from ttt_db.build.census import CensusRow
@@ -428,8 +428,8 @@ def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | N
     """`best-moves -` and `show -`: a board per line of stdin (or a JSON record `{"board", "first"}`),
     each answered on its own line of stdout, in order, as one JSON document (`--json`'s); a bad
     board's line is `{"input", "error"}`, and the rest are answered all the same. A large batch is
-    answered by several processes (`ttt_db.store.batch_processes`)."""
-    from ttt_db.store.batch_processes import answered_lines, default_processes
+    answered by several processes (`ttt_db.cli.batch_processes`)."""
+    from ttt_db.cli.batch_processes import answered_lines, default_processes
 
     arrivals = ArrivedLines(sys.stdin.buffer)
     with open_db(db, game, digest) as database:
@@ -512,7 +512,7 @@ def stats(
     of each), and how many moves keep the value at the decision positions. Read from the core."""
     game = chosen_game(game, db)
     from ttt_db.cli.render import stats_text
-    from ttt_db.store.stats import solution_stats
+    from ttt_db.outputs.stats import solution_stats
 
     with open_db(db, game, digest) as database:
         found = solution_stats(database)
@@ -645,7 +645,7 @@ def export(
     tic-tac-toe's 958 finished boards as the UCI Tic-Tac-Toe Endgame data set does (x moved first,
     "positive" for a win for x), row for row."""
     game = chosen_game(game, db)
-    from ttt_db.store.export import uci_endgame_rows, write_lines
+    from ttt_db.outputs.export import uci_endgame_rows, write_lines
 
     if format is ExportFormat.parquet:
         _export_dataset(output, depth, rows, game, db, digest)
@@ -674,7 +674,7 @@ def export(
                 f"exporting {count:,} {what} of {game}, streamed from its core by depth{extras}{large}", err=True
             )
         with progress_bar(count, "export", what.removesuffix("es").removesuffix("s"), quiet=False) as bar:
-            blocks = database.row_blocks(levels if depth else None, rows, worths=False)  # no line has them
+            blocks = database_rows(database, levels if depth else None, rows, worths=False)  # no line has them
             as_csv = format is ExportFormat.csv
             if output is None:
                 sys.stdout.flush()
@@ -702,7 +702,7 @@ def _export_dataset(
         import pyarrow  # noqa: F401
     except ImportError:
         raise fail("--format parquet needs pyarrow: pip install 'ttt-db[parquet]'") from None
-    from ttt_db.store.dataset import refuse_foreign_card, write_dataset
+    from ttt_db.outputs.dataset import refuse_foreign_card, write_dataset
 
     if output is None:
         raise fail("--format parquet writes a folder (train.parquet, test.parquet, README.md): give it with -o")
@@ -714,7 +714,7 @@ def _export_dataset(
         what = "classes" if rows is RowMode.classes else "positions"
         with progress_bar(count, "export", what.removesuffix("es").removesuffix("s"), quiet=False) as bar:
             summary = write_dataset(
-                database.row_blocks(levels if depth else None, rows),
+                database_rows(database, levels if depth else None, rows),
                 output,
                 game,
                 mode=rows,

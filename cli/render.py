@@ -12,10 +12,10 @@ from ttt_db.game.definition import Game
 if TYPE_CHECKING:
     from ttt_db.build.census import CensusPlan, CensusRow
     from ttt_db.game.rules import Value
+    from ttt_db.outputs.stats import SolutionStats
     from ttt_db.play.line import Line
     from ttt_db.position import MoveAnalysis, Position
     from ttt_db.store.figures import DepthFigures
-    from ttt_db.store.stats import SolutionStats
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:

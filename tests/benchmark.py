@@ -338,8 +338,8 @@ def _export_unlike_reference(db: Path, game_name: str) -> int:
     import reference
 
     from ttt_db.game.definition import Game
+    from ttt_db.outputs.export import write_jsonl
     from ttt_db.store.database import open_database
-    from ttt_db.store.export import write_jsonl
 
     game = Game.parse(game_name)
     rules = reference.Rules(game.rows, game.columns, game.k)

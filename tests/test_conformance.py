@@ -22,6 +22,7 @@ from ttt_db.errors import UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import status
 from ttt_db.game.symmetry import symmetric_images
+from ttt_db.outputs.export import write_jsonl
 from ttt_db.ranked import backend
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.layout import chunks_of_level
@@ -32,7 +33,6 @@ from ttt_db.search.evaluation import PATTERN, board_score, weighted_patterns
 from ttt_db.store import extras as extras_module
 from ttt_db.store.chunks import CHUNK_SLOTS
 from ttt_db.store.database import open_database
-from ttt_db.store.export import write_jsonl
 from ttt_db.store.verify import verify_database
 
 GAMES = ("3x3k3", "2x2k2", "2x3k2", "3x3k2", "1x4k2", "2x4k3", "1x5k3", "2x5k3", "3x4k3", "4x3k3")

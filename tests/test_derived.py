@@ -60,7 +60,7 @@ def test_the_export_holds_every_position_as_the_reference_derives_it(db: Solutio
     import io
     import json
 
-    from ttt_db.store.export import write_jsonl
+    from ttt_db.outputs.export import write_jsonl
 
     paths_to = reference.paths()
     stream = io.StringIO()

@@ -15,9 +15,9 @@ import reference
 
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.symmetry import canonical_board
+from ttt_db.outputs.export import write_csv, write_jsonl, write_lines
+from ttt_db.outputs.export_rows import RowMode, database_rows
 from ttt_db.store.database import open_database
-from ttt_db.store.export import write_csv, write_jsonl, write_lines
-from ttt_db.store.export_rows import RowMode
 
 GAME_3x4 = Game.parse("3x4k3")
 LEVELS_3x4 = (0, 4, 7, 12)
@@ -29,7 +29,9 @@ def _bulk(path: Path, game: Game, depths: tuple[int, ...] | None, mode: RowMode,
     stream = io.BytesIO()
     counted: list[int] = []
     with open_database(path, game=game) as db:
-        written = write_lines(db.row_blocks(depths, mode, worths=False), stream, as_csv=as_csv, counted=counted.append)
+        written = write_lines(
+            database_rows(db, depths, mode, worths=False), stream, as_csv=as_csv, counted=counted.append
+        )
     assert sum(counted) == written
     return stream.getvalue().decode(), written
 
@@ -88,7 +90,7 @@ def test_both_row_modes_hold_to_the_reference(db_path: Path, mode: RowMode) -> N
 
 def test_a_class_data_set_holds_every_move_to_the_reference(run, tmp_path: Path) -> None:
     pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed: pip install -e '.[parquet]'")
-    from ttt_db.store.dataset import split_of, splits_of
+    from ttt_db.outputs.dataset import split_of, splits_of
 
     folder = tmp_path / "classes"
     result = run("export", "--format", "parquet", "--rows", "classes", "-o", str(folder))

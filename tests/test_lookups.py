@@ -1,7 +1,7 @@
 """Many boards at once (issue 36): a batch of a compiled game's boards is derived in arrays
 (ttt_db/store/lookups.py), and must answer exactly what the one-board path answers, refuse what it
 refuses, and still answer a pipe a line at a time; a large stream is answered by helper processes
-too (ttt_db/store/batch_processes.py), exactly as by one."""
+too (cli/batch_processes.py), exactly as by one."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from forging import forge_code
 
+from ttt_db.cli.batch_processes import HELPED_FROM, Helpers, answer_group, answered_lines
 from ttt_db.errors import DatabaseDamagedError, InvalidBoardError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import empty_cells, mover_at, play, status, swap_marks
 from ttt_db.ranked.codes import code_of
-from ttt_db.store.batch_processes import HELPED_FROM, Helpers, answer_group, answered_lines
 from ttt_db.store.database import ARRAYS_FROM, SolutionDatabase, open_database
 from ttt_db.store.lookups import positions_in_arrays
 
@@ -194,7 +194,7 @@ def test_helper_processes_answer_a_stream_exactly_as_this_process_does(db_path: 
 
 def test_a_stream_of_a_few_boards_never_starts_a_helper(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bot's game, a board at a time, and a batch smaller than HELPED_FROM are answered here alone."""
-    import ttt_db.store.batch_processes as batch_processes
+    import ttt_db.cli.batch_processes as batch_processes
 
     def refused(*args: object) -> None:
         raise AssertionError("a helper was started")
@@ -226,7 +226,7 @@ def test_a_stream_is_answered_alone_where_no_helper_process_can_be_started(
 ) -> None:
     import multiprocessing
 
-    import ttt_db.store.batch_processes as batch_processes
+    import ttt_db.cli.batch_processes as batch_processes
 
     class Refusing:
         def __init__(self, **_: object) -> None:

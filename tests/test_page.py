@@ -191,7 +191,7 @@ def test_the_check_view_lists_ai14s_failures_and_opens_one(page: Any, server_url
 def test_the_statistics_view_draws_the_librarys_chart_and_table(
     page: Any, server_url: str, db: SolutionDatabase
 ) -> None:
-    from ttt_db.store.stats import solution_stats
+    from ttt_db.outputs.stats import solution_stats
 
     stats = solution_stats(db)
     open_page(page, f"{server_url}?moves=4")

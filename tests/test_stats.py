@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import reference
 
+from ttt_db.outputs.stats import solution_stats
 from ttt_db.store.database import open_database
-from ttt_db.store.stats import solution_stats
 
 
 def _reference_figures(rules: reference.Rules):
@@ -99,7 +99,7 @@ def test_a_notebook_shows_the_statistics_as_a_chart(db_path: Path) -> None:
 def test_the_api_answers_the_librarys_statistics_and_chart(db) -> None:
     from starlette.testclient import TestClient
 
-    from ttt_db.store.stats import depth_chart
+    from ttt_db.outputs.stats import depth_chart
     from ttt_db.web.app import create_app
 
     stats = solution_stats(db)

@@ -12,10 +12,10 @@ from forging import forge_code, forge_extras
 
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.game.symmetry import symmetric_images
+from ttt_db.outputs.export import read_csv, read_jsonl, write_csv, write_jsonl
 from ttt_db.ranked.codes import code_of
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase, open_database
-from ttt_db.store.export import read_csv, read_jsonl, write_csv, write_jsonl
 from ttt_db.store.verify import verify_database
 
 

@@ -25,12 +25,12 @@ from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Mark
 from ttt_db.json_text import compact_json, read_json
+from ttt_db.outputs.stats import depth_chart, solution_stats
 from ttt_db.play.line import perfect_line
 from ttt_db.play.playthrough import Playthrough
 from ttt_db.search.algorithms import search_board, shown_search
 from ttt_db.search.trace import Enter, Exit
 from ttt_db.store.database import SolutionDatabase
-from ttt_db.store.stats import depth_chart, solution_stats
 from ttt_db.web.checking import BackgroundCheck
 
 MAX_TEXT: Final = 64

@@ -1,5 +1,5 @@
 """Rows of a level as lines of text, in bulk: the kernel `write_lines` behind a typed face (`lines_written`). What
-the lines say (JSON lines, CSV) is the export's (`ttt_db.store.export`): here a template of
+the lines say (JSON lines, CSV) is the export's (`ttt_db.outputs.export`): here a template of
 parts, a pool of text pieces and each row's values become one buffer of lines."""
 
 from __future__ import annotations

@@ -57,7 +57,6 @@ from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, PLAIN_KEY, SCHEMA_VERS
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from ttt_db.store.export_rows import RowBlock, RowMode
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -569,18 +568,6 @@ class SolutionDatabase:
             return
         for depth in self.levels(depths):
             yield from self.core.positions(extras=self.has_extras, depths=range(depth, depth + 1))
-
-    def row_blocks(self, depths: Iterable[int] | None, mode: RowMode, *, worths: bool = True) -> Iterator[RowBlock]:
-        """The export's rows of the levels `depths` (all by default) in arrays, a block at a time
-        (`ttt_db.store.export_rows`), with each class's odds and paths where kept and every move's
-        worth where `worths`; InvalidDepthError for a depth the game has not."""
-        from ttt_db.store.export_rows import row_blocks
-
-        if depths is None:
-            yield from row_blocks(self.core, None, mode, extras=self.has_extras, worths=worths)
-            return
-        for depth in self.levels(depths):
-            yield from row_blocks(self.core, range(depth, depth + 1), mode, extras=self.has_extras, worths=worths)
 
     def levels(self, depths: Iterable[int]) -> list[int]:
         """The levels named (by marks on the board), sorted, each once; InvalidDepthError for one the

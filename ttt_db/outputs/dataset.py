@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Final
 from ttt_db.errors import InputError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, mover_at, value_score
+from ttt_db.outputs.export_rows import RowMode
 from ttt_db.position import Position, value_fields
 from ttt_db.ranked.codes import move_of_worth, value_of_code
-from ttt_db.store.export_rows import RowMode
 from ttt_db.version import __version__
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from numpy.typing import NDArray
 
-    from ttt_db.store.export_rows import RowBlock
+    from ttt_db.outputs.export_rows import RowBlock
 
 SPLITS: Final = ("train", "test")
 TEST_SHARE: Final = 5
@@ -165,7 +165,7 @@ def write_dataset(
 ) -> DatasetSummary:
     """`train.parquet`, `test.parquet` and the card (README.md) in `folder` (made if missing; a
     foreign README.md is refused first), each written beside its name and moved into place, from
-    the rows of `blocks` (`ttt_db.store.export_rows`) as record batches built column by column,
+    the rows of `blocks` (`ttt_db.outputs.export_rows`) as record batches built column by column,
     each row what `dataset_row` makes of its position; `counted(n)` is told after each block."""
     import pyarrow.parquet as pq
 

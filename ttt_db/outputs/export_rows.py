@@ -12,7 +12,7 @@ its children), so no row carries a code the rules refuse.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from math import factorial
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # numpy and the kernels load with the first rows read, not wi
     from ttt_db.ranked.kernel import Ints
     from ttt_db.ranked.walk import Step
     from ttt_db.store.core import CoreReader
+    from ttt_db.store.database import SolutionDatabase
 
 
 class RowMode(StrEnum):
@@ -76,6 +77,20 @@ class RowBlock:
         """Whether each row's board is its class's canonical board."""
         same: NDArray[np.bool_] = (self.boards[:, :2] == self.boards[:, 2:]).all(axis=1)
         return same
+
+
+def database_rows(
+    database: SolutionDatabase, depths: Iterable[int] | None, mode: RowMode, *, worths: bool = True
+) -> Iterator[RowBlock]:
+    """The export's rows of the database's levels `depths` (all by default), a block at a time,
+    with each class's odds and paths where kept and every move's worth where `worths`;
+    InvalidDepthError for a depth the game has not."""
+    extras = database.has_extras
+    if depths is None:
+        yield from row_blocks(database.core, None, mode, extras=extras, worths=worths)
+        return
+    for depth in database.levels(depths):
+        yield from row_blocks(database.core, range(depth, depth + 1), mode, extras=extras, worths=worths)
 
 
 def row_blocks(

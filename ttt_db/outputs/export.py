@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from ttt_db.outputs.export_rows import LevelExtras, RowBlock
     from ttt_db.position import Position
-    from ttt_db.store.export_rows import LevelExtras, RowBlock
 
 
 FIELDS = (

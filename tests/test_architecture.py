@@ -245,3 +245,25 @@ def test_no_module_outside_ranked_calls_a_kernel_or_takes_its_scratch() -> None:
     assert [door for path in outside.values() for door in _kernel_doors(path)] == []
     inside = _kernel_doors(_modules("ttt_db.ranked")["ttt_db.ranked.blocks"])
     assert inside, "the finder finds the doors it is for (blocks.py calls kernels through tables.run)"
+
+
+def test_each_command_module_holds_the_commands_the_tree_says() -> None:
+    """docs/architecture.md's cli/ lines name each module's commands: held to where each
+    registered command's function is defined."""
+    import typer.main
+
+    from ttt_db.cli.app import app
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    found: dict[str, set[str]] = {}
+    for name, command in commands.items():
+        module = command.callback.__module__.rsplit(".", 1)[-1]
+        found.setdefault(module, set()).add(name)
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    cli_tree = text[text.index("\ncli/") : text.index("\n  web/")]
+    documented = {}
+    for line in cli_tree.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and parts[0].endswith(".py") and parts[0].removesuffix(".py") in found:
+            documented[parts[0].removesuffix(".py")] = {word.strip(",") for word in parts[1].split()}
+    assert documented == found

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from ttt_db.checks.budget import CheckBudget
     from ttt_db.checks.policy_figures import PolicyMeasures
     from ttt_db.checks.report import CheckReport
-    from ttt_db.checks.solved import Counterexample, StrongFailure, StrongResult, WeakSideResult
+    from ttt_db.checks.strong import StrongFailure, StrongResult
+    from ttt_db.checks.weak import Counterexample, WeakSideResult
     from ttt_db.play.mistakes import Mistake
     from ttt_db.store.database import SolutionDatabase
 
@@ -171,7 +172,7 @@ def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game:
                 "does not speak for every board"
             )
     if result.failing:
-        from ttt_db.checks.solved import FAILURE_KINDS  # not at import: every command's start-up reads this module
+        from ttt_db.checks.strong import FAILURE_KINDS
 
         kinds = ", ".join(f"{count:,} {FAILURE_KINDS[kind]}" for kind, count in result.by_kind.items())
         lines.append(f"  {plural(result.failing, 'failing position')}: {kinds}")

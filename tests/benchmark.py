@@ -594,7 +594,7 @@ def _first_load(url: str, runs: int) -> tuple[float, float, float] | None:
 def in_process(db_path: Path, runs: int) -> list[Measurement]:
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
-    from ttt_db.checks.solved import check_weak
+    from ttt_db.checks.weak import check_weak
     from ttt_db.play.match import run_match
     from ttt_db.store.database import open_database
 
@@ -660,7 +660,7 @@ import json, sys, time
 sys.path.insert(0, {tests!r})
 import reference
 from ttt_db.ais.registry import load_ai
-from ttt_db.checks import over_core, report  # the code is loaded: the call itself is timed, cold
+from ttt_db.checks import report, strong, weak  # the code is loaded: the call itself is timed, cold
 from ttt_db.store.database import open_database
 mode, name = {mode!r}, {name!r}
 db = open_database({db!r})

@@ -17,7 +17,7 @@ from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.report import run_checks
-from ttt_db.checks.solved import WEAK_STRIDE, check_weak
+from ttt_db.checks.weak import WEAK_STRIDE, check_weak
 from ttt_db.game.definition import Game
 from ttt_db.store.database import SolutionDatabase, open_database
 

@@ -12,7 +12,7 @@ import reference
 
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
-from ttt_db.checks.solved import check_weak, replay
+from ttt_db.checks.weak import check_weak, replay
 from ttt_db.game.definition import TICTACTOE
 from ttt_db.game.rules import status
 from ttt_db.store import published

@@ -304,10 +304,10 @@ def test_the_weak_check_of_the_database_ais_over_the_core_visits_what_the_search
 ) -> None:
     """Forward in arrays from the empty board, with and without extras, the weak check of perfect
     and perfect-shortest reaches exactly the boards the depth-first search of
-    ttt_db.checks.solved examines (o wins 3x4k3: as x there is nothing to prove)."""
+    ttt_db.checks.weak examines (o wins 3x4k3: as x there is nothing to prove)."""
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
-    from ttt_db.checks.solved import check_weak
+    from ttt_db.checks.weak import check_weak
 
     game = Game.parse(name)
     build_database(tmp_path / "extras.sqlite", game=game)

@@ -7,6 +7,8 @@ import threading
 import time
 from typing import Final
 
+STOP_REASONS: Final = ("max_boards", "deadline", "cancelled")
+"""Why a check ended before it had seen every board (`CheckBudget.stop_reason`)."""
 FAILURES_KEPT: Final = 10_000
 """Strong failures kept with their boards and move values, the shallowest first; the counts are exact."""
 
@@ -74,7 +76,7 @@ class CheckBudget:
         return part
 
     def stop_reason(self) -> str | None:
-        """Why the check must stop now (one of `ttt_db.checks.solved.STOP_REASONS`), or None."""
+        """Why the check must stop now (one of STOP_REASONS), or None."""
         if self.cancelled is not None and self.cancelled.is_set():
             return "cancelled"
         if self._deadline is not None and time.monotonic() >= self._deadline:

@@ -1,5 +1,6 @@
-"""An AI's check report against an open database (`run_checks`): the stored lists and best
-moves fed to the pure checks of `ttt_db.checks.solved`, and the decisive mistake on each counterexample."""
+"""An AI's check report against an open database (`run_checks`): the strong check
+(`ttt_db.checks.strong`) and the weak one (`ttt_db.checks.weak`), and the decisive mistake on each
+counterexample."""
 
 from __future__ import annotations
 
@@ -9,15 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.budget import CheckBudget
-from ttt_db.checks.solved import (
-    Counterexample,
-    StrongFailure,
-    StrongResult,
-    WeakResult,
-    both_solved,
-    check_weak,
-    replay,
-)
+from ttt_db.checks.strong import StrongFailure, StrongResult
+from ttt_db.checks.weak import Counterexample, WeakResult, both_solved, check_weak, replay
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Value, side_to_move
 from ttt_db.store.database import SolutionDatabase
@@ -173,14 +167,14 @@ def run_checks(
     budget.start()
     weak_result = None
     if weak and ai.core_answer is not None:
-        from ttt_db.checks.over_core import check_weak_over_core
+        from ttt_db.checks.weak import check_weak_over_core
 
         weak_result = check_weak_over_core(ai, db, budget)
     if weak and weak_result is None:
         weak_result = check_weak(ai.play, game, db.empty_board_value, budget=budget, progress=weak_progress)
     strong_result = None
     if strong:
-        from ttt_db.checks.over_core import check_strong_over_core
+        from ttt_db.checks.strong import check_strong_over_core
 
         strong_result = check_strong_over_core(
             ai, db, canonical=canonical, shortest=shortest, progress=progress, notice=notice, budget=budget

@@ -1,7 +1,7 @@
 """Walks forward from the empty board over held levels, a bit per board for each walk (a side):
 the kernels `reach`, `share_marks` and `marked_classes` behind typed faces, each allocating its
 own arrays and scratch. The weak check of the database's own AIs walks this way
-(`ttt_db.checks.over_core.check_weak_over_core`)."""
+(`ttt_db.checks.weak.check_weak_over_core`)."""
 
 from __future__ import annotations
 

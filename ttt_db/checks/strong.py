@@ -1,49 +1,184 @@
-"""The checks over the ranked core, level by level, in every game.
+"""The strong check: is the AI's every answer at every decision position a best move?
 
-The core is walked by the level walker (`ttt_db.ranked.walk`), each level held to its children as
-it is met, in blocks of boards (`ttt_db.ranked.blocks`): its decision positions and their best
-moves come from the stored codes of the level and of its children, the derivation the build
-counts them with; nothing proportional to the game is held but two levels of codes. The
-database's own AIs answer from those moves (`NamedAI.core_answer`); any other AI is asked board by
-board, its boards sent ahead in batches. Failures are kept up to the budget's `failures_kept`,
-shallowest first; the counts are exact, by depth and by kind. The weak check of the database's
-own AIs runs forward from the empty board over the levels too.
+Held level by level: over the ranked core through the level walker (each level held to its
+children as it is met, in blocks of boards: decision positions and best moves from the stored codes
+of the level and of its children, nothing proportional to the game held but two levels of codes),
+or, on a small game read pinned, over the plain table's rows. The database's own AIs answer from
+those moves (`NamedAI.core_answer`); any other AI is asked board by board, its boards sent ahead in
+batches; one that answers badly (a move off the board or on a taken cell, no move, an exception)
+fails at that board, the failure carrying the error. Failures are kept up to the budget's
+`failures_kept`, shallowest first; the counts are exact, by depth and by kind.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from itertools import chain
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
 
 from ttt_db.ais.calling import ask_ahead, candidate_moves
 from ttt_db.checks.budget import CheckBudget
-from ttt_db.checks.solved import (
-    FAILURE_KINDS,
-    StrongFailure,
-    StrongResult,
-    WeakResult,
-    WeakSideResult,
-    shallowest_first,
-)
 from ttt_db.errors import AIMisbehaved, DatabaseDamagedError
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import VALUES, mover_at, opposite_value
+from ttt_db.game.rules import EMPTY, VALUES, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move, untransform_moves
-from ttt_db.position import MoveAnalysis
-from ttt_db.ranked.backend import as_list, runs_interpreted
-from ttt_db.ranked.blocks import Block, blocks
-from ttt_db.ranked.codes import move_of_worth
-from ttt_db.ranked.marks import marked_counts, marks_below, start_marks
-from ttt_db.ranked.slots import level_sizes
-from ttt_db.store.class_rows import DecisionClass, decision_levels
+from ttt_db.position import MoveAnalysis, analyses_of
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the walks' code loads with the first check, not with the check's result types
     from ttt_db.ais.protocol import NamedAI
+    from ttt_db.ranked.blocks import Block
     from ttt_db.ranked.kernel import Ints
+    from ttt_db.store.class_rows import DecisionClass
     from ttt_db.store.database import SolutionDatabase
+
+
+@dataclass(frozen=True, slots=True)
+class StrongFailure:
+    """A decision position where the AI may leave the best moves. `moves` (every legal move's
+    value and remoteness for the mover) is filled in from the database by `run_checks`."""
+
+    board: str
+    chosen: tuple[int, ...]
+    best: tuple[int, ...]
+    error: str | None = None
+    where: str | None = None
+    moves: tuple[MoveAnalysis, ...] = ()
+
+    @property
+    def wrong(self) -> tuple[int, ...]:
+        """The candidates that are not best moves."""
+        return tuple(move for move in self.chosen if move not in self.best)
+
+    @property
+    def depth(self) -> int:
+        return len(self.board) - self.board.count(EMPTY)
+
+    def analyses(self, moves: Sequence[int]) -> list[MoveAnalysis]:
+        return analyses_of(self.moves, moves)
+
+    def images(self, game: Game) -> list[StrongFailure]:
+        """The same failure on each distinct symmetric image of the board, this one included
+        (what a symmetric AI does on the images)."""
+        seen: dict[str, StrongFailure] = {}
+        for transform, image in enumerate(symmetric_images(self.board, game)):
+            if image not in seen:
+                seen[image] = self.seen_as(image, transform, game)
+        return list(seen.values())
+
+    def seen_as(self, image: str, transform: int, game: Game) -> StrongFailure:
+        """The same failure told on `image`, the board's image under `transform`: every move
+        carried there."""
+        return replace(
+            self,
+            board=image,
+            chosen=tuple(sorted(transform_move(move, transform, game) for move in self.chosen)),
+            best=tuple(sorted(transform_move(move, transform, game) for move in self.best)),
+            moves=tuple(
+                sorted(
+                    (replace(a, move=transform_move(a.move, transform, game)) for a in self.moves),
+                    key=lambda a: a.move,
+                )
+            ),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "board": self.board,
+            "to_move": side_to_move(self.board),
+            "chosen": list(self.chosen),
+            "best": list(self.best),
+        }
+        if self.error is not None:
+            document["error"] = self.error
+            document["where"] = self.where
+        document["wrong"] = list(self.wrong)
+        if self.moves:
+            document["wrong_move_values"] = [analysis.to_dict() for analysis in self.analyses(self.wrong)]
+            document["best_move_values"] = [analysis.to_dict() for analysis in self.analyses(self.best)]
+        return document
+
+
+FAILURE_KINDS: Final = {
+    "error": "the AI failed to answer",
+    "win_to_loss": "a win thrown to a loss",
+    "win_to_draw": "a win thrown to a draw",
+    "draw_to_loss": "a draw thrown to a loss",
+    "slower_win": "a slower win",
+    "faster_loss": "a faster loss",
+}
+"""What a strong failure throws away, worst first, and how a report says it: the AI answered
+badly ("error"), or its worst wrong move turns the mover's value into a worse one, or with
+`--shortest` keeps the value but wins later or loses sooner."""
+
+
+@dataclass
+class StrongResult:
+    """The strong check's answer: exact counts over the decision positions it reached (`checked`,
+    `failing`, `by_depth`), the shallowest failures up to a limit (`failures`), and, when it stopped
+    early (`stopped`), how far it got: every depth below `depth_reached` was checked in full."""
+
+    positions: str  # the node list checked
+    shortest: bool
+    total: int
+    checked: int
+    failing: int
+    failures: list[StrongFailure] = field(default_factory=list)
+    by_depth: dict[int, dict[str, int]] = field(default_factory=dict)  # depth -> kind -> failing positions
+    asked: int | None = None  # boards the AI was asked at, when fewer than `checked` (one per orbit)
+    stopped: str | None = None  # one of STOP_REASONS when it ended early
+    depth_reached: int | None = None  # the level it stopped in
+    reached_in_part: bool = True  # some of depth_reached's boards checked (not none of them)
+
+    @property
+    def correct(self) -> int:
+        return self.checked - self.failing
+
+    @property
+    def complete(self) -> bool:
+        return self.stopped is None
+
+    @property
+    def solved(self) -> bool | None:
+        """True or False when proven; None when it stopped early without finding a failure."""
+        if self.failing:
+            return False
+        return True if self.complete else None
+
+    @property
+    def by_kind(self) -> dict[str, int]:
+        """Failing positions per kind (FAILURE_KINDS), over every depth."""
+        totals = dict.fromkeys(FAILURE_KINDS, 0)
+        for kinds in self.by_depth.values():
+            for kind, count in kinds.items():
+                totals[kind] += count
+        return {kind: count for kind, count in totals.items() if count}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "solved": self.solved,
+            "complete": self.complete,
+            "stopped": self.stopped,
+            "depth_reached": self.depth_reached,
+            "reached_in_part": self.reached_in_part if self.stopped is not None else None,
+            "correct": self.correct,
+            "checked": self.checked,
+            "failing": self.failing,
+            "total": self.total,
+            "positions": self.positions,
+            "shortest": self.shortest,
+            "asked": self.checked if self.asked is None else self.asked,
+            "by_kind": self.by_kind,
+            "kind_descriptions": {kind: FAILURE_KINDS[kind] for kind in self.by_kind},
+            "by_depth": {str(depth): kinds for depth, kinds in sorted(self.by_depth.items())},
+            "failures": [failure.to_dict() for failure in self.failures],
+        }
+
+
+def shallowest_first(failure: StrongFailure) -> tuple[int, str]:
+    """The order failures are reported in: by depth, then board."""
+    return failure.depth, failure.board
+
 
 ANNOUNCE_SECONDS: Final = 10.0
 """A check that will ask an AI board by board for longer than this says so before it goes on."""
@@ -108,6 +243,10 @@ def check_strong_over_core(
     `failures_kept`. When the budget runs out the result says so (`stopped`) and counts what was
     checked. An AI asked board by board is timed on its first batch, and `notice` told how many
     boards it will be asked and about how long that takes at its rate."""
+    from ttt_db.ranked.backend import runs_interpreted
+    from ttt_db.ranked.blocks import blocks
+    from ttt_db.ranked.slots import level_sizes
+
     game = db.game
     budget = budget or CheckBudget()
     budget.start()
@@ -305,6 +444,8 @@ def _check_over_class_rows(
     pinned: its decision classes from the plain table's rows (`ttt_db.store.class_rows`, held to
     their hashes at open) rather than from the core's levels; the same counts, kinds and failures,
     each level's boards in key order."""
+    from ttt_db.store.class_rows import decision_levels
+
     game = db.game
     figures = db.meta()["figures"]
     name = "decision_canonical" if canonical else "decision"
@@ -455,6 +596,8 @@ def _check_part(
     the budget says stop (each answer is bounded by its time limit: a deadline holds within one),
     and `answered(boards, seconds)` is told after each of its answers. Returns the seconds spent
     waiting for a board-by-board AI's answers and how many of `part` were checked (the first ones)."""
+    from ttt_db.ranked.backend import as_list
+
     game = block.tables.game
     errors: dict[int, AIMisbehaved] = {}
     boards: list[str] = []
@@ -559,6 +702,8 @@ def _failure(
 ) -> StrongFailure:
     """A failure told at `board`, the image under `transform` of the slot whose every move's worth
     is `worths` and whose answer (`chosen`) and best moves (`target`) are masks on the slot's board."""
+    from ttt_db.ranked.codes import move_of_worth
+
     cells = game.cells
     analyses = tuple(
         sorted(
@@ -576,45 +721,3 @@ def _failure(
     if error is not None:
         return StrongFailure(board, (), best, error.reason, error.where, analyses)
     return StrongFailure(board, answer, best, moves=analyses)
-
-
-def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, budget: CheckBudget | None = None) -> WeakResult | None:
-    """The weak check of one of the database's own AIs (`NamedAI.core_answer`), forward from the
-    empty board over the core's levels: every board the AI's moves and every reply reach, as o and
-    as x at once (the depth-first search's boards, all of them, as it examines every one of a
-    solved AI's), marked class by class, a bit a board (the AI's moves treat symmetric boards
-    alike), each side held to what it gets from the empty board (its held code). None when some
-    reached board ends worse than the side's value: the depth-first search then finds the game
-    that leads there. The budget is read between levels, a level's boards counting as examined."""
-    tables = db.core.tables
-    walk = db.core.walk()
-    first = next(walk)
-    value = first.here.start_value()
-    targets = {"o": value, "x": opposite_value(value)}
-    sides = [side for side in ("o", "x") if targets[side] != "loss"]
-    marks = start_marks(tables, len(sides))
-    visited = dict.fromkeys(("o", "x"), 0)
-    budget = budget or CheckBudget()
-    budget.start()
-    stopped = None
-    allowed = 1 if ai.core_answer == "best" else 2
-    for step in chain([first], walk):
-        depth = step.depth
-        stopped = budget.stop_reason()
-        if stopped is not None:
-            break
-        for side, found in zip(sides, marked_counts(tables, step.here, marks, len(sides)), strict=True):
-            visited[side] += found.boards
-            budget.spend(found.boards)
-            lost = mover_at(depth) == side and found.lost > 0  # the AI to move, and the other side has a line
-            if lost or (targets[side] == "win" and found.drawn > 0):
-                return None
-        if step.below is None:
-            break
-        moves = [allowed if mover_at(depth) == side else 0 for side in sides]
-        marks = marks_below(tables, step.here, marks, moves, step.below)
-    results = {
-        side: WeakSideResult(side, visited[side], None, targets[side], stopped if side in sides else None)
-        for side in ("o", "x")
-    }
-    return WeakResult(results["o"], results["x"])

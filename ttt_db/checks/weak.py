@@ -1,21 +1,18 @@
-"""Is an AI solved? Exact answers, with the evidence when it is not.
+"""The weak check: from the empty board, does the AI always get the game's value, whatever the
+opponent does, as o and as x?
 
-- Strong: at every decision position (a stored node list) the AI's candidates are a subset of
-  the stored best moves.
-- Weak: from the empty board the AI always gets the game's value, whatever the opponent does,
-  as o and as x: on tic-tac-toe (a draw) it never loses; where o wins (4x4k3, 2x2k2, ...) it
-  always wins as o, and as x there is nothing to prove. A depth-first search follows every AI
-  candidate and every opponent move, skips a board already examined, and stops at the first
-  game that ends worse (the counterexample).
-
-An AI that answers badly (a move off the board or on a taken cell, no move, an exception) fails
-at that board; the failure carries the error instead of crashing the check.
+On tic-tac-toe (a draw) it must never lose; where o wins (4x4k3, 3x4k3, ...) it must always win as
+o, and as x there is nothing to prove. A depth-first search follows every AI candidate and every
+opponent move, skips a board already examined, and stops at the first game that ends worse (the
+counterexample); the database's own AIs are walked forward over the core's levels instead, every
+board their moves and every reply reach, as o and as x at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Final
 
 from ttt_db.ais.calling import candidate_moves
@@ -23,161 +20,11 @@ from ttt_db.ais.protocol import AI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, opposite_value, play, side_to_move
-from ttt_db.game.symmetry import symmetric_images, transform_move
-from ttt_db.position import analyses_of
+from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, opposite_value, play
 
 if TYPE_CHECKING:
-    from ttt_db.position import MoveAnalysis
-
-
-@dataclass(frozen=True, slots=True)
-class StrongFailure:
-    """A decision position where the AI may leave the best moves. `moves` (every legal move's
-    value and remoteness for the mover) is filled in from the database by `run_checks`."""
-
-    board: str
-    chosen: tuple[int, ...]
-    best: tuple[int, ...]
-    error: str | None = None
-    where: str | None = None
-    moves: tuple[MoveAnalysis, ...] = ()
-
-    @property
-    def wrong(self) -> tuple[int, ...]:
-        """The candidates that are not best moves."""
-        return tuple(move for move in self.chosen if move not in self.best)
-
-    @property
-    def depth(self) -> int:
-        return len(self.board) - self.board.count(EMPTY)
-
-    def analyses(self, moves: Sequence[int]) -> list[MoveAnalysis]:
-        return analyses_of(self.moves, moves)
-
-    def images(self, game: Game) -> list[StrongFailure]:
-        """The same failure on each distinct symmetric image of the board, this one included
-        (what a symmetric AI does on the images)."""
-        seen: dict[str, StrongFailure] = {}
-        for transform, image in enumerate(symmetric_images(self.board, game)):
-            if image not in seen:
-                seen[image] = self.seen_as(image, transform, game)
-        return list(seen.values())
-
-    def seen_as(self, image: str, transform: int, game: Game) -> StrongFailure:
-        """The same failure told on `image`, the board's image under `transform`: every move
-        carried there."""
-        return replace(
-            self,
-            board=image,
-            chosen=tuple(sorted(transform_move(move, transform, game) for move in self.chosen)),
-            best=tuple(sorted(transform_move(move, transform, game) for move in self.best)),
-            moves=tuple(
-                sorted(
-                    (replace(a, move=transform_move(a.move, transform, game)) for a in self.moves),
-                    key=lambda a: a.move,
-                )
-            ),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        document: dict[str, Any] = {
-            "board": self.board,
-            "to_move": side_to_move(self.board),
-            "chosen": list(self.chosen),
-            "best": list(self.best),
-        }
-        if self.error is not None:
-            document["error"] = self.error
-            document["where"] = self.where
-        document["wrong"] = list(self.wrong)
-        if self.moves:
-            document["wrong_move_values"] = [analysis.to_dict() for analysis in self.analyses(self.wrong)]
-            document["best_move_values"] = [analysis.to_dict() for analysis in self.analyses(self.best)]
-        return document
-
-
-FAILURE_KINDS: Final = {
-    "error": "the AI failed to answer",
-    "win_to_loss": "a win thrown to a loss",
-    "win_to_draw": "a win thrown to a draw",
-    "draw_to_loss": "a draw thrown to a loss",
-    "slower_win": "a slower win",
-    "faster_loss": "a faster loss",
-}
-"""What a strong failure throws away, worst first, and how a report says it: the AI answered
-badly ("error"), or its worst wrong move turns the mover's value into a worse one, or with
-`--shortest` keeps the value but wins later or loses sooner."""
-STOP_REASONS: Final = ("max_boards", "deadline", "cancelled")
-"""Why a check ended before it had seen every board (`CheckBudget`)."""
-
-
-@dataclass
-class StrongResult:
-    """The strong check's answer: exact counts over the decision positions it reached (`checked`,
-    `failing`, `by_depth`), the shallowest failures up to a limit (`failures`), and, when it stopped
-    early (`stopped`), how far it got: every depth below `depth_reached` was checked in full."""
-
-    positions: str  # the node list checked
-    shortest: bool
-    total: int
-    checked: int
-    failing: int
-    failures: list[StrongFailure] = field(default_factory=list)
-    by_depth: dict[int, dict[str, int]] = field(default_factory=dict)  # depth -> kind -> failing positions
-    asked: int | None = None  # boards the AI was asked at, when fewer than `checked` (one per orbit)
-    stopped: str | None = None  # one of STOP_REASONS when it ended early
-    depth_reached: int | None = None  # the level it stopped in
-    reached_in_part: bool = True  # some of depth_reached's boards checked (not none of them)
-
-    @property
-    def correct(self) -> int:
-        return self.checked - self.failing
-
-    @property
-    def complete(self) -> bool:
-        return self.stopped is None
-
-    @property
-    def solved(self) -> bool | None:
-        """True or False when proven; None when it stopped early without finding a failure."""
-        if self.failing:
-            return False
-        return True if self.complete else None
-
-    @property
-    def by_kind(self) -> dict[str, int]:
-        """Failing positions per kind (FAILURE_KINDS), over every depth."""
-        totals = dict.fromkeys(FAILURE_KINDS, 0)
-        for kinds in self.by_depth.values():
-            for kind, count in kinds.items():
-                totals[kind] += count
-        return {kind: count for kind, count in totals.items() if count}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "solved": self.solved,
-            "complete": self.complete,
-            "stopped": self.stopped,
-            "depth_reached": self.depth_reached,
-            "reached_in_part": self.reached_in_part if self.stopped is not None else None,
-            "correct": self.correct,
-            "checked": self.checked,
-            "failing": self.failing,
-            "total": self.total,
-            "positions": self.positions,
-            "shortest": self.shortest,
-            "asked": self.checked if self.asked is None else self.asked,
-            "by_kind": self.by_kind,
-            "kind_descriptions": {kind: FAILURE_KINDS[kind] for kind in self.by_kind},
-            "by_depth": {str(depth): kinds for depth, kinds in sorted(self.by_depth.items())},
-            "failures": [failure.to_dict() for failure in self.failures],
-        }
-
-
-def shallowest_first(failure: StrongFailure) -> tuple[int, str]:
-    """The order failures are reported in: by depth, then board."""
-    return failure.depth, failure.board
+    from ttt_db.ais.protocol import NamedAI
+    from ttt_db.store.database import SolutionDatabase
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,3 +219,47 @@ def replay(moves: tuple[int, ...] | list[int], game: Game) -> list[str]:
     for number, move in enumerate(moves):
         boards.append(play(boards[-1], move, mover_at(number)))
     return boards
+
+
+def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, budget: CheckBudget | None = None) -> WeakResult | None:
+    """The weak check of one of the database's own AIs (`NamedAI.core_answer`), forward from the
+    empty board over the core's levels: every board the AI's moves and every reply reach, as o and
+    as x at once (the depth-first search's boards, all of them, as it examines every one of a
+    solved AI's), marked class by class, a bit a board (the AI's moves treat symmetric boards
+    alike), each side held to what it gets from the empty board (its held code). None when some
+    reached board ends worse than the side's value: the depth-first search then finds the game
+    that leads there. The budget is read between levels, a level's boards counting as examined."""
+    from ttt_db.ranked.marks import marked_counts, marks_below, start_marks
+
+    tables = db.core.tables
+    walk = db.core.walk()
+    first = next(walk)
+    value = first.here.start_value()
+    targets = {"o": value, "x": opposite_value(value)}
+    sides = [side for side in ("o", "x") if targets[side] != "loss"]
+    marks = start_marks(tables, len(sides))
+    visited = dict.fromkeys(("o", "x"), 0)
+    budget = budget or CheckBudget()
+    budget.start()
+    stopped = None
+    allowed = 1 if ai.core_answer == "best" else 2
+    for step in chain([first], walk):
+        depth = step.depth
+        stopped = budget.stop_reason()
+        if stopped is not None:
+            break
+        for side, found in zip(sides, marked_counts(tables, step.here, marks, len(sides)), strict=True):
+            visited[side] += found.boards
+            budget.spend(found.boards)
+            lost = mover_at(depth) == side and found.lost > 0  # the AI to move, and the other side has a line
+            if lost or (targets[side] == "win" and found.drawn > 0):
+                return None
+        if step.below is None:
+            break
+        moves = [allowed if mover_at(depth) == side else 0 for side in sides]
+        marks = marks_below(tables, step.here, marks, moves, step.below)
+    results = {
+        side: WeakSideResult(side, visited[side], None, targets[side], stopped if side in sides else None)
+        for side in ("o", "x")
+    }
+    return WeakResult(results["o"], results["x"])

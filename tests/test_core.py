@@ -287,7 +287,7 @@ def test_the_strong_check_over_the_core_finds_the_failures_the_reference_solver_
 ) -> None:
     """Level by level in arrays (the database's AIs answering in arrays, the others board by
     board), with and without extras, the check finds the failures that the pure check of
-    ttt_db.checks.solved finds at the reference solver's decision positions and best moves."""
+    ttt_db.checks.strong finds at the reference solver's decision positions and best moves."""
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
     from ttt_db.game.symmetry import canonical_board
@@ -323,12 +323,12 @@ def test_the_strong_check_over_the_core_finds_the_failures_the_reference_solver_
 def test_an_ai_asked_board_by_board_over_the_core_is_told_what_it_will_take(
     core_only_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ttt_db.checks.over_core
+    import ttt_db.checks.strong
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
 
     monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
-    monkeypatch.setattr(ttt_db.checks.over_core, "ANNOUNCE_SECONDS", 0.0)  # 3x3's few boards take no time
+    monkeypatch.setattr(ttt_db.checks.strong, "ANNOUNCE_SECONDS", 0.0)  # 3x3's few boards take no time
     notices: list[str] = []
     with open_database(core_only_path) as core:
         run_checks(load_ai("ai1s"), core, weak=False, notice=notices.append)

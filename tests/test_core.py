@@ -286,8 +286,9 @@ def test_the_strong_check_over_the_core_finds_the_failures_the_reference_solver_
     shortest: bool,
 ) -> None:
     """Level by level in arrays (the database's AIs answering in arrays, the others board by
-    board), with and without extras, the check finds the failures that the pure check of
-    ttt_db.checks.strong finds at the reference solver's decision positions and best moves."""
+    board), with and without extras, the check finds the failures that the reference's check by
+    its definition (tests/reference.py) finds at the reference solver's decision positions and
+    best moves."""
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
     from ttt_db.game.symmetry import canonical_board

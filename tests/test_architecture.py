@@ -106,6 +106,16 @@ def test_every_source_file_is_a_module_of_an_installed_package() -> None:
     assert files == set(_modules().values())
 
 
+def test_every_package_is_listed_for_the_sdist_and_the_wheel() -> None:
+    """pyproject's packages list every package a source folder holds: one left out installs from an
+    editable checkout and is missing from the sdist and the wheel."""
+    with open(ROOT / "pyproject.toml", "rb") as stream:
+        listed = set(tomllib.load(stream)["tool"]["setuptools"]["packages"])
+    mapped = {folder: name for name, folder in _sources().items()}  # a folder installed under its own name
+    packages = {mapped.get(path.parent, name) for name, path in _modules().items() if path.name == "__init__.py"}
+    assert packages - listed == set()
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected parts of more than one module (Tarjan)."""
     index: dict[str, int] = {}

@@ -661,6 +661,7 @@ sys.path.insert(0, {tests!r})
 import reference
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks import report, strong, weak  # the code is loaded: the call itself is timed, cold
+from ttt_db.ranked import blocks, marks  # the walks' code too, which the checks load at their first call
 from ttt_db.store.database import open_database
 mode, name = {mode!r}, {name!r}
 db = open_database({db!r})

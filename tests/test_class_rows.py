@@ -11,10 +11,10 @@ import pytest
 
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import load_ai
+from ttt_db.checks import strong
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.report import run_checks
 from ttt_db.ranked import backend
-from ttt_db.store import class_rows
 from ttt_db.store.database import SolutionDatabase, open_database
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -70,21 +70,21 @@ def test_a_users_faults_are_told_alike_from_rows_and_from_the_core(
     pinned, unpinned = both
     from_rows = _document(name, pinned)
     assert from_rows == _document(name, unpinned)
-    strong = from_rows["strong"]
-    assert isinstance(strong, dict)
+    found = from_rows["strong"]
+    assert isinstance(found, dict)
     if name == "misses-forks":  # it answers one move everywhere, so its failures are its wrong answers
-        assert strong["failing"] > 0 and "error" not in strong["by_kind"]
+        assert found["failing"] > 0 and "error" not in found["by_kind"]
     else:
-        boards = [failure["board"] for failure in strong["failures"] if failure.get("error")]
+        boards = [failure["board"] for failure in found["failures"] if failure.get("error")]
         assert boards and all(board.count(".") <= 3 for board in boards)
-        assert strong["by_kind"]["error"] == len(boards)
+        assert found["by_kind"]["error"] == len(boards)
 
 
 def test_a_pinned_small_game_is_checked_from_its_rows(both, monkeypatch: pytest.MonkeyPatch) -> None:
     pinned, unpinned = both
     read = []
-    levels = class_rows.decision_levels
-    monkeypatch.setattr(class_rows, "decision_levels", lambda reader: read.append(1) or levels(reader))
+    levels = strong.decision_levels
+    monkeypatch.setattr(strong, "decision_levels", lambda reader: read.append(1) or levels(reader))
     run_checks(load_ai("ai14s"), pinned, weak=False)
     assert read == [1]
     run_checks(load_ai("ai14s"), unpinned, weak=False)
@@ -121,8 +121,8 @@ def test_a_compiled_game_checked_from_its_rows_says_the_same(
     with open_database(db_3x4k3_path) as pinned:
         walked = [_document(name, pinned, shortest=shortest) for name, shortest in cases]
         read = []
-        levels = class_rows.decision_levels
-        monkeypatch.setattr(class_rows, "decision_levels", lambda reader: read.append(1) or levels(reader))
+        levels = strong.decision_levels
+        monkeypatch.setattr(strong, "decision_levels", lambda reader: read.append(1) or levels(reader))
         monkeypatch.setattr(backend, "runs_interpreted", lambda slots: True)
         assert [_document(name, pinned, shortest=shortest) for name, shortest in cases] == walked
         assert read == [1, 1, 1]

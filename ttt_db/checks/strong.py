@@ -24,12 +24,12 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, VALUES, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move, untransform_moves
 from ttt_db.position import MoveAnalysis, analyses_of
+from ttt_db.store.class_rows import DecisionClass, decision_levels
 
 if TYPE_CHECKING:  # the walks' code loads with the first check, not with the check's result types
     from ttt_db.ais.protocol import NamedAI
     from ttt_db.ranked.blocks import Block
     from ttt_db.ranked.kernel import Ints
-    from ttt_db.store.class_rows import DecisionClass
     from ttt_db.store.database import SolutionDatabase
 
 
@@ -244,7 +244,6 @@ def check_strong_over_core(
     checked. An AI asked board by board is timed on its first batch, and `notice` told how many
     boards it will be asked and about how long that takes at its rate."""
     from ttt_db.ranked.backend import runs_interpreted
-    from ttt_db.ranked.blocks import blocks
     from ttt_db.ranked.slots import level_sizes
 
     game = db.game
@@ -261,6 +260,8 @@ def check_strong_over_core(
         return _check_over_class_rows(
             ai, db, canonical=canonical, shortest=shortest, by_orbit=by_orbit, pace=pace, budget=budget
         )
+    from ttt_db.ranked.blocks import blocks  # the walk over the core: not loaded for a small game's rows
+
     if ai.core_answer == "fastest" or (ai.core_answer == "best" and not shortest):
         return _check_own_moves(
             db, canonical=canonical, shortest=shortest, by_orbit=by_orbit, report=report, budget=budget
@@ -444,13 +445,12 @@ def _check_over_class_rows(
     pinned: its decision classes from the plain table's rows (`ttt_db.store.class_rows`, held to
     their hashes at open) rather than from the core's levels; the same counts, kinds and failures,
     each level's boards in key order."""
-    from ttt_db.store.class_rows import decision_levels
-
     game = db.game
     figures = db.meta()["figures"]
     name = "decision_canonical" if canonical else "decision"
     at_representatives = canonical or by_orbit
     own = {"best": False, "fastest": True}.get(ai.core_answer or "")  # the database's own answers: fastest?
+    cannot_fail = own is True or (own is False and not shortest)  # the fastest keep the best's value
     tally = _Tally(budget.failures_kept)
     stopped: str | None = None
     depth = checked_here = 0
@@ -468,16 +468,20 @@ def _check_over_class_rows(
                 break
             part = boards[first : pace.part_end(first, len(boards), budget, whole=own is not None)]
             seconds = 0.0
-            if own is None:
-                answers, errors, seconds = _asked(
-                    ai, [board for _, _, board in part], [t for _, t, _ in part], game, budget, pace.answered
-                )
-                part = part[: len(answers)]
+            if cannot_fail:  # the database's own moves held to a target they keep: counted, not compared
+                tally.checked += sum(one.orbit for one, _, _ in part) if by_orbit else len(part)
             else:
-                answers = [_mask(one.fastest if own else one.best) for one, _, _ in part]
-                errors = {}
-            for i, (one, transform, board) in enumerate(part):
-                _hold_class(one, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally)
+                if own is None:
+                    answers, errors, seconds = _asked(
+                        ai, [board for _, _, board in part], [t for _, t, _ in part], game, budget, pace.answered
+                    )
+                    part = part[: len(answers)]
+                else:
+                    answers, errors = [_mask(one.fastest if own else one.best) for one, _, _ in part], {}
+                for i, (one, transform, board) in enumerate(part):
+                    _hold_class(
+                        one, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally
+                    )
             first += len(part)
             pace.part_done(len(part), seconds, budget, whole=own is not None)
         if stopped is not None:

@@ -176,3 +176,28 @@ def test_a_game_may_be_named_as_text_where_a_notebook_would_write_it(db_3x4k3_pa
         assert by_name.game == Game.parse("3x4k3")
     with pytest.raises(UnknownGameError, match="'4x4'"):
         open_database(db_3x4k3_path, game="4x4")
+
+
+def test_a_stream_left_unfinished_closes_quietly_after_its_database(db_path: Path) -> None:
+    """A check stopped by a signal closes its database, then the stream it was reading is collected:
+    closing that stream said "Cannot operate on a closed database" as an ignored exception's
+    traceback (yield from a cursor closes the cursor, on a closed connection)."""
+    import gc
+    import sys
+
+    from ttt_db.store.database import make_reader
+    from ttt_db.store.location import resolve_location
+
+    reader = make_reader(resolve_location(db_path, TICTACTOE))
+    stream = reader.stream("SELECT key FROM ttt_positions")
+    assert next(stream) is not None
+    reader.close()
+    unraisable: list[object] = []
+    hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        stream.close()  # raised ReadFailedError before
+        del stream
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert unraisable == []

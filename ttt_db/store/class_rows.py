@@ -52,7 +52,7 @@ class DecisionClass:
 def decision_levels(reader: Reader) -> Iterator[tuple[int, list[DecisionClass]]]:
     """Each depth that has decision positions, shallowest first, with its classes in key order
     (a lost position is none: every move loses)."""
-    rows = reader.stream(
+    rows = reader.rows(  # read whole (a small game's): no cursor stays open while an AI answers
         f"SELECT depth, board, orbit, best_moves, best_moves_shortest, moves FROM {POSITIONS} "
         "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY depth, key"
     )

@@ -8,6 +8,7 @@ read through SQLAlchemy, as it is written. Both run the same SQL text.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import namedtuple
 from collections.abc import Iterator, Mapping
@@ -85,11 +86,23 @@ class SqliteFileReader:
         import sqlite3
 
         try:
-            yield from self._connection().execute(sql, dict(params or {}))
+            cursor = self._connection().execute(sql, dict(params or {}))
         except sqlite3.Error as error:
             raise ReadFailedError(f"database error: {error}") from None
-        except UnicodeDecodeError as error:
-            raise _not_utf8(error) from None
+        try:
+            while True:
+                try:
+                    row = next(cursor, None)  # a row is a tuple, never None
+                except sqlite3.Error as error:
+                    raise ReadFailedError(f"database error: {error}") from None
+                except UnicodeDecodeError as error:
+                    raise _not_utf8(error) from None
+                if row is None:
+                    return
+                yield row
+        finally:  # a stream left unfinished may be closed after its database: nothing to say then
+            with contextlib.suppress(sqlite3.Error):
+                cursor.close()
 
     def close(self) -> None:
         with self._lock:

@@ -18,14 +18,13 @@ import resource
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ttt_db.errors import InputError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import Value
-from ttt_db.store.files import write_whole
+from ttt_db.store.files import write_bytes_whole
 from ttt_db.store.location import default_filename
 from ttt_db.version import __version__
 
@@ -160,11 +159,7 @@ class CensusFolder:
 
     def write(self, path: Path, document: dict[str, Any]) -> None:
         data = (json.dumps(document, indent=1) + "\n").encode()
-        write_whole(path, partial(_write, data))
-
-
-def _write(data: bytes, stream: BinaryIO) -> None:
-    stream.write(data)
+        write_bytes_whole(path, data)
 
 
 def take_census(

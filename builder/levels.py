@@ -31,7 +31,7 @@ from ttt_db.ranked.slots import level_slots, level_work
 from ttt_db.ranked.step import Level, LevelCounts, solve_level
 from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, compressor, core_codes, zero_chunk
-from ttt_db.store.files import write_whole
+from ttt_db.store.files import write_bytes_whole, write_whole
 from ttt_db.store.location import DatabaseLocation
 
 Progress = Callable[[str, int, int], None]
@@ -134,7 +134,7 @@ class WorkFolder:
         if not done:
             self.reset()
         me = {"pid": os.getpid(), "started": process_started(os.getpid()), "folder": str(self.path.resolve())}
-        write_whole(self.path / "owner.pid", lambda stream: stream.write(json.dumps(me).encode()))
+        write_bytes_whole(self.path / "owner.pid", json.dumps(me).encode())
         return done, damage
 
     def _running_owner(self) -> int | None:
@@ -221,7 +221,7 @@ class WorkFolder:
         written = len(checksums)
         binding = counts_binding(self.game, depth, counts, checksums)
         saved = {"counts": asdict(counts), "chunks": written, "bytes": size, "binding": binding}
-        write_whole(self._counts_file(depth), lambda stream: stream.write(json.dumps(saved).encode()))
+        write_bytes_whole(self._counts_file(depth), json.dumps(saved).encode())
         return CoreLevel(depth, counts, written, self.chunks_file(depth))
 
     def take_up(self, tables: RankedTables, level: CoreLevel) -> Level:

@@ -20,3 +20,8 @@ def write_whole(path: Path, write: Callable[[BinaryIO], object]) -> None:
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
+
+
+def write_bytes_whole(path: Path, data: bytes) -> None:
+    """`data` written as `path`'s whole content (`write_whole`)."""
+    write_whole(path, lambda stream: stream.write(data))

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO, Final
 from ttt_db.errors import DatabaseError, PublishedFileError
 from ttt_db.game.definition import Game
 from ttt_db.json_text import read_json
-from ttt_db.store.files import write_whole
+from ttt_db.store.files import write_bytes_whole, write_whole
 from ttt_db.store.location import DatabaseLocation, default_filename
 from ttt_db.store.pins import parse_digest, pin_recorded
 from ttt_db.store.tables import SCHEMA_VERSION
@@ -140,7 +140,7 @@ def publish(
     entries = read_manifest(manifest_path.read_bytes(), str(manifest_path)) if manifest_path.is_file() else []
     entries = [kept for kept in entries if kept.game != entry.game] + [entry]
     document = {"format": MANIFEST_FORMAT, "databases": [kept.to_document() for kept in entries]}
-    write_whole(manifest_path, lambda stream: stream.write((json.dumps(document, indent=2) + "\n").encode()))
+    write_bytes_whole(manifest_path, (json.dumps(document, indent=2) + "\n").encode())
     return entry
 
 

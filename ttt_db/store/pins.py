@@ -19,12 +19,11 @@ import os
 import string
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import Final
 
 from ttt_db.errors import InvalidDigestError, PinRecordError
-from ttt_db.store.files import write_whole
+from ttt_db.store.files import write_bytes_whole
 from ttt_db.store.location import DatabaseLocation, data_folder
 
 DIGEST_ENV_VAR: Final = "TTT_DB_DIGEST"
@@ -67,12 +66,17 @@ def pins_folder() -> Path:
 def _identities(path: Path) -> list[str]:
     """The names a file's pin is kept under: its resolved path (however it is spelt: relative,
     through `..` or a symbolic link), then its device and inode where it exists (a hard link)."""
-    names = [f"path {os.path.realpath(path)}"]
+    names = [_path_identity(path)]
     try:
         found = os.stat(path)
     except OSError:
         return names
     return [*names, f"inode {found.st_dev} {found.st_ino}"]
+
+
+def _path_identity(path: Path) -> str:
+    """A file's identity by its resolved path, however it is spelt."""
+    return f"path {os.path.realpath(path)}"
 
 
 def _record_path(identity: str, kind: str = "") -> Path:
@@ -122,7 +126,7 @@ def record_pin(location: DatabaseLocation, digest: str, by: str) -> Path | None:
         data = (json.dumps(record | {"identity": identity}, indent=1) + "\n").encode()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_whole(target, partial(_write, data))
+            write_bytes_whole(target, data)
         except OSError as error:
             raise PinRecordError(str(location), str(target), error.strerror or str(error), writing=True) from None
         written.append(target)
@@ -155,7 +159,7 @@ def rows_proven(location: DatabaseLocation, digest: str) -> bool:
     if location.path is None:
         return False
     state = file_state(location.path)
-    identity = f"path {os.path.realpath(location.path)}"
+    identity = _path_identity(location.path)
     try:
         record = json.loads(_record_path(identity, _PROVEN).read_text(encoding="utf-8"))
         return bool(state is not None and record == {"identity": identity, "digest": digest, "state": state})
@@ -169,18 +173,14 @@ def remember_rows_proven(location: DatabaseLocation, digest: str, state: list[in
     work: a folder that cannot be written costs the next read the same check."""
     if location.path is None or state is None or file_state(location.path) != state:
         return
-    identity = f"path {os.path.realpath(location.path)}"
+    identity = _path_identity(location.path)
     data = (json.dumps({"identity": identity, "digest": digest, "state": state}) + "\n").encode()
     target = _record_path(identity, _PROVEN)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_whole(target, partial(_write, data))
+        write_bytes_whole(target, data)
     except OSError:
         pass
-
-
-def _write(data: bytes, stream: BinaryIO) -> None:
-    stream.write(data)
 
 
 def pin_for(location: DatabaseLocation, digest: str | None, *, recorded: bool = True) -> Pin | None:

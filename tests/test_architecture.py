@@ -38,16 +38,22 @@ def _modules(package: str = "") -> dict[str, Path]:
     sources = _sources()
     found = {}
     for name, folder in sources.items():
-        for path in sorted(folder.glob("*.py")):
-            found[name if path.stem == "__init__" else f"{name}.{path.stem}"] = path
-        for inner in sorted(folder.iterdir()):  # the library's own subpackages (ttt_db.game, ...)
-            if inner.is_dir() and (inner / "__init__.py").is_file() and f"{name}.{inner.name}" not in sources:
-                for path in sorted(inner.glob("*.py")):
-                    stem = f"{name}.{inner.name}"
-                    found[stem if path.stem == "__init__" else f"{stem}.{path.stem}"] = path
+        for path in sorted(folder.rglob("*.py")):  # the library's own subpackages too (ttt_db.game, ...)
+            parts = path.relative_to(folder).with_suffix("").parts
+            if _deepest_source(path, sources) != folder or not all(
+                (folder.joinpath(*parts[:i]) / "__init__.py").is_file() for i in range(len(parts))
+            ):
+                continue
+            inner = ".".join(part for part in parts if part != "__init__")
+            found[f"{name}.{inner}" if inner else name] = path
     if not package:
         return found
     return {name: path for name, path in found.items() if name == package or name.startswith(f"{package}.")}
+
+
+def _deepest_source(path: Path, sources: dict[str, Path]) -> Path:
+    """The source folder a file belongs to: the deepest one holding it (cli/web is ttt_db.web's)."""
+    return max((folder for folder in sources.values() if path.is_relative_to(folder)), key=lambda f: len(f.parts))
 
 
 def _type_checking_lines(tree: ast.Module) -> set[int]:
@@ -243,7 +249,7 @@ def _kernel_doors(path: Path) -> list[str]:
             owner = node.value.attr if isinstance(node.value, ast.Attribute) else node.value.id
             if owner in ("tables", "backend") or owner.endswith("tables"):
                 found.append(f"{path.name}:{node.lineno} {owner}.run")
-        if isinstance(node, ast.ImportFrom) and node.module == "ttt_db.ranked.kernel":
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ttt_db.ranked.kernels"):
             found += [f"{path.name}:{node.lineno} {alias.name}" for alias in node.names if alias.name != "Ints"]
     return found
 

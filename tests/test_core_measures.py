@@ -27,7 +27,8 @@ from ttt_db.checks.policy_figures import PolicyMeasures
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import empty_cells
 from ttt_db.game.symmetry import symmetric_images
-from ttt_db.ranked import kernel, policy
+from ttt_db.ranked import policy
+from ttt_db.ranked.kernels.policy import add_compensated
 from ttt_db.ranked.slots import representative
 from ttt_db.store.database import SolutionDatabase, open_database
 
@@ -195,11 +196,11 @@ def test_a_compensated_sum_keeps_what_a_plain_one_rounds_away() -> None:
     sums = [1.0, 0.0]
     plain = 1.0
     for _ in range(1000):
-        kernel.add_compensated(sums, 0, 1e-16)
+        add_compensated(sums, 0, 1e-16)
         plain += 1e-16
     assert plain == 1.0 and abs(sums[0] + sums[1] - math.fsum([1.0] + [1e-16] * 1000)) <= math.ulp(1.0)
     exact = [Fraction(1), Fraction(0)]
-    kernel.add_compensated(exact, 0, Fraction(1, 3))
+    add_compensated(exact, 0, Fraction(1, 3))
     assert exact == [Fraction(4, 3), 0]
 
 

@@ -57,8 +57,7 @@ def test_a_stopped_level_step_waits_for_the_ranges_running_not_the_rest() -> Non
     range must not wait for every range still queued (a 5x5k4 level's would take minutes)."""
     import threading
 
-    from ttt_db.ranked import kernel
-    from ttt_db.ranked.backend import Backend
+    from ttt_db.ranked.backend import Backend, interpreted
 
     started: list[int] = []
     lock = threading.Lock()
@@ -72,5 +71,5 @@ def test_a_stopped_level_step_waits_for_the_ranges_running_not_the_rest() -> Non
         return start
 
     with pytest.raises(KeyboardInterrupt):
-        Backend("compiled", kernel, 2).spread(64, work)
+        Backend("compiled", interpreted().run, 2).spread(64, work)
     assert len(started) < 8  # of 16 ranges: the failed one and those already running

@@ -43,7 +43,7 @@ from ttt_db.checks.policy_figures import (
 from ttt_db.game.rules import Mark, play, score_seen_by, side_to_move, value_score
 from ttt_db.ranked.backend import Backend, interpreted
 from ttt_db.ranked.codes import value_of_code
-from ttt_db.ranked.kernel import Ints
+from ttt_db.ranked.kernels.sets import Ints
 from ttt_db.ranked.policy import best_response_level, gather_mass, largest_shares, reach_level
 from ttt_db.ranked.slots import board_of_slot, slot_of
 from ttt_db.ranked.step import Level
@@ -51,7 +51,7 @@ from ttt_db.ranked.tables import RankedTables
 from ttt_db.store.database import SolutionDatabase
 
 KINDS: Final = {"best": 1, "fastest": 2}
-"""A CorePolicy's moves as the kernels name them (`ttt_db.ranked.kernel.chosen_move`); 0 is a
+"""A CorePolicy's moves as the kernels name them (`ttt_db.ranked.kernels.moves.chosen_move`); 0 is a
 best response."""
 PERFECT: Final = CorePolicy("best", Fraction(1))
 RANDOM: Final = CorePolicy("best", Fraction(0))

@@ -29,7 +29,7 @@ from ttt_db.store.class_rows import DecisionClass, decision_levels
 if TYPE_CHECKING:  # the walks' code loads with the first check, not with the check's result types
     from ttt_db.ais.protocol import NamedAI
     from ttt_db.ranked.blocks import Block
-    from ttt_db.ranked.kernel import Ints
+    from ttt_db.ranked.kernels.sets import Ints
     from ttt_db.store.database import SolutionDatabase
 
 

@@ -75,7 +75,7 @@ def write_csv(positions: Iterable[Position], stream: TextIO) -> None:
 
 
 _BOARD, _BOARD_X, _CODE, _BEST, _FASTEST, _CLASS, _CANONICAL, _CANONICAL_X, _ORBIT = range(9)
-"""The columns a line's parts read (`ttt_db.ranked.kernel.write_lines`' values): a board is its o's
+"""The columns a line's parts read (`ttt_db.ranked.kernels.lines.write_lines`' values): a board is its o's
 cells and, in the next column, its x's."""
 _CONSTANT: Final = -1
 _CODE_FIELDS: Final = ("to_move", "status", "score", "value", "remoteness", "sv_score")

@@ -4,7 +4,7 @@ A row is one position (every reachable board, in the stored (depth, slot) order)
 (told at its canonical board, the least image, in the order of the level's canonical sets). Each
 `RowBlock` holds, per row, the board's and its canonical board's cells, the canonical board's
 base-3 key, the class's size, the code,
-every move's worth carried onto the row's board (`ttt_db.ranked.kernel.slot_moves`), the best and
+every move's worth carried onto the row's board (`ttt_db.ranked.kernels.moves.slot_moves`), the best and
 fastest moves as cell masks and, where the database keeps them, the index of the class's random-play
 odds and paths in its level's `LevelExtras`. The level walker holds every level read (and, `ahead`,
 its children), so no row carries a code the rules refuse.
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # numpy and the kernels load with the first rows read, not wi
 
     from ttt_db.ranked.backend import Backend
     from ttt_db.ranked.blocks import Block
-    from ttt_db.ranked.kernel import Ints
+    from ttt_db.ranked.kernels.sets import Ints
     from ttt_db.ranked.walk import Step
     from ttt_db.store.core import CoreReader
     from ttt_db.store.database import SolutionDatabase

@@ -1,6 +1,6 @@
 """Where the level kernels run: interpreted, or compiled by numba.
 
-`ttt_db.ranked.kernel` is one source. A game whose levels hold few slots runs it interpreted over
+`ttt_db.ranked.kernels` is one source in themed files. A game whose levels hold few slots runs it interpreted over
 `bytearray`s and `array`s: no numpy, no numba, nothing to import or compile (tic-tac-toe's whole
 core is a few thousand slots). Every larger game runs the same functions compiled by numba
 (`cache=True`: compiled once per installation, then loaded), over numpy arrays, on every core
@@ -23,8 +23,8 @@ from types import ModuleType
 from typing import Any, Final, TypeVar
 
 from ttt_db.errors import MissingExtraError
-from ttt_db.ranked import kernel as kernel_source
-from ttt_db.ranked.kernel import Ints
+from ttt_db.ranked.kernels import THEMES
+from ttt_db.ranked.kernels.sets import Ints
 
 T = TypeVar("T")
 INTERPRETED_SLOTS: Final = 20_000
@@ -35,10 +35,10 @@ ENVIRONMENT: Final = "TTT_DB_KERNEL"
 
 @dataclass(frozen=True)
 class Backend:
-    """The kernels (`ttt_db.ranked.kernel`'s functions, as `run.NAME`) and the arrays they take."""
+    """The kernels (`ttt_db.ranked.kernels`' functions, as `run.NAME`) and the arrays they take."""
 
     name: str  # "interpreted" or "compiled"
-    run: Any  # the kernel module, or (compiled) `CompiledKernels` over its compiled copy
+    run: Any  # `Kernels` over the kernel sources, or over their compiled copies
     workers: int  # threads a level's work is spread over
 
     @property
@@ -128,17 +128,24 @@ def before_first_compile(notice: Callable[[], None]) -> None:
     _NOTICES[:] = [notice]
 
 
-class CompiledKernels:
-    """The compiled module's kernels as attributes (`Backend.run`), each numba's dispatcher, which
-    compiles it on its first call (only the kernels a command calls are compiled); the first one
-    numba's cache does not hold sends the notice of `before_first_compile`."""
+class Kernels:
+    """Every kernel source's functions as attributes (`Backend.run`). Compiled, each is numba's
+    dispatcher, which compiles it on its first call (only the kernels a command calls are
+    compiled); the first one numba's cache does not hold sends the notice of
+    `before_first_compile`."""
 
-    def __init__(self, module: ModuleType) -> None:
-        self._module = module
+    def __init__(self, modules: Sequence[ModuleType], *, compiled: bool) -> None:
+        self._modules = modules
+        self._compiled = compiled
 
     def __getattr__(self, name: str) -> Any:
-        kernel = getattr(self._module, name)
-        if _NOTICES and not _compiled_before(kernel):
+        for module in self._modules:
+            if name in vars(module):
+                kernel = vars(module)[name]
+                break
+        else:
+            raise AttributeError(f"no kernel {name!r}")
+        if self._compiled and _NOTICES and not _compiled_before(kernel):
             _NOTICES.pop()()
         setattr(self, name, kernel)  # found directly from now on: no lookup here per call
         return kernel
@@ -155,9 +162,15 @@ def _compiled_before(kernel: Any) -> bool:
         return True
 
 
+def _sources() -> list[ModuleType]:
+    import importlib
+
+    return [importlib.import_module(f"ttt_db.ranked.kernels.{theme}") for theme in THEMES]
+
+
 @cache
 def interpreted() -> Backend:
-    return Backend("interpreted", kernel_source, 1)
+    return Backend("interpreted", Kernels(_sources(), compiled=False), 1)
 
 
 def compiled_on_one_thread() -> Backend:
@@ -167,30 +180,55 @@ def compiled_on_one_thread() -> Backend:
 
 @cache
 def compiled() -> Backend:
-    """The kernels compiled by numba (MissingExtraError without it): a second module made from the
-    kernel's source file, whose functions are replaced by their compiled forms, so that they call
-    each other compiled while `kernel_source` stays plain Python."""
-    import importlib.util
-    import inspect
+    """The kernels compiled by numba (MissingExtraError without it): a copy of each kernel source
+    (`COMPILED_PACKAGE`), its imports of the sources before it taken from their copies and its
+    functions replaced by their compiled forms, so that they call each other compiled while the
+    sources stay plain Python."""
     import sys
+    from types import ModuleType
 
     try:
         import numba
     except ImportError:
         raise MissingExtraError("numba", "numba") from None
     _load_array_functions_without_blas()
-    name = "ttt_db.ranked._kernel_compiled"
-    spec = importlib.util.spec_from_file_location(name, kernel_source.__file__)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    package = ModuleType(COMPILED_PACKAGE)
+    package.__path__ = []
+    sys.modules[COMPILED_PACKAGE] = package
     jit = numba.njit(cache=True, nogil=True, error_model="numpy")
-    for attribute, value in list(vars(module).items()):
+    copies = []
+    for source in _sources():
+        copy = _compiled_copy(source, jit)
+        if "u" in vars(copy):  # indices: unsigned, no wraparound test
+            vars(copy)["u"] = numba.njit(inline="always")(lambda x: numba.uint64(x))
+        copies.append(copy)
+    return Backend("compiled", Kernels(copies, compiled=True), os.cpu_count() or 1)
+
+
+COMPILED_PACKAGE: Final = "ttt_db.ranked._compiled_kernels"
+"""Where `compiled` keeps its copies of the kernel sources (`sys.modules`), one module per source."""
+
+
+def _compiled_copy(source: ModuleType, jit: Callable[[Any], Any]) -> ModuleType:
+    """A copy of a kernel source whose functions are `jit`'s compiled forms, its imports of other
+    kernel sources read from their copies (which must be made before it); numba keys its cache by
+    the source file, which the copy keeps as its own."""
+    import inspect
+    import sys
+    from pathlib import Path
+    from types import ModuleType
+
+    name = f"{COMPILED_PACKAGE}.{source.__name__.rsplit('.', 1)[-1]}"
+    path = Path(inspect.getfile(source))
+    text = path.read_text(encoding="utf-8").replace("from ttt_db.ranked.kernels.", f"from {COMPILED_PACKAGE}.")
+    copy = ModuleType(name)
+    copy.__file__ = str(path)
+    sys.modules[name] = copy
+    exec(compile(text, str(path), "exec"), vars(copy))
+    for attribute, value in list(vars(copy).items()):
         if inspect.isfunction(value) and value.__module__ == name:
-            setattr(module, attribute, jit(value))
-    vars(module)["u"] = numba.njit(inline="always")(lambda x: numba.uint64(x))  # indices: no wraparound test
-    return Backend("compiled", CompiledKernels(module), os.cpu_count() or 1)
+            setattr(copy, attribute, jit(value))
+    return copy
 
 
 BLAS_MODULE: Final = "scipy.linalg.cython_blas"

@@ -4,7 +4,7 @@ A `Block` is some consecutive sets of a held level (`ttt_db.ranked.walk.Step`): 
 sets (each class once, at its representative: `weights` are class sizes, 0 at a board that is
 not its class's representative) or every set in rank order (each board itself: `weights` all 1,
 the stored numbering's order). It carries each board's code and, where asked, every move's worth
-from the level below (`BlockMoves`, `ttt_db.ranked.kernel.slot_moves`).
+from the level below (`BlockMoves`, `ttt_db.ranked.kernels.moves.slot_moves`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ttt_db.ranked.backend import Backend, as_list
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import LevelSets, RankedTables
 from ttt_db.ranked.walk import Step
@@ -25,7 +25,7 @@ BLOCK_SLOTS: Final = 1 << 16
 
 @dataclass(frozen=True)
 class BlockMoves:
-    """Every move of the boards a block counts in play (`ttt_db.ranked.kernel.slot_moves`; nothing
+    """Every move of the boards a block counts in play (`ttt_db.ranked.kernels.moves.slot_moves`; nothing
     is derived at any other slot, whose moves read as none)."""
 
     worths: Ints  # [j * cells + cell]
@@ -145,7 +145,7 @@ class Block:
         return as_list(least), as_list(which), as_list(sizes)
 
     def rows(self, where: Ints, *, to_class: bool, worths: bool) -> BlockRows:
-        """The block slots `where` as rows (`ttt_db.ranked.kernel.export_rows`): each board, or with
+        """The block slots `where` as rows (`ttt_db.ranked.kernels.blocks.export_rows`): each board, or with
         `to_class` (a block of canonical sets) its class's canonical board, its moves carried onto it
         (every move's worth only where `worths`)."""
         assert self.canonical or not to_class, "a class's row is made at its representative"

@@ -18,7 +18,7 @@ from itertools import islice
 from typing import Any, Final, TypeVar
 
 from ttt_db.ranked.backend import Backend
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.slots import level_slots
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables

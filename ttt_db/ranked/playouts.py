@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import factorial
 
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
 

@@ -14,7 +14,7 @@ cells' order (bit j set when o holds the j-th occupied cell). A level has
 
 The representative of a symmetry class is its image with the smallest slot, and its slot is the
 one the database stores. This module is the scalar form, for one board at a time; the level
-kernels (`ttt_db.ranked.kernel`) compute the same ranks for whole levels, and the tests hold the
+kernels (`ttt_db.ranked.kernels`) compute the same ranks for whole levels, and the tests hold the
 two equal.
 """
 
@@ -26,7 +26,7 @@ from typing import Final
 
 from ttt_db.errors import UnknownGameError
 from ttt_db.game.definition import Game
-from ttt_db.ranked.kernel import permute
+from ttt_db.ranked.kernels.sets import permute
 
 O_MARK: Final = "o"
 X_MARK: Final = "x"

@@ -17,7 +17,8 @@ from typing import Final
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.rules import VALUES, Value
 from ttt_db.ranked.codes import value_of_code
-from ttt_db.ranked.kernel import CODES, COUNTS, SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernels.step import CODES, COUNTS
 from ttt_db.ranked.tables import LevelSets, RankedTables
 
 Progress = Callable[[int, int], None]
@@ -47,7 +48,7 @@ class LevelCounts:
 
     @classmethod
     def of(cls, counts: Ints) -> LevelCounts:
-        """From a kernel's counts (`ttt_db.ranked.kernel.COUNTS`, in this field order)."""
+        """From a kernel's counts (`ttt_db.ranked.kernels.step.COUNTS`, in this field order)."""
         return cls(*(int(counts[i]) for i in range(COUNTS)))
 
     def lists(self) -> dict[str, int]:
@@ -84,7 +85,7 @@ class LevelTally:
 
     @classmethod
     def of(cls, tally: Ints) -> LevelTally:
-        """From a kernel's tally (`ttt_db.ranked.kernel.tally_size`)."""
+        """From a kernel's tally (`ttt_db.ranked.kernels.step.tally_size`)."""
         values = [int(x) for x in tally]
         return cls(tuple(values[:CODES]), tuple(values[CODES : 2 * CODES]), tuple(values[2 * CODES :]))
 
@@ -128,7 +129,7 @@ def solve_range(
 ) -> LevelCounts:
     """Canonical sets `start` to `stop` of `here` solved from `below` (None: the full board's level),
     their codes written into `here.codes` (or, given `into`, from its beginning); their counts. A
-    `tally` (`ttt_db.ranked.kernel.tally_size` long) is added to (`LevelTally`)."""
+    `tally` (`ttt_db.ranked.kernels.step.tally_size` long) is added to (`LevelTally`)."""
     b = tables.backend
     sets = here.sets
     counts = b.i64(COUNTS)

@@ -1,4 +1,4 @@
-"""A game's tables for the level kernels (`ttt_db.ranked.kernel`), and each level's sets.
+"""A game's tables for the level kernels (`ttt_db.ranked.kernels`), and each level's sets.
 
 `RankedTables` holds what every level shares: the colex rank of every mask of the board's cells,
 the symmetries as byte tables and cell maps, the winning lines as masks, the worth tables.
@@ -18,7 +18,7 @@ from typing import Final
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import Backend, choose_backend
 from ttt_db.ranked.codes import CODE_OF_WORTH, WORTH
-from ttt_db.ranked.kernel import SMALL_SIZE, STRIDE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernels.sets import SMALL_SIZE, STRIDE, TABLE_SIZE, Ints
 from ttt_db.ranked.slots import level_sizes, mask_tables, o_count
 
 CACHED_LEVELS: Final = 4
@@ -54,7 +54,7 @@ class LevelSets:
 
     @cached_property
     def arrays(self) -> tuple[int, Ints, Ints, Ints, int, Ints]:
-        """The level as the kernels take it (`level` in `ttt_db.ranked.kernel`)."""
+        """The level as the kernels take it (`level` in `ttt_db.ranked.kernels`)."""
         return (self.depth, self.ci, self.xf, self.cset, self.patterns, self.pat)
 
     def move_scratch(self) -> MoveScratch:
@@ -84,7 +84,7 @@ class LevelSets:
 
 @dataclass(frozen=True)
 class MoveScratch:
-    """Scratch for `ttt_db.ranked.kernel.set_moves` (a set's children, their worths, each board's
+    """Scratch for `ttt_db.ranked.kernels.moves.set_moves` (a set's children, their worths, each board's
     counts) and the kernels' `small` and `tab`."""
 
     kids: Ints
@@ -127,13 +127,13 @@ class RankedTables:
             self.code_of_worth,
             self.powers,
         )
-        """The game as the kernels take it (`game` in `ttt_db.ranked.kernel`)."""
+        """The game as the kernels take it (`game` in `ttt_db.ranked.kernels`)."""
         self._levels: OrderedDict[int, LevelSets] = OrderedDict()
 
     @cached_property
     def key_bytes(self) -> Ints:
         """[(k * 4 + b) * 256 + byte]: the base-3 key of o's marks on the cells of byte b of a mask,
-        moved by symmetry k (`ttt_db.ranked.kernel.key_tables`)."""
+        moved by symmetry k (`ttt_db.ranked.kernels.sets.key_tables`)."""
         found = self.backend.i64(self.symmetries * 4 * 256)
         self.run.key_tables(self.arrays, found)
         return found

@@ -18,7 +18,8 @@ from typing import Literal, Protocol
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.ranked.codes import code_text
-from ttt_db.ranked.kernel import SMALL_SIZE, TABLE_SIZE, tally_size
+from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE
+from ttt_db.ranked.kernels.step import tally_size
 from ttt_db.ranked.layout import DAMAGE_KEPT, TakenLevel
 from ttt_db.ranked.slots import board_of_slot
 from ttt_db.ranked.step import Level, LevelCounts, LevelTally, solve_range

@@ -76,7 +76,7 @@ def list_kind(name: str) -> tuple[int, bool]:
 
 
 def moves_of_worths(worths: Sequence[int]) -> list[tuple[int, Value, int]]:
-    """A board's moves from their worths by cell (`ttt_db.ranked.kernel.slot_moves`; 0 at a taken
+    """A board's moves from their worths by cell (`ttt_db.ranked.kernels.moves.slot_moves`; 0 at a taken
     cell): each legal cell with its value for the mover and the plies left after it."""
     moves = []
     for cell, worth in enumerate(worths):

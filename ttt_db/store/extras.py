@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ttt_db.game.definition import Game
-from ttt_db.ranked.kernel import Ints
+from ttt_db.ranked.kernels.sets import Ints
 from ttt_db.ranked.playouts import level_classes, path_counts, playout_counts
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables

@@ -2,7 +2,7 @@
 code, its children's, each child held to its own children by the retrograde rule), for a batch.
 
 The boards, their children and their grandchildren are made and ranked in one kernel call
-(`ttt_db.ranked.kernel.family_slots`), their codes gathered a chunk at a time, and every child in
+(`ttt_db.ranked.kernels.family.family_slots`), their codes gathered a chunk at a time, and every child in
 play held to the best of its own children (`ttt_db.ranked.codes`: the rule the level step and the
 walker use), a finished child to its end. A board whose codes cannot all be right is left to the
 one-board path (None here), which says what is wrong in its own words.

@@ -213,11 +213,11 @@ def _take_row(
         spent = time.process_time() - cpu_started if summary.built else None
         note = {"cpu_seconds": spent, "resumed_at": summary.resumed_at}
         census.write(note_path, note)
-    with open_database(db_path, game=game) as db:
-        stats = solution_stats(db, lambda done, total: progress(f"counting {game.name}", done, total))
-        figures = db.meta()["figures"]
-        empty = db.lookup(game.empty_board)
-        digest = db.content_digest()
+    with open_database(db_path, game=game) as database:
+        stats = solution_stats(database, lambda done, total: progress(f"counting {game.name}", done, total))
+        figures = database.meta()["figures"]
+        empty = database.lookup(game.empty_board)
+        digest = database.content_digest()
     played = [depth.positions for depth in stats.depths]
     longest = stats.longest_win
     return CensusRow(

@@ -2,7 +2,7 @@
 it cannot crash, hang or exhaust ttt-db, or write into its output.
 
     with contained_ai("bots/my_bot.py:play", game=game, limits=Limits(seconds=1)) as named:
-        run_checks(named, db)
+        run_checks(named, database)
 
 The parent (`IsolatedAI`) sends each board on a pipe. The worker (`python -m
 ttt_db.ais.isolation`, `main` below) imports the AI and answers its first board within the

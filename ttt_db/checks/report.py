@@ -123,20 +123,20 @@ def _failure_figure(failure: StrongFailure, game: Game) -> str:
     return figure(svg, f"{side_to_move(failure.board)} to move may play {wrong}; best: {best}")
 
 
-def decisive_mistake(counterexample: Counterexample, target: Value, db: SolutionDatabase) -> Mistake | None:
+def decisive_mistake(counterexample: Counterexample, target: Value, database: SolutionDatabase) -> Mistake | None:
     """The AI's move in `counterexample` that threw away `target` (`first_mistake`); None when the
     counterexample is an AI's failure to answer rather than a game."""
     if counterexample.error is not None:
         return None
     from ttt_db.play.mistakes import first_mistake  # loaded only for a weak check that failed
 
-    positions = db.stored_positions(replay(counterexample.moves, db.game))
+    positions = database.stored_positions(replay(counterexample.moves, database.game))
     return first_mistake(positions, counterexample.moves, counterexample.side, target)
 
 
 def run_checks(
     ai: NamedAI,
-    db: SolutionDatabase,
+    database: SolutionDatabase,
     *,
     weak: bool = True,
     strong: bool = True,
@@ -157,32 +157,32 @@ def run_checks(
     stops answers with what it proved (`solved` None when that decides nothing).
 
     >>> from ttt_db import load_ai, open_database
-    >>> with open_database() as db:
-    ...     report = run_checks(load_ai("ai14s"), db)
+    >>> with open_database() as database:
+    ...     report = run_checks(load_ai("ai14s"), database)
     >>> report.solved, report.weak.solved, report.strong.by_kind
     (False, True, {'win_to_loss': 4, 'win_to_draw': 32, 'draw_to_loss': 16})
     """
-    game = db.game
+    game = database.game
     budget = budget or CheckBudget()
     budget.start()
     weak_result = None
     if weak and ai.core_answer is not None:
         from ttt_db.checks.weak import check_weak_over_core
 
-        weak_result = check_weak_over_core(ai, db, budget)
+        weak_result = check_weak_over_core(ai, database, budget)
     if weak and weak_result is None:
-        weak_result = check_weak(ai.play, game, db.empty_board_value, budget=budget, progress=weak_progress)
+        weak_result = check_weak(ai.play, game, database.empty_board_value, budget=budget, progress=weak_progress)
     strong_result = None
     if strong:
         from ttt_db.checks.strong import check_strong_over_core
 
         strong_result = check_strong_over_core(
-            ai, db, canonical=canonical, shortest=shortest, progress=progress, notice=notice, budget=budget
+            ai, database, canonical=canonical, shortest=shortest, progress=progress, notice=notice, budget=budget
         )
     mistakes: dict[str, Mistake] = {}
     if weak_result is not None and weak_result.solved is False:
         for side in (weak_result.o, weak_result.x):
-            found = side.counterexample and decisive_mistake(side.counterexample, side.target, db)
+            found = side.counterexample and decisive_mistake(side.counterexample, side.target, database)
             if found:
                 mistakes[side.side] = found
     return CheckReport(ai.name, game, weak_result, strong_result, mistakes)

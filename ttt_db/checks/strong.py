@@ -228,7 +228,7 @@ class _Tally:
 
 def check_strong_over_core(
     ai: NamedAI,
-    db: SolutionDatabase,
+    database: SolutionDatabase,
     *,
     canonical: bool = False,
     shortest: bool = False,
@@ -246,37 +246,37 @@ def check_strong_over_core(
     from ttt_db.ranked.backend import runs_interpreted
     from ttt_db.ranked.slots import level_sizes
 
-    game = db.game
+    game = database.game
     budget = budget or CheckBudget()
     budget.start()
     report = progress or _no_progress
-    figures = db.meta()["figures"]
+    figures = database.meta()["figures"]
     by_orbit = not canonical and ai.one_answer_per_orbit
     at_representatives = canonical or by_orbit
     total = figures["decision_canonical" if canonical else "decision"]
     to_ask = figures["decision_canonical" if at_representatives else "decision"]
     pace = _Pace(ai.name, game, to_ask, report, notice)
-    if db.plain_rows_held and runs_interpreted(sum(level_sizes(game.cells))):
+    if database.plain_rows_held and runs_interpreted(sum(level_sizes(game.cells))):
         return _check_over_class_rows(
-            ai, db, canonical=canonical, shortest=shortest, by_orbit=by_orbit, pace=pace, budget=budget
+            ai, database, canonical=canonical, shortest=shortest, by_orbit=by_orbit, pace=pace, budget=budget
         )
     from ttt_db.ranked.blocks import blocks  # the walk over the core: not loaded for a small game's rows
 
     if ai.core_answer == "fastest" or (ai.core_answer == "best" and not shortest):
         return _check_own_moves(
-            db, canonical=canonical, shortest=shortest, by_orbit=by_orbit, report=report, budget=budget
+            database, canonical=canonical, shortest=shortest, by_orbit=by_orbit, report=report, budget=budget
         )
     tally = _Tally(budget.failures_kept)
     stopped: str | None = None
     depth = 0
     checked_here = 0  # boards of the level checked so far
     report(0, to_ask)
-    for step in db.core.walk():
+    for step in database.core.walk():
         depth, checked_here = step.depth, tally.checked
         stopped = budget.stop_reason()
         if stopped is not None or depth == game.cells:
             break
-        for block in blocks(db.core.tables, step, canonical=at_representatives, moves=True):
+        for block in blocks(database.core.tables, step, canonical=at_representatives, moves=True):
             where = block.select(2)
             moves = block.moves
             assert moves is not None
@@ -389,20 +389,26 @@ class _Pace:
 
 
 def _check_own_moves(
-    db: SolutionDatabase, *, canonical: bool, shortest: bool, by_orbit: bool, report: Progress, budget: CheckBudget
+    database: SolutionDatabase,
+    *,
+    canonical: bool,
+    shortest: bool,
+    by_orbit: bool,
+    report: Progress,
+    budget: CheckBudget,
 ) -> StrongResult:
     """The strong check of an AI answering the database's own moves where they cannot fail the
     target (the best moves held to the best, the fastest to either: the fastest keep the value):
     every level held to its children as the walker reads it, its decision positions counted by the
     rule as it holds them, no board made or asked."""
-    figures = db.meta()["figures"]
+    figures = database.meta()["figures"]
     name = "decision_canonical" if canonical else "decision"
     to_ask = figures["decision_canonical" if canonical or by_orbit else "decision"]
     checked = asked = 0
     stopped: str | None = None
     depth = 0
     report(0, to_ask)
-    for step in db.core.walk():
+    for step in database.core.walk():
         depth = step.depth
         stopped = budget.stop_reason()
         if stopped is not None:
@@ -433,7 +439,7 @@ def _check_own_moves(
 
 def _check_over_class_rows(
     ai: NamedAI,
-    db: SolutionDatabase,
+    database: SolutionDatabase,
     *,
     canonical: bool,
     shortest: bool,
@@ -445,8 +451,8 @@ def _check_over_class_rows(
     pinned: its decision classes from the plain table's rows (`ttt_db.store.class_rows`, held to
     their hashes at open) rather than from the core's levels; the same counts, kinds and failures,
     each level's boards in key order."""
-    game = db.game
-    figures = db.meta()["figures"]
+    game = database.game
+    figures = database.meta()["figures"]
     name = "decision_canonical" if canonical else "decision"
     at_representatives = canonical or by_orbit
     own = {"best": False, "fastest": True}.get(ai.core_answer or "")  # the database's own answers: fastest?
@@ -455,7 +461,7 @@ def _check_over_class_rows(
     stopped: str | None = None
     depth = checked_here = 0
     pace.report(0, pace.to_ask)
-    for depth, classes in decision_levels(db.reader):
+    for depth, classes in decision_levels(database.reader):
         checked_here = tally.checked
         stopped = budget.stop_reason()
         if stopped is not None:

@@ -221,7 +221,9 @@ def replay(moves: tuple[int, ...] | list[int], game: Game) -> list[str]:
     return boards
 
 
-def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, budget: CheckBudget | None = None) -> WeakResult | None:
+def check_weak_over_core(
+    ai: NamedAI, database: SolutionDatabase, budget: CheckBudget | None = None
+) -> WeakResult | None:
     """The weak check of one of the database's own AIs (`NamedAI.core_answer`), forward from the
     empty board over the core's levels: every board the AI's moves and every reply reach, as o and
     as x at once (the depth-first search's boards, all of them, as it examines every one of a
@@ -231,8 +233,8 @@ def check_weak_over_core(ai: NamedAI, db: SolutionDatabase, budget: CheckBudget 
     that leads there. The budget is read between levels, a level's boards counting as examined."""
     from ttt_db.ranked.marks import marked_counts, marks_below, start_marks
 
-    tables = db.core.tables
-    walk = db.core.walk()
+    tables = database.core.tables
+    walk = database.core.walk()
     first = next(walk)
     value = first.here.start_value()
     targets = {"o": value, "x": opposite_value(value)}

@@ -1,8 +1,8 @@
 """Read access to a built solution database.
 
-    with open_database() as db:
-        db.lookup("ox..x....").best_moves      # raises on an impossible board
-        db.get("xxx......")                    # None instead of raising
+    with open_database() as database:
+        database.lookup("ox..x....").best_moves  # raises on an impossible board
+        database.get("xxx......")               # None instead of raising
 
 A database is the game's ranked core (`ttt_db.store.core`): a board's value and remoteness are
 its class representative's code, its moves' values its children's; small games keep each class's
@@ -669,8 +669,8 @@ def open_database(
     (a `DatabaseDamagedError`) when it is not the one pinned, `InvalidDigestError` for a digest
     that is not one.
 
-    >>> with open_database() as db:
-    ...     db.lookup("ox..x....").best_moves, db.game.name
+    >>> with open_database() as database:
+    ...     database.lookup("ox..x....").best_moves, database.game.name
     ((7,), '3x3k3')
     """
     if isinstance(game, str):

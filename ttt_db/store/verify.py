@@ -74,17 +74,17 @@ class VerifyReport:
         }
 
 
-def check_file(report: VerifyReport, db: SolutionDatabase) -> None:
+def check_file(report: VerifyReport, database: SolutionDatabase) -> None:
     """The engine's integrity check and the content digest against the one the build stored."""
     report.checks.append("file integrity")
     try:
-        report.problems += [f"file integrity: {line}" for line in db.integrity_problems()[:MAX_ROWS_SHOWN]]
+        report.problems += [f"file integrity: {line}" for line in database.integrity_problems()[:MAX_ROWS_SHOWN]]
     except ReadFailedError as error:  # the engine cannot even run its check through the damage
         report.problems.append(f"file integrity: {error}")
     report.checks.append("content digest")
     try:
-        stored_digest = db.meta()["content_sha256"]
-        digest = db.content_digest()
+        stored_digest = database.meta()["content_sha256"]
+        digest = database.content_digest()
     except (DatabaseDamagedError, ReadFailedError) as error:
         report.problems.append(f"content digest: {error}")
         return
@@ -97,7 +97,7 @@ def check_file(report: VerifyReport, db: SolutionDatabase) -> None:
 
 def check_figures(
     report: VerifyReport,
-    db: SolutionDatabase,
+    database: SolutionDatabase,
     by_depth: Mapping[str, Sequence[int | None]],
     figures: Mapping[str, Any],
     list_sizes: Mapping[str, int | None],
@@ -106,8 +106,8 @@ def check_figures(
     positions, canonical positions per depth; `figures`: the meta figures), and for tic-tac-toe
     the stored figures and the sizes of the named lists (`list_sizes`) against the published ones."""
     try:
-        depth_rows = db.depth_figures()
-        stored = db.meta().get("figures", {})
+        depth_rows = database.depth_figures()
+        stored = database.meta().get("figures", {})
     except DatabaseDamagedError as error:
         report.problems.append(f"{error.what} ({error.where})")
         return
@@ -120,11 +120,11 @@ def check_figures(
         report.expect(f"{name} by depth (depth table)", column, list(by_depth[name]))
     for key, value in figures.items():
         report.expect(f"meta figure {key}", stored.get(key), value)
-    if db.game == TICTACTOE:
+    if database.game == TICTACTOE:
         report.expect(
             "positions by depth (published)", stored_by_depth["positions"], list(published.POSITIONS_BY_DEPTH)
         )
-        if db.has_extras:  # the paths that count the tree are kept with the extras
+        if database.has_extras:  # the paths that count the tree are kept with the extras
             report.expect(
                 "tree nodes by depth (published)", stored_by_depth["tree nodes"], list(published.TREE_NODES_BY_DEPTH)
             )
@@ -136,31 +136,31 @@ def check_figures(
             report.expect(f"node list {name} size (published)", list_sizes.get(name), size)
 
 
-def verify_database(db: SolutionDatabase, progress: Progress | None = None) -> VerifyReport:
+def verify_database(database: SolutionDatabase, progress: Progress | None = None) -> VerifyReport:
     """Every check of the stored database; `report.ok` when nothing disagrees. Damage is reported,
     never raised: a file the engine cannot read through (a damaged page or index) is reported with
     the engine's integrity check."""
     report = VerifyReport()
     try:
-        _verify(report, db, progress)
+        _verify(report, database, progress)
     except ReadFailedError as error:
         report.damaged(f"the file cannot be read through: {error}")
-        check_file(report, db)
-    if report.ok and (db.pin is None or db.pin.recorded):
-        _record_proved(report, db)
+        check_file(report, database)
+    if report.ok and (database.pin is None or database.pin.recorded):
+        _record_proved(report, database)
     return report
 
 
-def _record_proved(report: VerifyReport, db: SolutionDatabase) -> None:
+def _record_proved(report: VerifyReport, database: SolutionDatabase) -> None:
     """The digest of a file verify proved, recorded as its pin (unless it already is)."""
-    digest = db.content_digest()
+    digest = database.content_digest()
     try:
-        earlier = recorded_pin(db.location)
+        earlier = recorded_pin(database.location)
     except PinRecordError:
         earlier = None  # an unreadable record: replaced by the proof
     if earlier is not None and earlier.digest == digest:
         return
-    path, not_pinned = pin_recorded(db.location, digest, "verified")
+    path, not_pinned = pin_recorded(database.location, digest, "verified")
     if path is not None:
         replaced = f", replacing the digest {earlier.source}" if earlier is not None else ""
         report.pinned = f"recorded its digest in {path}{replaced}"
@@ -168,16 +168,16 @@ def _record_proved(report: VerifyReport, db: SolutionDatabase) -> None:
         report.pinned = not_pinned
 
 
-def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | None) -> VerifyReport:
-    counts, levels, empty_code = verify_core(report, db, progress)
-    extras = verify_extras(report, db, levels) if levels is not None else None
+def _verify(report: VerifyReport, database: SolutionDatabase, progress: Progress | None) -> VerifyReport:
+    counts, levels, empty_code = verify_core(report, database, progress)
+    extras = verify_extras(report, database, levels) if levels is not None else None
     if not report.damaged_row_count:  # rows derived from a damaged core would only repeat its damage
-        verify_plain(report, db, levels, counts)
+        verify_plain(report, database, levels, counts)
     try:
-        figures: dict[str, Any] = core_figures(db.game, counts, empty_code)
+        figures: dict[str, Any] = core_figures(database.game, counts, empty_code)
     except DatabaseDamagedError:  # damage below leaves the root unsolved
         report.problems.append("figures: the empty board has no value from the levels below it")
-        check_file(report, db)
+        check_file(report, database)
         return report
     tree_nodes: list[int | None] = [None] * len(counts)
     if extras is not None:
@@ -191,20 +191,20 @@ def _verify(report: VerifyReport, db: SolutionDatabase, progress: Progress | Non
     }
     sizes = {name: figures.get(name) for name in ("playing", "playing_canonical", "decision", "decision_canonical")}
     sizes |= {"all": figures["positions"], "canonical": figures["canonical_positions"]}
-    check_figures(report, db, by_depth, figures, sizes)
-    check_file(report, db)
+    check_figures(report, database, by_depth, figures, sizes)
+    check_file(report, database)
     return report
 
 
 def verify_core(
-    report: VerifyReport, db: SolutionDatabase, progress: Progress | None = None
+    report: VerifyReport, database: SolutionDatabase, progress: Progress | None = None
 ) -> tuple[list[LevelCounts], list[Level] | None, int]:
     """Every level of the core held to the level below it, deepest first (the level walker with a
     report that takes every damage): a stored code that its children do not give, a representative
     left empty or a non-representative filled, a chunk that cannot be read, each named. Each level's
     counts by depth, (for a game that keeps extras) every stored level's codes, and the empty
     board's stored code."""
-    game = db.game
+    game = database.game
     report.checks.append("every level of the core follows from the level below it")
 
     def damaged(found: Damage | DatabaseDamagedError) -> None:
@@ -216,28 +216,28 @@ def verify_core(
     counts: dict[int, LevelCounts] = {}
     levels: dict[int, Level] = {}
     empty_code = 0
-    for step in db.core.walk("backward", damaged):
+    for step in database.core.walk("backward", damaged):
         counts[step.depth] = step.counts
         empty_code = int(step.here.codes[0])
-        if db.has_extras:
+        if database.has_extras:
             levels[step.depth] = step.here
         if progress is not None:
             progress("verify levels", game.cells + 1 - step.depth, game.cells + 1)
     depths = range(game.cells + 1)
     return (
         [counts[depth] for depth in depths],
-        [levels[depth] for depth in depths] if db.has_extras else None,
+        [levels[depth] for depth in depths] if database.has_extras else None,
         empty_code,
     )
 
 
 def verify_plain(
-    report: VerifyReport, db: SolutionDatabase, levels: Sequence[Level] | None, counts: Sequence[LevelCounts]
+    report: VerifyReport, database: SolutionDatabase, levels: Sequence[Level] | None, counts: Sequence[LevelCounts]
 ) -> None:
     """Every row of the plain tables (where the build wrote them) against the row derived from the
     stored levels, and each table's rows against the count and hash in the meta."""
     try:
-        entry = db.meta().get(PLAIN_KEY)
+        entry = database.meta().get(PLAIN_KEY)
     except DatabaseDamagedError:
         return  # the meta's own damage is reported with the figures
     if entry is None:
@@ -249,25 +249,25 @@ def verify_plain(
     lists: list[Row] = []  # the lists' rows, gathered while the positions' stream past
 
     def positions() -> Iterator[Row]:
-        for position_rows, list_rows in PlainLevels(db.core.tables, levels, counts).rows():
+        for position_rows, list_rows in PlainLevels(database.core.tables, levels, counts).rows():
             lists.extend(list_rows)
             yield from position_rows
 
     for table, derived in ((POSITIONS, positions()), (NODE_LISTS_TABLE, iter(lists))):
         try:
-            counted = held_to_core(stored_rows(db.reader, table), derived, table, report.damaged)
+            counted = held_to_core(stored_rows(database.reader, table), derived, table, report.damaged)
         except (DatabaseDamagedError, ReadFailedError) as error:
             report.damaged(f"table {table}: {error}")
             return
         report.expect(f"rows and hash of {table} (meta {PLAIN_KEY})", counted.entry(), entry.get(table))
 
 
-def verify_extras(report: VerifyReport, db: SolutionDatabase, levels: Sequence[Level]) -> list[ExtrasLevel]:
+def verify_extras(report: VerifyReport, database: SolutionDatabase, levels: Sequence[Level]) -> list[ExtrasLevel]:
     """Every stored class's odds and paths against those recounted from the stored levels; the
     recounted levels."""
-    game = db.game
+    game = database.game
     report.checks.append("every class's odds and paths follow from the core")
-    recounted = count_extras(db.core.tables, levels)
+    recounted = count_extras(database.core.tables, levels)
     width = len(EXTRAS_FIELDS)
     for level in recounted:
         start = 0
@@ -276,7 +276,7 @@ def verify_extras(report: VerifyReport, db: SolutionDatabase, levels: Sequence[L
             slots = as_list(level.slots[start : start + chunk.classes])
             start += chunk.classes
             try:
-                found = db.core.extras_level_chunk(level.depth, chunk.chunk, chunk.classes)
+                found = database.core.extras_level_chunk(level.depth, chunk.chunk, chunk.classes)
             except DatabaseDamagedError as error:
                 report.damaged(f"{error.where}: {error.what}")
                 continue

@@ -41,6 +41,21 @@ class BuildSummary:
     pinned: Path | None = None  # where the build recorded it (`ttt_db.store.pins`), None for a URL
     not_pinned: str | None = None  # why a file was left unpinned (its record could not be written)
 
+    def to_document(self) -> dict[str, Any]:
+        """What `ttt-db build --json` prints (docs/json.md)."""
+        return {
+            "location": str(self.location),
+            "built": self.built,
+            "seconds": self.seconds if self.built else None,
+            "size_bytes": self.size_bytes,
+            "figures": self.figures if self.built else None,
+            "depths": [depth.to_dict() for depth in self.depths],
+            "resumed_at": self.resumed_at,
+            "digest": self.digest,
+            "pinned": None if self.pinned is None else str(self.pinned),
+            "not_pinned": self.not_pinned,
+        }
+
 
 def _build_time() -> str:
     """UTC now, or SOURCE_DATE_EPOCH when set, so reproducible builds are byte-identical."""

@@ -174,7 +174,7 @@ def build(
     if source is not None:
         if workers is not None or scheduler is not None or plan or work_dir is not None:
             raise fail("--from fetches a built database: give no --workers, --scheduler, --work-dir or --plan with it")
-        _fetch(source, game, db, digest, force=force, quiet=quiet, max_seconds=max_seconds)
+        _fetch(source, game, db, digest, force=force, quiet=quiet, max_seconds=max_seconds, as_json=as_json)
         return
     if max_seconds is not None:
         raise fail("--max-seconds bounds a fetch: give it with --from (a build runs to its end, or resumes)")
@@ -215,6 +215,9 @@ def build(
             client.close()
             if scheduler is None:
                 client.cluster.close()
+    if as_json:
+        print_json(summary.to_document())
+        return
     if not summary.built:
         typer.echo(f"database already at {summary.location}; use --force to rebuild it")
         typer.echo(f"  content digest {summary.digest}")
@@ -346,7 +349,15 @@ def _taken_census(folder: Path, games: list[Game], *, keep: bool, quiet: bool) -
 
 
 def _fetch(
-    source: str, game: Game, db: str | None, digest: str | None, *, force: bool, quiet: bool, max_seconds: float | None
+    source: str,
+    game: Game,
+    db: str | None,
+    digest: str | None,
+    *,
+    force: bool,
+    quiet: bool,
+    max_seconds: float | None,
+    as_json: bool,
 ) -> None:
     from ttt_db.store.database import database_exists
     from ttt_db.store.location import resolve_location
@@ -354,10 +365,16 @@ def _fetch(
 
     location = resolve_location(db, game)
     if not force and database_exists(location):
+        if as_json:
+            print_json({"location": str(location), "fetched": False})
+            return
         typer.echo(f"database already at {location}; use --force to replace it with the published one")
         return
     with stage_progress(quiet=quiet) as progress:
         fetched = fetch(source, location, game, progress, digest=digest, max_seconds=max_seconds or FETCH_SECONDS)
+    if as_json:
+        print_json(fetched.to_document(str(location)))
+        return
     resumed = f", resumed at byte {fetched.resumed_from:,}" if fetched.resumed_from else ""
     typer.echo(f"fetched {location} from {source} ({fetched.entry.size:,} bytes{resumed})")
     typer.echo(f"  SHA-256 {fetched.entry.sha256}: as its manifest says")

@@ -249,6 +249,23 @@ def test_build_and_first_use_notice(run, tmp_path: Path) -> None:
     assert json.loads(answered.stdout)["best_moves"] == [7]
 
 
+def test_build_json_is_the_build_as_a_document(run, tmp_path: Path) -> None:
+    """`build --json` prints one document (its help says so), not the summary's text."""
+    target = tmp_path / "json.sqlite"
+    built = run("build", "--quiet", "--json", "--game", "3x4k3", "--db", str(target))
+    assert built.exit_code == 0
+    document = json.loads(built.stdout)
+    with open_database(target) as database:
+        info = database.info_document()
+        digest = database.content_digest()
+    assert document["built"] is True and document["location"] == str(target)
+    assert document["digest"] == digest == info["content_sha256"]
+    assert document["figures"] == info["figures"]
+    assert [depth["positions"] for depth in document["depths"]] == [depth["positions"] for depth in info["depths"]]
+    again = json.loads(run("build", "--json", "--game", "3x4k3", "--db", str(target)).stdout)
+    assert (again["built"], again["seconds"], again["digest"]) == (False, None, digest)
+
+
 def test_a_broken_database_is_an_error_not_a_traceback(run, tmp_path: Path) -> None:
     foreign = tmp_path / "foreign.sqlite"
     sqlite3.connect(foreign).execute("create table t (x)").connection.commit()

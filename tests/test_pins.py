@@ -319,8 +319,17 @@ def test_a_fetched_database_is_the_published_file_byte_for_byte_and_pinned(
     assert pin is not None and pin.digest == manifest[0]["digest"] and f"fetched from {url}" in pin.source
     assert cli("build", "--from", url, "--db", str(target)).stdout.startswith("database already at")
     local = tmp_path / "from-folder.sqlite"
-    assert cli("build", "--from", str(folder), "--db", str(local)).exit_code == 0
+    as_json = cli("build", "--from", str(folder), "--db", str(local), "--json")
+    assert as_json.exit_code == 0
+    document = json.loads(as_json.stdout)
+    assert (document["fetched"], document["digest"], document["size"]) == (
+        True,
+        manifest[0]["digest"],
+        manifest[0]["size"],
+    )
     assert local.read_bytes() == db_path.read_bytes()
+    again = json.loads(cli("build", "--from", str(folder), "--db", str(local), "--json").stdout)
+    assert again == {"location": str(local), "fetched": False}
 
 
 def test_a_broken_download_resumes_within_a_fetch_and_across_fetches(

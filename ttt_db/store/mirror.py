@@ -166,6 +166,18 @@ class FetchSummary:
     pinned: Path | None
     not_pinned: str | None = None  # why the file was left unpinned (its record could not be written)
 
+    def to_document(self, location: str) -> dict[str, Any]:
+        """What `ttt-db build --from --json` prints (docs/json.md)."""
+        return {
+            "location": location,
+            "fetched": True,
+            "source": self.source,
+            **self.entry.to_document(),
+            "resumed_from": self.resumed_from,
+            "pinned": None if self.pinned is None else str(self.pinned),
+            "not_pinned": self.not_pinned,
+        }
+
 
 class _Source:
     """A mirror: an http(s) URL or a local folder."""

@@ -1496,6 +1496,53 @@ def census_rows(workdir: Path) -> list[Measurement]:
     return [Measurement(f"census rows of 11-{CENSUS_HELD} cells unlike the reference solver's", unlike, 0, "")]
 
 
+CENSUS_FLOOR_HELD: Final = 20
+"""Issue 60: the recorded census rows above CENSUS_HELD cells and up to this many are held to the C
+floor's solve (seconds each here)."""
+
+
+def census_rows_held_to_floor(floor: Path) -> list[Measurement]:
+    """Issue 60: every census row of docs/census.json from CENSUS_HELD + 1 to CENSUS_FLOOR_HELD cells
+    held to the C floor's own solve of its game: the empty board's value and plies, the positions and
+    classes, and the positions by value for the side to move (a finished board is a loss or a draw
+    for the side that would move, so the floor's losses and draws together are the row's losses,
+    draws and finished boards)."""
+    import json
+
+    from ttt_db.build.census import rows_of_document
+
+    rows = [
+        row
+        for row in rows_of_document(json.loads((ROOT / "docs" / "census.json").read_text()))[0]
+        if CENSUS_HELD < row.cells <= CENSUS_FLOOR_HELD and not row.lacks
+    ]
+    unlike = 0
+    for row in rows:
+        solved = run_floor(floor, row.game)[1]
+        losses, draws, wins = (sum(counts) for counts in zip(*solved["loss_draw_win_per_depth"], strict=True))  # type: ignore[call-overload]
+        unlike += (
+            row.value,
+            row.remoteness,
+            row.positions,
+            row.classes,
+            row.wins,
+            row.losses + row.draws + row.finished,
+        ) != (
+            solved["empty_value"],
+            solved["remoteness"],
+            solved["positions"],
+            solved["canonical"],
+            wins,
+            losses + draws,
+        )
+    return [
+        Measurement(
+            f"census rows of {CENSUS_HELD + 1}-{CENSUS_FLOOR_HELD} cells held to the C floor", len(rows), None, ""
+        ),
+        Measurement("  of them unlike the floor's solve", unlike, 0, ""),
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (the median is reported)")
@@ -1541,6 +1588,8 @@ def main() -> int:
             Measurement("database file size", db.stat().st_size / 1e6, 2.0, "MB"),
         ]
         floor = compile_floor(workdir)
+        if floor is not None:
+            measurements += census_rows_held_to_floor(floor)
         for game in games:
             measurements += game_commands(game, workdir, options.runs)
             if game == "4x4k4":

@@ -196,12 +196,8 @@ def compiled() -> Backend:
     package.__path__ = []
     sys.modules[COMPILED_PACKAGE] = package
     jit = numba.njit(cache=True, nogil=True, error_model="numpy")
-    copies = []
-    for source in _sources():
-        copy = _compiled_copy(source, jit)
-        if "u" in vars(copy):  # indices: unsigned, no wraparound test
-            vars(copy)["u"] = numba.njit(inline="always")(lambda x: numba.uint64(x))
-        copies.append(copy)
+    unsigned = numba.njit(inline="always")(lambda x: numba.uint64(x))  # indices: no wraparound test
+    copies = [_compiled_copy(source, jit, unsigned) for source in _sources()]
     return Backend("compiled", Kernels(copies, compiled=True), os.cpu_count() or 1)
 
 
@@ -209,11 +205,13 @@ COMPILED_PACKAGE: Final = "ttt_db.ranked._compiled_kernels"
 """Where `compiled` keeps its copies of the kernel sources (`sys.modules`), one module per source."""
 
 
-def _compiled_copy(source: ModuleType, jit: Callable[[Any], Any]) -> ModuleType:
+def _compiled_copy(source: ModuleType, jit: Callable[[Any], Any], unsigned: Any) -> ModuleType:
     """A copy of a kernel source whose functions are `jit`'s compiled forms, its imports of other
-    kernel sources read from their copies (which must be made before it); numba keys its cache by
-    the source file, which the copy keeps as its own."""
+    kernel sources read from their copies (which must be made before it), and the index helper `u`,
+    where the source defines it, `unsigned` (the sources after it import that one); numba keys its
+    cache by the source file, which the copy keeps as its own."""
     import inspect
+    import operator
     import sys
     from pathlib import Path
     from types import ModuleType
@@ -225,6 +223,8 @@ def _compiled_copy(source: ModuleType, jit: Callable[[Any], Any]) -> ModuleType:
     copy.__file__ = str(path)
     sys.modules[name] = copy
     exec(compile(text, str(path), "exec"), vars(copy))
+    if vars(copy).get("u") is operator.index:
+        vars(copy)["u"] = unsigned
     for attribute, value in list(vars(copy).items()):
         if inspect.isfunction(value) and value.__module__ == name:
             setattr(copy, attribute, jit(value))

@@ -18,6 +18,7 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 from collections import deque
@@ -278,6 +279,28 @@ class Helpers:
                 helper.process.join()
 
 
+def _received_groups(connection: Connection) -> Iterator[list[str]]:
+    """The groups sent to a helper, in order, until the pipe ends, read by a thread of their own as
+    they come: the parent sending a group never waits on this process sending an answer (with a
+    group or an answer larger than the pipe holds, each would wait for the other to read)."""
+    arrived: queue.SimpleQueue[list[str] | BaseException | None] = queue.SimpleQueue()
+
+    def read() -> None:
+        try:
+            while True:
+                arrived.put(connection.recv())
+        except EOFError:
+            arrived.put(None)
+        except BaseException as error:  # raised where the groups are answered
+            arrived.put(error)
+
+    threading.Thread(target=read, daemon=True).start()
+    while (group := arrived.get()) is not None:
+        if isinstance(group, BaseException):
+            raise group
+        yield group
+
+
 @contextlib.contextmanager
 def _interrupts_ignored() -> Iterator[None]:
     """SIGINT ignored meanwhile, where this thread can say so (a process started then inherits it)."""
@@ -305,11 +328,7 @@ def _help(
             database.prepare_arrays()
             connection.send(READY)
             gc.disable()
-            while True:
-                try:
-                    group = connection.recv()
-                except EOFError:
-                    return
+            for group in _received_groups(connection):
                 connection.send(answer_group(database, group, first))
                 _collected()
     except Exception:  # whatever it is, the parent meets it again where it answers the group

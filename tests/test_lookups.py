@@ -11,12 +11,13 @@ import select
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from forging import forge_code
 
-from ttt_db.cli.batch_processes import HELPED_FROM, Helpers, answer_group, answered_lines
+from ttt_db.cli.batch_processes import GROUP_ITEMS, HELPED_FROM, Helpers, answer_group, answered_lines
 from ttt_db.errors import DatabaseDamagedError, InvalidBoardError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
@@ -190,6 +191,31 @@ def test_helper_processes_answer_a_stream_exactly_as_this_process_does(db_path: 
     lines = alone.decode().splitlines()
     assert len(lines) == len(items)
     assert json.loads(lines[items.index("oxo")])["input"] == "oxo"
+
+
+HANG_SECONDS = 600
+"""How long a stream that takes seconds is waited for before it is called hung (a guard, not a pace)."""
+
+
+def test_groups_and_answers_larger_than_a_pipe_holds_pass_both_ways(db_path: Path) -> None:
+    """Records carrying a long field of their own make groups, and answers, larger than a pipe
+    holds: this process sending a group while its helper sends an answer must not leave each
+    waiting for the other to read (the stream then hung, half answered)."""
+    with open_database(db_path) as database:
+        boards = database.node_list("all")
+        items = [json.dumps({"board": board, "note": "n" * 2000}) for board in boards[: 3 * GROUP_ITEMS]]
+        alone = answer_group(database, items, None)
+        helpers = Helpers(database, 1, None)
+        assert helpers.wait_ready()
+        answered: list[bytes] = []
+        stream = threading.Thread(
+            target=lambda: answered.extend(answered_lines(database, [items], helpers=helpers)), daemon=True
+        )
+        stream.start()
+        stream.join(HANG_SECONDS)
+        assert not stream.is_alive(), "this process and its helper each wait for the other to read"
+    assert helpers.groups >= 1
+    assert b"".join(answered) == alone
 
 
 def test_a_stream_of_a_few_boards_never_starts_a_helper(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

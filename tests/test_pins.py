@@ -415,6 +415,33 @@ def test_a_pin_holds_however_the_files_path_is_spelt(tmp_path: Path, monkeypatch
     assert through_env.exit_code == 2 and PINNED in through_env.stderr
 
 
+def test_a_deleted_files_pin_does_not_pass_to_a_new_file_given_its_inode(tmp_path: Path) -> None:
+    """A pin is also kept under the file's inode, for its hard links; once the file is deleted, a new
+    file the system gives that inode is another database: it is read as a file never pinned, not
+    refused as a changed one (seen in the suite, where temporary files reuse inodes)."""
+    from ttt_db.store.pins import _identities, _record_path
+
+    pinned, other, new = tmp_path / "pinned.sqlite", tmp_path / "other.sqlite", tmp_path / "new.sqlite"
+    assert cli("build", "--db", str(pinned), "--quiet").exit_code == 0
+    assert cli("build", "--game", "3x4k3", "--db", str(other), "--quiet").exit_code == 0
+    linked = tmp_path / "linked.sqlite"
+    os.link(pinned, linked)  # while the pinned file is there, a hard link to it keeps its pin
+    assert (
+        recorded_pin(resolve_location(linked, TICTACTOE))
+        == recorded_pin(resolve_location(pinned, TICTACTOE))
+        is not None
+    )
+    shutil.copy(other, new)  # another game's database, under a path and an inode never pinned
+    old_inode, new_inode = _identities(pinned)[1], _identities(new)[1]
+    record = json.loads(_record_path(old_inode).read_text())
+    _record_path(new_inode).write_text(json.dumps(record | {"identity": new_inode}))  # as if given that inode
+    pinned.unlink()
+    linked.unlink()
+    assert recorded_pin(resolve_location(new, TICTACTOE)) is None
+    answered = cli("best-moves", "o...........", "--game", "3x4k3", "--db", str(new))
+    assert answered.exit_code == 0 and PINNED not in answered.stderr, answered.output
+
+
 def test_an_unreadable_pin_record_is_an_error_that_says_how_to_renew_it(built: Path) -> None:
     from ttt_db.store.pins import _identities, _record_path
 

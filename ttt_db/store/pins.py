@@ -71,12 +71,29 @@ def _identities(path: Path) -> list[str]:
         found = os.stat(path)
     except OSError:
         return names
-    return [*names, f"inode {found.st_dev} {found.st_ino}"]
+    return [*names, _inode_identity(found)]
 
 
 def _path_identity(path: Path) -> str:
     """A file's identity by its resolved path, however it is spelt."""
     return f"path {os.path.realpath(path)}"
+
+
+def _still_linked(recorded: str, identity: str) -> bool:
+    """Whether the file a record was written for is still at its path with the inode `identity`
+    names: the file asked is then a hard link to it, not a new file given a deleted one's inode."""
+    try:
+        found = os.stat(recorded)
+    except OSError:
+        return False
+    return identity == _inode_identity(found)
+
+
+def _inode_identity(found: os.stat_result) -> str:
+    return f"{_INODE}{found.st_dev} {found.st_ino}"
+
+
+_INODE: Final = "inode "
 
 
 def _record_path(identity: str, kind: str = "") -> Path:
@@ -102,6 +119,8 @@ def recorded_pin(location: DatabaseLocation) -> Pin | None:
             digest = parse_digest(record["digest"])
             if record.get("identity", identity) != identity:
                 continue  # another file's record under the same name: none for this one
+            if identity.startswith(_INODE) and not _still_linked(record["path"], identity):
+                continue  # a deleted file's inode, taken since by another file: its record is not this file's
             return Pin(digest, f"recorded when {record['by']} on {record['at']}", recorded=True)
         except (ValueError, KeyError, TypeError):
             raise PinRecordError(str(location), str(record_path), "it is not a pin record") from None

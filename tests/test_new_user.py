@@ -204,6 +204,19 @@ def test_a_dotted_user_ai_suggests_the_colon(run) -> None:
     )
 
 
+def test_a_python_file_named_without_its_function_is_told_how_and_offered_its_functions(run, tmp_path: Path) -> None:
+    """`check bots/bot.py`: the file's public functions are offered, read from its source (the file
+    is not run), not a module path cut at its `.py`."""
+    bot = tmp_path / "bot.py"
+    bot.write_text("def play(board):\n    return [board.index('.')]\n\ndef _helper():\n    pass\n\nraise SystemExit\n")
+    shape = "a user AI in a file is written path/to/file.py:function, the function after a colon"
+    assert _one_error_line(run("check", str(bot))) == f"unknown AI {str(bot)!r}: {shape} (did you mean {bot}:play?)"
+    missing = tmp_path / "missing.py"
+    assert _one_error_line(run("match", str(missing), "perfect")) == (
+        f"unknown AI {str(missing)!r}: there is no file {str(missing)!r} to load; {shape}"
+    )
+
+
 def test_version(run) -> None:
     from ttt_db import __version__
 

@@ -86,6 +86,23 @@ def _run_import(spec: str, what: str, load: Callable[[], Any]) -> Any:
         raise AILoadFailedError(spec, f"importing {what!r} raised {type(error).__name__}: {error}") from None
 
 
+def file_without_function(spec: str) -> UnknownAIError:
+    """The refusal of a Python file named as an AI without its function (`bots/bot.py`): it says
+    how a file's AI is written and, where the file is there, suggests its public functions (read
+    from its source, not run)."""
+    import ast
+
+    shape = "a user AI in a file is written path/to/file.py:function, the function after a colon"
+    try:
+        tree = ast.parse(Path(spec).read_bytes())
+    except OSError:
+        return UnknownAIError(spec, f"there is no file {spec!r} to load; {shape}")
+    except (SyntaxError, ValueError):
+        return UnknownAIError(spec, shape)
+    functions = [node.name for node in tree.body if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")]
+    return UnknownAIError(spec, shape, tuple(f"{spec}:{name}" for name in functions[:3]))
+
+
 def load_user_ai(spec: str, game: Game) -> NamedAI:
     """The user's AI of `spec` (`module:function` or `file.py:function`), imported in this process.
     A function with a parameter named `game` is called `function(board, game=game)`: it learns

@@ -14,7 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ttt_db.ais.calling import probability_of_text
-from ttt_db.ais.plugins import load_user_ai
+from ttt_db.ais.plugins import file_without_function, load_user_ai
 from ttt_db.ais.protocol import AI, CorePolicy, DatabaseProvider, NamedAI, graded_odds
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.tabular import is_policy_file, load_policy_file
@@ -216,6 +216,8 @@ def check_ai_name(spec: str, game: Game) -> None:
         load_policy_file(spec, game)
         return
     base = spec.partition("@")[0].lower()
+    if base not in _BY_BASE and spec.endswith(".py"):
+        raise file_without_function(spec)
     if base not in _BY_BASE and "." in spec and "@" not in spec:
         module_name, _, function = spec.rpartition(".")
         raise UnknownAIError(

@@ -143,6 +143,10 @@ MISBEHAVING = {
     "raises": ("raise RuntimeError('confused')", "the AI raised RuntimeError: confused"),
     "not_moves": ("return ['a1']", "the AI answered 'a1', not a cell index"),
     "not_collection": ("return 4", "the AI answered 4, one move, not a collection of moves: return a list, e.g. [4]"),
+    "one_numpy_move": (  # an argmax's answer
+        "return __import__('numpy').int64(4)",
+        "the AI answered 4, one move, not a collection of moves: return a list, e.g. [4]",
+    ),
 }
 
 

@@ -230,9 +230,10 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
     except TypeError as error:
         if raised_where(error) is not None:  # raised by the answer's own __iter__
             raise misbehaviour(board, error, "raised while its answer was read:") from None
-        if type(answer) is int:
+        if isinstance(answer, SupportsIndex) and not isinstance(answer, bool):  # an int, or numpy's
+            move = operator.index(answer)
             raise AIMisbehaved(
-                board, f"the AI answered {answer}, one move, not a collection of moves: return a list, e.g. [{answer}]"
+                board, f"the AI answered {move}, one move, not a collection of moves: return a list, e.g. [{move}]"
             ) from None
         raise AIMisbehaved(board, f"the AI answered {answer!r:.80}, not a collection of moves") from None
     except StopRequested:

@@ -217,6 +217,24 @@ def test_a_python_file_named_without_its_function_is_told_how_and_offered_its_fu
     )
 
 
+@pytest.mark.parametrize(
+    ("source", "told"),
+    [
+        ("def play(board, mark):\n    return [board.index('.')]\n", "'play' takes (board, mark): an AI is called with"),
+        ("class play:\n    def __call__(self, board):\n        return [board.index('.')]\n", "'play' is a class"),
+    ],
+)
+def test_an_ai_that_cannot_be_called_with_a_board_is_refused_before_any_check(
+    run, tmp_path: Path, source: str, told: str
+) -> None:
+    """A bot taking the mark too, or a class named instead of an instance, is refused when it is
+    loaded (exit 2), not reported NOT solved at the empty board for the TypeError its call raises."""
+    bot = tmp_path / "bot.py"
+    bot.write_text(source)
+    line = _one_error_line(run("check", f"{bot}:play"))
+    assert line.startswith(f"AI '{bot}:play' was found but cannot be asked for moves as it is: {told}"), line
+
+
 def test_version(run) -> None:
     from ttt_db import __version__
 

@@ -162,6 +162,18 @@ def _adapted(spec: str, attribute: str, target: object, game: Game) -> object:
             f"{attribute!r} takes a seed and gave {type(made).__name__}, neither an OpenSpiel bot nor a PettingZoo "
             "policy: an AI is called with the board, function(board) -> moves",
         )
+    if inspect.isclass(target) and not names:
+        raise AIUnusableError(
+            spec,
+            f"{attribute!r} is a class: name an instance of it, or a function: an AI is called with the board, "
+            "function(board) -> moves",
+        )
+    if [name for name in names[1:] if name != "game"]:
+        raise AIUnusableError(
+            spec,
+            f"{attribute!r} takes ({', '.join(names)}): an AI is called with the board alone, function(board) -> "
+            "moves (the side to move follows from the board; a parameter named game is given the game)",
+        )
     return _from_openspiel(spec, target)
 
 

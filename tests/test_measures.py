@@ -117,6 +117,20 @@ def test_bad_probabilities_fail_their_board_with_the_reason(answer: object, reas
     assert raised.value.reason.startswith(reason)
 
 
+def test_a_float32_softmax_is_read_and_scaled_to_one() -> None:
+    """A network's softmax in float32 sums to 1 only within float32's rounding (here by about 1e-8,
+    too far for a float64 tolerance): it is read, and scaled to sum to 1 exactly."""
+    import numpy as np
+
+    logits = np.arange(8, dtype=np.float32) / 3
+    shares = np.exp(logits) / np.exp(logits).sum()
+    answer = dict(zip(range(1, 9), shares.tolist(), strict=True))
+    assert abs(math.fsum(answer.values()) - 1) > 1e-9
+    policy = policy_at(lambda board: answer, "o........")
+    assert sum(policy.values()) == 1 and set(policy) == set(range(1, 9))
+    assert policy[8] > policy[1]
+
+
 def test_a_move_given_many_times_is_summed_in_lowest_terms() -> None:
     """Issue 58: pairs for one move were added without reducing, the denominator growing with each."""
     pairs = [(4, Fraction(1, 36))] * 36

@@ -49,8 +49,9 @@ Policy = dict[int, Fraction]
 """An AI's answer at a board as move probabilities: every move it may play with its probability,
 exact, summing to 1 (a collection of moves is each of them with the same probability)."""
 
-PROBABILITY_TOLERANCE: Final = 1e-9
-"""How far from 1 an AI's probabilities may sum (floats rarely sum to 1 exactly); they are then
+PROBABILITY_TOLERANCE: Final = 1e-5
+"""How far from 1 an AI's probabilities may sum (floats rarely sum to 1 exactly, and a softmax
+computed in float32, a network's usual output, misses it by float32's rounding); they are then
 scaled to sum to 1 exactly."""
 
 

@@ -10,9 +10,9 @@ walking the core's levels through interpreted kernels. Light on purpose: sqlite3
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import groupby
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import msgpack
 
@@ -24,11 +24,10 @@ from ttt_db.store.tables import POSITIONS
 _RANK = {value: rank for rank, value in enumerate(VALUES)}
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionClass:
+class DecisionClass(NamedTuple):
     """A class of decision positions (some move loses value) at its canonical board: how many
     boards it has and its best moves; its fastest moves and every legal move are decoded when
-    asked (most checks need neither)."""
+    asked (most checks need neither). A named tuple: a check makes one per row it reads."""
 
     board: str
     orbit: int
@@ -52,13 +51,15 @@ class DecisionClass:
 def decision_levels(reader: Reader) -> Iterator[tuple[int, list[DecisionClass]]]:
     """Each depth that has decision positions, shallowest first, with its classes in key order
     (a lost position is none: every move loses)."""
-    rows = reader.rows(  # read whole (a small game's): no cursor stays open while an AI answers
-        f"SELECT depth, board, orbit, best_moves, best_moves_shortest, moves FROM {POSITIONS} "
-        "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY depth, key"
+    rows = list(  # read whole (a small game's): no cursor stays open while an AI answers
+        reader.stream(
+            f"SELECT depth, board, orbit, best_moves, best_moves_shortest, moves FROM {POSITIONS} "
+            "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY depth, key"
+        )
     )
-    for depth, level in groupby(rows, key=lambda row: int(row[0])):
+    for depth, level in groupby(rows, key=itemgetter(0)):
         found = [_decision_class(row) for row in level]
-        yield depth, [one for one in found if one is not None]
+        yield int(depth), [one for one in found if one is not None]
 
 
 def _decision_class(row: tuple[Any, ...]) -> DecisionClass | None:

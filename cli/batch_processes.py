@@ -8,9 +8,10 @@ answered by helper processes (`Helpers`: spawned, each with its own handle on th
 helper is given groups only once it is ready (its start-up, with its kernels' load, runs beside
 this process's own work, so a batch never waits for one) and GIVEN_AHEAD at a time, so the groups
 stay balanced; it reads what it is given on a thread of its own, so that neither side ever waits
-for the other to read (a group or an answer can be larger than a pipe holds). A helper that fails leaves its groups to this process, which answers them as it
-answers any (damage raises here, in its own words). Spawned processes import the caller's main
-module: a script that asks for helpers keeps its work under `if __name__ == "__main__":`.
+for the other to read (a group or an answer can be larger than a pipe holds). A helper that
+fails leaves its groups to this process, which answers them as it answers any (damage raises
+here, in its own words). Spawned processes import the caller's main module: a script that asks
+for helpers keeps its work under `if __name__ == "__main__":`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from functools import cache
 from math import gcd, isfinite, lcm
 from numbers import Real
 from pathlib import Path
-from typing import Any, Final, SupportsIndex
+from typing import Any, Final, SupportsIndex, TypeGuard
 
 from ttt_db.ais.protocol import AI, NamedAI
 from ttt_db.errors import AIMisbehaved, DatabaseDamagedError, InputError, StopRequested
@@ -166,7 +166,7 @@ def read_policy(board: str, answer: object) -> Policy:
             board, f"the AI gave {len(pairs):,} probabilities, more than {PAIRS_PER_CELL} per cell of the board"
         )
     for move, probability in pairs:
-        if type(move) is not int and (isinstance(move, bool) or not isinstance(move, SupportsIndex)):
+        if type(move) is not int and not _is_cell_index(move):
             raise AIMisbehaved(board, f"the AI gave a probability to {move!r:.80}, not a cell index")
         cell = move if type(move) is int else operator.index(move)
         if not 0 <= cell < len(board) or board[cell] != EMPTY:
@@ -223,6 +223,11 @@ def _moves_of(board: str, answer: Collection[int]) -> tuple[int, ...]:
     return _validated(board, answer)
 
 
+def _is_cell_index(value: object) -> TypeGuard[SupportsIndex]:
+    """Whether an AI's value can be a cell: any integer type (numpy's too), not a truth value."""
+    return isinstance(value, SupportsIndex) and not isinstance(value, bool)
+
+
 def _validated(board: str, answer: object) -> tuple[int, ...]:
     """The slow path of `candidate_moves`: any iterable of any integer type, read one move at
     a time, or say what is wrong with the first move that is."""
@@ -231,7 +236,7 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
     except TypeError as error:
         if raised_where(error) is not None:  # raised by the answer's own __iter__
             raise misbehaviour(board, error, "raised while its answer was read:") from None
-        if isinstance(answer, SupportsIndex) and not isinstance(answer, bool):  # an int, or numpy's
+        if _is_cell_index(answer):  # one move, an int or numpy's
             move = operator.index(answer)
             raise AIMisbehaved(
                 board, f"the AI answered {move}, one move, not a collection of moves: return a list, e.g. [{move}]"
@@ -251,7 +256,7 @@ def _validated(board: str, answer: object) -> tuple[int, ...]:
             raise
         except (Exception, SystemExit) as error:  # an answer generator that fails part-way
             raise misbehaviour(board, error, "raised while its answer was read:") from None
-        if isinstance(item, bool) or not isinstance(item, SupportsIndex):
+        if not _is_cell_index(item):
             raise AIMisbehaved(board, f"the AI answered {item!r:.80}, not a cell index")
         move = operator.index(item)
         if not 0 <= move < len(board):

@@ -1,6 +1,6 @@
 """A stream of batch items answered on every core: what `best-moves -` and `show -` print.
 
-`SolutionDatabase.position_documents` answers items in one process, and its work per board is
+`SolutionDatabase.position_lines` answers items in one process, and its work per board is
 Python, on one core. Here a stream of arrivals (lists of items, as they come) is answered in order
 as JSON lines, in groups, every line read so far answered before the stream is waited on (a bot
 that writes a board and waits gets its answer); once a stream proves large, some groups are
@@ -28,8 +28,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Final
-
-from ttt_db.json_text import compact_json
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -73,7 +71,7 @@ def answered_lines(
     processes: int = 1,
     helpers: Helpers | None = None,
 ) -> Iterator[bytes]:
-    """Each arrival's documents (`position_documents`'), as JSON lines, GROUP_ITEMS at a time, in
+    """Each arrival's documents (`position_lines`'), as JSON lines, GROUP_ITEMS at a time, in
     order; before the next arrival is waited for (`more_arrived()` false: none has come yet),
     every line of those read so far. Once HELPED_FROM items are read, `processes` - 1 helpers (or
     `helpers`, started already) answer some of the groups. Garbage is collected every
@@ -146,8 +144,8 @@ class _Pending:
 
 
 def answer_group(database: SolutionDatabase, items: list[str], first: Mark | None) -> bytes:
-    """The items' documents as JSON lines (`position_documents`)."""
-    return b"".join(compact_json(document) + b"\n" for document in database.position_documents(items, first=first))
+    """The items' documents as JSON lines (`position_lines`)."""
+    return b"".join(line + b"\n" for line in database.position_lines(items, first=first))
 
 
 def _groups(items: list[str], size: int) -> Iterator[list[str]]:

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from ttt_db.cli.render import diagram
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
-from ttt_db.game.board import Board, impossibility, normalize_cells, parse_move
+from ttt_db.game.board import Board, impossibility, normalize_cells, parse_move, plain_boards
 from ttt_db.game.definition import TICTACTOE
-from ttt_db.game.rules import move_name
+from ttt_db.game.rules import move_name, winner
 
 
 @pytest.mark.parametrize(
@@ -70,6 +70,38 @@ def test_exactly_the_reachable_boards_pass_validation() -> None:
     assert x_first == {cells.translate(str.maketrans("ox", "xo")) for cells in o_first}
     # boards with more x than o pass only with x first; with more o only with o first
     assert all(cells.count("x") <= cells.count("o") for cells in o_first)
+
+
+@pytest.mark.parametrize("first", [None, "o", "x"])
+def test_a_batch_of_plain_boards_is_read_as_board_parse_reads_each(first: str | None) -> None:
+    """`plain_boards` checks the usual boards of a batch together: every filling of 3x3 it takes
+    is the board Board.parse makes of it, and it takes every one that Board.parse takes with no
+    line on it; what it leaves (another notation, a line, counts or marks Board.parse refuses) is
+    Board.parse's to read."""
+    fillings = list(map("".join, itertools.product(".ox", repeat=9)))
+    others = ["XO.......", "ox./.x./...", "ox.......:x", '{"board": "........."}', "é" * 9, "ox", 9]
+    found = plain_boards([*fillings, *others], first, TICTACTOE)  # type: ignore[arg-type]
+    assert found[len(fillings) :] == [None] * len(others)
+    taken = 0
+    for cells, board in zip(fillings, found, strict=False):
+        try:
+            parsed: Board | None = Board.parse(cells, first, TICTACTOE)  # type: ignore[arg-type]
+        except ImpossibleBoardError:
+            parsed = None
+        if board is not None:
+            taken += 1
+            assert board == parsed
+        elif parsed is not None:
+            assert winner(cells, TICTACTOE) is not None  # only a board with a line is left to Board.parse
+    assert taken == sum(1 for cells in fillings if winner(cells, TICTACTOE) is None and _parses(cells, first))
+
+
+def _parses(cells: str, first: str | None) -> bool:
+    try:
+        Board.parse(cells, first, TICTACTOE)  # type: ignore[arg-type]
+    except ImpossibleBoardError:
+        return False
+    return True
 
 
 def test_x_first_convention() -> None:

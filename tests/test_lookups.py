@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import reference
 from forging import forge_code
 
 from ttt_db.cli.batch_processes import GROUP_ITEMS, HELPED_FROM, Helpers, answer_group, answered_lines
@@ -22,9 +23,10 @@ from ttt_db.errors import DatabaseDamagedError, InvalidBoardError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import empty_cells, mover_at, play, status, swap_marks
+from ttt_db.json_text import compact_json
 from ttt_db.ranked.codes import code_of
 from ttt_db.store.database import ARRAYS_FROM, SolutionDatabase, open_database
-from ttt_db.store.lookups import positions_in_arrays
+from ttt_db.store.lookups import documents_in_arrays, positions_in_arrays
 
 GAME = Game.parse("3x4k3")
 
@@ -65,6 +67,23 @@ def test_the_arrays_answer_what_one_board_at_a_time_answers(compiled: None, db_3
         many = list(together.lookup_many([*boards[800:900], "nonsense"]))
         assert many[:-1] == [alone.lookup(board) for board in boards[800:900]]
         assert isinstance(many[-1], InvalidBoardError)
+
+
+def test_a_batch_document_is_the_bytes_of_the_one_board_document(compiled: None, db_path: Path) -> None:
+    """`position_lines` writes a compiled game's documents without making a Position
+    (`documents_in_arrays`): every reachable 3x3 board's line, odds and finished boards included,
+    is the compact JSON of the document the one-board lookup makes, and so are those of boards
+    told with x first, written in another notation, or refused."""
+    every = list(reference.reachable())
+    told = [*every, *(swap_marks(board) + ":x" for board in every[:300]), "XO.......", "ooo.xx.xx", "nonsense"]
+    with open_database(db_path) as together, open_database(db_path) as alone:
+        written = documents_in_arrays(together.core, every, extras=together.has_extras)
+        assert written == [compact_json(alone.lookup(board).to_document()) for board in every]
+        lines = list(together.position_lines(told))
+        assert lines[: len(every) + 300] == [compact_json(alone.lookup(text).to_document()) for text in told[:-3]]
+        assert lines[-3] == compact_json(alone.lookup("xo.......").to_document())
+        assert [json.loads(line)["input"] for line in lines[-2:]] == ["ooo.xx.xx", "nonsense"]
+        assert list(together.position_documents(told)) == [json.loads(line) for line in lines]
 
 
 @pytest.mark.parametrize("name", ["3x3k3", "3x4k3"])

@@ -34,6 +34,7 @@ from ttt_db.game.rules import (
     value_score,
 )
 from ttt_db.game.symmetry import canonical_and_orbit, canonical_board, untransform_move, untransform_moves
+from ttt_db.json_text import compact_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,30 +302,138 @@ class Position:
     def to_record(self) -> dict[str, Any]:
         """The export record (docs/json.md): the stable keys, then `depth`, `first`, the
         labelled viewpoints (`score_viewpoint`, `value_viewpoint`, `playout_odds`), `orbit` and `game`."""
-        board, playout = self.board, None if self.playout is None else self.playout.as_floats()
-        depth, first = board.depth, board.first
-        next_player = mover_at(depth, first)
-        return {
-            "board": board.cells,
-            "to_move": next_player if self.status == "playing" else None,
-            "status": self.status,
-            "score": self.score,
-            "value": self.value,
-            "remoteness": self.remoteness,
-            "sv_score": self.sv_score,
-            "best_moves": list(self.best_moves),
-            "best_moves_shortest": list(self.best_moves_shortest),
-            "playout": playout,
-            "paths": self.paths,
-            "canonical": self.canonical,
-            "depth": depth,
-            "first": first,
-            "score_viewpoint": first,
-            "value_viewpoint": next_player,
-            "playout_odds": None if playout is None else {"o": playout[0], "x": playout[1], "draw": playout[2]},
-            "orbit": self.orbit,
-            "game": board.game.name,
-        }
+        board = self.board
+        return _record(
+            board.cells,
+            board.depth,
+            board.first,
+            self.status,
+            (self.score, self.value, self.remoteness, self.sv_score),
+            (self.best_moves, self.best_moves_shortest),
+            self.playout,
+            self.paths,
+            (self.canonical, self.orbit),
+            board.game.name,
+        )
+
+
+def document_json(
+    board: str,
+    game: Game,
+    own: tuple[Value, int],
+    moves: Sequence[tuple[int, Value, int]],
+    *,
+    canonical: str,
+    orbit: int,
+    board_status: Status,
+    playout: Playout | None = None,
+    paths: int | None = None,
+) -> bytes:
+    """`compact_json(Position.from_values(...).to_document())` for the same arguments, the same
+    bytes, without making the Position or its dicts: a batch's answers (`ttt_db.store.lookups`).
+    Each move's entry is its text made once per game, with the board it makes put in."""
+    if board_status != "playing":
+        position = Position.from_values(
+            board,
+            game,
+            own,
+            moves,
+            canonical=canonical,
+            orbit=orbit,
+            board_status=board_status,
+            playout=playout,
+            paths=paths,
+        )
+        return compact_json(position.to_document())
+    depth = game.cells - board.count(EMPTY)
+    keeping, fastest = _held_to_moves(board, game, own, moves)
+    score, sv_score = _scores(board_status, own, depth, game.cells)
+    value, remoteness = own
+    record = _record(
+        board,
+        depth,
+        "o",
+        board_status,
+        (score, value, remoteness, sv_score),
+        (keeping, fastest),
+        playout,
+        paths,
+        (canonical, orbit),
+        game.name,
+    )
+    mover = mover_at(depth)
+    known, cells, mark = _known_entries(game, mover), board.encode(), mover.encode()
+    parts = [compact_json(record)[:-1], b',"moves":[']
+    for move in moves:
+        before, after = known.get(move) or _entry_texts(known, move, game, mover)
+        cell = move[0]
+        parts += (before, cells[:cell], mark, cells[cell + 1 :], after, b",")
+    parts[-1] = b'],"hinted_moves":'  # over the last move's comma (or after the opening: no moves)
+    parts.append(compact_json(keeping if value == "draw" else fastest))  # hinted_moves
+    parts.append(b',"winning_line":[]}')
+    return b"".join(parts)
+
+
+def _record(
+    cells: str,
+    depth: int,
+    first: Mark,
+    board_status: Status,
+    told: tuple[int, Value, int, int],
+    best: tuple[tuple[int, ...], tuple[int, ...]],
+    playout: Playout | None,
+    paths: int | None,
+    orbit: tuple[str, int],
+    game_name: str,
+) -> dict[str, Any]:
+    """`Position.to_record`'s record, from its parts: `told` (score, value, remoteness, sv_score),
+    `best` (best moves, fastest of them), `orbit` (canonical board, orbit size)."""
+    next_player = mover_at(depth, first)
+    floats = None if playout is None else playout.as_floats()
+    score, value, remoteness, sv_score = told
+    return {
+        "board": cells,
+        "to_move": next_player if board_status == "playing" else None,
+        "status": board_status,
+        "score": score,
+        "value": value,
+        "remoteness": remoteness,
+        "sv_score": sv_score,
+        "best_moves": list(best[0]),
+        "best_moves_shortest": list(best[1]),
+        "playout": floats,
+        "paths": paths,
+        "canonical": orbit[0],
+        "depth": depth,
+        "first": first,
+        "score_viewpoint": first,
+        "value_viewpoint": next_player,
+        "playout_odds": None if floats is None else {"o": floats[0], "x": floats[1], "draw": floats[2]},
+        "orbit": orbit[1],
+        "game": game_name,
+    }
+
+
+_ENTRIES: dict[tuple[Game, Mark], dict[tuple[int, Value, int], tuple[bytes, bytes]]] = {}
+_BOARD_MARK = "@"  # in no board's text
+
+
+def _known_entries(game: Game, mover: Mark) -> dict[tuple[int, Value, int], tuple[bytes, bytes]]:
+    """The texts of every move entry (`to_document`'s) made so far for the game and mover (o
+    first), by (move, value, plies after): before and after the board the move makes."""
+    return _ENTRIES.setdefault((game, mover), {})
+
+
+def _entry_texts(
+    known: dict[tuple[int, Value, int], tuple[bytes, bytes]], move: tuple[int, Value, int], game: Game, mover: Mark
+) -> tuple[bytes, bytes]:
+    """A move entry's text around its board, made as `to_document` makes the entry, and kept."""
+    entry = MoveAnalysis(*move, game).to_dict()
+    entry["board"] = _BOARD_MARK
+    entry["score"] = _move_scores("o", mover)[move[1]]
+    before, after = compact_json(entry).split(_BOARD_MARK.encode())
+    known[move] = (before, after)
+    return before, after
 
 
 def _scores(board_status: Status, own: tuple[Value, int], depth: int, cells: int) -> tuple[int, int]:

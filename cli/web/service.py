@@ -178,7 +178,7 @@ class Service:
 
     def positions_json(self, body: bytes) -> bytes:
         """`{"positions": [...]}` as JSON bytes: the `best-moves --json` document of each board of a
-        batch, in order, or its error record (`SolutionDatabase.position_documents`); the body is a
+        batch, in order, or its error record (`SolutionDatabase.position_lines`); the body is a
         JSON array of boards or records `{"board", "first"}`, or `{"boards": [...], "first": "o" or
         "x"}`. Each answer is remembered as `/api/position`'s are."""
         try:
@@ -198,9 +198,9 @@ class Service:
         with self._lock:
             answers = [self._positions.get(key) for key in keys]
         missing = [i for i, answer in enumerate(answers) if answer is None]
-        documents = self.database.position_documents([batch[i] for i in missing], first=mark)  # derived together
-        for i, document in zip(missing, documents, strict=True):
-            answers[i] = self._remembered(keys[i], compact_json(document))
+        lines = self.database.position_lines([batch[i] for i in missing], first=mark)  # derived together
+        for i, line in zip(missing, lines, strict=True):
+            answers[i] = self._remembered(keys[i], line)
         filled = [answer for answer in answers if answer is not None]
         assert len(filled) == len(answers)  # every item answered, from the cache or just now
         return b'{"positions":[' + b",".join(filled) + b"]}"

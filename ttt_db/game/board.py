@@ -9,8 +9,10 @@ the counts do not say so, so `Board.parse(str(board), game=board.game) == board`
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from functools import cache
+from typing import TYPE_CHECKING, Final
 
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
 from ttt_db.game.definition import TICTACTOE, Game
@@ -28,6 +30,10 @@ from ttt_db.game.rules import (
     winner,
     winning_lines,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 FIRST_SEPARATOR: Final = ":"
 """Between a board's cells and who moved first, where the counts do not say: `xo..ox...:x`."""
@@ -161,6 +167,52 @@ def first_player(cells: str, first: Mark | None = None) -> Mark:
     if o_count != x_count and first is None:
         return "o" if o_count > x_count else "x"
     return first or "o"
+
+
+def plain_boards(texts: Sequence[object], first: Mark | None, game: Game) -> list[Board | None]:
+    """`Board.parse(text, first, game)` of each text that is a usual board written plainly (the
+    game's cells in 'o', 'x' and '.', no line of k, counts that `first`, when given, allows), checked
+    together in arrays (a batch's boards); None for every other text, which Board.parse reads, or
+    says what is wrong with."""
+    import numpy as np
+
+    found: list[Board | None] = [None] * len(texts)
+    n = game.cells
+    at = [i for i, text in enumerate(texts) if isinstance(text, str) and len(text) == n and text.isascii()]
+    if not at or n > _MOST_PLAIN_CELLS:
+        return found
+    cells = [texts[i] for i in at]
+    chars = np.frombuffer("".join(cells).encode("ascii"), np.uint8).reshape(len(at), n)  # type: ignore[arg-type]
+    o_marks, x_marks = chars == ord("o"), chars == ord("x")
+    bits = np.left_shift(np.int64(1), np.arange(n, dtype=np.int64))
+    lines = np.asarray(_line_masks(game), np.int64)
+    o_count, x_count = o_marks.sum(axis=1), x_marks.sum(axis=1)
+    usual = (
+        (o_marks | x_marks | (chars == ord(EMPTY))).all(axis=1)
+        & (np.abs(o_count - x_count) <= 1)
+        & ~_has_line(o_marks.astype(np.int64) @ bits, lines)
+        & ~_has_line(x_marks.astype(np.int64) @ bits, lines)
+    )
+    if first is not None:  # the other side may not have more marks than the first
+        usual &= (o_count >= x_count) if first == "o" else (x_count >= o_count)
+    for i, text, plain in zip(at, cells, usual.tolist(), strict=True):
+        if plain:
+            found[i] = Board._validated(text, first_player(text, first), game)  # type: ignore[arg-type]
+    return found
+
+
+_MOST_PLAIN_CELLS: Final = 62
+"""The most cells `plain_boards` holds as bits of one integer."""
+
+
+@cache
+def _line_masks(game: Game) -> tuple[int, ...]:
+    return tuple(sum(1 << cell for cell in line) for line in game.lines)
+
+
+def _has_line(marks: NDArray[np.int64], lines: NDArray[np.int64]) -> NDArray[np.bool_]:
+    found: NDArray[np.bool_] = ((marks[:, None] & lines) == lines).any(axis=1)
+    return found
 
 
 @dataclass(frozen=True, slots=True)

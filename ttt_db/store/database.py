@@ -36,11 +36,11 @@ from ttt_db.errors import (
     ReadFailedError,
     shortened,
 )
-from ttt_db.game.board import Board
+from ttt_db.game.board import Board, plain_boards
 from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
 from ttt_db.game.rules import Mark, Value
 from ttt_db.game.symmetry import canonical_transform, untransform_moves
-from ttt_db.json_text import read_json
+from ttt_db.json_text import compact_json, read_json
 from ttt_db.position import MoveAnalysis, Playout, Position
 from ttt_db.ranked.slots import representative
 from ttt_db.store import decode as stored
@@ -432,27 +432,54 @@ class SolutionDatabase:
         """Each item's `best-moves --json` document, in order: an item is a board's text, a record
         `{"board": ..., "first": "o" or "x"}` (its `first` over the one given here) or such a record's
         JSON text. A bad item is answered `{"input": ..., "error": ...}` (the input as given) and the
-        rest are answered all the same; `DatabaseDamagedError` still raises. Many boards of a large
-        game are derived together, in arrays (`ttt_db.store.lookups`)."""
+        rest are answered all the same; `DatabaseDamagedError` still raises. Read from
+        `position_lines`, which a batch's printer and the server use as it is."""
+        for line in self.position_lines(items, first=first):
+            yield read_json(line)
+
+    def position_lines(self, items: Iterable[object], *, first: Mark | None = None) -> Iterator[bytes]:
+        """Each item's `position_documents` document as compact JSON (`compact_json`'s bytes, no
+        newline). Many boards of a large game (o first) are derived together, in arrays, and their
+        documents written without making a Position (`ttt_db.store.lookups.documents_in_arrays`)."""
         for group in _groups(items):
-            boards: list[Board | InputError] = []
-            for item in group:
-                try:
-                    record = _batch_record(item)
-                    mark = record.get("first", first)
-                    if mark not in (None, "o", "x"):
-                        raise InputError(str(mark), "first is o or x")
-                    boards.append(Board.parse(record["board"], mark, self.game))
-                except InputError as error:
-                    boards.append(error)
-            self._derive_together([board for board in boards if isinstance(board, Board)])
+            plain = plain_boards(group, first, self.game)  # the usual boards, checked together
+            boards = [board or self._batch_board(item, first) for item, board in zip(group, plain, strict=True)]
+            parsed = [board for board in boards if isinstance(board, Board)]
+            self._derive_together([board for board in parsed if board.swapped])  # told swapped, one at a time
+            written = self._written_together([board for board in parsed if not board.swapped])
             for item, board in zip(group, boards, strict=True):
                 try:
                     if isinstance(board, InputError):
                         raise board
-                    yield self._position(board).to_document()
+                    found = None if board.swapped else written.get(board.cells)
+                    yield found if found is not None else compact_json(self._position(board).to_document())
                 except InputError as error:
-                    yield {"input": shortened(item if isinstance(item, str) else _shown(item)), "error": str(error)}
+                    shown = shortened(item if isinstance(item, str) else _shown(item))
+                    yield compact_json({"input": shown, "error": str(error)})
+
+    def _batch_board(self, item: object, first: Mark | None) -> Board | InputError:
+        """A batch's item as a board of this game, or the InputError that says why it is none."""
+        try:
+            record = _batch_record(item)
+            mark = record.get("first", first)
+            if mark not in (None, "o", "x"):
+                raise InputError(str(mark), "first is o or x")
+            return Board.parse(record["board"], mark, self.game)
+        except InputError as error:
+            return error
+
+    def _written_together(self, boards: list[Board]) -> dict[str, bytes]:
+        """The documents (compact JSON) of many boards (o first) of a game whose kernels are
+        compiled, derived and written in arrays, by board; none for a few boards, or a board the
+        arrays leave (its lookup then says what is wrong)."""
+        wanted = list(dict.fromkeys(board.cells for board in boards))
+        if len(wanted) < ARRAYS_FROM or not self.core.tables.backend.compiled:
+            return {}
+        from ttt_db.store.lookups import documents_in_arrays
+
+        written = documents_in_arrays(self.core, wanted, extras=self.has_extras)
+        self._arrays_ready = True
+        return {cells: text for cells, text in zip(wanted, written, strict=True) if text is not None}
 
     def _parsed(self, board: str | Board, first: Mark | None) -> Board | None:
         """The board as `lookup` will take it, or None where it will refuse it (it says why)."""

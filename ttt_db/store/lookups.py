@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import factorial
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
-from ttt_db.game.rules import STATUSES, opposite_value
+from ttt_db.game.rules import STATUSES, Status, Value, opposite_value
 from ttt_db.game.symmetry import canonical_and_orbit_many
-from ttt_db.position import Playout, Position
+from ttt_db.position import Playout, Position, document_json
 from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
 from ttt_db.ranked.family import family_slots
 from ttt_db.store.chunks import CHUNK_SLOTS
@@ -34,11 +34,68 @@ AFTERS: Final = [None if decoded is None else decoded[1] for decoded in DECODED]
 """A child's code as the plies left after the move to it."""
 
 
+class Derived(NamedTuple):
+    """What `Position.from_values` takes, for one board derived in arrays."""
+
+    board: str
+    own: tuple[Value, int]
+    moves: list[tuple[int, Value, int]]
+    canonical: str
+    orbit: int
+    status: Status
+    playout: Playout | None
+    paths: int | None
+
+
 def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[Position | None]:
     """The position of each board (o first, in the game's plain cells), derived from the core as
     `Position.from_core` derives it, with its class's odds and paths where `extras`; None for a
     board whose own, children's or grandchildren's codes do not hold (the one-board lookup says
     why) or that is not one the core holds."""
+    game = core.game
+    return [
+        None
+        if found is None
+        else Position.from_values(
+            found.board,
+            game,
+            found.own,
+            found.moves,
+            canonical=found.canonical,
+            orbit=found.orbit,
+            board_status=found.status,
+            playout=found.playout,
+            paths=found.paths,
+        )
+        for found in derived_in_arrays(core, boards, extras=extras)
+    ]
+
+
+def documents_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[bytes | None]:
+    """The `best-moves --json` document of each board (o first) as compact JSON: the bytes of
+    `positions_in_arrays`' positions' documents (`ttt_db.position.document_json`), None where
+    it gives None."""
+    game = core.game
+    return [
+        None
+        if found is None
+        else document_json(
+            found.board,
+            game,
+            found.own,
+            found.moves,
+            canonical=found.canonical,
+            orbit=found.orbit,
+            board_status=found.status,
+            playout=found.playout,
+            paths=found.paths,
+        )
+        for found in derived_in_arrays(core, boards, extras=extras)
+    ]
+
+
+def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[Derived | None]:
+    """What each board's position is made of (`positions_in_arrays`); None where it gives None."""
     import numpy as np
 
     game, tables = core.game, core.tables
@@ -87,7 +144,7 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     depths = depth.tolist()
     usable = held & np.asarray([decoded is not None for decoded in DECODED])[own]
     kept = _extras(core, depth, own_slot, usable) if extras else None
-    found: list[Position | None] = []
+    found: list[Derived | None] = []
     _, move_cells = free.nonzero()  # board by board, each board's moves in cell order
     every_move = list(
         zip(
@@ -109,19 +166,7 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
         if odds is not None:
             o_wins, x_wins, draws, paths = odds
             playout = Playout(o_wins, x_wins, draws, factorial(n - depths[i]))
-        found.append(
-            Position.from_values(
-                board,
-                game,
-                decoded,
-                moves,
-                canonical=canonical[i],
-                orbit=orbits[i],
-                board_status=statuses[i],
-                playout=playout,
-                paths=paths,
-            )
-        )
+        found.append(Derived(board, decoded, moves, canonical[i], orbits[i], statuses[i], playout, paths))
     return found
 
 

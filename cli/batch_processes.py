@@ -154,11 +154,16 @@ def _groups(items: list[str], size: int) -> Iterator[list[str]]:
         yield group
 
 
+_ENDED: Final = object()
+"""What a helper's reader keeps once its pipe has ended or failed."""
+
+
 @dataclass
 class _Helper:
     """One helper process and this end of its pipe: `ready` once it has opened the database, `given`
     the groups it has not answered yet (it answers them in order), `failed` once it cannot be used
-    (then never again)."""
+    (then never again). What it sends is read by a thread of this end's own as it comes (`arrived`),
+    so it never waits for this process to take an answer before it answers its next group."""
 
     process: BaseProcess
     connection: Connection
@@ -166,12 +171,25 @@ class _Helper:
     given: int = 0
     failed: bool = False
     groups: int = 0
+    arrived: queue.SimpleQueue[object] = field(default_factory=queue.SimpleQueue)
+    reader: threading.Thread | None = None
+
+    def __post_init__(self) -> None:
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                self.arrived.put(self.connection.recv())
+        except BaseException:  # noqa: BLE001 - its end (EOF), or anything else: this end answers its groups
+            self.arrived.put(_ENDED)
 
     def idle(self) -> bool:
-        """Whether it can take a group now (its "ready" read when it has come)."""
-        if not self.ready and not self.failed and self._arrived():
+        """Whether it can take a group now: ready, with fewer than GIVEN_AHEAD groups unanswered."""
+        if not self.ready and not self.failed and not self.arrived.empty():
             self._heard_ready()
-        return self.ready and self.given < GIVEN_AHEAD and not self.failed
+        return self.ready and not self.failed and self.given - self.arrived.qsize() < GIVEN_AHEAD
 
     def wait_ready(self) -> None:
         if not self.ready and not self.failed:
@@ -189,7 +207,7 @@ class _Helper:
 
     def answered(self) -> bool:
         """Whether its first group's answer has come (or it failed: its groups are then answered here)."""
-        return self.failed or self._arrived()
+        return self.failed or not self.arrived.empty()
 
     def take(self) -> bytes | None:
         """Its first group's JSON lines, waited for; None when it failed."""
@@ -201,23 +219,32 @@ class _Helper:
         self.groups += 1
         return found
 
+    def stop(self) -> None:
+        """Tell it to stop, wait for it (stopping it if it is starting, or answering a group no one will
+        read), then close this end."""
+        with contextlib.suppress(OSError, ValueError):
+            self.connection.send(None)
+        if not self.ready or self.given:
+            self.process.terminate()
+        self.process.join(STOPPING_SECONDS)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        if self.reader is not None:
+            self.reader.join(STOPPING_SECONDS)  # the pipe's other end is gone: it has read its end
+        self.connection.close()
+
     def _heard_ready(self) -> None:
         self.ready = self._received() == READY
         self.failed = not self.ready
 
-    def _arrived(self) -> bool:
-        try:
-            return self.connection.poll()
-        except (OSError, ValueError):
-            self.failed = True
-            return True
-
     def _received(self) -> object:
-        try:
-            return self.connection.recv()
-        except (OSError, EOFError, ValueError):
+        found = self.arrived.get()
+        if found is _ENDED:
             self.failed = True
+            self.arrived.put(_ENDED)  # for whoever waits next
             return None
+        return found
 
 
 @dataclass
@@ -266,17 +293,10 @@ class Helpers:
         return any(helper.ready and not helper.failed for helper in self._helpers)
 
     def close(self) -> None:
-        """Let the helpers go: a ready one stops at the end of its pipe; one still starting, or
-        answering a group no one will read, is stopped (it only reads the database)."""
+        """Let the helpers go: each is told to stop (one still starting, or answering a group no one
+        will read, is stopped: it only reads the database)."""
         for helper in self._helpers:
-            helper.connection.close()
-        for helper in self._helpers:
-            if not helper.ready or helper.given:
-                helper.process.terminate()
-            helper.process.join(STOPPING_SECONDS)
-            if helper.process.is_alive():
-                helper.process.kill()
-                helper.process.join()
+            helper.stop()
 
 
 def _received_groups(connection: Connection) -> Iterator[list[str]]:
@@ -287,8 +307,9 @@ def _received_groups(connection: Connection) -> Iterator[list[str]]:
 
     def read() -> None:
         try:
-            while True:
-                arrived.put(connection.recv())
+            while (group := connection.recv()) is not None:  # None: told to stop
+                arrived.put(group)
+            arrived.put(None)
         except EOFError:
             arrived.put(None)
         except BaseException as error:  # raised where the groups are answered

@@ -12,13 +12,14 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 import reference
 from forging import forge_code
 
-from ttt_db.cli.batch_processes import GROUP_ITEMS, HELPED_FROM, Helpers, answer_group, answered_lines
+from ttt_db.cli.batch_processes import GIVEN_AHEAD, GROUP_ITEMS, HELPED_FROM, Helpers, answer_group, answered_lines
 from ttt_db.errors import DatabaseDamagedError, InvalidBoardError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
@@ -84,6 +85,27 @@ def test_a_batch_document_is_the_bytes_of_the_one_board_document(compiled: None,
         assert lines[-3] == compact_json(alone.lookup("xo.......").to_document())
         assert [json.loads(line)["input"] for line in lines[-2:]] == ["ooo.xx.xx", "nonsense"]
         assert list(together.position_documents(told)) == [json.loads(line) for line in lines]
+
+
+def test_a_helper_answers_its_next_group_before_its_last_answer_is_taken(db_3x4k3_path: Path) -> None:
+    """A helper's answers are read as they come: one that has answered every group it was given is
+    idle (it takes the next) though this process has not taken those answers yet, so a helper
+    never stands waiting while this process answers a group of its own."""
+    groups = [_boards(2 * ARRAYS_FROM, seed) for seed in range(GIVEN_AHEAD)]
+    with open_database(db_3x4k3_path) as database:
+        helpers = Helpers(database, 1, None)
+        try:
+            assert helpers.wait_ready()
+            helper = helpers.idle()
+            assert helper is not None
+            for group in groups:
+                assert helper.give(group)
+            while helper.arrived.qsize() < GIVEN_AHEAD:  # both answered (or the helper ended: then it fails below)
+                time.sleep(0.01)
+            assert helper.idle() and helper.given == GIVEN_AHEAD  # none taken, yet it takes another
+            assert [helper.take() for _ in groups] == [answer_group(database, group, None) for group in groups]
+        finally:
+            helpers.close()
 
 
 @pytest.mark.parametrize("name", ["3x3k3", "3x4k3"])

@@ -11,6 +11,7 @@ one-board path (None here), which says what is wrong in its own words.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from math import factorial
 from typing import TYPE_CHECKING, Final, NamedTuple
 
@@ -19,6 +20,7 @@ from ttt_db.game.symmetry import canonical_and_orbit_many
 from ttt_db.position import Playout, Position, document_json
 from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
 from ttt_db.ranked.family import family_slots
+from ttt_db.ranked.slots import level_slots
 from ttt_db.store.chunks import CHUNK_SLOTS
 
 if TYPE_CHECKING:
@@ -120,25 +122,25 @@ def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) 
     statuses = [STATUSES[i] for i in np.where(o_won, 1, np.where(x_won, 2, np.where(finished, 3, 0))).tolist()]
     own_slot, child_slot, ended, grand_slot = family_slots(tables, count, occupied, o_cells)
     free, further = child_slot >= 0, grand_slot >= 0  # the moves of each board in play; the replies
+    replies = further.sum(axis=2)  # by board and move: none for a move that ends the game
     wanted = (  # every code the boards need, read together: each chunk decompressed once
         (depth, own_slot),
         (np.repeat(depth + 1, free.sum(axis=1)), child_slot[free]),
-        (np.repeat(depth + 2, further.sum(axis=(1, 2))), grand_slot[further]),
+        (np.repeat(depth + 2, replies.sum(axis=1)), grand_slot[further]),
     )
     read = _codes(core, np.concatenate([at for at, _ in wanted]), np.concatenate([slots for _, slots in wanted]))
     own, child_codes, grand_codes = np.split(read, np.cumsum([len(slots) for _, slots in wanted])[:2])
     child = np.zeros((count, n), np.uint8)
     child[free] = child_codes
-    grand = np.zeros((count, n, n), np.uint8)
-    grand[further] = grand_codes
-    worth = np.frombuffer(WORTH, np.uint8)
-    ruled = np.frombuffer(CODE_OF_WORTH, np.uint8)[worth[grand].max(axis=2)]
+    answered = replies > 0  # each such move's replies lie together in grand_codes, in order
+    best = np.zeros((count, n), np.uint8)
+    if len(grand_codes):
+        firsts = np.concatenate([[0], np.cumsum(replies[answered])[:-1]])
+        best[answered] = np.maximum.reduceat(np.frombuffer(WORTH, np.uint8)[grand_codes], firsts)
+    ruled = np.frombuffer(CODE_OF_WORTH, np.uint8)[best]
     ruled = np.where(ended == 1, LOSS_NOW, np.where(ended == 2, DRAW_NOW, ruled))
-    held = (
-        (own != 0)
-        & (((child == ruled) & (child != 0)) | ~free).all(axis=1)
-        & ((grand != 0) | ~further).all(axis=(1, 2))
-    )
+    unwritten = np.bincount(np.repeat(np.arange(count), replies.sum(axis=1))[grand_codes == 0], minlength=count)
+    held = (own != 0) & (((child == ruled) & (child != 0)) | ~free).all(axis=1) & (unwritten == 0)
 
     canonical, orbits = canonical_and_orbit_many(boards, game)
     depths = depth.tolist()
@@ -189,20 +191,33 @@ def _extras(
 
 def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]) -> NDArray[np.uint8]:
     """The stored code at each (depth, slot), each chunk read once (`CoreReader.chunk`: held to its
-    hash)."""
+    hash): the wanted slots sorted by chunk once (a radix sort, on the chunks' numbers across
+    levels), then each chunk's codes taken together."""
     import numpy as np
 
-    codes = np.zeros(len(slots), np.uint8)
-    every_number = slots >> (CHUNK_SLOTS.bit_length() - 1)  # CHUNK_SLOTS is a power of two
-    for depth in np.flatnonzero(np.bincount(depths)).tolist():
-        at = np.flatnonzero(depths == depth)
-        numbers = every_number[at]
-        keys = numbers.astype(np.uint16) if numbers.max() < 1 << 16 else numbers  # 16 bits: a radix sort
-        order = np.argsort(keys, kind="stable")
-        numbers, targets, offsets = numbers[order], at[order], slots[at][order] & (CHUNK_SLOTS - 1)
-        starts = np.flatnonzero(np.diff(numbers, prepend=-1))
-        core.prefetch(depth, numbers[starts].tolist())
-        for start, stop in zip(starts.tolist(), [*starts[1:].tolist(), len(numbers)], strict=True):
-            chunk = np.frombuffer(core.chunk(depth, int(numbers[start])), np.uint8)
-            codes[targets[start:stop]] = chunk[offsets[start:stop]]
+    firsts = _first_chunks(core.game.cells)  # each level's first chunk, numbered across the levels
+    keys = firsts[depths] + (slots >> (CHUNK_SLOTS.bit_length() - 1))  # CHUNK_SLOTS is a power of two
+    narrow = np.uint16 if firsts[-1] <= 1 << 16 else np.uint32 if firsts[-1] <= 1 << 32 else np.int64
+    order = np.argsort(keys.astype(narrow), kind="stable")
+    keys, offsets = keys[order], slots[order] & (CHUNK_SLOTS - 1)
+    starts = np.flatnonzero(np.diff(keys, prepend=-1))
+    levels = np.searchsorted(firsts, keys[starts], side="right") - 1
+    numbers = keys[starts] - firsts[levels]
+    for depth in np.unique(levels).tolist():
+        core.prefetch(depth, numbers[levels == depth].tolist())
+    found = np.empty(len(slots), np.uint8)
+    stops = [*starts[1:].tolist(), len(keys)]
+    for start, stop, depth, number in zip(starts.tolist(), stops, levels.tolist(), numbers.tolist(), strict=True):
+        found[start:stop] = np.frombuffer(core.chunk(depth, number), np.uint8)[offsets[start:stop]]
+    codes = np.empty(len(slots), np.uint8)
+    codes[order] = found
     return codes
+
+
+@cache
+def _first_chunks(cells: int) -> NDArray[np.int64]:
+    """Each level's first chunk numbered across the levels (level 0's is 0), and their total last."""
+    import numpy as np
+
+    counts = [-(-level_slots(cells, depth) // CHUNK_SLOTS) for depth in range(cells + 1)]
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

@@ -75,29 +75,39 @@ def answered_lines(
     order; before the next arrival is waited for (`more_arrived()` false: none has come yet),
     every line of those read so far. Once HELPED_FROM items are read, `processes` - 1 helpers (or
     `helpers`, started already) answer some of the groups. Garbage is collected every
-    COLLECTED_GROUPS groups and before each wait, not every few hundred containers (each answer is
-    many short-lived ones: such a collection walks every one made since the last), and what the
-    handle remembers is frozen."""
-    enabled = gc.isenabled()
-    gc.disable()
+    COLLECTED_GROUPS groups and before each wait (`collections_deferred`), and what the handle
+    remembers is frozen."""
     pending = _Pending(database, first)
     read = 0
-    try:
-        for items in arrivals:
-            read += len(items)
-            if helpers is None and processes > 1 and read >= HELPED_FROM:
-                helpers = Helpers(database, processes - 1, first)
-            for group in _groups(items, GROUP_ITEMS):
-                yield from pending.add(group, helpers)
-                if pending.added % COLLECTED_GROUPS == 0:
+    with collections_deferred():
+        try:
+            for items in arrivals:
+                read += len(items)
+                if helpers is None and processes > 1 and read >= HELPED_FROM:
+                    helpers = Helpers(database, processes - 1, first)
+                for group in _groups(items, GROUP_ITEMS):
+                    yield from pending.add(group, helpers)
+                    if pending.added % COLLECTED_GROUPS == 0:
+                        _collected()
+                if not more_arrived():
+                    yield from pending.drained()
                     _collected()
-            if not more_arrived():
-                yield from pending.drained()
-                _collected()
-        yield from pending.drained()
+            yield from pending.drained()
+        finally:
+            if helpers is not None:
+                helpers.close()
+
+
+@contextlib.contextmanager
+def collections_deferred() -> Iterator[None]:
+    """The garbage collector off meanwhile (as it was after): a batch's answers are many short-lived
+    containers, and a collection every few hundred of them walks every one made since the last. The
+    caller collects where it pauses (`answered_lines`), or leaves it to the next collection."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
-        if helpers is not None:
-            helpers.close()
         if enabled:
             gc.enable()
 

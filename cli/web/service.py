@@ -20,6 +20,7 @@ from ttt_db.ais.registry import ai_document, ais_document, load_ai, shown_check
 from ttt_db.ais.tabular import is_policy_file, policy_from_document
 from ttt_db.checks.measures import measure_policy
 from ttt_db.checks.report import CheckReport, run_checks
+from ttt_db.cli.batch_processes import collections_deferred
 from ttt_db.errors import AIMisbehaved, SearchTimeout, WorkLimitError
 from ttt_db.game.board import Board, parse_move
 from ttt_db.game.definition import Game
@@ -199,8 +200,9 @@ class Service:
             answers = [self._positions.get(key) for key in keys]
         missing = [i for i, answer in enumerate(answers) if answer is None]
         lines = self.database.position_lines([batch[i] for i in missing], first=mark)  # derived together
-        for i, line in zip(missing, lines, strict=True):
-            answers[i] = self._remembered(keys[i], line)
+        with collections_deferred():
+            for i, line in zip(missing, lines, strict=True):
+                answers[i] = self._remembered(keys[i], line)
         filled = [answer for answer in answers if answer is not None]
         assert len(filled) == len(answers)  # every item answered, from the cache or just now
         return b'{"positions":[' + b",".join(filled) + b"]}"

@@ -989,21 +989,7 @@ def export_commands(game: str, where: list[str], workdir: Path, *, positions: bo
 def streamed_lookups(db: Path, game: str, count: int) -> Measurement:
     """`ttt-db best-moves -` over `count` distinct boards in play met in random games: boards
     answered per second, end to end (the command's start included)."""
-    import random
-
-    from ttt_db.game.definition import Game
-    from ttt_db.game.rules import empty_cells, mover_at, play, status
-
-    rules = Game.parse(game)
-    draw = random.Random(36)
-    found: dict[str, None] = {}
-    while len(found) < count:
-        board = rules.empty_board
-        while status(board, rules) == "playing":
-            if board.count(".") < rules.cells:
-                found[board] = None
-            board = play(board, draw.choice(empty_cells(board)), mover_at(rules.cells - board.count(".")))
-    chosen = list(found)[:count]
+    chosen = _boards_in_play(game, count, 36)
 
     def answered(boards: list[str]) -> float:
         started = time.perf_counter()
@@ -1022,6 +1008,63 @@ def streamed_lookups(db: Path, game: str, count: int) -> Measurement:
     seconds = statistics.median(answered(chosen) for _ in range(3))
     return Measurement(
         f"ttt-db best-moves - --game {game}, {len(chosen):,} boards", len(chosen) / seconds, 20_000, "boards/s", True
+    )
+
+
+def _boards_in_play(game_name: str, count: int, seed: int) -> list[str]:
+    """`count` distinct boards in play met in random games (the empty board left out), in the order met."""
+    import random
+
+    from ttt_db.game.definition import Game
+    from ttt_db.game.rules import empty_cells, mover_at, play, status
+
+    rules = Game.parse(game_name)
+    draw = random.Random(seed)
+    found: dict[str, None] = {}
+    while len(found) < count:
+        board = rules.empty_board
+        while status(board, rules) == "playing":
+            if board.count(".") < rules.cells:
+                found[board] = None
+            board = play(board, draw.choice(empty_cells(board)), mover_at(rules.cells - board.count(".")))
+    return list(found)[:count]
+
+
+def posted_lookups(db: Path, game: str, count: int) -> Measurement:
+    """POST /api/positions of `count` boards to a warm `ttt-db serve` (it has answered two batches of
+    other boards first: its kernels loaded, the chunks their families reach read): boards answered
+    per second, each request of boards it has not answered before (no answer from its cache), the
+    median of three."""
+    import json
+    import urllib.request
+
+    chosen = _boards_in_play(game, 5 * count, 60)
+    server = subprocess.Popen(
+        command("serve", "--port", "0", "--game", game, "--db", str(db)), stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        address = server.stdout.readline().split(" at ")[1].split()[0].rstrip("/")
+
+        def answered(boards: list[str]) -> float:
+            request = urllib.request.Request(
+                f"{address}/api/positions", json.dumps(boards).encode(), {"Content-Type": "application/json"}
+            )
+            started = time.perf_counter()
+            with urllib.request.urlopen(request, timeout=600) as response:
+                body = response.read()
+            seconds = time.perf_counter() - started
+            assert len(json.loads(body)["positions"]) == len(boards)
+            return seconds
+
+        answered(chosen[:count])  # warm
+        answered(chosen[count : 2 * count])
+        seconds = statistics.median(answered(chosen[i * count : (i + 1) * count]) for i in range(2, 5))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    return Measurement(
+        f"POST /api/positions, {count:,} {game} boards, warm server", count / seconds, 20_000, "boards/s", True
     )
 
 
@@ -1159,6 +1202,7 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
                 ),
                 Measurement("  its peak memory", every.peak_mb, 3072.0, "MB"),
                 streamed_lookups(db, game, 100_000),  # issue 56: as many as it names
+                posted_lookups(db, game, 10_000),
                 Measurement("  its peak memory", checked.peak_mb, None, "MB"),
                 Measurement(
                     f"serve --game {game}: /api/position p99, 2,000 boards", _position_p99(db, game), 10.0, "ms"

@@ -284,8 +284,8 @@ def game_commands(game: str, workdir: Path, runs: int) -> list[Measurement]:
         ]
     )
     checked: list[Measurement] = []
-    if game == "4x4k4":  # issue 36: many boards at once, as many as the issue names
-        checked.append(streamed_lookups(db, game, 100_000))
+    if game == "4x4k4":  # issues 36 and 56: many boards at once, as many as the issues name
+        checked += [streamed_lookups(db, game, 100_000), posted_lookups(db, game, 10_000)]
     if game == "4x4k4":  # issue 56: the export in arrays
         checked += export_commands(game, where, workdir, positions=True)
     if game == "4x4k4":  # issue 35: every measure of a graded perfect player, over the core in arrays

@@ -10,10 +10,10 @@ one-board path (None here), which says what is wrong in its own words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from math import factorial
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
 from ttt_db.game.rules import STATUSES, Status, Value, opposite_value
 from ttt_db.game.symmetry import canonical_and_orbit_many
@@ -54,34 +54,27 @@ def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool
     `Position.from_core` derives it, with its class's odds and paths where `extras`; None for a
     board whose own, children's or grandchildren's codes do not hold (the one-board lookup says
     why) or that is not one the core holds."""
-    game = core.game
-    return [
-        None
-        if found is None
-        else Position.from_values(
-            found.board,
-            game,
-            found.own,
-            found.moves,
-            canonical=found.canonical,
-            orbit=found.orbit,
-            board_status=found.status,
-            playout=found.playout,
-            paths=found.paths,
-        )
-        for found in derived_in_arrays(core, boards, extras=extras)
-    ]
+    return _made_in_arrays(core, boards, extras, Position.from_values)
 
 
 def documents_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[bytes | None]:
     """The `best-moves --json` document of each board (o first) as compact JSON: the bytes of
     `positions_in_arrays`' positions' documents (`ttt_db.position.document_json`), None where
     it gives None."""
+    return _made_in_arrays(core, boards, extras, document_json)
+
+
+T = TypeVar("T")
+
+
+def _made_in_arrays(core: CoreReader, boards: Sequence[str], extras: bool, make: Callable[..., T]) -> list[T | None]:
+    """`make` (`Position.from_values` or `document_json`, which take the same) of each board's
+    derived parts; None where there are none."""
     game = core.game
     return [
         None
         if found is None
-        else document_json(
+        else make(
             found.board,
             game,
             found.own,

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 HELPED_FROM: Final = 4096
 """Items read from a stream before helpers are started (a bot's game of a few boards never starts
 one, and a batch that a helper could not share for its start-up seldom does)."""
+HELPED_SOON: Final = 1024
+"""Items read from which helpers are started at once when more are waiting already (a large stream
+through a pipe arrives a pipe's buffer at a time)."""
 GROUP_ITEMS: Final = 2048
 """Items of an arrival answered together, here or by a helper."""
 COLLECTED_GROUPS: Final = 32
@@ -73,8 +76,8 @@ def answered_lines(
 ) -> Iterator[bytes]:
     """Each arrival's documents (`position_lines`'), as JSON lines, GROUP_ITEMS at a time, in
     order; before the next arrival is waited for (`more_arrived()` false: none has come yet),
-    every line of those read so far. Once HELPED_FROM items are read, `processes` - 1 helpers (or
-    `helpers`, started already) answer some of the groups. Garbage is collected every
+    every line of those read so far. Once HELPED_FROM items are read (HELPED_SOON with more waiting),
+    `processes` - 1 helpers (or `helpers`, started already) answer some of the groups. Garbage is collected every
     COLLECTED_GROUPS groups and before each wait (`collections_deferred`), and what the handle
     remembers is frozen."""
     pending = _Pending(database, first)
@@ -83,7 +86,8 @@ def answered_lines(
         try:
             for items in arrivals:
                 read += len(items)
-                if helpers is None and processes > 1 and read >= HELPED_FROM:
+                large = read >= HELPED_FROM or read >= HELPED_SOON and more_arrived()
+                if helpers is None and processes > 1 and large:
                     helpers = Helpers(database, processes - 1, first)
                 for group in _groups(items, GROUP_ITEMS):
                     yield from pending.add(group, helpers)

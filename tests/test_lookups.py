@@ -19,7 +19,15 @@ import pytest
 import reference
 from forging import forge_code
 
-from ttt_db.cli.batch_processes import GIVEN_AHEAD, GROUP_ITEMS, HELPED_FROM, Helpers, answer_group, answered_lines
+from ttt_db.cli.batch_processes import (
+    GIVEN_AHEAD,
+    GROUP_ITEMS,
+    HELPED_FROM,
+    HELPED_SOON,
+    Helpers,
+    answer_group,
+    answered_lines,
+)
 from ttt_db.errors import DatabaseDamagedError, InvalidBoardError
 from ttt_db.game.board import Board
 from ttt_db.game.definition import Game
@@ -271,6 +279,32 @@ def test_a_stream_of_a_few_boards_never_starts_a_helper(db_path: Path, monkeypat
         items = _stream_items(database)[: HELPED_FROM - 1]
         arrivals = [items[:1], items[1:2], items[2:]]
         assert b"".join(answered_lines(database, arrivals, processes=4)) == answer_group(database, items, None)
+
+
+def test_a_large_stream_through_a_pipe_starts_its_helpers_at_its_first_arrival(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pipe delivers a large stream a buffer at a time: an arrival of HELPED_SOON items with more
+    waiting starts the helpers before it is answered (their start runs beside its answers), while
+    the same arrival with nothing more waiting (a bot's batch) starts none."""
+    import ttt_db.cli.batch_processes as batch_processes
+
+    started: list[int] = []
+
+    def counted(database: SolutionDatabase, count: int, first: object) -> None:
+        started.append(len(answered))
+        return None
+
+    monkeypatch.setattr(batch_processes, "Helpers", counted)
+    with open_database(db_path) as database:
+        items = _stream_items(database)[:HELPED_SOON]
+        for waiting, expected in ((True, [0]), (False, [])):
+            started.clear()
+            answered: list[bytes] = []
+            for line in answered_lines(database, [items], processes=2, more_arrived=lambda waiting=waiting: waiting):
+                answered.append(line)
+            assert started == expected
+            assert b"".join(answered) == answer_group(database, items, None)
 
 
 def test_a_helper_that_cannot_open_the_database_leaves_every_group_to_this_process(

@@ -251,7 +251,7 @@ class Position:
         """The moves a hint points at: in a won or lost position the fastest win or the slowest loss
         (`best_moves_shortest`: in a lost one every move keeps the value, so `best_moves` would be
         all of them), in a drawn one every move that keeps the draw."""
-        return self.best_moves if self.value == "draw" else self.best_moves_shortest
+        return _hinted(self.value, self.best_moves, self.best_moves_shortest)
 
     def moves_best_first(self) -> list[MoveAnalysis]:
         """Wins fastest first, then draws, then losses slowest first; ties by index."""
@@ -369,9 +369,15 @@ def document_json(
         cell = move[0]
         parts += (before, cells[:cell], mark, cells[cell + 1 :], after, b",")
     parts[-1] = b'],"hinted_moves":'  # over the last move's comma (or after the opening: no moves)
-    parts.append(compact_json(keeping if value == "draw" else fastest))  # hinted_moves
+    parts.append(compact_json(_hinted(value, keeping, fastest)))
     parts.append(b',"winning_line":[]}')
     return b"".join(parts)
+
+
+def _hinted(value: Value, best: tuple[int, ...], fastest: tuple[int, ...]) -> tuple[int, ...]:
+    """The moves a hint points at (`Position.hinted_moves`), from a position's value, its best
+    moves and the fastest of them."""
+    return best if value == "draw" else fastest
 
 
 def _record(

@@ -94,6 +94,7 @@ def test_a_batch_of_plain_boards_is_read_as_board_parse_reads_each(first: str | 
         elif parsed is not None:
             assert winner(cells, TICTACTOE) is not None  # only a board with a line is left to Board.parse
     assert taken == sum(1 for cells in fillings if winner(cells, TICTACTOE) is None and _parses(cells, first))
+    assert plain_boards(fillings[:9], "z", TICTACTOE) == [None] * 9  # type: ignore[arg-type]
 
 
 def _parses(cells: str, first: str | None) -> bool:

@@ -179,8 +179,8 @@ def plain_boards(texts: Sequence[object], first: Mark | None, game: Game) -> lis
     found: list[Board | None] = [None] * len(texts)
     n = game.cells
     at = [i for i, text in enumerate(texts) if isinstance(text, str) and len(text) == n and text.isascii()]
-    if not at or n > _MOST_PLAIN_CELLS:
-        return found
+    if not at or n > _MOST_PLAIN_CELLS or first not in (None, "o", "x"):
+        return found  # (a first player of another name: Board.parse says so)
     cells = [texts[i] for i in at]
     chars = np.frombuffer("".join(cells).encode("ascii"), np.uint8).reshape(len(at), n)  # type: ignore[arg-type]
     o_marks, x_marks = chars == ord("o"), chars == ord("x")

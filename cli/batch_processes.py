@@ -76,10 +76,10 @@ def answered_lines(
 ) -> Iterator[bytes]:
     """Each arrival's documents (`position_lines`'), as JSON lines, GROUP_ITEMS at a time, in
     order; before the next arrival is waited for (`more_arrived()` false: none has come yet),
-    every line of those read so far. Once HELPED_FROM items are read (HELPED_SOON with more waiting),
-    `processes` - 1 helpers (or `helpers`, started already) answer some of the groups. Garbage is collected every
-    COLLECTED_GROUPS groups and before each wait (`collections_deferred`), and what the handle
-    remembers is frozen."""
+    every line of those read so far. Once HELPED_FROM items are read (HELPED_SOON with more
+    waiting), `processes` - 1 helpers (or `helpers`, started already) answer some of the groups.
+    Garbage is collected every COLLECTED_GROUPS groups and before each wait
+    (`collections_deferred`), and what the handle remembers is frozen."""
     pending = _Pending(database, first)
     read = 0
     with collections_deferred():

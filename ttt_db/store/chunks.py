@@ -17,6 +17,13 @@ ZSTD_LEVEL: Final = 3
 at 6 (a few percent larger) at a third of the CPU time, which is a large share of a build's."""
 
 
+def level_chunks(cells: int, depth: int) -> int:
+    """How many chunks hold level `depth`'s slots (the last may hold fewer than CHUNK_SLOTS)."""
+    from ttt_db.ranked.slots import level_slots
+
+    return -(-level_slots(cells, depth) // CHUNK_SLOTS)
+
+
 def chunk_checksum(game_name: str, depth: int, chunk: int, blob: bytes, *, part: str = "core") -> int:
     """The checksum of one stored chunk (its compressed bytes) of the core or the extras (`part`),
     seeded with the game and its place: a chunk moved to another level, chunk number, table or

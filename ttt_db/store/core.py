@@ -27,7 +27,7 @@ from ttt_db.game.rules import VALUES, Value
 from ttt_db.position import Playout, Position
 from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.slots import level_slots, representative
-from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, core_codes, decompressed
+from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, core_codes, decompressed, level_chunks
 from ttt_db.store.digest import HASH_BYTES, HASH_PAGE, HASHES_KEY, chunk_hash, extras_checksum, page_hash
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras, extras_refused
 from ttt_db.store.reader import Reader
@@ -306,7 +306,7 @@ class CoreReader:
         return decoded
 
     def chunk_count(self, depth: int) -> int:
-        return -(-level_slots(self.game.cells, depth) // CHUNK_SLOTS)
+        return level_chunks(self.game.cells, depth)
 
     def stored_level(self, tables: RankedTables, depth: int) -> StoredLevel:
         """A whole level as the walker takes it (`ttt_db.ranked.walk.LevelSource`): its chunks read

@@ -23,7 +23,7 @@ from ttt_db.ranked.kernels.sets import Ints
 from ttt_db.ranked.playouts import level_classes, path_counts, playout_counts
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
-from ttt_db.store.chunks import CHUNK_SLOTS, ZSTD_LEVEL
+from ttt_db.store.chunks import CHUNK_SLOTS, ZSTD_LEVEL, level_chunks
 
 EXTRAS_FIELDS: Final = ("o_wins", "x_wins", "draws", "paths")
 EXTRAS_MAX_CELLS: Final = 16
@@ -107,7 +107,6 @@ def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLe
 
 
 def _extras_level(tables: RankedTables, level: Level, playouts: Ints | None, paths: Ints | None) -> ExtrasLevel:
-    from ttt_db.ranked.slots import level_slots
 
     assert playouts is not None and paths is not None, "every level is counted"
     sets = level.sets
@@ -116,7 +115,7 @@ def _extras_level(tables: RankedTables, level: Level, playouts: Ints | None, pat
     kept, numbers = _part(classes.slots, found), _part(classes.values, found * len(EXTRAS_FIELDS))
     chunks = []
     start = 0
-    for number in range(-(-level_slots(tables.cells, sets.depth) // CHUNK_SLOTS)):
+    for number in range(level_chunks(tables.cells, sets.depth)):
         end = bisect_left(kept, (number + 1) * CHUNK_SLOTS, lo=start)
         chunks.append(encode_extras(number, numbers[start * len(EXTRAS_FIELDS) : end * len(EXTRAS_FIELDS)]))
         start = end

@@ -20,8 +20,7 @@ from ttt_db.game.symmetry import canonical_and_orbit_many
 from ttt_db.position import Playout, Position, document_json
 from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
 from ttt_db.ranked.family import family_slots
-from ttt_db.ranked.slots import level_slots
-from ttt_db.store.chunks import CHUNK_SLOTS
+from ttt_db.store.chunks import CHUNK_SLOTS, level_chunks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -212,5 +211,5 @@ def _first_chunks(cells: int) -> NDArray[np.int64]:
     """Each level's first chunk numbered across the levels (level 0's is 0), and their total last."""
     import numpy as np
 
-    counts = [-(-level_slots(cells, depth) // CHUNK_SLOTS) for depth in range(cells + 1)]
+    counts = [level_chunks(cells, depth) for depth in range(cells + 1)]
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

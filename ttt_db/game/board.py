@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Final
 
 from ttt_db.errors import ImpossibleBoardError, InvalidBoardError, InvalidMoveError
@@ -185,13 +184,13 @@ def plain_boards(texts: Sequence[object], first: Mark | None, game: Game) -> lis
     chars = np.frombuffer("".join(cells).encode("ascii"), np.uint8).reshape(len(at), n)  # type: ignore[arg-type]
     o_marks, x_marks = chars == ord("o"), chars == ord("x")
     bits = np.left_shift(np.int64(1), np.arange(n, dtype=np.int64))
-    lines = np.asarray(_line_masks(game), np.int64)
+    lines = np.asarray(game.line_masks, np.int64)
     o_count, x_count = o_marks.sum(axis=1), x_marks.sum(axis=1)
     usual = (
         (o_marks | x_marks | (chars == ord(EMPTY))).all(axis=1)
         & (np.abs(o_count - x_count) <= 1)
-        & ~_has_line(o_marks.astype(np.int64) @ bits, lines)
-        & ~_has_line(x_marks.astype(np.int64) @ bits, lines)
+        & ~has_line(o_marks.astype(np.int64) @ bits, lines)
+        & ~has_line(x_marks.astype(np.int64) @ bits, lines)
     )
     if first is not None:  # the other side may not have more marks than the first
         usual &= (o_count >= x_count) if first == "o" else (x_count >= o_count)
@@ -205,12 +204,9 @@ _MOST_PLAIN_CELLS: Final = 62
 """The most cells `plain_boards` holds as bits of one integer."""
 
 
-@cache
-def _line_masks(game: Game) -> tuple[int, ...]:
-    return tuple(sum(1 << cell for cell in line) for line in game.lines)
-
-
-def _has_line(marks: NDArray[np.int64], lines: NDArray[np.int64]) -> NDArray[np.bool_]:
+def has_line(marks: NDArray[np.int64], lines: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Whether each of many boards' cells of one mark (a mask each) hold one of `lines` (masks:
+    `Game.line_masks`)."""
     found: NDArray[np.bool_] = ((marks[:, None] & lines) == lines).any(axis=1)
     return found
 

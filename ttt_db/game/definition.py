@@ -85,6 +85,11 @@ class Game:
     def name(self) -> str:
         return f"{self.rows}x{self.columns}k{self.k}"
 
+    @cached_property
+    def line_masks(self) -> tuple[int, ...]:
+        """Each winning line as a mask of its cells (bit c for cell c), in `lines`' order."""
+        return tuple(sum(1 << cell for cell in line) for line in self.lines)
+
     def __str__(self) -> str:
         return self.name
 

@@ -111,7 +111,7 @@ class RankedTables:
         self.cellimg = b.i64_of([cell for row in images for cell in row])
         self.ptab = b.i64_of(mask_tables(game))
         self.undo = b.i64_of([game.inverses.index(transform) for transform in game.transforms])
-        self.lines = b.i64_of([sum(1 << cell for cell in line) for line in game.lines])
+        self.lines = b.i64_of(list(game.line_masks))
         self.powers = b.i64_of([3 ** (n - 1 - cell) for cell in range(n)])
         self.worth = b.u8_of(WORTH)
         self.code_of_worth = b.u8_of(CODE_OF_WORTH)

@@ -15,6 +15,7 @@ from functools import cache
 from math import factorial
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
+from ttt_db.game.board import has_line
 from ttt_db.game.rules import STATUSES, Status, Value, opposite_value
 from ttt_db.game.symmetry import canonical_and_orbit_many
 from ttt_db.position import Playout, Position, document_json
@@ -102,14 +103,8 @@ def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) 
     occupied = taken.astype(np.int64) @ bits
     o_cells = (chars == ord("o")).astype(np.int64) @ bits
     depth = taken.sum(axis=1)
-    lines = np.asarray(tables.lines, np.int64)  # each winning line as a mask of cells
-
-    def lined(mark_cells: NDArray[np.int64]) -> NDArray[np.bool_]:
-        """Whether each board's cells of a mark hold a line."""
-        found: NDArray[np.bool_] = ((mark_cells[..., None] & lines) == lines).any(axis=-1)
-        return found
-
-    o_won, x_won = lined(o_cells), lined(occupied ^ o_cells)
+    lines = np.asarray(game.line_masks, np.int64)
+    o_won, x_won = has_line(o_cells, lines), has_line(occupied ^ o_cells, lines)
     finished = o_won | x_won | (depth == n)
     statuses = [STATUSES[i] for i in np.where(o_won, 1, np.where(x_won, 2, np.where(finished, 3, 0))).tolist()]
     own_slot, child_slot, ended, grand_slot = family_slots(tables, count, occupied, o_cells)

@@ -134,3 +134,44 @@ def test_export_rows_classes_says_what_it_wrote(run, tmp_path: Path) -> None:
     # issue 59: another game is refused for being another game, not for a --depth never given
     other = run("export", "--format", "uci-endgame", "--game", "4x4k4")
     assert other.exit_code == 2 and "not 4x4k4's" in other.stderr and "--depth" not in other.stderr
+
+
+def test_the_data_set_holds_each_row_to_its_positions_own(
+    game_db: tuple[Game, Path, tuple[int, ...] | None], tmp_path: Path
+) -> None:
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed: pip install -e '.[parquet]'")
+    from ttt_db.outputs.dataset import SPLITS, dataset_row, write_dataset
+
+    game, path, depths = game_db
+    folder = tmp_path / "set"
+    with open_database(path, game=game) as db:
+        summary = write_dataset(database_rows(db, depths, RowMode.positions), folder, game, mode=RowMode.positions)
+        expected = {row["board"]: row for row in map(dataset_row, db.all_positions(depths))}
+    rows = [row for split in SPLITS for row in pq.read_table(folder / f"{split}.parquet").to_pylist()]
+    assert len(rows) == len(expected) == sum(summary.rows.values())
+    assert {split: sum(row["split"] == split for row in rows) for split in SPLITS} == summary.rows
+    for row in rows:
+        assert row == expected[row["board"]], row["board"]
+
+
+def test_a_data_set_whose_write_fails_leaves_nothing_behind(
+    db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails on the writer's thread (a full disk) is raised, and no file is left."""
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed: pip install -e '.[parquet]'")
+    from ttt_db.outputs.dataset import write_dataset
+
+    written = pq.ParquetWriter.write_batch
+    calls: list[int] = []
+
+    def failing(self: object, batch: object, *args: object, **kwargs: object) -> None:
+        calls.append(1)
+        if len(calls) == 5:
+            raise OSError(28, "No space left on device")
+        written(self, batch, *args, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_batch", failing)
+    folder = tmp_path / "set"
+    with open_database(db_path) as db, pytest.raises(OSError, match="No space left"):
+        write_dataset(database_rows(db, None, RowMode.positions), folder, TICTACTOE, mode=RowMode.positions)
+    assert len(calls) >= 5 and list(folder.iterdir()) == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,12 +19,16 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import VALUES, mover_at, value_score
 from ttt_db.outputs.export_rows import RowMode
 from ttt_db.position import Position, value_fields
+from ttt_db.ranked.blocks import board_chars, mask_cell_lists
 from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.version import __version__
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import numpy as np
     import pyarrow as pa
+    import pyarrow.parquet as pq
     from numpy.typing import NDArray
 
     from ttt_db.outputs.export_rows import RowBlock
@@ -171,23 +176,23 @@ def write_dataset(
 
     refuse_foreign_card(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    schema = arrow_schema()
+    columns = _Columns(game)
     summary = DatasetSummary(game, folder, mode=mode, digest=digest)
     temporary = {split: folder / f".{split}.parquet.{os.getpid()}.tmp" for split in SPLITS}
     writers = {
-        split: pq.ParquetWriter(
-            temporary[split],
-            schema,
-            compression="zstd",
-            use_dictionary=list(DICTIONARY_COLUMNS),
-            write_statistics=False,
+        split: _SplitWriter(
+            pq.ParquetWriter(
+                temporary[split],
+                columns.schema,
+                compression="zstd",
+                use_dictionary=list(DICTIONARY_COLUMNS),
+                write_statistics=False,
+            )
         )
         for split in SPLITS
     }
-    columns = _Columns(game)
     try:
         for block in blocks:
-            batch = columns.batch(block, schema)
             test = splits_of(game, block.class_keys)
             canonical = block.canonical
             values = columns.value_names[block.codes]
@@ -195,7 +200,7 @@ def write_dataset(
                 rows = int(chosen.sum())
                 if not rows:
                     continue
-                writers[split].write_batch(batch.filter(chosen) if rows < block.rows else batch)
+                writers[split].write(columns.batch(block if rows == block.rows else block.taken(chosen), split))
                 summary.rows[split] += rows
                 summary.classes[split] += int((canonical & chosen).sum())
             for value, found in zip(*_counted(values), strict=True):
@@ -213,6 +218,37 @@ def write_dataset(
         for split in SPLITS:
             temporary[split].unlink(missing_ok=True)
     return summary
+
+
+class _SplitWriter:
+    """A split's Parquet writer, writing on a thread of its own (pyarrow's writer releases the GIL)
+    while the next batches are made: at most WAITING batches wait, in order."""
+
+    WAITING: Final = 2
+
+    def __init__(self, writer: pq.ParquetWriter) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.writer = writer
+        self.thread = ThreadPoolExecutor(1)
+        self.waiting: deque[Future[None]] = deque()
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        """Write `batch` after those before it; an error of an earlier write is raised here."""
+        while len(self.waiting) >= self.WAITING:
+            self.waiting.popleft().result()
+        self.waiting.append(self.thread.submit(self.writer.write_batch, batch))
+
+    def close(self) -> None:
+        """Every batch written (an error raised) and the file closed; again, nothing."""
+        try:
+            while self.waiting:
+                self.waiting.popleft().result()
+        finally:
+            for waiting in self.waiting:
+                waiting.cancel()
+            self.thread.shutdown(wait=True)
+            self.writer.close()
 
 
 def _counted(names: NDArray[Any]) -> tuple[list[str], list[int]]:
@@ -242,7 +278,7 @@ class _Columns:
             worth_after[worth] = after
         self.worth_score, self.worth_after = worth_score, worth_after
         self.value_names = np.array([("" if own is None else own[0]) for own in map(value_of_code, range(256))])
-        self.cells = np.arange(game.cells, dtype=np.int64)
+        self.schema = arrow_schema()
 
     def _code_tables(self, depth: int) -> dict[str, pa.Array]:
         import pyarrow as pa
@@ -265,14 +301,14 @@ class _Columns:
             }
         return found
 
-    def batch(self, block: RowBlock, schema: pa.Schema) -> pa.RecordBatch:
+    def batch(self, block: RowBlock, split: str) -> pa.RecordBatch:
+        """The rows of `block`, all of one split, as a record batch of `arrow_schema`."""
         import numpy as np
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         rows, n = block.rows, self.game.cells
         codes = pa.array(block.codes)
-        by_code = {key: pc.take(table, codes) for key, table in self._code_tables(block.depth).items()}
+        by_code = {key: table.take(codes) for key, table in self._code_tables(block.depth).items()}
         extras = None if block.extras is None or block.classes is None else block.extras.values[block.classes]
         every = np.arange(0, 3 * rows + 1, 3, dtype=np.int32)
         playout = (
@@ -286,52 +322,48 @@ class _Columns:
         open_cells = worths == 0
         per_cell = pa.array(np.arange(0, n * rows + 1, n, dtype=np.int32))
         columns = {
-            "board": self._boards(block.boards[:, 0], block.boards[:, 1]),
+            "board": self._boards(block, block.boards[:, 0], block.boards[:, 1]),
             **by_code,
-            "best_moves": self._cell_lists(block.best),
-            "best_moves_shortest": self._cell_lists(block.fastest),
+            "best_moves": self._cell_lists(block, block.best),
+            "best_moves_shortest": self._cell_lists(block, block.fastest),
             "playout": playout,
             "paths": paths,
-            "canonical": self._boards(block.boards[:, 2], block.boards[:, 3]),
-            "depth": pa.array(np.full(rows, block.depth, np.int8)),
-            "first": pa.array(np.full(rows, "o")),
-            "score_viewpoint": pa.array(np.full(rows, "o")),
-            "value_viewpoint": pa.array(np.full(rows, mover_at(block.depth))),
+            "canonical": self._boards(block, block.boards[:, 2], block.boards[:, 3]),
+            "depth": pa.repeat(pa.scalar(block.depth, pa.int8()), rows),
+            "first": pa.repeat("o", rows),
+            "score_viewpoint": pa.repeat("o", rows),
+            "value_viewpoint": pa.repeat(mover_at(block.depth), rows),
             "orbit": pa.array(block.orbits.astype(np.int16)),
-            "game": pa.array(np.full(rows, self.game.name)),
+            "game": pa.repeat(self.game.name, rows),
             "move_value": pa.ListArray.from_arrays(
-                per_cell, pa.array(self.worth_score[worths], pa.int8(), mask=open_cells)
+                per_cell, pa.array(np.take(self.worth_score, worths), pa.int8(), mask=open_cells)
             ),
             "move_remoteness": pa.ListArray.from_arrays(
-                per_cell, pa.array(self.worth_after[worths], pa.int8(), mask=open_cells)
+                per_cell, pa.array(np.take(self.worth_after, worths), pa.int8(), mask=open_cells)
             ),
-            "split": pa.array(np.where(splits_of(self.game, block.class_keys), "test", "train")),
+            "split": pa.repeat(split, rows),
         }
         return pa.RecordBatch.from_arrays(
-            [columns[name].cast(field.type) for name, field in zip(schema.names, schema, strict=True)], schema=schema
+            [columns[name].cast(field.type) for name, field in zip(self.schema.names, self.schema, strict=True)],
+            schema=self.schema,
         )
 
-    def _boards(self, o_cells: NDArray[np.int64], x_cells: NDArray[np.int64]) -> pa.Array:
+    def _boards(self, block: RowBlock, o_cells: NDArray[np.int64], x_cells: NDArray[np.int64]) -> pa.Array:
         """Boards as text from their o's and x's cells."""
         import numpy as np
         import pyarrow as pa
 
-        from ttt_db.ranked.blocks import board_chars
-
         n, rows = self.game.cells, len(o_cells)
-        text = board_chars(o_cells | x_cells, o_cells, n)
+        text = board_chars(block.backend, o_cells | x_cells, o_cells, n)
         offsets = np.arange(0, n * rows + 1, n, dtype=np.int32)
-        return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(text.tobytes()))
+        return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(text))
 
-    def _cell_lists(self, masks: NDArray[np.int64]) -> pa.Array:
+    def _cell_lists(self, block: RowBlock, masks: NDArray[np.int64]) -> pa.Array:
         """Each mask's cells, in order, as a list."""
-        import numpy as np
         import pyarrow as pa
 
-        bits = ((masks[:, None] >> self.cells) & 1).astype(bool)
-        offsets = np.zeros(len(masks) + 1, np.int32)
-        np.cumsum(bits.sum(axis=1), out=offsets[1:])
-        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(np.nonzero(bits)[1].astype(np.int8)))
+        offsets, cells = mask_cell_lists(block.backend, masks, self.game.cells)
+        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(cells))
 
 
 FIELDS_DOCUMENTED: Final = (

@@ -13,7 +13,7 @@ its children), so no row carries a code the rules refuse.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from math import factorial
 from typing import TYPE_CHECKING
@@ -71,6 +71,20 @@ class RowBlock:
     @property
     def rows(self) -> int:
         return len(self.codes)
+
+    def taken(self, chosen: NDArray[np.bool_]) -> RowBlock:
+        """The block of the rows `chosen` marks, in their order."""
+        return replace(
+            self,
+            boards=self.boards[chosen],
+            class_keys=self.class_keys[chosen],
+            orbits=self.orbits[chosen],
+            codes=self.codes[chosen],
+            worths=None if self.worths is None else self.worths[chosen],
+            best=self.best[chosen],
+            fastest=self.fastest[chosen],
+            classes=None if self.classes is None else self.classes[chosen],
+        )
 
     @property
     def canonical(self) -> NDArray[np.bool_]:

@@ -202,20 +202,33 @@ class Block:
         return self.sets.cset if self.canonical else self.tables.backend.i64(0)
 
 
-def board_chars(occupied: Any, o_cells: Any, cells: int) -> Any:
-    """Boards as characters (`.`, `x`, `o`), a row of `cells` bytes each, from numpy arrays of their
-    occupied and o's cells."""
+def board_chars(backend: Backend, occupied: Any, o_cells: Any, cells: int) -> Any:
+    """Boards as characters (`.`, `x`, `o`), a row of `cells` bytes each (a numpy array of uint8),
+    from numpy arrays of their occupied and o's cells (the kernel `board_letters`)."""
     import numpy as np
 
-    shifts = np.arange(cells, dtype=np.int64)
-    marks = ((occupied[:, None] >> shifts) & 1) + ((o_cells[:, None] >> shifts) & 1)  # 0 empty, 2 o, 1 x
-    return np.frombuffer(b".xo", np.uint8)[marks]
+    found = len(occupied)
+    out = np.zeros(found * cells, np.uint8)
+    backend.run.board_letters(occupied, o_cells, found, cells, out)
+    return out
+
+
+def mask_cell_lists(backend: Backend, masks: Any, cells: int) -> tuple[Any, Any]:
+    """Each cell mask's cells in order, as Arrow lists take them: the offsets (int32, one more
+    than the masks) and every list's cells one after another (int8)."""
+    import numpy as np
+
+    found = len(masks)
+    offsets = np.zeros(found + 1, np.int64)
+    out = np.zeros(found * cells, np.int8)
+    backend.run.mask_cells(masks, found, cells, offsets[1:], out)
+    return offsets.astype(np.int32), out[: offsets[-1]]
 
 
 def board_texts(backend: Backend, occupied: Ints, o_cells: Ints, cells: int) -> list[str]:
     """Boards as text from their occupied and o's cells (in arrays where the backend is compiled)."""
     if backend.compiled:
-        text = board_chars(occupied, o_cells, cells).tobytes().decode("ascii")
+        text = board_chars(backend, occupied, o_cells, cells).tobytes().decode("ascii")
         return [text[i : i + cells] for i in range(0, len(text), cells)]
     return [
         "".join("o" if o >> cell & 1 else "x" if occ >> cell & 1 else "." for cell in range(cells))

@@ -268,3 +268,31 @@ def export_rows(
         boards[4 * e + 3] = class_x
         best_out[e] = best
         fast_out[e] = fast
+
+
+def board_letters(occupied: Ints, o_cells: Ints, found: int, cells: int, out: Ints) -> None:
+    """Board r (its occupied and o's cells) as `cells` letters from out[r * cells]: `.` where empty,
+    `o` or `x` where marked (ASCII)."""
+    for r in range(found):
+        occupied_r = occupied[r]
+        o_r = o_cells[r]
+        base = r * cells
+        for cell in range(cells):
+            if not occupied_r >> cell & 1:
+                out[u(base + cell)] = 46
+            elif o_r >> cell & 1:
+                out[u(base + cell)] = 111
+            else:
+                out[u(base + cell)] = 120
+
+
+def mask_cells(masks: Ints, found: int, cells: int, ends: Ints, out: Ints) -> None:
+    """The cells of mask r, in order, from out[ends[r - 1]] (0 for the first) to out[ends[r]]."""
+    total = 0
+    for r in range(found):
+        mask = masks[r]
+        for cell in range(cells):
+            if mask >> cell & 1:
+                out[u(total)] = cell
+                total += 1
+        ends[r] = total

@@ -13,7 +13,7 @@ fails at that board, the failure carrying the error. Failures are kept up to the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
@@ -258,7 +258,7 @@ def check_strong_over_core(
     pace = _Pace(ai.name, game, to_ask, report, notice)
     if database.plain_rows_held and runs_interpreted(sum(level_sizes(game.cells))):
         return _check_over_class_rows(
-            ai, database, canonical=canonical, shortest=shortest, by_orbit=by_orbit, pace=pace, budget=budget
+            ai, database, figures, canonical=canonical, shortest=shortest, by_orbit=by_orbit, pace=pace, budget=budget
         )
     from ttt_db.ranked.blocks import blocks  # the walk over the core: not loaded for a small game's rows
 
@@ -434,12 +434,14 @@ def _check_own_moves(
         asked=asked if by_orbit else None,
         stopped=stopped,
         depth_reached=depth if stopped is not None else None,
+        reached_in_part=False,  # a level is counted whole or not at all
     )
 
 
 def _check_over_class_rows(
     ai: NamedAI,
     database: SolutionDatabase,
+    figures: dict[str, Any],
     *,
     canonical: bool,
     shortest: bool,
@@ -450,9 +452,8 @@ def _check_over_class_rows(
     """`check_strong_over_core` on a game small enough that its kernels run interpreted, read
     pinned: its decision classes from the plain table's rows (`ttt_db.store.class_rows`, held to
     their hashes at open) rather than from the core's levels; the same counts, kinds and failures,
-    each level's boards in key order."""
+    each level's boards in key order; `figures` are the meta's."""
     game = database.game
-    figures = database.meta()["figures"]
     name = "decision_canonical" if canonical else "decision"
     at_representatives = canonical or by_orbit
     own = {"best": False, "fastest": True}.get(ai.core_answer or "")  # the database's own answers: fastest?
@@ -466,6 +467,12 @@ def _check_over_class_rows(
         stopped = budget.stop_reason()
         if stopped is not None:
             break
+        if cannot_fail:  # the database's own moves held to a target they keep: each level counted whole
+            orbits = sum(one.orbit for one in classes)
+            asked_here = len(classes) if at_representatives else orbits
+            tally.checked += orbits if by_orbit else asked_here
+            pace.part_done(asked_here, 0.0, budget, whole=True)
+            continue
         boards = _class_boards(classes, game, images=not at_representatives)
         first = 0
         while first < len(boards):
@@ -474,20 +481,15 @@ def _check_over_class_rows(
                 break
             part = boards[first : pace.part_end(first, len(boards), budget, whole=own is not None)]
             seconds = 0.0
-            if cannot_fail:  # the database's own moves held to a target they keep: counted, not compared
-                tally.checked += sum(one.orbit for one, _, _ in part) if by_orbit else len(part)
+            if own is None:
+                answers, errors, seconds = _asked(
+                    ai, [board for _, _, board in part], [t for _, t, _ in part], game, budget, pace.answered
+                )
+                part = part[: len(answers)]
             else:
-                if own is None:
-                    answers, errors, seconds = _asked(
-                        ai, [board for _, _, board in part], [t for _, t, _ in part], game, budget, pace.answered
-                    )
-                    part = part[: len(answers)]
-                else:
-                    answers, errors = [_mask(one.fastest if own else one.best) for one, _, _ in part], {}
-                for i, (one, transform, board) in enumerate(part):
-                    _hold_class(
-                        one, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally
-                    )
+                answers, errors = [_mask(one.fastest if own else one.best) for one, _, _ in part], {}
+            for i, (one, transform, board) in enumerate(part):
+                _hold_class(one, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally)
             first += len(part)
             pace.part_done(len(part), seconds, budget, whole=own is not None)
         if stopped is not None:
@@ -519,8 +521,11 @@ def _class_boards(classes: list[DecisionClass], game: Game, *, images: bool) -> 
     return found
 
 
-def _mask(moves: Sequence[int]) -> int:
-    return sum(1 << move for move in moves)
+def _mask(moves: Iterable[int]) -> int:
+    return sum(map(_BIT, moves))
+
+
+_BIT: Final = (1).__lshift__
 
 
 def _hold_class(
@@ -677,7 +682,7 @@ def _asked(
         else:
             if transforms[i]:
                 answer = untransform_moves(answer, transforms[i], game)
-            chosen.append(sum(1 << move for move in answer))
+            chosen.append(_mask(answer))
         answered(i + 1, time.perf_counter() - started)
     return chosen, errors, time.perf_counter() - started
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Final
 
 from ttt_db.errors import UnknownGameError
@@ -79,7 +79,7 @@ class Game:
         if match is None:
             raise UnknownGameError(text, "a game is written RxCkK: rows x columns, K in a row, as in 4x4k4")
         rows, columns, k = (int(group) for group in match.groups())
-        return cls(rows, columns, k)
+        return _made(rows, columns, k)
 
     @cached_property
     def name(self) -> str:
@@ -186,7 +186,15 @@ class Game:
 
 
 _DIGITS: Final = {".": 0, "o": 1, "x": 2}
-TICTACTOE: Final = Game(3, 3, 3)
+
+
+@lru_cache(maxsize=64)
+def _made(rows: int, columns: int, k: int) -> Game:
+    """A game's tables (lines, symmetries) made once per process for every parse that names it."""
+    return Game(rows, columns, k)
+
+
+TICTACTOE: Final = Game.parse("3x3k3")
 DEFAULT_GAME: Final = TICTACTOE
 
 

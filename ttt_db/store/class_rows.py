@@ -54,21 +54,19 @@ def decision_levels(reader: Reader) -> Iterator[tuple[int, list[DecisionClass]]]
     rows = list(  # read whole (a small game's): no cursor stays open while an AI answers
         reader.stream(
             f"SELECT depth, board, orbit, best_moves, best_moves_shortest, moves FROM {POSITIONS} "
-            "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY depth, key"
+            "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY key"  # the table's order: no sort in SQLite
         )
     )
+    rows.sort(key=itemgetter(0))  # by depth, each depth's rows still in key order
     for depth, level in groupby(rows, key=itemgetter(0)):
-        found = [_decision_class(row) for row in level]
-        yield int(depth), [one for one in found if one is not None]
-
-
-def _decision_class(row: tuple[Any, ...]) -> DecisionClass | None:
-    _, board, orbit, best, fastest, moves = row
-    board = str(board)
-    best_moves = tuple(_unpacked(best, board))
-    if len(best_moves) == board.count(EMPTY):
-        return None  # every move keeps the value: not a decision position
-    return DecisionClass(board, int(orbit), best_moves, bytes(fastest), bytes(moves))
+        yield (
+            int(depth),
+            [
+                DecisionClass(board, orbit, best, fastest, moves)  # held to their hashes: as typed
+                for _, board, orbit, packed, fastest, moves in level
+                if len(best := tuple(_unpacked(packed, board))) < board.count(EMPTY)  # some move loses value
+            ],
+        )
 
 
 def _unpacked(blob: Any, board: str) -> Any:

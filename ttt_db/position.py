@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
@@ -285,14 +285,10 @@ class Position:
         the user's marks: a client follows a game by these boards instead of applying rules), and
         its `score` from the first player's side, as the position's own `score` is."""
         mover = self.to_move
-        moves = []
+        moves: list[dict[str, Any]] = []
         if mover is not None:
             cells, scores = self.cells, _move_scores(self.first, mover)
-            for analysis in self.moves:
-                entry = analysis.to_dict()
-                entry["board"] = play(cells, analysis.move, mover)
-                entry["score"] = scores[analysis.value]
-                moves.append(entry)
+            moves = [_move_entry(analysis, play(cells, analysis.move, mover), scores) for analysis in self.moves]
         document = self.to_record()
         document["moves"] = moves
         document["hinted_moves"] = list(self.hinted_moves)
@@ -434,12 +430,19 @@ def _entry_texts(
     known: dict[tuple[int, Value, int], tuple[bytes, bytes]], move: tuple[int, Value, int], game: Game, mover: Mark
 ) -> tuple[bytes, bytes]:
     """A move entry's text around its board, made as `to_document` makes the entry, and kept."""
-    entry = MoveAnalysis(*move, game).to_dict()
-    entry["board"] = _BOARD_MARK
-    entry["score"] = _move_scores("o", mover)[move[1]]
+    entry = _move_entry(MoveAnalysis(*move, game), _BOARD_MARK, _move_scores("o", mover))
     before, after = compact_json(entry).split(_BOARD_MARK.encode())
     known[move] = (before, after)
     return before, after
+
+
+def _move_entry(analysis: MoveAnalysis, board: str, scores: Mapping[Value, int]) -> dict[str, Any]:
+    """A move's entry in `to_document`'s `moves`: its analysis, the board it makes, its score
+    from the first player's side (`scores`, by the move's value)."""
+    entry = analysis.to_dict()
+    entry["board"] = board
+    entry["score"] = scores[analysis.value]
+    return entry
 
 
 def _scores(board_status: Status, own: tuple[Value, int], depth: int, cells: int) -> tuple[int, int]:

@@ -172,6 +172,7 @@ def write_dataset(
     foreign README.md is refused first), each written beside its name and moved into place, from
     the rows of `blocks` (`ttt_db.outputs.export_rows`) as record batches built column by column,
     each row what `dataset_row` makes of its position; `counted(n)` is told after each block."""
+    import numpy as np
     import pyarrow.parquet as pq
 
     refuse_foreign_card(folder)
@@ -194,16 +195,17 @@ def write_dataset(
     try:
         for block in blocks:
             test = splits_of(game, block.class_keys)
-            canonical = block.canonical
-            values = columns.value_names[block.codes]
-            for split, chosen in (("train", ~test), ("test", test)):
-                rows = int(chosen.sum())
-                if not rows:
+            trains = block.rows - int(test.sum())
+            ordered = block if trains in (0, block.rows) else block.taken(np.argsort(test, kind="stable"))
+            canonical = ordered.canonical  # train rows first, then test, each in the block's order
+            for split, rows in (("train", slice(0, trains)), ("test", slice(trains, block.rows))):
+                if rows.start == rows.stop:
                     continue
-                writers[split].write(columns.batch(block if rows == block.rows else block.taken(chosen), split))
-                summary.rows[split] += rows
-                summary.classes[split] += int((canonical & chosen).sum())
-            for value, found in zip(*_counted(values), strict=True):
+                part = ordered if rows.stop - rows.start == block.rows else ordered.taken(rows)
+                writers[split].write(columns.batch(part, split))
+                summary.rows[split] += part.rows
+                summary.classes[split] += int(canonical[rows].sum())
+            for value, found in columns.counted_values(block.codes).items():
                 summary.values[value] = summary.values.get(value, 0) + found
             if counted is not None:
                 counted(block.rows)
@@ -251,13 +253,6 @@ class _SplitWriter:
             self.writer.close()
 
 
-def _counted(names: NDArray[Any]) -> tuple[list[str], list[int]]:
-    import numpy as np
-
-    found, counts = np.unique(names, return_counts=True)
-    return [str(name) for name in found.tolist()], counts.tolist()
-
-
 class _Columns:
     """A block's rows as one record batch of `arrow_schema`'s columns: per-code fields from tables
     of the 256 codes (`value_fields`), move lists from cell masks, every move's value and remoteness
@@ -277,8 +272,19 @@ class _Columns:
             worth_score[worth] = value_score(VALUES[rank])
             worth_after[worth] = after
         self.worth_score, self.worth_after = worth_score, worth_after
-        self.value_names = np.array([("" if own is None else own[0]) for own in map(value_of_code, range(256))])
+        self.value_names = ["" if own is None else own[0] for own in map(value_of_code, range(256))]
         self.schema = arrow_schema()
+
+    def counted_values(self, codes: NDArray[np.uint8]) -> dict[str, int]:
+        """Rows by value (`value_of_code`; "" for a code that holds none), from their codes."""
+        import numpy as np
+
+        found: dict[str, int] = {}
+        for code, rows in enumerate(np.bincount(codes, minlength=256).tolist()):
+            if rows:
+                name = self.value_names[code]
+                found[name] = found.get(name, 0) + rows
+        return found
 
     def _code_tables(self, depth: int) -> dict[str, pa.Array]:
         import pyarrow as pa

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from math import factorial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.definition import Game
@@ -72,18 +72,22 @@ class RowBlock:
     def rows(self) -> int:
         return len(self.codes)
 
-    def taken(self, chosen: NDArray[np.bool_]) -> RowBlock:
-        """The block of the rows `chosen` marks, in their order."""
+    def taken(self, rows: NDArray[np.intp] | slice) -> RowBlock:
+        """The block of `rows`: indices, in their order, or a slice (views, not copies)."""
+
+        def picked(values: NDArray[Any]) -> NDArray[Any]:
+            return values[rows] if isinstance(rows, slice) else values.take(rows, axis=0)
+
         return replace(
             self,
-            boards=self.boards[chosen],
-            class_keys=self.class_keys[chosen],
-            orbits=self.orbits[chosen],
-            codes=self.codes[chosen],
-            worths=None if self.worths is None else self.worths[chosen],
-            best=self.best[chosen],
-            fastest=self.fastest[chosen],
-            classes=None if self.classes is None else self.classes[chosen],
+            boards=picked(self.boards),
+            class_keys=picked(self.class_keys),
+            orbits=picked(self.orbits),
+            codes=picked(self.codes),
+            worths=None if self.worths is None else picked(self.worths),
+            best=picked(self.best),
+            fastest=picked(self.fastest),
+            classes=None if self.classes is None else picked(self.classes),
         )
 
     @property

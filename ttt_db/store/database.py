@@ -421,7 +421,8 @@ class SolutionDatabase:
         board does not stop the rest); `DatabaseDamagedError` still raises. Many boards of a large
         game are derived together, in arrays (`ttt_db.store.lookups`)."""
         for group in _groups(boards):
-            self._derive_together([parsed for board in group if (parsed := self._parsed(board, first)) is not None])
+            parsed = (self._parsed(board, first) for board in group)
+            self._derive_together([board.stored_cells for board in parsed if board is not None])
             for board in group:
                 try:
                     yield self.lookup(board, first=first)
@@ -445,7 +446,8 @@ class SolutionDatabase:
             plain = plain_boards(group, first, self.game)  # the usual boards, checked together
             boards = [board or self._batch_board(item, first) for item, board in zip(group, plain, strict=True)]
             parsed = [board for board in boards if isinstance(board, Board)]
-            self._derive_together([board for board in parsed if board.swapped])  # told swapped, one at a time
+            swapped = [board.stored_cells for board in parsed if board.swapped]
+            self._derive_together(swapped)  # told swapped: answered one at a time from the positions
             written = self._written_together([board for board in parsed if not board.swapped])
             for item, board in zip(group, boards, strict=True):
                 try:
@@ -504,11 +506,11 @@ class SolutionDatabase:
             return  # each lookup then goes its one-board way, and names the damage it meets
         self._arrays_ready = True
 
-    def _derive_together(self, boards: list[Board]) -> None:
-        """The positions of many boards of a game whose kernels are compiled, derived in arrays into
-        the cache `lookup` reads (a board the arrays leave is derived alone when it is looked up)."""
-        wanted = list(dict.fromkeys(board.stored_cells for board in boards))
-        wanted = [cells for cells in wanted if cells not in self._stored]
+    def _derive_together(self, boards: list[str]) -> None:
+        """The positions of many boards (o first) of a game whose kernels are compiled, derived in
+        arrays into the cache `lookup` reads (a board the arrays leave is derived alone when it is
+        looked up)."""
+        wanted = [cells for cells in dict.fromkeys(boards) if cells not in self._stored]
         if len(wanted) < ARRAYS_FROM or not self.core.tables.backend.compiled:
             return
         from ttt_db.store.lookups import positions_in_arrays
@@ -557,6 +559,8 @@ class SolutionDatabase:
         """Positions (o first) of boards in any orientation, in the order given, each derived
         from the core (its value and its moves' from the codes of its children's classes) with,
         where kept, its class's odds and paths; remembered per board."""
+        boards = list(boards)
+        self._derive_together(boards)
         return [self._stored_position(board) for board in boards]
 
     def _stored_position(self, board: str) -> Position:

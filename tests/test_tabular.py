@@ -156,11 +156,12 @@ def _reference_policy(table: dict[str, dict[int, Fraction]]):
     return policy
 
 
-def _learner_table(db: SolutionDatabase) -> dict[str, dict[int, Fraction]]:
-    """A learner's table with a learner's faults: at the boards it met it prefers the first free
-    cell (two thirds) over the last (one third), in whatever orientation it met them."""
+def _learner_table(db: SolutionDatabase, depths: range | None = None) -> dict[str, dict[int, Fraction]]:
+    """A learner's table with a learner's faults: at the boards it met (of the levels `depths`, all
+    by default) it prefers the first free cell (two thirds) over the last (one third), in whatever
+    orientation it met them."""
     table = {}
-    for index, position in enumerate(db.all_positions()):
+    for index, position in enumerate(db.all_positions(depths)):
         if position.status == "playing" and index % 3 == 0:
             free = empty_cells(position.cells)
             table[position.cells] = (
@@ -214,7 +215,7 @@ def test_over_12_cells_a_symmetric_table_is_scored_over_the_core_and_an_asymmetr
     path = tmp_path / "2x7k3.sqlite"
     build_database(path, game=game)
     with open_database(path, game=game) as db:
-        learner = _learner_table(db)
+        learner = _learner_table(db, range(7))  # its first levels: asymmetric all the same, read at once
     symmetric = _write(tmp_path, {"symmetric": True, "policy": {"o" + "." * 13: [6, 7]}}, "symmetric.json")
     asymmetric = _write(
         tmp_path, {board: {str(m): str(p) for m, p in odds.items()} for board, odds in learner.items()}, "learner.json"

@@ -6,6 +6,7 @@ extra) with a dataset card beside it: `export --format parquet -o FOLDER`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections import deque
@@ -216,7 +217,7 @@ def write_dataset(
         (folder / CARD).write_text(card_text(summary), encoding="utf-8")
     finally:
         for writer in writers.values():
-            writer.close()
+            writer.abandon()
         for split in SPLITS:
             temporary[split].unlink(missing_ok=True)
     return summary
@@ -242,14 +243,24 @@ class _SplitWriter:
         self.waiting.append(self.thread.submit(self.writer.write_batch, batch))
 
     def close(self) -> None:
-        """Every batch written (an error raised) and the file closed; again, nothing."""
+        """Every batch written and the file closed; the first error raised (the rest abandoned)."""
         try:
             while self.waiting:
                 self.waiting.popleft().result()
-        finally:
-            for waiting in self.waiting:
-                waiting.cancel()
-            self.thread.shutdown(wait=True)
+        except BaseException:
+            self.abandon()
+            raise
+        self.thread.shutdown(wait=True)
+        self.writer.close()
+
+    def abandon(self) -> None:
+        """Give the file up: batches not begun dropped, the one being written let finish, the file
+        closed, errors not raised (the first was, or the export is being stopped); again, nothing."""
+        for waiting in self.waiting:
+            waiting.cancel()
+        self.waiting.clear()
+        self.thread.shutdown(wait=True)
+        with contextlib.suppress(Exception):
             self.writer.close()
 
 

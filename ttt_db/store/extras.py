@@ -107,7 +107,6 @@ def count_extras(tables: RankedTables, levels: Sequence[Level]) -> list[ExtrasLe
 
 
 def _extras_level(tables: RankedTables, level: Level, playouts: Ints | None, paths: Ints | None) -> ExtrasLevel:
-
     assert playouts is not None and paths is not None, "every level is counted"
     sets = level.sets
     classes = level_classes(tables, level, playouts, paths)

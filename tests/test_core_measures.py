@@ -116,7 +116,7 @@ def test_over_the_core_the_measures_are_exactly_the_position_by_position_ones(
 def test_passes_split_to_fit_their_memory_measure_the_same(
     game_name: str, small_paths: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Where two levels' numbers would pass PASS_BYTES, a pass takes one seat (backward, against a
+    """Where a pass's numbers would pass PASS_BYTES, a pass takes one seat (backward, against a
     best response) or one opponent (forward): the same figures, each position met once a pass."""
     monkeypatch.setenv("TTT_DB_KERNEL", "interpreted")
     with open_database(small_paths[game_name]) as db:

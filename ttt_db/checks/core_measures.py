@@ -10,8 +10,9 @@ uniform random play, each `against`) the probability of reaching each class is c
 from the empty board (`policy_reach`), and the outcomes are the reach of the boards where the game
 ends: one forward walk for every opponent at once, which also gives what the policy gives up where
 perfect play lets it reach. A pass keeps two levels' numbers, 8 bytes each per board and seat
-(backward, a win and a loss; forward, a reach per opponent): where two levels' would pass
-PASS_BYTES, the seats or the opponents are spread over more passes (`_Passes`). Symmetric boards
+(backward, a win and a loss; forward, a reach per opponent), in two buffers as wide as the largest
+level that every pass reuses (memory mapped anew costs more than the numbers written in it): where
+they would pass PASS_BYTES, the seats or the opponents are spread over more passes (`_Passes`). Symmetric boards
 have the same outcomes, so a class is measured once, at its representative: its reach is the sum
 of its boards', and the costliest positions are classes, each shown at its representative. The
 kernels count in exact fractions on a game of at most MEASURED_MAX_CELLS cells (interpreted,
@@ -21,7 +22,7 @@ whatever backend the core reads with), in float64 on a larger one.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
@@ -64,11 +65,11 @@ def _core_policy(named: NamedAI) -> CorePolicy:
 
 TIE: Final = 1e-12
 """In floating point, two expected scores closer than this are a tie (a best response's choice)."""
-PASS_BYTES: Final = 1 << 30
-"""What one pass's numbers over two adjacent levels may take (8 bytes each; the forward pass against
-perfect play holds one more for each board of one level: what the policy gives up there): the seats
-(backward) or the opponents (forward) are spread over as many passes as keep them within it, one a
-pass at least."""
+PASS_BYTES: Final = 9 << 28
+"""What one pass's numbers may take: two buffers, each of them as wide as the largest level (8
+bytes a number; the forward pass against perfect play holds one more for each board of one level:
+what the policy gives up there). The seats (backward) or the opponents (forward) are spread over as
+many passes as keep them within it, one a pass at least; the passes share the buffers."""
 
 
 @dataclass(frozen=True)
@@ -85,9 +86,8 @@ class _Passes:
     def of(cls, sizes: list[int], opponents: int, best_response: bool = True) -> _Passes:
         """For levels of `sizes` boards and `opponents` fixed opponents: a seat takes a win and a
         loss a board backward (none without a best response), an opponent its reach in each seat
-        forward, on two levels."""
-        widest = max(a + b for a, b in zip(sizes, sizes[1:], strict=False))
-        each = max(1, PASS_BYTES // (widest * 2 * 8))
+        forward, in each of two buffers as wide as the largest level (`_Walk.buffers`)."""
+        each = max(1, PASS_BYTES // (2 * max(sizes) * 2 * 8))
         return cls(_grouped(range(2 if best_response else 0), each), _grouped(range(1, opponents + 1), each))
 
     @property
@@ -129,6 +129,15 @@ class _Numbers:
 
     def zeros(self, size: int) -> Ints:
         return [ZERO] * size if self.exact else self.backend.f64(size)
+
+    def zeroed(self, buffer: Ints, size: int) -> Ints:
+        """`size` zeros: in float64 the first `size` of `buffer`, zeroed (its memory reused: a level's
+        numbers mapped anew cost the system more than the pass that fills them), exactly new ones."""
+        if self.exact:
+            return self.zeros(size)
+        part = buffer[:size]
+        part.fill(0)
+        return part
 
     def array(self, values: list[Fraction]) -> Ints:
         return values if self.exact else self.backend.f64_of([float(value) for value in values])
@@ -310,15 +319,28 @@ class _Walk:
     keeps: Ints  # [policy] 1 where it never plays a move outside its kind (a perfect player)
     listed: _Listed
     met: Callable[[int], None]
+    held: list[Ints] = field(default_factory=list)  # the numbers' buffers, kept from pass to pass
+
+    def buffers(self, width: int) -> tuple[Ints, Ints, Ints]:
+        """Two buffers of `width` numbers a board of the largest level, and one of a number a board:
+        the same memory from one pass to the next (`_Numbers.zeroed`)."""
+        widest = max(level.sets.size for level in self.levels.values())
+        if self.numbers.exact:
+            return self.numbers.zeros(0), self.numbers.zeros(0), self.numbers.zeros(0)
+        if not self.held or len(self.held[0]) < widest * width:
+            self.held[:] = [self.numbers.zeros(widest * width) for _ in range(2)] + [self.numbers.zeros(widest)]
+        return self.held[0], self.held[1], self.held[2]
 
     def best_response(self, seats: tuple[int, ...]) -> dict[int, tuple[Probability, Probability]]:
         """Each of `seats`' (0 o, 1 x) win and loss probabilities from the empty board against a
         best response: the levels backward, the full boards first."""
         below_out: Ints = self.numbers.zeros(0)
         chosen = self.tables.backend.i64_of(list(seats))
+        spare, other, _ = self.buffers(2 * len(seats))
         for depth in range(self.tables.cells, -1, -1):
             here = self.levels[depth]
-            out = self.numbers.zeros(here.sets.size * 2 * len(seats))
+            out = self.numbers.zeroed(spare, here.sets.size * 2 * len(seats))
+            spare, other = other, spare
             best_response_level(
                 self.tables,
                 here,
@@ -345,14 +367,16 @@ class _Walk:
         tables, numbers, b = self.tables, self.numbers, self.tables.backend
         nf = len(group)  # a board's reach in each seat: a seat's half of the level's array, then the other's
         opponents = b.i64_of(list(group))
-        mass = numbers.zeros(self.levels[0].sets.size * 2 * nf)
+        spare, other, losses = self.buffers(2 * nf)
+        mass = numbers.zeroed(other, self.levels[0].sets.size * 2 * nf)
         for i in range(2 * nf):
             mass[i] = numbers.number(ONE)
         ends = numbers.zeros(8 * nf)  # each total, then the rounding it lost (`add_compensated`)
         for depth in range(tables.cells + 1):
             here, below = self.levels[depth], self.levels.get(depth + 1)
-            lost = numbers.zeros(here.sets.size if reached is not None else 0)
-            below_mass = numbers.zeros(below.sets.size * 2 * nf if below is not None else 0)
+            lost = numbers.zeroed(losses, here.sets.size if reached is not None else 0)
+            below_mass = numbers.zeroed(spare, below.sets.size * 2 * nf if below is not None else 0)
+            spare, other = other, spare
             reach_level(
                 tables,
                 here,

@@ -115,7 +115,7 @@ def reach_level(
                 own.kids,
                 own.worths,
                 own.per,
-                zeros(2 * here.sets.patterns * len(opponents)),
+                zeros(2 * here.sets.patterns * (len(opponents) + 1)),
                 own.small,
                 own.tab,
             )

@@ -177,7 +177,7 @@ def policy_reach(
     small: Ints,
     tab: Ints,
 ) -> None:
-    """Play forward from canonical sets c0..c1 of level d, policy 0 (`move_odds`, or its odds
+    """Play forward from canonical sets c0..c1 of level d, policy 0 (its odds by kind, or its odds
     `listed` as `best_response_outcomes` reads them) in `seat` (0 o, 1 x) against each policy f
     of `opponents` (indices of `kinds`): mass[seat * H + j * nf + f] (H half of `mass`: a seat's
     apart from the other's, so that two threads never write one cache line), the probability that
@@ -190,14 +190,16 @@ def policy_reach(
     moves (seat d % 2) and `lost` is not empty, lost[j] at a board in play it reaches is what it
     gives up there: the board's value (1, 0, -1 for the mover) less its moves' expected value. The
     two seats touch apart entries: they may run at once. `kids`, `worths` and `per` (5 * count:
-    whether a board is carried on at per[4 * count + p]) are `set_moves`' scratch, `shares`
-    (2 * count * nf) `set_odds`'."""
+    whether a board is carried on at per[4 * count + p]) are `set_moves`' scratch; `shares`
+    (2 * count * (nf + 1)) holds what each board gives a move of each class against each opponent
+    (`given_by_class`), then the odds `set_odds` gave policy 0."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     nf = len(opponents)
     here_from = seat * (len(mass) // 2)
     below_from = seat * (len(below_mass) // 2)
     own_moves = d % 2 == seat
+    own_odds = 2 * count * nf
     for c in range(c0, c1):
         first = c * count
         reached = False
@@ -222,10 +224,12 @@ def policy_reach(
         mask = set_moves(game, level, below_level, c, ins, below, kids, worths, per, small, tab)
         listed_in_set(listed, first, count, per)
         if own_moves:
-            set_odds(odds, 0, kinds[0], n, d, per, count, shares, 0)
-        else:
-            for f in range(nf):
-                set_odds(odds, opponents[f], kinds[opponents[f]], n, d, per, count, shares, 2 * count * f)
+            set_odds(odds, 0, kinds[0], n, d, per, count, shares, own_odds)
+        for f in range(nf):
+            mover = 0 if own_moves else opponents[f]
+            if not own_moves:
+                set_odds(odds, mover, kinds[mover], n, d, per, count, shares, 2 * count * f)
+            given_by_class(mass, here_from + first * nf + f, nf, count, shares, 2 * count * f, own_moves, own_odds)
         for cell in range(n):
             if mask >> cell & 1:
                 continue
@@ -233,23 +237,41 @@ def policy_reach(
             for p in range(count):
                 if per[u(4 * count + p)] == 0:
                     continue
-                at = here_from + (first + p) * nf
                 there = below_from + kids[u(row + p)] * nf
                 w = worths[u(row + p)]
-                if not own_moves:
-                    for f in range(nf):
-                        q = move_odds(shares, 2 * count * f, kinds[opponents[f]], per, p, w)
-                        if q != 0:  # perfect play's other moves: no child's memory touched
+                best = int(chosen_move(1, w, per[u(p)]))
+                fastest = int(chosen_move(2, w, per[u(p)]))
+                if own_moves and per[u(3 * count + p)] >= 0:  # a listed board: its own odds for each cell
+                    at = here_from + (first + p) * nf
+                    q = listed_odds[u(per[u(3 * count + p)] * n + cell)]
+                    if q != 0:
+                        for f in range(nf):
                             below_mass[u(there + f)] += mass[u(at + f)] * q
-                    continue
-                k = per[u(3 * count + p)]
-                q = move_odds(shares, 0, kinds[0], per, p, w) if k < 0 else listed_odds[u(k * n + cell)]
-                if q == 0:  # a move the policy never plays (a perfect player's other moves)
+                        if len(lost) > 0:
+                            lost[u(first + p)] += q * (((codes[u(first + p)] - 1) >> 6) - (w >> 6))
                     continue
                 for f in range(nf):
-                    below_mass[u(there + f)] += mass[u(at + f)] * q
-                if len(lost) > 0:
+                    mover = 0 if own_moves else opponents[f]
+                    g = shares[u(2 * (f * count + p) + (best if kinds[mover] == 1 else fastest))]
+                    if g != 0:  # a move never played (a perfect player's other moves): no child's memory touched
+                        below_mass[u(there + f)] += g
+                if own_moves and len(lost) > 0:
+                    q = shares[u(own_odds + 2 * p + (best if kinds[0] == 1 else fastest))]
                     lost[u(first + p)] += q * (((codes[u(first + p)] - 1) >> 6) - (w >> 6))
+
+
+def given_by_class(
+    mass: Ints, at: int, nf: int, count: int, shares: Ints, to: int, own_moves: bool, own_odds: int
+) -> None:
+    """What each board p of a set gives a move not of its mover's kind and one of it against one
+    opponent: its mass (mass[at + p * nf]) times the odds `set_odds` put at shares[to:] (the
+    opponent's, where it moves) or at shares[own_odds:] (policy 0's, where it moves), written at
+    shares[to + 2 * p] and the entry after."""
+    odds_at = own_odds if own_moves else to
+    for p in range(count):
+        m = mass[u(at + p * nf)]
+        shares[u(to + 2 * p)] = m * shares[u(odds_at + 2 * p)]
+        shares[u(to + 2 * p + 1)] = m * shares[u(odds_at + 2 * p + 1)]
 
 
 def gather_mass(game: Any, level: Any, c0: int, c1: int, mass: Ints, reaches: int, small: Ints, tab: Ints) -> None:

@@ -84,7 +84,7 @@ def test_a_pinned_small_game_is_checked_from_its_rows(both, monkeypatch: pytest.
     pinned, unpinned = both
     read = []
     levels = strong.decision_levels
-    monkeypatch.setattr(strong, "decision_levels", lambda reader: read.append(1) or levels(reader))
+    monkeypatch.setattr(strong, "decision_levels", lambda reader, **kw: read.append(1) or levels(reader, **kw))
     run_checks(load_ai("ai14s"), pinned, weak=False)
     assert read == [1]
     run_checks(load_ai("ai14s"), unpinned, weak=False)
@@ -124,7 +124,7 @@ def test_a_compiled_game_checked_from_its_rows_says_the_same(
         walked = [_document(name, pinned, shortest=shortest) for name, shortest in cases]
         read = []
         levels = strong.decision_levels
-        monkeypatch.setattr(strong, "decision_levels", lambda reader: read.append(1) or levels(reader))
+        monkeypatch.setattr(strong, "decision_levels", lambda reader, **kw: read.append(1) or levels(reader, **kw))
         monkeypatch.setattr(backend, "runs_interpreted", lambda slots: True)
         assert [_document(name, pinned, shortest=shortest) for name, shortest in cases] == walked
         assert read == [1, 1, 1]

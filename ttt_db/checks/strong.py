@@ -24,7 +24,7 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, VALUES, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move, untransform_moves
 from ttt_db.position import MoveAnalysis, analyses_of
-from ttt_db.store.class_rows import DecisionClass, decision_levels
+from ttt_db.store.class_rows import DecisionClass, class_moves, decision_levels
 
 if TYPE_CHECKING:  # the walks' code loads with the first check, not with the check's result types
     from ttt_db.ais.protocol import NamedAI
@@ -462,7 +462,7 @@ def _check_over_class_rows(
     stopped: str | None = None
     depth = checked_here = 0
     pace.report(0, pace.to_ask)
-    for depth, classes in decision_levels(database.reader):
+    for depth, classes in decision_levels(database.reader, fastest=shortest):
         checked_here = tally.checked
         stopped = budget.stop_reason()
         if stopped is not None:
@@ -489,7 +489,12 @@ def _check_over_class_rows(
             else:
                 answers, errors = [_mask(one.fastest if own else one.best) for one, _, _ in part], {}
             for i, (one, transform, board) in enumerate(part):
-                _hold_class(one, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally)
+                if answers[i] & ~_mask(one.fastest if shortest else one.best) or i in errors:
+                    moves = class_moves(database.reader, one)
+                    _tell_failure(
+                        one, moves, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally
+                    )
+            tally.checked += sum(one.orbit for one, _, _ in part) if by_orbit else len(part)
             first += len(part)
             pace.part_done(len(part), seconds, budget, whole=own is not None)
         if stopped is not None:
@@ -528,8 +533,9 @@ def _mask(moves: Iterable[int]) -> int:
 _BIT: Final = (1).__lshift__
 
 
-def _hold_class(
+def _tell_failure(
     one: DecisionClass,
+    moves: tuple[tuple[int, int, int], ...],
     transform: int,
     board: str,
     chosen: int,
@@ -540,29 +546,25 @@ def _hold_class(
     game: Game,
     tally: _Tally,
 ) -> None:
-    """Hold an answer at `board` (the class's image under `transform`), carried back onto the
-    class's canonical board as the mask `chosen`, to the class's best (`shortest`: fastest) moves:
-    counted, and kept while there is room, told where it was asked (an AI asked once per class:
+    """A failing answer at `board` (the class's image under `transform`: `error`, or the mask
+    `chosen` carried back onto the class's canonical board, which plays a move outside the class's
+    best, `shortest`: fastest, moves; `moves` are the class's every move, `class_moves`): counted
+    by kind, and kept while there is room, told where it was asked (an AI asked once per class:
     on each image)."""
     weight = one.orbit if by_orbit else 1
-    tally.checked += weight
     target = one.fastest if shortest else one.best
-    wanted = _mask(target)
-    wrong = chosen & ~wanted
-    if not wrong and error is None:
-        return
+    wrong = chosen & ~_mask(target)
     if error is not None:
         kind = "error"
     else:
-        every = one.moves
-        rank_of = {cell: rank for cell, rank, _ in every}
-        best_rank = max(rank for _, rank, _ in every)
+        rank_of = {cell: rank for cell, rank, _ in moves}
+        best_rank = max(rank for _, rank, _ in moves)
         worst_wrong = min(rank_of[cell] for cell in _cells_of(wrong, game.cells))
         kind = _KIND_OF[(best_rank, min(worst_wrong, 3))]
     tally.count(depth, kind, weight)
     if tally.room == 0:
         return
-    analyses = tuple(MoveAnalysis(cell, VALUES[rank], after, game) for cell, rank, after in one.moves)
+    analyses = tuple(MoveAnalysis(cell, VALUES[rank], after, game) for cell, rank, after in moves)
     if error is not None:
         failure = StrongFailure(one.board, (), target, error.reason, error.where, analyses)
     else:

@@ -26,47 +26,49 @@ _RANK = {value: rank for rank, value in enumerate(VALUES)}
 
 class DecisionClass(NamedTuple):
     """A class of decision positions (some move loses value) at its canonical board: how many
-    boards it has and its best moves; its fastest moves and every legal move are decoded when
-    asked (most checks need neither). A named tuple: a check makes one per row it reads."""
+    boards it has and its best moves; its fastest moves decoded when asked, where they were read
+    (`decision_levels`), and every legal move read when asked (`class_moves`: a failure's). A named
+    tuple: a check makes one per row it reads."""
 
     board: str
     orbit: int
     best: tuple[int, ...]
     packed_fastest: bytes
-    packed_moves: bytes
+    key: int
 
     @property
     def fastest(self) -> tuple[int, ...]:
         return tuple(_unpacked(self.packed_fastest, self.board))
 
-    @property
-    def moves(self) -> tuple[tuple[int, int, int], ...]:
-        """Every legal move as (cell, value rank in `VALUES`, plies left after it), in cell order."""
-        try:
-            return tuple((cell, _RANK[value], after) for cell, value, after in _unpacked(self.packed_moves, self.board))
-        except (ValueError, TypeError, KeyError):
-            raise _damaged(self.board) from None
 
-
-def decision_levels(reader: Reader) -> Iterator[tuple[int, list[DecisionClass]]]:
+def decision_levels(reader: Reader, *, fastest: bool = False) -> Iterator[tuple[int, list[DecisionClass]]]:
     """Each depth that has decision positions, shallowest first, with its classes in key order
-    (a lost position is none: every move loses)."""
-    rows = list(  # read whole (a small game's): no cursor stays open while an AI answers
-        reader.stream(
-            f"SELECT depth, board, orbit, best_moves, best_moves_shortest, moves FROM {POSITIONS} "
-            "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY key"  # the table's order: no sort in SQLite
-        )
+    (a lost position is none: every move loses); their fastest moves read only where `fastest`
+    (a column most checks never decode)."""
+    fastest_column = "best_moves_shortest" if fastest else "x''"
+    rows = reader.tuples(  # read whole (a small game's): no cursor stays open while an AI answers
+        f"SELECT depth, board, orbit, best_moves, {fastest_column}, key FROM {POSITIONS} "
+        "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY key"  # the table's order: no sort in SQLite
     )
     rows.sort(key=itemgetter(0))  # by depth, each depth's rows still in key order
+    make = DecisionClass._make  # held to their hashes: as typed
     for depth, level in groupby(rows, key=itemgetter(0)):
-        yield (
-            int(depth),
-            [
-                DecisionClass(board, orbit, best, fastest, moves)  # held to their hashes: as typed
-                for _, board, orbit, packed, fastest, moves in level
-                if len(best := tuple(_unpacked(packed, board))) < board.count(EMPTY)  # some move loses value
-            ],
-        )
+        found = []
+        for _, board, orbit, packed, packed_fastest, key in level:
+            best = tuple(_unpacked(packed, board))
+            if len(best) < board.count(EMPTY):  # some move loses value
+                found.append(make((board, orbit, best, packed_fastest, key)))
+        yield int(depth), found
+
+
+def class_moves(reader: Reader, one: DecisionClass) -> tuple[tuple[int, int, int], ...]:
+    """Every legal move of a class as (cell, value rank in `VALUES`, plies left after it), in cell
+    order."""
+    rows = reader.tuples(f"SELECT moves FROM {POSITIONS} WHERE key = :key", {"key": one.key})
+    try:
+        return tuple((cell, _RANK[value], after) for cell, value, after in _unpacked(rows[0][0], one.board))
+    except (ValueError, TypeError, KeyError, IndexError):
+        raise _damaged(one.board) from None
 
 
 def _unpacked(blob: Any, board: str) -> Any:

@@ -31,6 +31,11 @@ class Reader(Protocol):
         """Every row of the query, each a named tuple of its columns."""
         ...
 
+    def tuples(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """Every row of the query, read whole, each a plain tuple (`rows` names their columns, at a
+        cost a row)."""
+        ...
+
     def stream(self, sql: str, params: Mapping[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
         """The rows of the query one at a time, as plain tuples (a level of millions of chunks)."""
         ...
@@ -77,6 +82,16 @@ class SqliteFileReader:
                 return []
             row_type = _row_type(tuple(column[0] for column in cursor.description))
             return [row_type(*row) for row in cursor]
+        except sqlite3.Error as error:
+            raise ReadFailedError(f"database error: {error}") from None
+        except UnicodeDecodeError as error:
+            raise _not_utf8(error) from None
+
+    def tuples(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        import sqlite3
+
+        try:
+            return self._connection().execute(sql, dict(params or {})).fetchall()
         except sqlite3.Error as error:
             raise ReadFailedError(f"database error: {error}") from None
         except UnicodeDecodeError as error:
@@ -142,6 +157,9 @@ class EngineReader:
                 ]
         except SQLAlchemyError as error:
             raise ReadFailedError(f"database error: {error}".splitlines()[0]) from None
+
+    def tuples(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        return list(self.stream(sql, params))
 
     def stream(self, sql: str, params: Mapping[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
         from sqlalchemy import text

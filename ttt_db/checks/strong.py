@@ -671,13 +671,14 @@ def _asked(
     each answer."""
     errors: dict[int, AIMisbehaved] = {}
     chosen: list[int] = []
-    started = time.perf_counter()
-    ask_ahead(ai.play, boards)
+    play, stop_reason, clock = ai.play, budget.stop_reason, time.perf_counter  # looked up once, not per board
+    started = clock()
+    ask_ahead(play, boards)
     for i, board in enumerate(boards):
-        if i and budget.stop_reason() is not None:
+        if i and stop_reason() is not None:
             break
         try:
-            answer = candidate_moves(ai.play, board)
+            answer = candidate_moves(play, board)
         except AIMisbehaved as error:
             errors[i] = error
             chosen.append(0)
@@ -685,8 +686,8 @@ def _asked(
             if transforms[i]:
                 answer = untransform_moves(answer, transforms[i], game)
             chosen.append(_mask(answer))
-        answered(i + 1, time.perf_counter() - started)
-    return chosen, errors, time.perf_counter() - started
+        answered(i + 1, clock() - started)
+    return chosen, errors, clock() - started
 
 
 def _boards_at(block: Block, where: list[int], *, canonical: bool) -> tuple[list[str], list[int]]:

@@ -51,13 +51,17 @@ def decision_levels(reader: Reader, *, fastest: bool = False) -> Iterator[tuple[
         "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY key"  # the table's order: no sort in SQLite
     )
     rows.sort(key=itemgetter(0))  # by depth, each depth's rows still in key order
-    make = DecisionClass._make  # held to their hashes: as typed
+    make, unpack = DecisionClass._make, msgpack.unpackb  # held to their hashes: as typed
     for depth, level in groupby(rows, key=itemgetter(0)):
         found = []
-        for _, board, orbit, packed, packed_fastest, key in level:
-            best = tuple(_unpacked(packed, board))
-            if len(best) < board.count(EMPTY):  # some move loses value
-                found.append(make((board, orbit, best, packed_fastest, key)))
+        board = ""
+        try:
+            for _, board, orbit, packed, packed_fastest, key in level:
+                best = tuple(unpack(packed))
+                if len(best) < board.count(EMPTY):  # some move loses value
+                    found.append(make((board, orbit, best, packed_fastest, key)))
+        except (ValueError, TypeError, msgpack.UnpackException):
+            raise _damaged(board) from None
         yield int(depth), found
 
 

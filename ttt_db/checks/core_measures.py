@@ -130,6 +130,10 @@ class _Numbers:
     def zeros(self, size: int) -> Ints:
         return [ZERO] * size if self.exact else self.backend.f64(size)
 
+    def buffer(self, size: int) -> Ints:
+        """`size` zeros to reuse (`zeroed`): in float64 in ordinary pages (`Backend.f64_paged`)."""
+        return self.zeros(size) if self.exact else self.backend.f64_paged(size)
+
     def zeroed(self, buffer: Ints, size: int) -> Ints:
         """`size` zeros: in float64 the first `size` of `buffer`, zeroed (its memory reused: a level's
         numbers mapped anew cost the system more than the pass that fills them), exactly new ones."""
@@ -328,7 +332,7 @@ class _Walk:
         if self.numbers.exact:
             return self.numbers.zeros(0), self.numbers.zeros(0), self.numbers.zeros(0)
         if not self.held or len(self.held[0]) < widest * width:
-            self.held[:] = [self.numbers.zeros(widest * width) for _ in range(2)] + [self.numbers.zeros(widest)]
+            self.held[:] = [self.numbers.buffer(widest * width) for _ in range(2)] + [self.numbers.buffer(widest)]
         return self.held[0], self.held[1], self.held[2]
 
     def best_response(self, seats: tuple[int, ...]) -> dict[int, tuple[Probability, Probability]]:

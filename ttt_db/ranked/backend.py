@@ -77,6 +77,19 @@ class Backend:
             return np.zeros(size, np.float64)
         return array("d", bytes(8 * size))
 
+    def f64_paged(self, size: int) -> Ints:
+        """`size` zeros (float64) mapped in ordinary pages as they are first written: numpy asks
+        the system for huge pages for a large array, and where memory is first written all over,
+        a virtual machine may take several times longer to hand out huge pages (the measures'
+        buffers: `ttt_db.checks.core_measures`)."""
+        if not self.compiled or size == 0:
+            return self.f64(size)
+        import mmap
+
+        import numpy as np
+
+        return np.frombuffer(mmap.mmap(-1, 8 * size), np.float64)
+
     def f64_of(self, values: Sequence[float]) -> Ints:
         if self.compiled:
             import numpy as np

@@ -46,6 +46,8 @@ CACHED_CHUNKS: Final = 8192
 """Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each: a bounded amount, enough that
 a batch of random boards of a 20-cell game, whose families reach most of its chunks, reads each of
 them once, and a server's lookups find most of their children's chunks already read)."""
+PROBED_BOARDS: Final = 1 << 16
+"""Boards whose values a core reader remembers (`CoreReader.value_of`)."""
 PREFETCHED_FROM: Final = 4
 """Chunks of one level wanted at once from which `CoreReader.prefetch` reads them together."""
 NODE_LISTS: Final = ("all", "canonical", "playing", "playing_canonical", "decision", "decision_canonical")
@@ -145,6 +147,7 @@ class CoreReader:
         self._chunks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
         self._refused: dict[tuple[str, int, int], DatabaseDamagedError] = {}
+        self._probed: dict[str, tuple[Value, int]] = {}
         self._lock = threading.Lock()
 
     @cached_property
@@ -296,7 +299,18 @@ class CoreReader:
 
     def value_of(self, board: str) -> tuple[Value, int]:
         """(value for the side to move, remoteness) of a reachable board (o first), from the code
-        of its class's representative; DatabaseDamagedError when that slot holds none."""
+        of its class's representative; DatabaseDamagedError when that slot holds none. The last
+        PROBED_BOARDS boards' are remembered: a position's moves read its children and theirs,
+        which its neighbours read again."""
+        found = self._probed.get(board)
+        if found is None:
+            found = self._value_in_core(board)
+            if len(self._probed) >= PROBED_BOARDS:
+                self._probed.clear()
+            self._probed[board] = found
+        return found
+
+    def _value_in_core(self, board: str) -> tuple[Value, int]:
         depth, slot, _ = representative(board, self.game)
         decoded = value_of_code(self.code(depth, slot))
         if decoded is None:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
-from functools import cache
 from itertools import islice
 from math import factorial
 from types import TracebackType
@@ -562,13 +561,12 @@ class SolutionDatabase:
         where kept, its class's odds and paths; remembered per board."""
         boards = list(boards)
         self._derive_together(boards)
-        probe = cache(self.core.value_of)  # a batch's boards share children: each read once
-        return [self._stored_position(board, probe) for board in boards]
+        return [self._stored_position(board) for board in boards]
 
-    def _stored_position(self, board: str, probe: Callable[[str], tuple[Value, int]] | None = None) -> Position:
-        return self._stored.get(board) or _remember(self._stored, board, self._derived(board, probe))
+    def _stored_position(self, board: str) -> Position:
+        return self._stored.get(board) or _remember(self._stored, board, self._derived(board))
 
-    def _derived(self, board: str, probe: Callable[[str], tuple[Value, int]] | None = None) -> Position:
+    def _derived(self, board: str) -> Position:
         game = self.game
         if self._arrays_ready:  # in arrays, as a batch is: its ranks in one kernel call
             from ttt_db.store.lookups import positions_in_arrays
@@ -576,7 +574,7 @@ class SolutionDatabase:
             derived = positions_in_arrays(self.core, [board], extras=self.has_extras)[0]
             if derived is not None:
                 return derived
-        position = Position.from_core(board, game, probe or self.core.value_of)
+        position = Position.from_core(board, game, self.core.value_of)
         if not self.has_extras:
             return position
         depth, slot, _ = representative(board, game)

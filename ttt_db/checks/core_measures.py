@@ -12,8 +12,8 @@ ends: one forward walk for every opponent at once, which also gives what the pol
 perfect play lets it reach. A pass keeps two levels' numbers, 8 bytes each per board and seat
 (backward, a win and a loss; forward, a reach per opponent), in two buffers as wide as the largest
 level that every pass reuses (memory mapped anew costs more than the numbers written in it): where
-they would pass PASS_BYTES, the seats or the opponents are spread over more passes (`_Passes`). Symmetric boards
-have the same outcomes, so a class is measured once, at its representative: its reach is the sum
+they would pass PASS_BYTES, the seats or the opponents are spread over more passes (`_Passes`).
+Symmetric boards have the same outcomes, so a class is measured once, at its representative: its reach is the sum
 of its boards', and the costliest positions are classes, each shown at its representative. The
 kernels count in exact fractions on a game of at most MEASURED_MAX_CELLS cells (interpreted,
 whatever backend the core reads with), in float64 on a larger one.
@@ -129,10 +129,6 @@ class _Numbers:
 
     def zeros(self, size: int) -> Ints:
         return [ZERO] * size if self.exact else self.backend.f64(size)
-
-    def buffer(self, size: int) -> Ints:
-        """`size` zeros to reuse (`zeroed`): in float64 in ordinary pages (`Backend.f64_paged`)."""
-        return self.zeros(size) if self.exact else self.backend.f64_paged(size)
 
     def zeroed(self, buffer: Ints, size: int) -> Ints:
         """`size` zeros: in float64 the first `size` of `buffer`, zeroed (its memory reused: a level's
@@ -328,11 +324,13 @@ class _Walk:
     def buffers(self, width: int) -> tuple[Ints, Ints, Ints]:
         """Two buffers of `width` numbers a board of the largest level, and one of a number a board:
         the same memory from one pass to the next (`_Numbers.zeroed`)."""
-        widest = max(level.sets.size for level in self.levels.values())
-        if self.numbers.exact:
-            return self.numbers.zeros(0), self.numbers.zeros(0), self.numbers.zeros(0)
+        numbers, widest = self.numbers, max(level.sets.size for level in self.levels.values())
+        if numbers.exact:  # exact numbers are lists made anew (`_Numbers.zeroed`)
+            return numbers.zeros(0), numbers.zeros(0), numbers.zeros(0)
         if not self.held or len(self.held[0]) < widest * width:
-            self.held[:] = [self.numbers.buffer(widest * width) for _ in range(2)] + [self.numbers.buffer(widest)]
+            self.held.clear()  # the narrower ones let go before the wider are mapped
+            paged = numbers.backend.f64_paged
+            self.held.extend([paged(widest * width), paged(widest * width), paged(widest)])
         return self.held[0], self.held[1], self.held[2]
 
     def best_response(self, seats: tuple[int, ...]) -> dict[int, tuple[Probability, Probability]]:

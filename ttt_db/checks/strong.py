@@ -462,7 +462,7 @@ def _check_over_class_rows(
     stopped: str | None = None
     depth = checked_here = 0
     pace.report(0, pace.to_ask)
-    for depth, classes in decision_levels(database.reader, fastest=shortest):
+    for depth, classes in decision_levels(database.reader, fastest=shortest or own is True):
         checked_here = tally.checked
         stopped = budget.stop_reason()
         if stopped is not None:

@@ -31,6 +31,7 @@ from ttt_db.ranked.layout import chunks_of_level, level_from_chunks
 from ttt_db.ranked.slots import game_from_name, level_slots
 from ttt_db.ranked.step import solve_core
 from ttt_db.ranked.tables import RankedTables
+from ttt_db.store import core as core_module
 from ttt_db.store import extras, published
 from ttt_db.store.database import SolutionDatabase, open_database
 from ttt_db.store.location import DatabaseLocation
@@ -93,6 +94,20 @@ def test_a_game_stored_as_its_core_alone_answers_every_board_as_with_its_extras(
             assert core.lookup(position.cells, first=position.first) == replace(position, playout=None, paths=None)
         with pytest.raises(NotStoredError, match="keeps the ranked core alone"):
             core.node_list("decision")
+
+
+def test_a_core_reader_that_forgets_its_probes_answers_the_same(
+    core_only_path: Path, db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The values a core reader remembers (`CoreReader.value_of`) are bounded: with room for three
+    boards it forgets them over and over, and every answer stays the one with extras."""
+    told = [db.lookup(p.cells) for p in db.all_positions()][::5]
+    monkeypatch.setattr(extras, "EXTRAS_MAX_CELLS", 8)
+    monkeypatch.setattr(core_module, "PROBED_BOARDS", 3)
+    with open_database(core_only_path) as core:
+        for position in told:
+            assert core.lookup(position.cells) == replace(position, playout=None, paths=None)
+            assert len(core.core._probed) <= 3
 
 
 def test_the_commands_on_a_core_only_database(run, core_only_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,11 +33,12 @@ class DecisionClass(NamedTuple):
     board: str
     orbit: int
     best: tuple[int, ...]
-    packed_fastest: bytes
+    packed_fastest: bytes | None  # None where `decision_levels` was not asked to read them
     key: int
 
     @property
     def fastest(self) -> tuple[int, ...]:
+        assert self.packed_fastest is not None, "decision_levels(fastest=True) reads them"
         return tuple(_unpacked(self.packed_fastest, self.board))
 
 
@@ -45,7 +46,7 @@ def decision_levels(reader: Reader, *, fastest: bool = False) -> Iterator[tuple[
     """Each depth that has decision positions, shallowest first, with its classes in key order
     (a lost position is none: every move loses); their fastest moves read only where `fastest`
     (a column most checks never decode)."""
-    fastest_column = "best_moves_shortest" if fastest else "x''"
+    fastest_column = "best_moves_shortest" if fastest else "NULL"
     rows = reader.tuples(  # read whole (a small game's): no cursor stays open while an AI answers
         f"SELECT depth, board, orbit, best_moves, {fastest_column}, key FROM {POSITIONS} "
         "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY key"  # the table's order: no sort in SQLite

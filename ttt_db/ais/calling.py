@@ -202,10 +202,7 @@ def candidate_moves(ai: AI, board: str) -> tuple[int, ...]:
     """The AI's candidates at `board`, sorted and validated; AIMisbehaved if unusable. The
     answer is read lazily and refused at its first bad move, however long it is; an answer of
     probabilities is the moves it gives a probability above 0."""
-    answer = _answer_of(ai, board)
-    if _gives_probabilities(answer):
-        return tuple(read_policy(board, answer))
-    return _moves_of(board, answer)
+    return tuple(answer_at(ai, board))
 
 
 def _moves_of(board: str, answer: Collection[int]) -> tuple[int, ...]:

@@ -74,9 +74,13 @@ def image_keys(game: Any, level: Any, sets: Ints, i0: int, where: Ints, found: i
     of the image under symmetry k of block slot where[e] (as `board_masks` reads it)."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
+    held = -1
+    mask = 0
     for e in range(found):
         j = where[e]
-        mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
+        if j // count != held:  # a block's rows come set by set: each set unranked once
+            held = j // count
+            mask = unrank(set_rank(sets, i0 + held), d, n, binom)
         pattern = pat[j % count]
         for k in range(nsym):
             key = 0
@@ -216,9 +220,13 @@ def export_rows(
     (`key_tables`); `images`: nsym scratch."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
+    held = -1
+    mask = 0
     for e in range(found):
         j = where[e]
-        mask = unrank(set_rank(sets, i0 + j // count), d, n, binom)
+        if j // count != held:  # a block's rows come set by set: each set unranked once
+            held = j // count
+            mask = unrank(set_rank(sets, i0 + held), d, n, binom)
         pattern = pat[j % count]
         o_cells = cells_of_pattern(pattern, mask, n)
         x_cells = mask ^ o_cells

@@ -42,7 +42,8 @@ def slot_moves(
     cell), the best and the worst worth, the moves that keep the best value class (best_mask) and
     those that also win fastest or lose slowest, every drawing move when the best is a draw
     (fast_mask). Written at the boards a block counts (`select_slots`) in play: a code (codes[j])
-    other than 0 or LOSS_NOW, a weight (weights[j]) other than 0; no move elsewhere."""
+    other than 0 or LOSS_NOW, a weight (weights[j]) other than 0; no move elsewhere (every child is
+    read, then those of boards not in play are cleared: a test per board and move costs more)."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     for i in range(i0, i1):
@@ -63,14 +64,16 @@ def slot_moves(
                 continue
             run, k, add = open_child(game, below_level, mask, cell, m, d, small, tab)
             for p in range(count):
-                if codes[u(base + p)] <= LOSS_NOW or weights[u(base + p)] == 0:
-                    continue
                 w = worth[below[u(run + child_pattern(p, pat[u(p)], m, k, add, count, ins, rank_of, tab))]]
                 worths[u((base + p) * n + cell)] = w
                 best[u(base + p)] = max(best[u(base + p)], w)
                 worst[u(base + p)] = min(worst[u(base + p)], w)
         for p in range(count):
             if codes[u(base + p)] <= LOSS_NOW or weights[u(base + p)] == 0:
+                best[u(base + p)] = 0
+                worst[u(base + p)] = 255
+                for cell in range(n):
+                    worths[u((base + p) * n + cell)] = 0
                 continue
             top = best[u(base + p)]
             keeping = 0

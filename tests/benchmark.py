@@ -912,9 +912,16 @@ print(json.dumps(times))
 """
 
 
+FIRST_USE_RATIO: Final = 3.0
+"""Issue 56: a fresh installation's first build against the warm one, by CPU time; where numba's
+compiling alone keeps it above, the issue has the row reported (no budget) and each kernel's
+compile time named, and the first build less its compiling is held to the ratio instead."""
+
+
 def first_use(game: str, workdir: Path) -> list[Measurement]:
     """Issue 56: a fresh installation's first build (numba's cache empty) against the warm one, by
-    CPU time, and each kernel's compile time in a first build (numba's compile events)."""
+    CPU time, and each kernel's compile time in a first build (numba's compile events, one CPU
+    each, so their wall time is their CPU time)."""
     import json
     import os
 
@@ -934,11 +941,17 @@ def first_use(game: str, workdir: Path) -> list[Measurement]:
     (workdir / "first.sqlite").unlink()
     (workdir / "first-in-process.sqlite").unlink()
     times: dict[str, float] = json.loads(compiled.stdout)
+    compiling = sum(times.values())
+    rest = (cold.cpu - compiling) / warm.cpu
     return [
         Measurement(
-            f"first ttt-db build --game {game} (fresh numba cache) / warm (CPU)", cold.cpu / warm.cpu, 3.0, "x"
+            f"first ttt-db build --game {game} (fresh numba cache) / warm (CPU)",
+            cold.cpu / warm.cpu,
+            None if rest <= FIRST_USE_RATIO else FIRST_USE_RATIO,
+            "x",
         ),
-        Measurement("  of which compiling kernels", sum(times.values()), None, "s"),
+        Measurement("  the same less its kernels' compiling / warm (CPU)", rest, FIRST_USE_RATIO, "x"),
+        Measurement("  of which compiling kernels", compiling, None, "s"),
         *(
             Measurement(f"    compiling {name}", seconds, None, "s")
             for name, seconds in sorted(times.items(), key=lambda item: -item[1])

@@ -17,6 +17,7 @@ from ttt_db.ais.protocol import NamedAI
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.report import run_checks
+from ttt_db.checks.strong import TOLD_EVERY
 from ttt_db.checks.weak import WEAK_STRIDE, check_weak
 from ttt_db.game.definition import Game
 from ttt_db.store.database import SolutionDatabase, open_database
@@ -144,6 +145,28 @@ def test_a_slow_ai_stops_at_the_deadline_and_a_cancel_stops_at_once(db: Solution
     report = run_checks(named, db, budget=CheckBudget(cancelled=cancel), progress=progress)
     assert report.strong is not None and report.strong.stopped == "cancelled"
     assert report.strong.checked < report.strong.total
+
+
+def test_a_fast_ais_cancel_is_read_within_a_batch_once_told_every_has_passed(db: SolutionDatabase) -> None:
+    """A fast AI's check reads its budget every TOLD_EVERY, not before every answer: cancelled
+    at its 100th answer, its 101st taking TOLD_EVERY, it is asked no further (a busy machine may
+    read the cancel before the 101st); a batch left to run on would ask hundreds more."""
+    cancel = threading.Event()
+    asked = 0
+
+    def quick(board: str) -> list[int]:
+        nonlocal asked
+        asked += 1
+        if asked == 100:
+            cancel.set()
+        elif asked == 101:
+            time.sleep(TOLD_EVERY)
+        return [board.index(".")]
+
+    named = NamedAI("quick", quick, False, "answers at once")
+    result = run_checks(named, db, weak=False, budget=CheckBudget(cancelled=cancel)).strong
+    assert result is not None and result.stopped == "cancelled"
+    assert result.checked == asked and asked in (100, 101)
 
 
 def test_a_bot_that_times_out_on_every_board_is_held_to_the_deadline_within_a_batch(run, tmp_path: Path) -> None:

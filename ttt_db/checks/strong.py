@@ -188,6 +188,10 @@ BATCH: Final = 64
 """Boards in the first batch asked of a board-by-board AI; later batches take about
 BATCH_SECONDS at its rate. The budget is read and progress reported between batches."""
 BATCH_SECONDS: Final = 0.25
+TOLD_EVERY: Final = 0.01
+"""Within a batch, seconds between a board-by-board AI's progress told and the budget read: after
+every answer of a slow AI, every so many boards of a fast one (a call per board cost it more than
+its answers' validation)."""
 MIN_BATCH: Final = 16
 MAX_BATCH: Final = 65_536
 Progress = Callable[[int, int], None]
@@ -667,16 +671,19 @@ def _asked(
     """Ask a board-by-board AI at `boards`, each the image under `transforms[i]` of the board its
     answer is held on: each answer as a mask of moves there (0 where it misbehaved: its error is
     kept by index), and the seconds its answers took. It is asked no further once the budget says
-    stop (the answers are then fewer than the boards); `answered(boards, seconds)` is told after
-    each answer."""
+    stop, read before an answer once TOLD_EVERY has passed since it was last read (the answers are
+    then fewer than the boards); `answered(boards, seconds)` is told then, and after the last."""
     errors: dict[int, AIMisbehaved] = {}
     chosen: list[int] = []
     play, stop_reason, clock = ai.play, budget.stop_reason, time.perf_counter  # looked up once, not per board
-    started = clock()
+    started = told = clock()
     ask_ahead(play, boards)
     for i, board in enumerate(boards):
-        if i and stop_reason() is not None:
-            break
+        if i and clock() - told >= TOLD_EVERY:
+            told = clock()
+            answered(i, told - started)
+            if stop_reason() is not None:
+                break
         try:
             answer = candidate_moves(play, board)
         except AIMisbehaved as error:
@@ -686,8 +693,9 @@ def _asked(
             if transforms[i]:
                 answer = untransform_moves(answer, transforms[i], game)
             chosen.append(_mask(answer))
-        answered(i + 1, clock() - started)
-    return chosen, errors, clock() - started
+    seconds = clock() - started
+    answered(len(chosen), seconds)
+    return chosen, errors, seconds
 
 
 def _boards_at(block: Block, where: list[int], *, canonical: bool) -> tuple[list[str], list[int]]:

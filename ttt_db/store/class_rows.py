@@ -58,7 +58,9 @@ def decision_levels(reader: Reader, *, fastest: bool = False) -> Iterator[tuple[
         board = ""
         try:
             for _, board, orbit, packed, packed_fastest, key in level:
-                best = tuple(unpack(packed))
+                best = unpack(packed, use_list=False)  # a list as a tuple
+                if type(best) is not tuple:
+                    raise TypeError("not a list of moves")
                 if len(best) < board.count(EMPTY):  # some move loses value
                     found.append(make((board, orbit, best, packed_fastest, key)))
         except (ValueError, TypeError, msgpack.UnpackException):

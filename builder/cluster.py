@@ -11,6 +11,8 @@ the same bytes.
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -33,6 +35,12 @@ range. Workers this builder starts go without it."""
 START_TIMEOUTS: Final = ("30s", "120s")
 """How long a cluster's start or a scheduler's answer is waited for (Dask's connect timeout): its
 default, then once more, longer, on a machine too busy to start workers in time."""
+
+START_METHOD: Final = "fork" if sys.platform.startswith("linux") else "spawn"
+"""How a LocalCluster's nannies start their workers: forked on Linux, so that a worker starts with
+what this process has loaded (Dask's default, spawn, has each import Python's modules and load the
+kernels anew, which costs a small build more than its solving); spawned elsewhere (macOS's system
+libraries do not survive a fork). `connect` forks before this process starts threads of its own."""
 
 SolveTask = Callable[[str, int, str | None, int, int, str], LevelCounts]
 """(game name, depth, the level below's codes file, first canonical set, last, the level's codes
@@ -65,11 +73,13 @@ def solve_task(
     return counts
 
 
-def connect(workers: int | None, scheduler: str | None) -> Any:
+def connect(workers: int | None, scheduler: str | None, game: Game | None = None) -> Any:
     """A Dask client: a LocalCluster of `workers` processes on this machine, or the scheduler at
     `scheduler`; MissingExtraError without Dask. A cluster that fails to start is started once more,
     waiting longer (a busy machine starts workers slowly); ClusterStartError when that fails too
-    or the scheduler does not answer."""
+    or the scheduler does not answer. Where the system forks (`START_METHOD`), the local workers
+    are forked from this process once `game`'s tables and the kernels are loaded here: they start
+    with them rather than each importing and loading its own."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -81,10 +91,18 @@ def connect(workers: int | None, scheduler: str | None) -> Any:
             return Client(scheduler)  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError) as error:
             raise ClusterStartError(None, scheduler, (), _said(error)) from None
+    method = START_METHOD if START_METHOD in multiprocessing.get_all_start_methods() else "spawn"
+    if game is not None and method == "fork":
+        _tables(game.name)
     failure = ""
     for timeout in START_TIMEOUTS:
         try:
-            with dask.config.set({**NO_MALLOC_TRIM, "distributed.comm.timeouts.connect": timeout}):
+            settings = {
+                **NO_MALLOC_TRIM,
+                "distributed.comm.timeouts.connect": timeout,
+                "distributed.worker.multiprocessing-method": method,
+            }
+            with dask.config.set(settings):
                 cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
                 )

@@ -48,8 +48,9 @@ file) -> the counts of that range: `solve_task`, or a test's wrapper of it."""
 
 
 @cache
-def _tables(game_name: str) -> RankedTables:
-    """The game's tables, made once per worker process (compiled: a worker solves large levels)."""
+def cluster_tables(game_name: str) -> RankedTables:
+    """The game's tables, made once per process (compiled: a worker solves large levels): a
+    worker's, and those of the build that forks its workers (`connect`), which they start with."""
     return RankedTables(Game.parse(game_name), compiled())
 
 
@@ -65,7 +66,7 @@ def solve_task(
 ) -> LevelCounts:
     """One task: canonical sets `start` to `stop` of level `depth`, from the level below's codes
     file, written into the level's codes file (mapped) at their boards."""
-    tables = _tables(game_name)
+    tables = cluster_tables(game_name)
     below = None if below_path is None else _level(tables, depth + 1, below_path, "r")
     here = _level(tables, depth, codes_path, "r+")
     counts = solve_range(tables, here, below, start, stop)
@@ -93,7 +94,7 @@ def connect(workers: int | None, scheduler: str | None, game: Game | None = None
             raise ClusterStartError(None, scheduler, (), _said(error)) from None
     method = START_METHOD if START_METHOD in multiprocessing.get_all_start_methods() else "spawn"
     if game is not None and method == "fork":
-        _tables(game.name)
+        cluster_tables(game.name)
     failure = ""
     for timeout in START_TIMEOUTS:
         try:
@@ -101,6 +102,7 @@ def connect(workers: int | None, scheduler: str | None, game: Game | None = None
                 **NO_MALLOC_TRIM,
                 "distributed.comm.timeouts.connect": timeout,
                 "distributed.worker.multiprocessing-method": method,
+                "distributed.worker.profile.enabled": False,  # a sampler that costs a worker's CPU all along
             }
             with dask.config.set(settings):
                 cluster = LocalCluster(  # type: ignore[no-untyped-call]

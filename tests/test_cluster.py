@@ -112,9 +112,9 @@ def test_a_build_on_the_cluster_stopped_between_levels_resumes(
 
 def _tables_held() -> tuple[int, int]:
     """In a worker: its process, and how many games' tables it held before this task."""
-    from ttt_db.build.cluster import _tables
+    from ttt_db.build.cluster import cluster_tables
 
-    return os.getpid(), _tables.cache_info().currsize
+    return os.getpid(), cluster_tables.cache_info().currsize
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux alone")
@@ -122,10 +122,10 @@ def test_a_local_clusters_workers_start_with_the_games_tables_loaded() -> None:
     """Forked once the game's tables and the kernels are loaded, a worker does not load them again
     (a spawned one would start with none: its first task would load them)."""
     pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")
-    from ttt_db.build.cluster import START_METHOD, _tables, connect
+    from ttt_db.build.cluster import START_METHOD, cluster_tables, connect
 
     assert START_METHOD == "fork"
-    _tables.cache_clear()
+    cluster_tables.cache_clear()
     with connect(1, None, Game.parse("3x4k3")) as opened:
         pid, held = opened.submit(_tables_held, pure=False).result()
         opened.cluster.close()

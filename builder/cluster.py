@@ -37,10 +37,12 @@ START_TIMEOUTS: Final = ("30s", "120s")
 default, then once more, longer, on a machine too busy to start workers in time."""
 
 START_METHOD: Final = "fork" if sys.platform.startswith("linux") else "spawn"
-"""How a LocalCluster's nannies start their workers: forked on Linux, so that a worker starts with
-what this process has loaded (Dask's default, spawn, has each import Python's modules and load the
-kernels anew, which costs a small build more than its solving); spawned elsewhere (macOS's system
-libraries do not survive a fork). `connect` forks before this process starts threads of its own."""
+"""How a LocalCluster's nannies start their workers (Dask's `multiprocessing-method`): forked on
+Linux, so that a worker starts with what this process has loaded (Dask's default, spawn, has each
+import Python's modules and load the kernels anew, a large share of a small build's CPU); spawned
+elsewhere (macOS's system libraries do not survive a fork). `connect` forks before this process
+starts threads of its own; Dask's event loop has one, for which Python 3.12 and later warn (a
+DeprecationWarning, hidden by default)."""
 
 SolveTask = Callable[[str, int, str | None, int, int, str], LevelCounts]
 """(game name, depth, the level below's codes file, first canonical set, last, the level's codes

@@ -11,8 +11,6 @@ the same bytes.
 
 from __future__ import annotations
 
-import multiprocessing
-import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -36,23 +34,14 @@ START_TIMEOUTS: Final = ("30s", "120s")
 """How long a cluster's start or a scheduler's answer is waited for (Dask's connect timeout): its
 default, then once more, longer, on a machine too busy to start workers in time."""
 
-START_METHOD: Final = "fork" if sys.platform.startswith("linux") else "spawn"
-"""How a LocalCluster's nannies start their workers (Dask's `multiprocessing-method`): forked on
-Linux, so that a worker starts with what this process has loaded (Dask's default, spawn, has each
-import Python's modules and load the kernels anew, a large share of a small build's CPU); spawned
-elsewhere (macOS's system libraries do not survive a fork). `connect` forks before this process
-starts threads of its own; Dask's event loop has one, for which Python 3.12 and later warn (a
-DeprecationWarning, hidden by default)."""
-
 SolveTask = Callable[[str, int, str | None, int, int, str], LevelCounts]
 """(game name, depth, the level below's codes file, first canonical set, last, the level's codes
 file) -> the counts of that range: `solve_task`, or a test's wrapper of it."""
 
 
 @cache
-def cluster_tables(game_name: str) -> RankedTables:
-    """The game's tables, made once per process (compiled: a worker solves large levels): a
-    worker's, and those of the build that forks its workers (`connect`), which they start with."""
+def _tables(game_name: str) -> RankedTables:
+    """The game's tables, made once per worker process (compiled: a worker solves large levels)."""
     return RankedTables(Game.parse(game_name), compiled())
 
 
@@ -68,7 +57,7 @@ def solve_task(
 ) -> LevelCounts:
     """One task: canonical sets `start` to `stop` of level `depth`, from the level below's codes
     file, written into the level's codes file (mapped) at their boards."""
-    tables = cluster_tables(game_name)
+    tables = _tables(game_name)
     below = None if below_path is None else _level(tables, depth + 1, below_path, "r")
     here = _level(tables, depth, codes_path, "r+")
     counts = solve_range(tables, here, below, start, stop)
@@ -76,13 +65,13 @@ def solve_task(
     return counts
 
 
-def connect(workers: int | None, scheduler: str | None, game: Game | None = None) -> Any:
+def connect(workers: int | None, scheduler: str | None) -> Any:
     """A Dask client: a LocalCluster of `workers` processes on this machine, or the scheduler at
     `scheduler`; MissingExtraError without Dask. A cluster that fails to start is started once more,
     waiting longer (a busy machine starts workers slowly); ClusterStartError when that fails too
-    or the scheduler does not answer. Where the system forks (`START_METHOD`), the local workers
-    are forked from this process once `game`'s tables and the kernels are loaded here: they start
-    with them rather than each importing and loading its own."""
+    or the scheduler does not answer. Its workers are spawned (Dask's default), not forked: this
+    process holds threads (Dask's event loop; a test runner's), and a worker forked from it once
+    hung on a lock that another thread held at the fork."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -94,19 +83,10 @@ def connect(workers: int | None, scheduler: str | None, game: Game | None = None
             return Client(scheduler)  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError) as error:
             raise ClusterStartError(None, scheduler, (), _said(error)) from None
-    method = START_METHOD if START_METHOD in multiprocessing.get_all_start_methods() else "spawn"
-    if game is not None and method == "fork":
-        cluster_tables(game.name)
     failure = ""
     for timeout in START_TIMEOUTS:
         try:
-            settings = {
-                **NO_MALLOC_TRIM,
-                "distributed.comm.timeouts.connect": timeout,
-                "distributed.worker.multiprocessing-method": method,
-                "distributed.worker.profile.enabled": False,  # a sampler that costs a worker's CPU all along
-            }
-            with dask.config.set(settings):
+            with dask.config.set({**NO_MALLOC_TRIM, "distributed.comm.timeouts.connect": timeout}):
                 cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
                 )

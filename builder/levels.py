@@ -25,6 +25,7 @@ from typing import Any, BinaryIO, Final
 
 from ttt_db.errors import DatabaseError, WorkFolderDamagedError
 from ttt_db.game.definition import Game
+from ttt_db.ranked.backend import compiled
 from ttt_db.ranked.layout import chunks_of_level, level_from_chunks
 from ttt_db.ranked.slots import level_slots, level_work
 from ttt_db.ranked.step import Level, LevelCounts, solve_level
@@ -325,12 +326,7 @@ def build_core(
     again; every level, by depth, and with `keep` every level's codes. With a Dask `client`, each
     level is solved by tasks on its workers (`ttt_db.build.cluster`), in the same folder."""
     done, damage = folder.claim(fresh=fresh)
-    if client is not None:
-        from ttt_db.build.cluster import cluster_tables  # the same the workers were forked with
-
-        tables = cluster_tables(game.name)
-    else:
-        tables = RankedTables(game)
+    tables = RankedTables(game, compiled() if client is not None else None)
     n = game.cells
     held: dict[int, Level] = {}
     below = None

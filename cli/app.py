@@ -195,7 +195,7 @@ def build(
     if workers is not None or scheduler is not None:
         from ttt_db.build.cluster import connect
 
-        client = connect(workers, scheduler, game)
+        client = connect(workers, scheduler)
         count = len(client.scheduler_info()["workers"])
         typer.echo(f"solving on Dask: {count} workers, dashboard at {client.dashboard_link}", err=True)
     try:

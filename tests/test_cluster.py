@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
 from collections.abc import Iterator
 from math import comb
 from pathlib import Path
@@ -108,29 +107,6 @@ def test_a_build_on_the_cluster_stopped_between_levels_resumes(
     summary = build_database(path, game=game, client=client)
     assert summary.resumed_at == 9
     assert _files_equal(path, whole)
-
-
-def _tables_held() -> tuple[int, int]:
-    """In a worker: its process, and how many games' tables it held before this task."""
-    from ttt_db.build.cluster import cluster_tables
-
-    return os.getpid(), cluster_tables.cache_info().currsize
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux alone")
-def test_a_local_clusters_workers_start_with_the_games_tables_loaded() -> None:
-    """Forked once the game's tables and the kernels are loaded, a worker does not load them again
-    (a spawned one would start with none: its first task would load them)."""
-    pytest.importorskip("distributed", reason="Dask is not installed: pip install -e '.[dask]'")
-    from ttt_db.build.cluster import START_METHOD, cluster_tables, connect
-
-    assert START_METHOD == "fork"
-    cluster_tables.cache_clear()
-    with connect(1, None, Game.parse("3x4k3")) as opened:
-        pid, held = opened.submit(_tables_held, pure=False).result()
-        opened.cluster.close()
-    assert pid != os.getpid()
-    assert held == 1
 
 
 def _slots(cells: int) -> list[int]:

@@ -287,7 +287,7 @@ def game_commands(game: str, workdir: Path, runs: int) -> list[Measurement]:
     if game == "4x4k4":  # issues 36 and 56: many boards at once, as many as the issues name
         checked += [streamed_lookups(db, game, 100_000), posted_lookups(db, game, 10_000)]
     if game == "4x4k4":  # issue 56: the export in arrays
-        checked += export_commands(game, where, workdir, positions=True)
+        checked += export_commands(game, db, workdir, positions=True)
     if game == "4x4k4":  # issue 35: every measure of a graded perfect player, over the core in arrays
         run_command(
             command("score", "perfect@0.9", "--json", *where)
@@ -963,11 +963,14 @@ EXPORT_BUDGETS: Final = {"parquet": 5.0, "jsonl": 8.0}
 """Issue 56: an export of every class against verify, both by CPU time: a data set, JSON lines."""
 
 
-def export_commands(game: str, where: list[str], workdir: Path, *, positions: bool) -> list[Measurement]:
+def export_commands(game: str, db: Path, workdir: Path, *, positions: bool) -> list[Measurement]:
     """Issue 56: the export of every class (and, with `positions`, of every position) as a Parquet
     data set and as JSON lines (to /dev/null), each by CPU time against verify's, verify run
-    before and after them; the class rows per CPU second."""
+    before and after them; pyarrow's own writing of the data set's record batches against the
+    same verify (`parquet_writing_alone`); the class rows per CPU second."""
     import os
+
+    where = ["--game", game, "--db", str(db)]
 
     verify = [usage(command("verify", *where)).cpu]
     folder = workdir / "export-set"
@@ -995,6 +998,15 @@ def export_commands(game: str, where: list[str], workdir: Path, *, positions: bo
             ),
             Measurement("  its peak memory", used.peak_mb, 2048.0, "MB"),
         ]
+        if (rows, format) == ("classes", "parquet"):
+            results.append(
+                Measurement(
+                    "  pyarrow's writing alone of its record batches (sampled, scaled to every class) / verify (CPU)",
+                    parquet_writing_alone(db, workdir) / verify_cpu,
+                    None,
+                    "x",
+                )
+            )
     import json
 
     info = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
@@ -1002,6 +1014,39 @@ def export_commands(game: str, where: list[str], workdir: Path, *, positions: bo
     jsonl = next(used for rows, format, used in runs if (rows, format) == ("classes", "jsonl"))
     results.append(Measurement(f"  {game} classes as JSON lines per CPU second", classes / jsonl.cpu, None, "rows/s"))
     return results
+
+
+def parquet_writing_alone(db: Path, workdir: Path, stride: int = 8) -> float:
+    """The CPU seconds pyarrow's Parquet writer alone would spend on the data set of every class:
+    one record batch in `stride` made as the export makes them, each written (the calling thread's
+    CPU, the writer's settings the export's) to one file, scaled by rows to every class. The
+    floor under `export --format parquet` that no faster making of its batches can go below."""
+    import time
+
+    from ttt_db.outputs.dataset import RecordBatches, parquet_writer
+    from ttt_db.outputs.export_rows import RowMode, database_rows
+    from ttt_db.store.database import open_database
+
+    rows = total = 0
+    seconds = 0.0
+    path = workdir / "writing-alone.parquet"
+    with open_database(db) as database:
+        batches = RecordBatches(database.game)
+        writer = parquet_writer(path, batches.schema)
+        for index, block in enumerate(database_rows(database, None, RowMode.classes)):
+            total += block.rows
+            if index % stride:
+                continue
+            batch = batches.batch(block, "train")
+            started = time.thread_time()
+            writer.write_batch(batch)
+            seconds += time.thread_time() - started
+            rows += block.rows
+        started = time.thread_time()
+        writer.close()
+        seconds += time.thread_time() - started
+    path.unlink()
+    return seconds * total / rows
 
 
 def streamed_lookups(db: Path, game: str, count: int) -> Measurement:
@@ -1188,7 +1233,7 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
             run_command(command("score", "perfect@0.9", "--json", "--game", "3x4k3", "--db", str(workdir / "s.sqlite")))
             scored = usage(command("score", "perfect@0.9", "--no-best-response", "--json", *where))  # issue 35
             every = usage(command("score", "perfect@0.9", "--json", *where))
-            results += export_commands(game, where, workdir, positions=False)
+            results += export_commands(game, db, workdir, positions=False)
             results += [
                 Measurement("  its core in-process / C floor (CPU)", core / floor_cpu, None, "x"),
                 *_cluster_build(game, workdir, db, built),

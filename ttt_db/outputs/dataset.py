@@ -174,25 +174,13 @@ def write_dataset(
     the rows of `blocks` (`ttt_db.outputs.export_rows`) as record batches built column by column,
     each row what `dataset_row` makes of its position; `counted(n)` is told after each block."""
     import numpy as np
-    import pyarrow.parquet as pq
 
     refuse_foreign_card(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    columns = _Columns(game)
+    columns = RecordBatches(game)
     summary = DatasetSummary(game, folder, mode=mode, digest=digest)
     temporary = {split: folder / f".{split}.parquet.{os.getpid()}.tmp" for split in SPLITS}
-    writers = {
-        split: _SplitWriter(
-            pq.ParquetWriter(
-                temporary[split],
-                columns.schema,
-                compression="zstd",
-                use_dictionary=list(DICTIONARY_COLUMNS),
-                write_statistics=False,
-            )
-        )
-        for split in SPLITS
-    }
+    writers = {split: _SplitWriter(parquet_writer(temporary[split], columns.schema)) for split in SPLITS}
     try:
         for block in blocks:
             test = splits_of(game, block.class_keys)
@@ -221,6 +209,16 @@ def write_dataset(
         for split in SPLITS:
             temporary[split].unlink(missing_ok=True)
     return summary
+
+
+def parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
+    """A Parquet file at `path` written as the data set's are: zstd, the columns of few values
+    (`DICTIONARY_COLUMNS`) as dictionaries, no statistics."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetWriter(
+        path, schema, compression="zstd", use_dictionary=list(DICTIONARY_COLUMNS), write_statistics=False
+    )
 
 
 class _SplitWriter:
@@ -264,7 +262,7 @@ class _SplitWriter:
             self.writer.close()
 
 
-class _Columns:
+class RecordBatches:
     """A block's rows as one record batch of `arrow_schema`'s columns: per-code fields from tables
     of the 256 codes (`value_fields`), move lists from cell masks, every move's value and remoteness
     from its worth (`move_of_worth`), odds and paths from the level's extras."""

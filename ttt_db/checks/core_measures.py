@@ -42,10 +42,17 @@ from ttt_db.checks.policy_figures import (
     SeatMeasures,
 )
 from ttt_db.game.rules import Mark, play, score_seen_by, side_to_move, value_score
-from ttt_db.ranked.backend import Backend, interpreted
+from ttt_db.ranked.backend import interpreted
 from ttt_db.ranked.codes import value_of_code
 from ttt_db.ranked.kernels.sets import Ints
-from ttt_db.ranked.policy import best_response_level, gather_mass, largest_shares, reach_level
+from ttt_db.ranked.policy import (
+    Numbers,
+    Policies,
+    best_response_level,
+    gather_mass,
+    largest_shares,
+    reach_level,
+)
 from ttt_db.ranked.slots import board_of_slot, slot_of
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
@@ -63,8 +70,6 @@ def _core_policy(named: NamedAI) -> CorePolicy:
     return named.core_policy
 
 
-TIE: Final = 1e-12
-"""In floating point, two expected scores closer than this are a tie (a best response's choice)."""
 PASS_BYTES: Final = 9 << 28
 """What one pass's numbers may take: two buffers, each of them as wide as the largest level (8
 bytes a number; the forward pass against perfect play holds one more for each board of one level:
@@ -113,42 +118,6 @@ def _fixed_opponents(against: Iterable[NamedAI]) -> dict[str, CorePolicy]:
     """The opponents whose play is fixed, by name: perfect play, uniform random play, then each AI
     of `against` (one named as a default replaces it)."""
     return {"perfect": PERFECT, "random": RANDOM} | {named.name: _core_policy(named) for named in against}
-
-
-@dataclass(frozen=True)
-class _Numbers:
-    """What the kernels count in: exact fractions in lists (interpreted, a game of at most
-    MEASURED_MAX_CELLS cells), else float64 arrays."""
-
-    backend: Backend
-    exact: bool
-
-    @classmethod
-    def of(cls, tables: RankedTables) -> _Numbers:
-        return cls(tables.backend, not tables.backend.compiled and tables.cells <= MEASURED_MAX_CELLS)
-
-    def zeros(self, size: int) -> Ints:
-        return [ZERO] * size if self.exact else self.backend.f64(size)
-
-    def zeroed(self, buffer: Ints, size: int) -> Ints:
-        """`size` zeros: in float64 the first `size` of `buffer`, zeroed (its memory reused: a level's
-        numbers mapped anew cost the system more than the pass that fills them), exactly new ones."""
-        if self.exact:
-            return self.zeros(size)
-        part = buffer[:size]
-        part.fill(0)
-        return part
-
-    def array(self, values: list[Fraction]) -> Ints:
-        return values if self.exact else self.backend.f64_of([float(value) for value in values])
-
-    def number(self, value: Any) -> Probability:
-        """A figure as the measures give it: the fraction itself, else a Python float."""
-        return value if self.exact else float(value)
-
-    @property
-    def tie(self) -> float:
-        return 0.0 if self.exact else TIE
 
 
 def measure_over_core(
@@ -212,12 +181,12 @@ def _walk_for(
     positions; `progress` hears the positions met, in the walk and then in each pass."""
     policy = _core_policy(ai)
     tables = _measuring_tables(database)
-    b = tables.backend
-    numbers = _Numbers.of(tables)
-    policies = (policy, *fixed.values())
-    kinds = b.i64_of([KINDS[found.moves] for found in policies])
-    odds = numbers.array([share for found in policies for share in _odds(found, tables.cells)])
-    keeps = b.i64_of([int(found.skill == 1 and found.table is None) for found in policies])
+    numbers = Numbers(tables.backend, exact=not tables.backend.compiled and tables.cells <= MEASURED_MAX_CELLS)
+    every = (policy, *fixed.values())
+    kinds = [KINDS[found.moves] for found in every]
+    odds = [share for found in every for share in _odds(found, tables.cells)]
+    keeps = [int(found.skill == 1 and found.table is None) for found in every]  # a perfect player's
+    policies = numbers.policies(kinds, odds, keeps)
     levels: dict[int, Level] = {}
     positions: dict[int, int] = {}
     met = 0
@@ -233,7 +202,7 @@ def _walk_for(
         positions[step.depth] = step.counts.positions
         met_level(step.depth)
     listed = _Listed.of(policy, tables, numbers)
-    return _Walk(tables, numbers, levels, (kinds, odds), keeps, listed, met_level), positions
+    return _Walk(tables, numbers, levels, policies, listed, met_level), positions
 
 
 def _measuring_tables(database: SolutionDatabase) -> RankedTables:
@@ -246,7 +215,7 @@ def _measuring_tables(database: SolutionDatabase) -> RankedTables:
     return RankedTables(database.game, interpreted())
 
 
-def _outcome(numbers: _Numbers, win: Any, loss: Any) -> Outcome:
+def _outcome(numbers: Numbers, win: Any, loss: Any) -> Outcome:
     """An outcome from the kernels' win and loss (a draw is the rest, never below 0 in float64)."""
     win, loss = numbers.number(win), numbers.number(loss)
     return Outcome(win, 1 - win - loss if numbers.exact else max(0.0, 1 - win - loss), loss)
@@ -270,12 +239,12 @@ class _Listed:
     `policy_reach`), by depth: each board of a canonical set its table lists (the others are read
     through their images there, which it lists alike), with its move odds."""
 
-    numbers: _Numbers
+    numbers: Numbers
     cells: int
     by_depth: dict[int, list[tuple[int, Mapping[int, Fraction]]]]  # (stored slot, odds)
 
     @classmethod
-    def of(cls, policy: CorePolicy, tables: RankedTables, numbers: _Numbers) -> _Listed:
+    def of(cls, policy: CorePolicy, tables: RankedTables, numbers: Numbers) -> _Listed:
         by_depth: dict[int, list[tuple[int, Mapping[int, Fraction]]]] = {}
         for board, odds in (policy.table or {}).items():
             depth, slot = slot_of(board)
@@ -293,7 +262,7 @@ class _Listed:
                 found.append((at, odds))
         found.sort(key=lambda item: item[0])
         shares = [odds.get(cell, ZERO) for _, odds in found for cell in range(self.cells)]
-        return self.numbers.backend.i64_of([j for j, _ in found]), self.numbers.array(shares)
+        return self.numbers.indices([j for j, _ in found]), self.numbers.array(shares)
 
 
 @dataclass(frozen=True)
@@ -313,23 +282,22 @@ class _Walk:
     level is done."""
 
     tables: RankedTables
-    numbers: _Numbers
+    numbers: Numbers
     levels: dict[int, Level]
-    policies: tuple[Ints, Ints]
-    keeps: Ints  # [policy] 1 where it never plays a move outside its kind (a perfect player)
+    policies: Policies
     listed: _Listed
     met: Callable[[int], None]
     held: list[Ints] = field(default_factory=list)  # the numbers' buffers, kept from pass to pass
 
     def buffers(self, width: int) -> tuple[Ints, Ints, Ints]:
         """Two buffers of `width` numbers a board of the largest level, and one of a number a board:
-        the same memory from one pass to the next (`_Numbers.zeroed`)."""
+        the same memory from one pass to the next (`Numbers.zeroed`)."""
         numbers, widest = self.numbers, max(level.sets.size for level in self.levels.values())
-        if numbers.exact:  # exact numbers are lists made anew (`_Numbers.zeroed`)
+        if numbers.exact:  # exact numbers are lists made anew (`Numbers.zeroed`)
             return numbers.zeros(0), numbers.zeros(0), numbers.zeros(0)
         if not self.held or len(self.held[0]) < widest * width:
             self.held.clear()  # the narrower ones let go before the wider are mapped
-            paged = numbers.backend.f64_paged
+            paged = numbers.paged
             self.held.extend([paged(widest * width), paged(widest * width), paged(widest)])
         return self.held[0], self.held[1], self.held[2]
 
@@ -337,7 +305,7 @@ class _Walk:
         """Each of `seats`' (0 o, 1 x) win and loss probabilities from the empty board against a
         best response: the levels backward, the full boards first."""
         below_out: Ints = self.numbers.zeros(0)
-        chosen = self.tables.backend.i64_of(list(seats))
+        chosen = self.numbers.indices(seats)
         spare, other, _ = self.buffers(2 * len(seats))
         for depth in range(self.tables.cells, -1, -1):
             here = self.levels[depth]
@@ -352,8 +320,7 @@ class _Walk:
                 out,
                 self.policies,
                 self.listed.at(here),
-                self.numbers.tie,
-                self.numbers.zeros,
+                self.numbers,
             )
             below_out = out
             self.met(depth)
@@ -366,9 +333,9 @@ class _Walk:
         `group` (indices of the policies), by carrying the play's reach forward level by level
         (`policy_reach`); into `reached` (the group's first is then perfect play), also the boards
         where the policy gives up the most against it."""
-        tables, numbers, b = self.tables, self.numbers, self.tables.backend
+        tables, numbers = self.tables, self.numbers
         nf = len(group)  # a board's reach in each seat: a seat's half of the level's array, then the other's
-        opponents = b.i64_of(list(group))
+        opponents = numbers.indices(group)
         spare, other, losses = self.buffers(2 * nf)
         mass = numbers.zeroed(other, self.levels[0].sets.size * 2 * nf)
         for i in range(2 * nf):
@@ -384,22 +351,19 @@ class _Walk:
                 here,
                 below,
                 opponents,
-                self.keeps,
                 (mass, below_mass),
                 self.policies,
                 self.listed.at(here),
                 lost,
                 ends,
-                numbers.zeros,
+                numbers,
             )
             if below is not None:
                 gather_mass(tables, below, below_mass, nf)
             if reached is not None and depth < tables.cells:
                 seat = depth % 2
                 perfect = seat * here.sets.size * nf  # perfect play, the group's first, in the seat's half
-                where, shares, sums = largest_shares(
-                    tables, here, mass, nf, perfect, lost, reached.costliest, numbers.zeros
-                )
+                where, shares, sums = largest_shares(tables, here, mass, nf, perfect, lost, reached.costliest, numbers)
                 if sums[0] > 0:
                     reached.by_depth[seat][depth] = numbers.number(sums[0] + sums[1])
                 reached.found[seat] += [(numbers.number(shares[i]), depth, j) for i, j in enumerate(where)]
@@ -419,7 +383,7 @@ class _Walk:
 def _costs(
     database: SolutionDatabase,
     ai: NamedAI,
-    numbers: _Numbers,
+    numbers: Numbers,
     levels: dict[int, Level],
     reached: _Reached,
 ) -> tuple[list[list[Cost]], list[dict[int, Probability]]]:
@@ -434,7 +398,7 @@ def _costs(
     return costs, reached.by_depth
 
 
-def _cost(database: SolutionDatabase, ai: NamedAI, numbers: _Numbers, level: Level, j: int, share: Probability) -> Cost:
+def _cost(database: SolutionDatabase, ai: NamedAI, numbers: Numbers, level: Level, j: int, share: Probability) -> Cost:
     """The Cost of board j of a level (its canonical sets' numbering), its share of the expected
     score known: the board, its value for the mover, and each move the AI plays there."""
     sets = level.sets

@@ -3,25 +3,83 @@
 each allocating its own scratch and spreading a level over the backend's workers. What the
 measures mean is `ttt_db.checks.core_measures`'s.
 
-Every face takes the policies as the kernels read them: `policies` the kinds and odds of each
-policy (the measured one first, then the fixed opponents), `listed` the measured policy's odds
-listed per board of the level where it answers with a list, and `zeros(size)` the arrays of the
-number type measured in (Fractions or floats).
+Every face takes the policies as the kernels read them (`Policies`: the measured one first, then
+the fixed opponents), `listed` the measured policy's odds listed per board of the level where it
+answers with a list, and the `Numbers` measured in (exact fractions or floats).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Final, NamedTuple
 
+from ttt_db.ranked.backend import Backend
 from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.step import Level
 from ttt_db.ranked.tables import RankedTables
 
 RANGE_SLOTS: Final = 16_384
 """Boards of canonical sets per range that a level's best-response pass spreads over the workers."""
+TIE: Final = 1e-12
+"""In floating point, two expected scores closer than this are a tie (a best response's choice);
+exact fractions tie only when equal."""
+_ZERO: Final = Fraction(0)
 
-Zeros = Callable[[int], Ints]
+
+@dataclass(frozen=True)
+class Numbers:
+    """What the passes count in: exact fractions in lists (`exact`: the interpreted kernels alone
+    can hold them), else float64 arrays of the backend's; indices are int64 arrays either way."""
+
+    backend: Backend
+    exact: bool
+
+    def zeros(self, size: int) -> Ints:
+        return [_ZERO] * size if self.exact else self.backend.f64(size)
+
+    def zeroed(self, buffer: Ints, size: int) -> Ints:
+        """`size` zeros: in float64 the first `size` of `buffer` (`paged`), zeroed (its memory
+        reused: a level's numbers mapped anew cost the system more than the pass that fills them),
+        exactly new ones."""
+        if self.exact:
+            return self.zeros(size)
+        part = buffer[:size]
+        part.fill(0)
+        return part
+
+    def paged(self, size: int) -> Ints:
+        """A buffer of `size` numbers for `zeroed` to reuse (nothing where exact: lists are made anew)."""
+        return self.zeros(0) if self.exact else self.backend.f64_paged(size)
+
+    def array(self, values: Sequence[Fraction]) -> Ints:
+        return list(values) if self.exact else self.backend.f64_of([float(value) for value in values])
+
+    def indices(self, values: Sequence[int]) -> Ints:
+        return self.backend.i64_of(values)
+
+    def number(self, value: Any) -> Fraction | float:
+        """A figure as the measures give it: the fraction itself, else a Python float."""
+        return value if self.exact else float(value)
+
+    @property
+    def tie(self) -> float:
+        return 0.0 if self.exact else TIE
+
+    def policies(self, kinds: Sequence[int], odds: Sequence[Fraction], keeps: Sequence[int]) -> Policies:
+        """The policies as the kernels read them, from each one's kind, its odds (`move_share`'s
+        layout, one policy after another) and whether it keeps the value (1: it never plays a move
+        outside its kind)."""
+        return Policies(self.indices(kinds), self.array(odds), self.indices(keeps))
+
+
+class Policies(NamedTuple):
+    """The measured policy, then the fixed opponents, as the kernels read them (`Numbers.policies`)."""
+
+    kinds: Ints
+    odds: Ints
+    keeps: Ints
 
 
 def best_response_level(
@@ -31,10 +89,9 @@ def best_response_level(
     seats: Ints,
     below_out: Ints,
     out: Ints,
-    policies: tuple[Ints, Ints],
+    policies: Policies,
     listed: tuple[Ints, Ints],
-    tie: float,
-    zeros: Zeros,
+    numbers: Numbers,
 ) -> None:
     """A level's outcomes against a best response into `out` (per board, for each of `seats`: its
     win and loss probabilities) from its children's (`below_out`), its canonical sets spread over
@@ -55,14 +112,15 @@ def best_response_level(
             below_sets.arrays,
             below_out,
             seats,
-            *policies,
+            policies.kinds,
+            policies.odds,
             *listed,
-            tie,
+            numbers.tie,
             out,
             own.kids,
             own.worths,
             own.per,
-            zeros(2 * sets.patterns),
+            numbers.zeros(2 * sets.patterns),
             own.small,
             own.tab,
         )
@@ -75,13 +133,12 @@ def reach_level(
     here: Level,
     below: Level | None,
     opponents: Ints,
-    keeps: Ints,
     masses: tuple[Ints, Ints],
-    policies: tuple[Ints, Ints],
+    policies: Policies,
     listed: tuple[Ints, Ints],
     lost: Ints,
     ends: Ints,
-    zeros: Zeros,
+    numbers: Numbers,
 ) -> None:
     """One level's reach (`masses`: this level's, the level below's) passed to the level below, the
     measured policy in each seat against each of `opponents`, the two seats at once (compiled):
@@ -105,17 +162,18 @@ def reach_level(
                 bottom.sets.arrays,
                 seat,
                 opponents,
-                keeps,
+                policies.keeps,
                 mass,
                 below_mass,
-                *policies,
+                policies.kinds,
+                policies.odds,
                 *listed,
                 lost,
                 ends,
                 own.kids,
                 own.worths,
                 own.per,
-                zeros(2 * here.sets.patterns * (len(opponents) + 1)),
+                numbers.zeros(2 * here.sets.patterns * (len(opponents) + 1)),
                 own.small,
                 own.tab,
             )
@@ -133,11 +191,11 @@ def gather_mass(tables: RankedTables, level: Level, mass: Ints, reaches: int) ->
 
 
 def largest_shares(
-    tables: RankedTables, level: Level, mass: Ints, width: int, at: int, lost: Ints, k: int, zeros: Zeros
+    tables: RankedTables, level: Level, mass: Ints, width: int, at: int, lost: Ints, k: int, numbers: Numbers
 ) -> tuple[list[int], Ints, Ints]:
     """Of the level's boards, the (at most) k whose share (mass[j * width + at] * lost[j]) is
     largest, largest first: their boards and shares, and every positive share's sum (with the
     rounding it lost, `add_compensated`)."""
-    where, shares, sums = tables.backend.i64(max(1, k)), zeros(max(1, k)), zeros(2)
+    where, shares, sums = tables.backend.i64(max(1, k)), numbers.zeros(max(1, k)), numbers.zeros(2)
     count = tables.run.largest_shares(level.sets.size, mass, width, at, lost, k, where, shares, sums)
     return [int(where[i]) for i in range(count)], shares, sums

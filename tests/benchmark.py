@@ -1325,9 +1325,9 @@ HUGE_GAMES = ("5x5k4",)
 
 def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> list[Measurement]:
     """A game of 25 cells on one machine: the floor's SYM=1 run, the build (CPU time, peak memory,
-    file), its counts against the floor's, a build killed in the middle levels and resumed (the same
-    content), verify, a whole best-moves command, and boards sampled from its deepest levels against
-    the reference solver."""
+    file), its counts against the floor's, the same build on a 2-worker LocalCluster (the same
+    content), a build killed in the middle levels and resumed (the same content), verify, a whole
+    best-moves command, and boards sampled from its deepest levels against the reference solver."""
     import json
     import os
     import signal
@@ -1355,6 +1355,7 @@ def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> li
             Measurement("  build / C floor (CPU)", built.cpu / floor_cpu, 3.0, "x"),
             unlike_floor(info, floor_result),
         ]
+    results += _huge_cluster_build(game, workdir, str(info["content_sha256"]), built, epoch)
     resumed = workdir / f"{game}-resumed.sqlite"
     folder = workdir / f".{resumed.name}.levels"
     running = subprocess.Popen(
@@ -1428,6 +1429,36 @@ def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> li
     return results
 
 
+def _huge_cluster_build(game: str, workdir: Path, digest: str, built: Usage, env: dict[str, str]) -> list[Measurement]:
+    """Issue 60: the game built again by a LocalCluster of 2 worker processes on this machine: its
+    time, its CPU against the in-process build's (`built`), and its content digest against that
+    build's (`digest`)."""
+    import json
+
+    if not _has_dask():
+        return []
+    db = workdir / f"{game}-cluster.sqlite"
+    used = usage(command("build", "--quiet", "--workers", "2", "--game", game, "--db", str(db)), env=env)
+    info = command("info", "--json", "--game", game, "--db", str(db))
+    found = json.loads(subprocess.run(info, capture_output=True, check=True).stdout)["content_sha256"]
+    db.unlink()
+    return [
+        Measurement(f"ttt-db build --game {game} --workers 2, whole command", used.wall, None, "s"),
+        Measurement("  its CPU time / the in-process build's", used.cpu / built.cpu, None, "x"),
+        Measurement("  its content digest unlike the in-process build's", float(found != digest), 0, ""),
+    ]
+
+
+def _has_dask() -> bool:
+    """Whether Dask's distributed is installed (the cluster builds are skipped, and said so, if not)."""
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        print("no Dask: the cluster builds are skipped (pip install -e '.[dask]')")
+        return False
+    return True
+
+
 EXPORTED_LEVEL: Final = {"5x5k4": 12}
 """Issue 56: the level of a huge game the benchmark exports (5x5k4's widest class count but one)."""
 
@@ -1477,11 +1508,9 @@ def _cluster_build(game: str, workdir: Path, local: Path, built: Usage) -> list[
     (the first in-process build the run's `built`; a cluster build's CPU the driver's, its nannies'
     and its workers': every process the command started), the same of their wall times, and its
     core compared row by row with the in-process build's."""
-    import importlib.util
     import sqlite3
 
-    if importlib.util.find_spec("distributed") is None:
-        print("no Dask: the cluster build is skipped (pip install -e '.[dask]')")
+    if not _has_dask():
         return []
     db = workdir / f"{game}-cluster.sqlite"
     again = workdir / f"{game}-again.sqlite"

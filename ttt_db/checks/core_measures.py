@@ -292,12 +292,10 @@ class _Walk:
     def buffers(self, width: int) -> tuple[Ints, Ints, Ints]:
         """Two buffers of `width` numbers a board of the largest level, and one of a number a board:
         the same memory from one pass to the next (`Numbers.zeroed`)."""
-        numbers, widest = self.numbers, max(level.sets.size for level in self.levels.values())
-        if numbers.exact:  # exact numbers are lists made anew (`Numbers.zeroed`)
-            return numbers.zeros(0), numbers.zeros(0), numbers.zeros(0)
-        if not self.held or len(self.held[0]) < widest * width:
+        widest = max(level.sets.size for level in self.levels.values())
+        if not self.held or len(self.held[0]) < widest * width:  # exact numbers hold none (`Numbers.paged`)
             self.held.clear()  # the narrower ones let go before the wider are mapped
-            paged = numbers.paged
+            paged = self.numbers.paged
             self.held.extend([paged(widest * width), paged(widest * width), paged(widest)])
         return self.held[0], self.held[1], self.held[2]
 

@@ -208,6 +208,16 @@ class Usage:
     peak_mb: float
 
 
+def info_of(where: list[str]) -> dict[str, Any]:
+    """`ttt-db info --json` of the database `where` names (its --game and --db)."""
+    import json
+
+    found: dict[str, Any] = json.loads(
+        subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout
+    )
+    return found
+
+
 def usage(args: list[str], codes: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> Usage:
     """One run of a command that exits with one of `codes` (a check of a failing AI exits 1), from
     a fresh parent that runs only it."""
@@ -1007,9 +1017,8 @@ def export_commands(game: str, db: Path, workdir: Path, *, positions: bool) -> l
                     "x",
                 )
             )
-    import json
 
-    info = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
+    info = info_of(where)
     classes = info["figures"]["canonical_positions"]
     jsonl = next(used for rows, format, used in runs if (rows, format) == ("classes", "jsonl"))
     results.append(Measurement(f"  {game} classes as JSON lines per CPU second", classes / jsonl.cpu, None, "rows/s"))
@@ -1197,7 +1206,6 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
     build's CPU time over the floor's mean, its peak memory and size; its counts against the
     floor's; for 4x5k4 the core built in-process beside the floor, a whole best-moves command,
     verify and the strong check against the floor's time."""
-    import json
 
     db = workdir / f"{game}.sqlite"
     where = ["--game", game, "--db", str(db)]
@@ -1209,7 +1217,7 @@ def core_commands(game: str, workdir: Path, floor: Path | None) -> list[Measurem
     built = usage(command("build", "--quiet", *where))
     if floor is not None:
         floor_runs.append(run_floor(floor, game)[0].cpu)
-    info = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
+    info = info_of(where)
     sample = game in CENSUS_SAMPLES  # issue 60 holds these to the floor alone: issue 25's sizes are for 20 cells
     results = [
         Measurement(f"ttt-db build --game {game}, whole command", built.wall, None, "s"),
@@ -1328,7 +1336,6 @@ def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> li
     file), its counts against the floor's, the same build on a 2-worker LocalCluster (the same
     content), a build killed in the middle levels and resumed (the same content), verify, a whole
     best-moves command, and boards sampled from its deepest levels against the reference solver."""
-    import json
     import os
     import signal
 
@@ -1343,7 +1350,7 @@ def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> li
         results.append(Measurement(f"the C floor's CPU time ({game}, SYM=1, whole run)", floor_cpu, None, "s"))
     epoch = {"SOURCE_DATE_EPOCH": "1700000000"}
     built = usage(command("build", "--quiet", *where), env=epoch)
-    info = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
+    info = info_of(where)
     results += [
         Measurement(f"ttt-db build --game {game}, whole command", built.wall, None, "s"),
         Measurement("  its CPU time", built.cpu, None, "s"),
@@ -1378,14 +1385,7 @@ def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> li
         env={**os.environ, **epoch},
         check=True,
     )
-    same = (
-        json.loads(
-            subprocess.run(
-                command("info", "--json", "--game", game, "--db", str(resumed)), capture_output=True, check=True
-            ).stdout
-        )["content_sha256"]
-        == info["content_sha256"]
-    )
+    same = info_of(["--game", game, "--db", str(resumed)])["content_sha256"] == info["content_sha256"]
     results.append(
         Measurement(
             "  killed in the middle levels, resumed: unlike the whole build",
@@ -1415,8 +1415,7 @@ def huge_commands(game: str, workdir: Path, floor: Path | None, runs: int) -> li
     level = EXPORTED_LEVEL.get(game)
     if level is not None:  # issue 56: a level of the largest game exported at the rate of the whole of 4x5k4
         exported = usage(command("export", "--depth", str(level), "--rows", "classes", "-o", os.devnull, *where))
-        rows = json.loads(subprocess.run(command("info", "--json", *where), capture_output=True, check=True).stdout)
-        classes = next(row["canonical_positions"] for row in rows["depths"] if row["depth"] == level)
+        classes = next(row["canonical_positions"] for row in info["depths"] if row["depth"] == level)
         results.append(
             Measurement(
                 f"  export --depth {level} --rows classes as JSON lines per CPU second",
@@ -1433,14 +1432,12 @@ def _huge_cluster_build(game: str, workdir: Path, digest: str, built: Usage, env
     """Issue 60: the game built again by a LocalCluster of 2 worker processes on this machine: its
     time, its CPU against the in-process build's (`built`), and its content digest against that
     build's (`digest`)."""
-    import json
 
     if not _has_dask():
         return []
     db = workdir / f"{game}-cluster.sqlite"
     used = usage(command("build", "--quiet", "--workers", "2", "--game", game, "--db", str(db)), env=env)
-    info = command("info", "--json", "--game", game, "--db", str(db))
-    found = json.loads(subprocess.run(info, capture_output=True, check=True).stdout)["content_sha256"]
+    found = info_of(["--game", game, "--db", str(db)])["content_sha256"]
     db.unlink()
     return [
         Measurement(f"ttt-db build --game {game} --workers 2, whole command", used.wall, None, "s"),

@@ -20,7 +20,7 @@ from typing import Any, Final, TypeVar
 from ttt_db.ranked.backend import Backend
 from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.slots import level_slots
-from ttt_db.ranked.step import Level
+from ttt_db.ranked.step import Level, range_grain
 from ttt_db.ranked.tables import RankedTables
 
 BATCH_BYTES: Final = 1 << 22
@@ -127,7 +127,7 @@ def level_from_chunks(
         )
         return [int(kept[i]) for i in range(min(count, DAMAGE_KEPT))], count
 
-    for kept, count in b.spread(sets.canonical, fill, grain=max(1, 65_536 // max(1, sets.patterns))):
+    for kept, count in b.spread(sets.canonical, fill, grain=range_grain(sets)):
         slots_damaged += kept
         found += count
     return TakenLevel(level, sorted(slots_damaged)[:DAMAGE_KEPT], found)

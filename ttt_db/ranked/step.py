@@ -156,6 +156,12 @@ def solve_range(
     return LevelCounts.of(counts)
 
 
+def range_grain(sets: LevelSets) -> int:
+    """The fewest canonical sets of a level that one range of work over it is given, on a thread or
+    a Dask worker (about 65,536 boards): a smaller range costs more to hand out than to do."""
+    return max(1, 65_536 // max(1, sets.patterns))
+
+
 def solve_level(
     tables: RankedTables, depth: int, below: Level | None, progress: Progress | None = None
 ) -> tuple[Level, LevelCounts]:
@@ -175,7 +181,7 @@ def solve_level(
                 progress(done, sets.canonical)
         return counts
 
-    parts = tables.backend.spread(sets.canonical, work, grain=max(1, 65_536 // max(1, sets.patterns)))
+    parts = tables.backend.spread(sets.canonical, work, grain=range_grain(sets))
     total = LevelCounts()
     for part in parts:
         total += part

@@ -1499,25 +1499,44 @@ CLUSTER_PAIRS: Final = 3
 a tenth and more from run to run on a shared 2-core machine."""
 
 
+CLUSTER_START_UP: Final = """
+import sys
+from ttt_db.build.cluster import _tables, connect
+
+def load(game):
+    _tables(game)
+
+if __name__ == "__main__":
+    client = connect(2, None)
+    client.run(load, sys.argv[1])
+    client.close()
+    client.cluster.close()
+"""
+"""What a cluster build costs before its first level: the LocalCluster of `--workers 2` started,
+each worker's tables made (numba and its kernels loaded), the cluster closed. (argv: the game)"""
+
+
 def _cluster_build(game: str, workdir: Path, local: Path, built: Usage) -> list[Measurement]:
     """Issues 26 and 60: the same game built on a LocalCluster of 2 worker processes, against the
     in-process build: the ratio of their CPU times' medians over CLUSTER_PAIRS alternated pairs
     (the first in-process build the run's `built`; a cluster build's CPU the driver's, its nannies'
-    and its workers': every process the command started), the same of their wall times, and its
-    core compared row by row with the in-process build's."""
+    and its workers': every process the command started), the same of their wall times, the share
+    of the in-process build's CPU that the cluster spends before its first level
+    (CLUSTER_START_UP), and its core compared row by row with the in-process build's."""
     import sqlite3
 
     if not _has_dask():
         return []
     db = workdir / f"{game}-cluster.sqlite"
     again = workdir / f"{game}-again.sqlite"
-    local_runs, cluster_runs = [built], []
+    local_runs, cluster_runs, start_ups = [built], [], []
     for pair in range(CLUSTER_PAIRS):
         if pair:
             again.unlink(missing_ok=True)
             local_runs.append(usage(command("build", "--quiet", "--game", game, "--db", str(again))))
         db.unlink(missing_ok=True)
         cluster_runs.append(usage(command("build", "--quiet", "--workers", "2", "--game", game, "--db", str(db))))
+        start_ups.append(usage([sys.executable, "-c", CLUSTER_START_UP, game]))
     again.unlink(missing_ok=True)
 
     def median_of(runs: list[Usage], wall: bool) -> float:
@@ -1537,6 +1556,12 @@ def _cluster_build(game: str, workdir: Path, local: Path, built: Usage) -> list[
             "x",
         ),
         Measurement("  the same, wall time", median_of(cluster_runs, True) / median_of(local_runs, True), None, "x"),
+        Measurement(
+            "  of it, the cluster's start-up alone (CPU)",
+            median_of(start_ups, False) / median_of(local_runs, False),
+            None,
+            "x",
+        ),
         Measurement("  its core's rows unlike the in-process build's", float(core(db) != core(local)), 0, ""),
     ]
 

@@ -1750,6 +1750,12 @@ def main() -> int:
         help="other m,n,k games to build and measure, comma-separated, or 'none' "
         "(each is built once; the 4x4 games take seconds)",
     )
+    parser.add_argument(
+        "--keep-unmeasured",
+        action="store_true",
+        help="with --write-docs: keep every row of the last record that this run did not measure, each with "
+        "its own date (a run of some games, say --games none --core-games 4x5k4 --huge 5x5k4, added to a full one)",
+    )
     options = parser.parse_args()
     compile_sources()
     games = [] if options.games == "none" else [name.strip() for name in options.games.split(",") if name.strip()]
@@ -1795,7 +1801,9 @@ def main() -> int:
     for measurement in measurements:
         print(measurement.line())
     if options.write_docs:
-        write_docs(measurements, options.runs, huge_measured=options.huge != "none")
+        write_docs(
+            measurements, options.runs, huge_measured=options.huge != "none", keep_unmeasured=options.keep_unmeasured
+        )
     return 0 if all(m.ok for m in measurements) else 1
 
 
@@ -1823,9 +1831,11 @@ MEASURED = ROOT / "docs" / "measured.json"
 PERFORMANCE = ROOT / "docs" / "performance.md"
 
 
-def write_docs(measurements: list[Measurement], runs: int, *, huge_measured: bool) -> None:
+def write_docs(measurements: list[Measurement], runs: int, *, huge_measured: bool, keep_unmeasured: bool) -> None:
     """docs/measured.json and docs/performance.md from this run; a run without `--huge` keeps the
-    last record's rows of the games over 20 cells (an hour to measure), each with its own date."""
+    last record's rows of the games over 20 cells (an hour to measure), each with its own date, and
+    one that `keep_unmeasured` keeps every row of the last record that it did not measure
+    (`merged_rows`)."""
     import json
     import os
     import platform
@@ -1844,13 +1854,13 @@ def write_docs(measurements: list[Measurement], runs: int, *, huge_measured: boo
         }
         for m in measurements
     ]
-    if not huge_measured and MEASURED.exists():
+    if MEASURED.exists() and (keep_unmeasured or not huge_measured):
         earlier = json.loads(MEASURED.read_text())
-        rows += [
-            {**row, "date": row.get("date", earlier["date"])}
-            for row in earlier["measurements"]
-            if row.get("part") == HUGE
-        ]
+        dated = [{**row, "date": row.get("date", earlier["date"])} for row in earlier["measurements"]]
+        if keep_unmeasured:
+            rows = merged_rows(dated, rows)
+        else:
+            rows += [row for row in dated if row.get("part") == HUGE]
     record = {
         "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
         "date": today,
@@ -1863,6 +1873,24 @@ def write_docs(measurements: list[Measurement], runs: int, *, huge_measured: boo
 
 HUGE: Final = "huge"
 """A measurement's part: the games over 20 cells."""
+
+
+def merged_rows(earlier: list[dict[str, Any]], measured: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last record's rows with this run's in place of those it measured again, a measurement
+    and the indented rows under it as one: each in the last record's order, new ones after."""
+
+    def grouped(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        head = ""
+        for row in rows:
+            if not row["name"].startswith(" ") or not groups:
+                head = row["name"]
+            groups.setdefault(head, []).append(row)
+        return groups
+
+    new = grouped(measured)
+    kept = {head: new.pop(head, rows) for head, rows in grouped(earlier).items()}
+    return [row for rows in (*kept.values(), *new.values()) for row in rows]
 
 
 def render_performance(record: dict[str, object]) -> str:

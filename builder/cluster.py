@@ -30,6 +30,9 @@ NO_MALLOC_TRIM: Final = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESH
 which every allocation is a fresh mapping: a level's temporaries then cost page faults on every
 range. Workers this builder starts go without it."""
 
+TASK_BOARDS: Final = 1 << 26
+"""The most boards a task holds in its own memory before it writes them out (a byte each)."""
+
 START_TIMEOUTS: Final = ("30s", "120s")
 """How long a cluster's start or a scheduler's answer is waited for (Dask's connect timeout): its
 default, then once more, longer, on a machine too busy to start workers in time."""
@@ -56,15 +59,20 @@ def solve_task(
     game_name: str, depth: int, below_path: str | None, start: int, stop: int, codes_path: str
 ) -> LevelCounts:
     """One task: canonical sets `start` to `stop` of level `depth`, from the level below's codes
-    file (mapped), solved in the task's own memory and then written into the level's codes file at
-    their boards. (Solved in place in a mapping of that file, the same range costs a fifth more CPU:
-    a page fault on every page written, and no huge pages.)"""
+    file (mapped), solved in the task's own memory, at most TASK_BOARDS boards at a time, each part
+    then written into the level's codes file at its boards. (Solved in place in a mapping of that
+    file, a range costs more CPU: a page fault on every page written, and no huge pages.)"""
     tables = _tables(game_name)
     below = None if below_path is None else _level(tables, depth + 1, below_path, "r")
     sets = tables.level(depth)
-    codes = tables.backend.u8((stop - start) * sets.patterns)
-    counts = solve_range(tables, Level(sets, codes), below, start, stop, into=codes)
-    _write_codes(codes_path, start * sets.patterns, codes)
+    per = max(1, TASK_BOARDS // max(1, sets.patterns))  # canonical sets a part holds
+    held = tables.backend.u8(min(stop - start, per) * sets.patterns)
+    counts = LevelCounts()
+    for first in range(start, stop, per):
+        last = min(first + per, stop)
+        codes = held[: (last - first) * sets.patterns]
+        counts += solve_range(tables, Level(sets, codes), below, first, last, into=codes)
+        _write_codes(codes_path, first * sets.patterns, codes)
     return counts
 
 

@@ -91,6 +91,29 @@ def test_a_worker_killed_in_the_middle_of_a_level_costs_only_its_task(client: An
     assert marker.exists()  # a worker did die, and its task ran again elsewhere
 
 
+@pytest.mark.parametrize("task_boards", [1, 777])
+def test_a_task_solves_its_range_in_parts_and_writes_each_at_its_boards(
+    task_boards: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task holds at most TASK_BOARDS boards (at least one canonical set) before writing them out:
+    the codes file it writes is the in-process solve's level, whatever the parts' size."""
+    from ttt_db.build import cluster
+
+    monkeypatch.setattr(cluster, "TASK_BOARDS", task_boards)
+    game = Game.parse("3x4k3")
+    below_path = None
+    for local, counts in solve_core(RankedTables(game, compiled())):
+        sets = local.sets
+        path = tmp_path / f"level-{local.depth:02d}.codes.npy"
+        np.lib.format.open_memmap(path, mode="w+", dtype=np.uint8, shape=(max(1, sets.size),)).flush()
+        middle = sets.canonical // 3
+        found = solve_task(game.name, local.depth, below_path, 0, middle, str(path))
+        found += solve_task(game.name, local.depth, below_path, middle, sets.canonical, str(path))
+        assert np.array_equal(np.load(path)[: sets.size], np.asarray(local.codes)), local.depth
+        assert found == counts
+        below_path = str(path)
+
+
 def test_a_build_on_the_cluster_stopped_between_levels_resumes(
     client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stopping_build
 ) -> None:

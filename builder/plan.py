@@ -238,6 +238,29 @@ class Machine:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkerMemory:
+    """What one worker of a cluster build holds (`ttt_db.build.cluster`): the game's tables, the
+    part of its task solved in its own memory, the process itself; and what each worker machine
+    holds besides, once for all its workers: the level the tasks read, mapped from the work folder."""
+
+    tables: int
+    task_part: int
+    process: int
+    level_read: int
+
+    @property
+    def total(self) -> int:
+        return self.tables + self.task_part + self.process
+
+    @classmethod
+    def of(cls, levels: tuple[PlanLevel, ...], tables: int, process: int) -> WorkerMemory:
+        from ttt_db.build.cluster import TASK_BOARDS
+
+        part = max(min(level.boards, max(TASK_BOARDS, level.patterns)) for level in levels)
+        return cls(tables, part, process, max(level.boards for level in levels[1:]))
+
+
+@dataclass(frozen=True, slots=True)
 class BuildPlan:
     game: Game
     workers: int  # the cores a build on this machine solves on, or a cluster's workers
@@ -252,6 +275,7 @@ class BuildPlan:
     cpu_seconds: float | None  # at this machine's measured rates (None: not measured)
     measured_on: Game | None  # the game whose rates were measured (itself up to MAX_CELLS cells)
     machine: Machine
+    worker: WorkerMemory | None = None  # a cluster's worker (None: a build on this machine)
     lacks: list[str] = field(default_factory=list)
 
     @property
@@ -292,6 +316,15 @@ class BuildPlan:
                 "cores": self.machine.cores,
                 "memory_bytes": self.machine.memory,
                 "disk_free_bytes": self.machine.disk_free,
+            },
+            "worker": None
+            if self.worker is None
+            else {
+                "memory_bytes": self.worker.total,
+                "tables_memory_bytes": self.worker.tables,
+                "task_part_bytes": self.worker.task_part,
+                "process_memory_bytes": self.worker.process,
+                "level_read_bytes": self.worker.level_read,
             },
             "lacks": self.lacks,
             "fits": not self.lacks,
@@ -347,6 +380,7 @@ def plan_build(
         None if rates is None else _cpu_seconds(levels, rates, extras, plain),
         None if rates is None else rates.measured_on,
         machine,
+        WorkerMemory.of(levels, tables_by_depth[widest], process - WRITING_BYTES) if cluster else None,
     )
     if plan.memory > machine.memory:
         plan.lacks.append(f"memory: {size_text(plan.memory)} for the build; {size_text(machine.memory)} here")
@@ -407,6 +441,16 @@ def plan_lines(plan: BuildPlan) -> list[str]:
         f"  widest level:   depth {widest.depth}, {widest.boards:,} boards ({widest.canonical_sets:,} canonical sets)",
         f"  memory:         {size_text(plan.memory)}: {', '.join(held_parts)}, tables {size_text(plan.tables_memory)}, "
         f"the process and its writing {size_text(plan.process_memory)}",
+        *(
+            []
+            if plan.worker is None
+            else [
+                f"  per worker:     {size_text(plan.worker.total)}: tables {size_text(plan.worker.tables)}, "
+                f"a task's part {size_text(plan.worker.task_part)}, the process {size_text(plan.worker.process)}",
+                f"                  and each worker machine, once for its workers: the level they read, up to "
+                f"{size_text(plan.worker.level_read)}",
+            ]
+        ),
         f"  work folder:    {size_text(plan.work_disk)} at its fullest (--work-dir: shared storage for a cluster)",
         f"  the database:   about {size_text(plan.result_disk)}",
     ]

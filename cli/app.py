@@ -124,8 +124,9 @@ def build(
         bool,
         typer.Option(
             "--plan",
-            help="Say what the build would take (slots, canonical sets and boards per level, memory, disk, CPU "
-            "time measured on this machine) and what this machine lacks, and build nothing.",
+            help="Say what the build would take (slots, canonical sets and boards per level, memory, with "
+            "--workers each worker's too, disk, CPU time measured on this machine) and what this machine lacks, "
+            "and build nothing.",
         ),
     ] = False,
     source: Annotated[

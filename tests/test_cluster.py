@@ -183,6 +183,30 @@ def test_the_plan_of_5x5k4_is_derived_from_its_levels(run) -> None:
     assert "timed just now on a sample of each level: it moves with this machine's load" in text
 
 
+def test_a_cluster_plan_says_what_each_worker_holds(run) -> None:
+    """`--plan --workers N`: a worker holds the tables, a bounded part of its task and the process;
+    each worker machine holds the level the tasks read, the widest below the empty board's."""
+    from ttt_db.build.cluster import TASK_BOARDS
+
+    document = json.loads(run("build", "--game", "4x7k4", "--plan", "--workers", "64", "--json").stdout)
+    worker, boards = document["worker"], document["boards_by_depth"]
+    assert document["cluster"] is True and document["workers"] == 64
+    assert worker["tables_memory_bytes"] == document["tables_memory_bytes"]
+    assert worker["level_read_bytes"] == max(boards[1:]) == document["widest_level"]["boards"]
+    assert worker["task_part_bytes"] == TASK_BOARDS  # a level's share of a task is far more: written in parts
+    assert worker["memory_bytes"] == sum(
+        worker[key] for key in ("tables_memory_bytes", "task_part_bytes", "process_memory_bytes")
+    )
+    assert worker["memory_bytes"] < document["memory_bytes"] / 100
+    small = json.loads(run("build", "--game", "3x3k3", "--plan", "--workers", "2", "--json").stdout)["worker"]
+    assert small["task_part_bytes"] == small["level_read_bytes"]  # a task may hold a whole small level
+    assert json.loads(run("build", "--game", "3x3k3", "--plan", "--json").stdout)["worker"] is None
+    text = run("build", "--game", "4x7k4", "--plan", "--workers", "64").stdout
+    assert f"per worker:     {worker['memory_bytes'] / 1e9:,.1f} GB" in text
+    assert f"the level they read, up to {max(boards[1:]) / 1e9:,.1f} GB" in text
+    assert "per worker" not in run("build", "--game", "4x7k4", "--plan").stdout
+
+
 def test_a_small_games_plan_holds_what_its_build_takes(run, tmp_path: Path) -> None:
     """Issue 59: 4x4k4's plan said 2.5 MB, a 424 kB file and 0.00 CPU hours; its build took 431 MB,
     3.99 MB and seconds. The plan of 3x4k3 (odds, paths and plain tables kept) against its build's

@@ -1858,7 +1858,7 @@ def write_docs(measurements: list[Measurement], runs: int, *, huge_measured: boo
         earlier = json.loads(MEASURED.read_text())
         dated = [{**row, "date": row.get("date", earlier["date"])} for row in earlier["measurements"]]
         if keep_unmeasured:
-            rows = merged_rows(dated, rows)
+            rows = merged_rows(dated, rows, {m.name.strip() for m in measurements if m.name != m.name.lstrip()})
         else:
             rows += [row for row in dated if row.get("part") == HUGE]
     record = {
@@ -1875,15 +1875,16 @@ HUGE: Final = "huge"
 """A measurement's part: the games over 20 cells."""
 
 
-def merged_rows(earlier: list[dict[str, Any]], measured: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def merged_rows(earlier: list[dict[str, Any]], measured: list[dict[str, Any]], under: set[str]) -> list[dict[str, Any]]:
     """The last record's rows with this run's in place of those it measured again, a measurement
-    and the indented rows under it as one: each in the last record's order, new ones after."""
+    and the rows under it (named in `under`: the record keeps no indentation) as one: each in the
+    last record's order, new ones after."""
 
     def grouped(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
         groups: dict[str, list[dict[str, Any]]] = {}
         head = ""
         for row in rows:
-            if not row["name"].startswith(" ") or not groups:
+            if row["name"] not in under or not groups:
                 head = row["name"]
             groups.setdefault(head, []).append(row)
         return groups

@@ -59,28 +59,32 @@ def test_the_performance_page_is_the_benchmarks_record() -> None:
 
 
 def test_a_partial_run_keeps_the_rows_it_did_not_measure_in_place() -> None:
-    """`--keep-unmeasured`: a measurement measured again replaces the last record's, the indented
-    rows under it with it; the others stay where they were, each with its own date; new ones follow."""
+    """`--keep-unmeasured`: a measurement measured again replaces the last record's, the rows under
+    it with it (the record keeps their names, not their indentation); the others stay where they
+    were, each with its own date; new ones follow."""
 
     def row(name: str, value: float, date: str) -> dict[str, object]:
         return {"name": name, "value": value, "date": date}
 
     earlier = [
         row("3x3 build", 1.0, "old"),
-        row("  in seconds", 0.5, "old"),
+        row("in seconds", 0.5, "old"),
         row("4x4k4 export", 2.0, "old"),
-        row("  in seconds", 9.0, "old"),
+        row("in seconds", 9.0, "old"),
         row("5x5k4 build", 3.0, "old"),
     ]
-    measured = [row("5x5k4 build", 4.0, "new"), row("  in seconds", 600.0, "new"), row("3x3 build", 1.5, "new")]
-    assert merged_rows(earlier, measured) == [
+    measured = [row("5x5k4 build", 4.0, "new"), row("in seconds", 600.0, "new"), row("3x3 build", 1.5, "new")]
+    assert merged_rows(earlier, measured, {"in seconds"}) == [
         row("3x3 build", 1.5, "new"),
         row("4x4k4 export", 2.0, "old"),
-        row("  in seconds", 9.0, "old"),
+        row("in seconds", 9.0, "old"),
         row("5x5k4 build", 4.0, "new"),
-        row("  in seconds", 600.0, "new"),
+        row("in seconds", 600.0, "new"),
     ]
-    assert merged_rows(earlier, [row("a new row", 7.0, "new")]) == [*earlier, row("a new row", 7.0, "new")]
+    assert merged_rows(earlier, [row("a new row", 7.0, "new")], {"in seconds"}) == [
+        *earlier,
+        row("a new row", 7.0, "new"),
+    ]
 
 
 def _census_section(text: str) -> tuple[str, str]:

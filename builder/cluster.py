@@ -62,28 +62,29 @@ def solve_task(
     file (mapped), solved in the task's own memory, at most TASK_BOARDS boards at a time, each part
     then written into the level's codes file at its boards. (Solved in place in a mapping of that
     file, a range costs more CPU: a page fault on every page written, and no huge pages.)"""
+    import numpy as np
+
     tables = _tables(game_name)
     below = None if below_path is None else _level(tables, depth + 1, below_path, "r")
     sets = tables.level(depth)
-    per = max(1, TASK_BOARDS // max(1, sets.patterns))  # canonical sets a part holds
+    per = part_sets(sets.patterns)
     held = tables.backend.u8(min(stop - start, per) * sets.patterns)
     counts = LevelCounts()
-    for first in range(start, stop, per):
-        last = min(first + per, stop)
-        codes = held[: (last - first) * sets.patterns]
-        counts += solve_range(tables, Level(sets, codes), below, first, last, into=codes)
-        _write_codes(codes_path, first * sets.patterns, codes)
+    offset = np.load(codes_path, mmap_mode="r").offset  # where the file's array begins, after its header
+    with open(codes_path, "r+b") as file:
+        for first in range(start, stop, per):
+            last = min(first + per, stop)
+            codes = held[: (last - first) * sets.patterns]
+            counts += solve_range(tables, Level(sets, codes), below, first, last, into=codes)
+            file.seek(offset + first * sets.patterns)
+            file.write(memoryview(codes))
     return counts
 
 
-def _write_codes(path: str, first: int, codes: Any) -> None:
-    """`codes` written into a level's codes file from board `first` on."""
-    import numpy as np
-
-    offset = np.load(path, mmap_mode="r").offset  # where the file's array begins, after its header
-    with open(path, "r+b") as file:
-        file.seek(offset + first)
-        file.write(memoryview(codes))
+def part_sets(patterns: int) -> int:
+    """The canonical sets of a level (`patterns` boards each) that a task solves in one part: as
+    many as TASK_BOARDS boards hold, at least one."""
+    return max(1, TASK_BOARDS // max(1, patterns))
 
 
 def connect(workers: int | None, scheduler: str | None) -> Any:

@@ -254,9 +254,9 @@ class WorkerMemory:
 
     @classmethod
     def of(cls, levels: tuple[PlanLevel, ...], tables: int, process: int) -> WorkerMemory:
-        from ttt_db.build.cluster import TASK_BOARDS
+        from ttt_db.build.cluster import part_sets
 
-        part = max(min(level.boards, max(TASK_BOARDS, level.patterns)) for level in levels)
+        part = max(min(level.canonical_sets, part_sets(level.patterns)) * level.patterns for level in levels)
         return cls(tables, part, process, max(level.boards for level in levels[1:]))
 
 
@@ -365,7 +365,7 @@ def plan_build(
     )
     work_disk = chunks + (max(pairs) if cluster else 0)
     rates = measured_rates(game) if measure else None
-    process = (rates.process_bytes if rates is not None else PROCESS_BYTES) + WRITING_BYTES
+    process_alone = rates.process_bytes if rates is not None else PROCESS_BYTES
     plan = BuildPlan(
         game,
         workers or machine.cores,
@@ -374,13 +374,13 @@ def plan_build(
         tables_by_depth[widest],
         levels_memory,
         held * EXTRAS_HELD_PER_BOARD if extras else 0,
-        process,
+        process_alone + WRITING_BYTES,
         work_disk,
         stored,
         None if rates is None else _cpu_seconds(levels, rates, extras, plain),
         None if rates is None else rates.measured_on,
         machine,
-        WorkerMemory.of(levels, tables_by_depth[widest], process - WRITING_BYTES) if cluster else None,
+        WorkerMemory.of(levels, tables_by_depth[widest], process_alone) if cluster else None,
     )
     if plan.memory > machine.memory:
         plan.lacks.append(f"memory: {size_text(plan.memory)} for the build; {size_text(machine.memory)} here")

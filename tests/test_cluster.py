@@ -193,7 +193,12 @@ def test_a_cluster_plan_says_what_each_worker_holds(run) -> None:
     assert document["cluster"] is True and document["workers"] == 64
     assert worker["tables_memory_bytes"] == document["tables_memory_bytes"]
     assert worker["level_read_bytes"] == max(boards[1:]) == document["widest_level"]["boards"]
-    assert worker["task_part_bytes"] == TASK_BOARDS  # a level's share of a task is far more: written in parts
+    patterns = [comb(depth, (depth + 1) // 2) for depth in range(len(boards))]
+    parts = [  # a part: the most whole canonical sets TASK_BOARDS boards hold, at most the level's
+        min(sets, max(1, TASK_BOARDS // pattern)) * pattern
+        for sets, pattern in zip(document["canonical_sets_by_depth"], patterns, strict=True)
+    ]
+    assert worker["task_part_bytes"] == max(parts) <= TASK_BOARDS  # far below a level's share of a task
     assert worker["memory_bytes"] == sum(
         worker[key] for key in ("tables_memory_bytes", "task_part_bytes", "process_memory_bytes")
     )

@@ -315,8 +315,8 @@ def test_a_helper_that_cannot_open_the_database_leaves_every_group_to_this_proce
     with open_database(copy) as database:
         items = _stream_items(database)
         alone = answer_group(database, items, None)
+        copy.unlink()  # this process's handle stays open; a helper started now cannot open the file
         helpers = Helpers(database, 1, None)
-        copy.unlink()  # before the helper, still starting, opens it: it says it cannot
         assert not helpers.wait_ready()
         assert b"".join(answered_lines(database, [items], helpers=helpers)) == alone
     assert helpers.groups == 0

@@ -12,9 +12,9 @@ import reference
 
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
-from ttt_db.checks.weak import check_weak, replay
+from ttt_db.checks.weak import check_weak
 from ttt_db.game.definition import TICTACTOE
-from ttt_db.game.rules import status
+from ttt_db.game.rules import replay, status
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
 

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from ttt_db.ais.protocol import NamedAI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.strong import StrongFailure, StrongResult
-from ttt_db.checks.weak import Counterexample, WeakResult, both_solved, check_weak, replay
+from ttt_db.checks.weak import Counterexample, WeakResult, both_solved, check_weak
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import Value, side_to_move
+from ttt_db.game.rules import Value, replay, side_to_move
 from ttt_db.store.database import SolutionDatabase
 
 if TYPE_CHECKING:

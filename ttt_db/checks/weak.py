@@ -20,7 +20,7 @@ from ttt_db.ais.protocol import AI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, opposite_value, play
+from ttt_db.game.rules import EMPTY, Mark, Value, mover_at, opposite_value
 
 if TYPE_CHECKING:
     from ttt_db.ais.protocol import NamedAI
@@ -211,14 +211,6 @@ def check_weak(
 
     as_x = check_weak_side(ai, "x", game, opposite_value(value), budget=budget.share(1), progress=after_o)
     return WeakResult(as_o, as_x)
-
-
-def replay(moves: tuple[int, ...] | list[int], game: Game) -> list[str]:
-    """The boards after each move of a sequence from the empty board (o first)."""
-    boards = [game.empty_board]
-    for number, move in enumerate(moves):
-        boards.append(play(boards[-1], move, mover_at(number)))
-    return boards
 
 
 def check_weak_over_core(

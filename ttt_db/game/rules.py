@@ -96,6 +96,14 @@ def play(cells: str, move: int, mark: Mark) -> str:
     return cells[:move] + mark + cells[move + 1 :]
 
 
+def replay(moves: Sequence[int], game: Game) -> list[str]:
+    """The boards after each move of a sequence from the empty board (o first)."""
+    boards = [game.empty_board]
+    for number, move in enumerate(moves):
+        boards.append(play(boards[-1], move, mover_at(number)))
+    return boards
+
+
 def swap_marks(cells: str) -> str:
     """The same board with `o` and `x` exchanged."""
     return cells.translate(_SWAP_MARKS)

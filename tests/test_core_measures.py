@@ -28,6 +28,7 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import empty_cells
 from ttt_db.game.symmetry import symmetric_images
 from ttt_db.ranked import policy
+from ttt_db.ranked.kernels.moves import chosen_move, move_kinds
 from ttt_db.ranked.kernels.policy import add_compensated
 from ttt_db.ranked.slots import representative
 from ttt_db.store.database import SolutionDatabase, open_database
@@ -202,6 +203,12 @@ def test_a_compensated_sum_keeps_what_a_plain_one_rounds_away() -> None:
     exact = [Fraction(1), Fraction(0)]
     add_compensated(exact, 0, Fraction(1, 3))
     assert exact == [Fraction(4, 3), 0]
+
+
+def test_both_kinds_of_a_move_at_once_are_the_one_rule_of_each_kind() -> None:
+    kinds = {(w, top): move_kinds(w, top) for w in range(256) for top in range(256)}
+    assert kinds == {(w, top): (int(chosen_move(1, w, top)), int(chosen_move(2, w, top))) for w, top in kinds}
+    assert {kind for pair in kinds.values() for kind in pair} == {0, 1}  # neither kind always or never
 
 
 def test_a_match_of_two_policies_the_core_plays_is_measured_over_it(db: SolutionDatabase) -> None:

@@ -28,9 +28,9 @@ code.
 
 The sources, each importing only those before it in `THEMES`: `sets` (ranks, symmetries, pattern
 tables, the shared constants and scratch layout), `step` (`solve_sets`), `layout` (the stored
-numbering), `moves` (`chosen_move`, `set_moves`, `slot_moves`), `blocks`, `family`, `playouts`,
-`marks`, `policy`, `lines`; the face of the same name in `ttt_db.ranked` calls each (`tables` the
-sets', `walk` also layout's `differing_codes`, `blocks` also moves' `slot_moves`).
+numbering), `moves` (`chosen_move`, `move_kinds`, `set_moves`, `slot_moves`), `blocks`, `family`,
+`playouts`, `marks`, `policy`, `lines`; the face of the same name in `ttt_db.ranked` calls each
+(`tables` the sets', `walk` also layout's `differing_codes`, `blocks` also moves' `slot_moves`).
 """
 
 from __future__ import annotations

@@ -96,6 +96,13 @@ def chosen_move(kind: int, w: int, top: int) -> bool:
     return (w >> 6 == top >> 6) & ((kind == 1) | (w == top) | (top >> 6 == 1))
 
 
+def move_kinds(w: int, top: int) -> tuple[int, int]:
+    """`chosen_move` of kind 1, then of kind 2, as 1 or 0, computed together for the loops that
+    need both (held equal to `chosen_move` on every pair of worths by a test)."""
+    best = int(w >> 6 == top >> 6)
+    return best, best & int((w == top) | (top >> 6 == 1))
+
+
 def set_moves(
     game: Any,
     level: Any,
@@ -142,6 +149,7 @@ def set_moves(
         row = cell * count
         for p in range(count):
             w = worths[u(row + p)]
-            per[u(count + p)] += int((w != 0) & chosen_move(1, w, per[u(p)]))
-            per[u(2 * count + p)] += int((w != 0) & chosen_move(2, w, per[u(p)]))
+            best, fastest = move_kinds(w, per[u(p)])
+            per[u(count + p)] += int(w != 0) & best
+            per[u(2 * count + p)] += int(w != 0) & fastest
     return mask

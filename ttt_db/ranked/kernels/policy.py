@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ttt_db.ranked.kernels.moves import chosen_move, set_moves
+from ttt_db.ranked.kernels.moves import chosen_move, move_kinds, set_moves
 from ttt_db.ranked.kernels.sets import LOSS_NOW, Ints, least_image, open_set, u
 
 
@@ -82,6 +82,7 @@ def best_response_outcomes(
     listed: Ints,
     listed_odds: Ints,
     tie: float,
+    dense: bool,
     out: Ints,
     kids: Ints,
     worths: Ints,
@@ -93,8 +94,9 @@ def best_response_outcomes(
     """The outcomes of policy 0 (`move_odds`; at the boards of slots `listed`, increasing, the
     move odds listed_odds[k * n + cell] instead) in each seat of `seats` (0 o, 1 x) against a best
     response (the child with the lowest expected score for the seat, the most losses breaking a
-    tie; scores within `tie` are tied), from every board of canonical sets c0..c1 of level d, from
-    those of level d + 1 (`below_out`, laid out as `out`): at out[(j * len(seats) + i) * 2],
+    tie; scores within `tie` are tied; `dense` as `policy_reach` reads it), from every board of
+    canonical sets c0..c1 of level d, from those of level d + 1 (`below_out`, laid out as `out`):
+    at out[(j * len(seats) + i) * 2],
     board j's probability that seats[i] wins, then that it loses (a draw is the rest); at a board
     the seat has lost (`seat_lost`) the best response wins, its children not read. `kids`, `worths`
     and `per` (5 * count) are `set_moves`' scratch, `shares` (2 * count) `set_odds`'."""
@@ -136,7 +138,7 @@ def best_response_outcomes(
                             q = move_odds(shares, 0, kinds[0], per, p, worths[u(row + p)])
                         else:
                             q = listed_odds[u(k * n + cell)]
-                        if q != 0:  # a move the policy plays (not a perfect player's other moves)
+                        if dense or q != 0:  # sparse: a move the policy never plays adds nothing
                             out[u(at)] += q * below_out[u(child)]
                             out[u(at + 1)] += q * below_out[u(child + 1)]
                         continue
@@ -170,6 +172,7 @@ def policy_reach(
     listed_odds: Ints,
     lost: Ints,
     ends: Ints,
+    dense: bool,
     kids: Ints,
     worths: Ints,
     per: Ints,
@@ -188,8 +191,11 @@ def policy_reach(
     so is it at a board the seat has lost (`seat_lost`) against an opponent o that keeps the value
     (keeps[o] 1: it never plays a move outside its kind), and carried no further. Where the policy
     moves (seat d % 2) and `lost` is not empty, lost[j] at a board in play it reaches is what it
-    gives up there: the board's value (1, 0, -1 for the mover) less its moves' expected value. The
-    two seats touch apart entries: they may run at once. `kids`, `worths` and `per` (5 * count:
+    gives up there: the board's value (1, 0, -1 for the mover) less its moves' expected value.
+    `dense`: every move's share is added to its child, a 0 too (in float64, cheaper than telling
+    the zeros apart, which no branch predictor can); else a move never played (a perfect player's
+    other moves) adds nothing (in exact fractions, each addition costs). The two seats touch
+    apart entries: they may run at once. `kids`, `worths` and `per` (5 * count:
     whether a board is carried on at per[4 * count + p]) are `set_moves`' scratch; `shares`
     (2 * count * (nf + 1)) holds what each board gives a move of each class against each opponent
     (`given_by_class`), then the odds `set_odds` gave policy 0."""
@@ -239,8 +245,7 @@ def policy_reach(
                     continue
                 there = below_from + kids[u(row + p)] * nf
                 w = worths[u(row + p)]
-                best = int(chosen_move(1, w, per[u(p)]))
-                fastest = int(chosen_move(2, w, per[u(p)]))
+                best, fastest = move_kinds(w, per[u(p)])
                 if own_moves and per[u(3 * count + p)] >= 0:  # a listed board: its own odds for each cell
                     at = here_from + (first + p) * nf
                     q = listed_odds[u(per[u(3 * count + p)] * n + cell)]
@@ -253,7 +258,7 @@ def policy_reach(
                 for f in range(nf):
                     mover = 0 if own_moves else opponents[f]
                     g = shares[u(2 * (f * count + p) + (best if kinds[mover] == 1 else fastest))]
-                    if g != 0:  # a move never played (a perfect player's other moves): no child's memory touched
+                    if dense or g != 0:  # sparse: a move never played (a perfect player's other moves) adds nothing
                         below_mass[u(there + f)] += g
                 if own_moves and len(lost) > 0:
                     q = shares[u(own_odds + 2 * p + (best if kinds[0] == 1 else fastest))]

@@ -96,10 +96,10 @@ def best_response_outcomes(
     response (the child with the lowest expected score for the seat, the most losses breaking a
     tie; scores within `tie` are tied; `dense` as `policy_reach` reads it), from every board of
     canonical sets c0..c1 of level d, from those of level d + 1 (`below_out`, laid out as `out`):
-    at out[(j * len(seats) + i) * 2],
-    board j's probability that seats[i] wins, then that it loses (a draw is the rest); at a board
-    the seat has lost (`seat_lost`) the best response wins, its children not read. `kids`, `worths`
-    and `per` (5 * count) are `set_moves`' scratch, `shares` (2 * count) `set_odds`'."""
+    at out[(j * len(seats) + i) * 2], board j's probability that seats[i] wins, then that it loses
+    (a draw is the rest); at a board the seat has lost (`seat_lost`) the best response wins, its
+    children not read. `kids`, `worths` and `per` (5 * count) are `set_moves`' scratch, `shares`
+    (2 * count) `set_odds`'."""
     n, nsym, rank_of, ptab, cellimg, binom, lines, worth, code_of_worth, powers = game
     d, ci, xf, cset, count, pat = level
     width = 2 * len(seats)

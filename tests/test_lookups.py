@@ -136,8 +136,8 @@ def test_a_batch_boards_children_and_grandchildren_are_each_ranked_as_one_board_
     n, count, b = game.cells, len(boards), tables.backend
     occupied, o_cells = (b.i64_of(masks) for masks in zip(*map(masks_of, boards), strict=True))
     own, child, ended, grand = b.i64(count), b.i64(count * n), b.u8(count * n), b.i64(count * n * n)
-    images = b.i64(2 * tables.symmetries)
-    tables.run.family_slots(tables.arrays, count, occupied, o_cells, own, child, ended, grand, images)
+    images, ranks = b.i64(2 * tables.symmetries), tables.rank_bytes
+    tables.run.family_slots(tables.arrays, count, occupied, o_cells, own, child, ended, grand, ranks, images)
     for i, board in enumerate(boards):
         assert own[i] == representative(board, game)[1]
         mover = mover_at(n - board.count("."))
@@ -149,6 +149,24 @@ def test_a_batch_boards_children_and_grandchildren_are_each_ranked_as_one_board_
             for r in range(n):
                 after = play(made, r, mover_at(n - made.count("."))) if made and not end and made[r] == "." else None
                 assert grand[(i * n + c) * n + r] == (-1 if after is None else representative(after, game)[1])
+
+
+@pytest.mark.parametrize(("name", "kind"), [("3x3k3", "interpreted"), ("3x3k3", "compiled"), ("4x5k4", "compiled")])
+def test_a_mask_ranked_a_byte_at_a_time_has_its_rank_in_the_whole_table(name: str, kind: str) -> None:
+    """`mask_rank` (the byte tables `family_slots` ranks with) agrees with `rank_of` on every mask
+    of 3x3 and on masks of 4x5 (three bytes) of every bit count, the full and empty ones included."""
+    from ttt_db.ranked.backend import compiled, interpreted
+    from ttt_db.ranked.tables import RankedTables
+
+    if kind == "compiled":
+        pytest.importorskip("numba")
+    game = Game.parse(name)
+    tables = RankedTables(game, compiled() if kind == "compiled" else interpreted())
+    n = game.cells
+    draw = random.Random(11)
+    masks = range(1 << n) if n <= 12 else [0, (1 << n) - 1, *(draw.getrandbits(n) for _ in range(20000))]
+    for mask in masks:
+        assert tables.run.mask_rank(mask, n, tables.rank_bytes) == tables.rank_of[mask], bin(mask)
 
 
 def test_a_child_that_its_own_children_contradict_is_refused_in_a_batch_too(

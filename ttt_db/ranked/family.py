@@ -24,6 +24,7 @@ def family_slots(
     n = tables.cells
     own, child, ended = np.empty(count, np.int64), np.empty(count * n, np.int64), np.empty(count * n, np.uint8)
     grand = np.empty(count * n * n, np.int64)
+    rank_bytes = tables.rank_bytes
     occupied, o_cells = np.ascontiguousarray(occupied), np.ascontiguousarray(o_cells)
 
     def work(_: int, start: int, stop: int) -> None:
@@ -36,8 +37,10 @@ def family_slots(
             child[start * n : stop * n],
             ended[start * n : stop * n],
             grand[start * n * n : stop * n * n],
+            rank_bytes,
             np.empty(2 * tables.symmetries, np.int64),  # a range's own scratch: ranges run at once
         )
 
     tables.backend.spread(count, work, grain=1024)  # on every core
     return own, child.reshape(count, n), ended.reshape(count, n), grand.reshape(count, n, n)
+

@@ -18,7 +18,7 @@ from typing import Final
 from ttt_db.game.definition import Game
 from ttt_db.ranked.backend import Backend, choose_backend
 from ttt_db.ranked.codes import CODE_OF_WORTH, WORTH
-from ttt_db.ranked.kernels.sets import SMALL_SIZE, STRIDE, TABLE_SIZE, Ints
+from ttt_db.ranked.kernels.sets import RANK_BYTES, SMALL_SIZE, STRIDE, TABLE_SIZE, Ints
 from ttt_db.ranked.slots import level_sizes, mask_tables, o_count
 
 CACHED_LEVELS: Final = 4
@@ -136,6 +136,14 @@ class RankedTables:
         moved by symmetry k (`ttt_db.ranked.kernels.sets.key_tables`)."""
         found = self.backend.i64(self.symmetries * 4 * 256)
         self.run.key_tables(self.arrays, found)
+        return found
+
+    @cached_property
+    def rank_bytes(self) -> Ints:
+        """The colex ranks of masks a byte at a time (`ttt_db.ranked.kernels.sets.fill_rank_bytes`):
+        for kernels that rank scattered masks, whose lookups in `rank_of` would miss the cache."""
+        found = self.backend.u32(RANK_BYTES + 256)
+        self.run.fill_rank_bytes(self.cells, self.binom, found)
         return found
 
     def level(self, depth: int) -> LevelSets:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ttt_db.ranked.kernels.sets import STRIDE, Ints, cell_count, pattern_of_cells, permute, u
+from ttt_db.ranked.kernels.sets import STRIDE, Ints, cell_count, mask_rank, pattern_of_cells, permute, u
 
 
-def image_slot(game: Any, images: Ints, d: int, c: int, c_is_o: bool, r: int, r_is_o: bool) -> int:
+def image_slot(game: Any, rank_bytes: Ints, images: Ints, d: int, c: int, c_is_o: bool, r: int, r_is_o: bool) -> int:
     """The stored slot of the representative of a class (o moved first), the image with the
     smallest (occupied, o's cells) masks, ranked (`ttt_db.ranked.slots.representative`, one board at
     a time): of the board of `d` marks whose image under symmetry k has the occupied cells
@@ -34,7 +34,7 @@ def image_slot(game: Any, images: Ints, d: int, c: int, c_is_o: bool, r: int, r_
         elif image == least:
             least_o = min(least_o, image_o)
     pattern = pattern_of_cells(least_o, least, n)
-    return int(rank_of[u(least)] * binom[u(d * STRIDE + (d + 1) // 2)] + rank_of[u(pattern)])
+    return int(mask_rank(least, n, rank_bytes) * binom[u(d * STRIDE + (d + 1) // 2)] + rank_of[u(pattern)])
 
 
 def has_line(cells: int, lines: Ints) -> bool:
@@ -55,6 +55,7 @@ def family_slots(
     child: Ints,
     ended: Ints,
     grand: Ints,
+    rank_bytes: Ints,
     images: Ints,
 ) -> None:
     """Boards (o moved first), their children and grandchildren, ranked (`image_slot`): own[i] board
@@ -74,7 +75,7 @@ def family_slots(
         for k in range(nsym):
             images[u(2 * k)] = permute(occ, k, ptab)
             images[u(2 * k + 1)] = permute(o, k, ptab)
-        own[u(i)] = image_slot(game, images, d, -1, False, -1, False)
+        own[u(i)] = image_slot(game, rank_bytes, images, d, -1, False, -1, False)
         for c in range(n):
             at = i * n + c
             taken = finished or occ >> c & 1 == 1
@@ -82,10 +83,10 @@ def family_slots(
             ended[u(at)] = 0
             end = 0
             if not taken:
-                child[u(at)] = image_slot(game, images, d + 1, c, o_moves, -1, False)
+                child[u(at)] = image_slot(game, rank_bytes, images, d + 1, c, o_moves, -1, False)
                 end = 1 if has_line(mover | 1 << c, lines) else 2 if d + 1 == n else 0
                 ended[u(at)] = end
             for r in range(n):
                 grand[u(at * n + r)] = -1
                 if not taken and end == 0 and r != c and occ >> r & 1 == 0:
-                    grand[u(at * n + r)] = image_slot(game, images, d + 2, c, o_moves, r, not o_moves)
+                    grand[u(at * n + r)] = image_slot(game, rank_bytes, images, d + 2, c, o_moves, r, not o_moves)

@@ -47,6 +47,45 @@ def fill_ranks(n: int, binom: Ints, rank_of: Ints) -> None:
                 mask = next_set(mask)
 
 
+RANK_BYTES = 4 * (STRIDE + 1) * 256
+"""Entries of the byte tables of colex ranks (`fill_rank_bytes`): four bytes of a mask, each after
+0..STRIDE bits below it."""
+
+
+def fill_rank_bytes(n: int, binom: Ints, rank_bytes: Ints) -> None:
+    """rank_bytes[(b * (STRIDE + 1) + j) * 256 + byte]: what the cells of `byte`, taken as cells
+    8b to 8b + 7 of a mask with j bits below them, add to the mask's colex rank (`rank_of`), for
+    the bytes of n cells; rank_bytes[RANK_BYTES + byte]: the bits of `byte`."""
+    for byte in range(256):
+        bits = 0
+        for i in range(8):
+            bits += byte >> i & 1
+        rank_bytes[RANK_BYTES + byte] = bits
+    for b in range((n + 7) // 8):
+        for j in range(n + 1):
+            for byte in range(256):
+                rank = 0
+                k = j
+                for i in range(8):
+                    if byte >> i & 1:
+                        k += 1
+                        if k < STRIDE:
+                            rank += binom[(8 * b + i) * STRIDE + k]
+                rank_bytes[(b * (STRIDE + 1) + j) * 256 + byte] = rank
+
+
+def mask_rank(mask: int, n: int, rank_bytes: Ints) -> int:
+    """`rank_of[mask]` from the byte tables (`fill_rank_bytes`), a lookup per byte of n cells: the
+    tables stay in the cache where the whole table would not."""
+    rank = 0
+    j = 0
+    for b in range((n + 7) // 8):
+        byte = mask >> 8 * b & 255
+        rank += rank_bytes[u((b * (STRIDE + 1) + j) * 256 + byte)]
+        j += rank_bytes[u(RANK_BYTES + byte)]
+    return rank
+
+
 def unrank(rank: int, bits: int, n: int, binom: Ints) -> int:
     """The mask of `bits` bits among `n` cells whose colex rank is `rank`."""
     mask = 0
@@ -306,10 +345,9 @@ def pattern_of_cells(cells: int, mask: int, n: int) -> int:
     pattern = 0
     i = 0
     for cell in range(n):
-        if mask >> cell & 1:
-            if cells >> cell & 1:
-                pattern |= 1 << i
-            i += 1
+        bit = mask >> cell & 1
+        pattern |= (cells >> cell & bit) << i
+        i += bit
     return pattern
 
 

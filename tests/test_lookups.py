@@ -187,6 +187,52 @@ def test_a_child_that_its_own_children_contradict_is_refused_in_a_batch_too(
             list(db.lookup_many(batch))
 
 
+def test_a_board_whose_own_code_its_moves_contradict_is_refused_in_a_batch_too(
+    compiled: None, db_3x4k3_path: Path, tmp_path: Path
+) -> None:
+    """The batch holds each board's own code to the best of its moves (`best_and_fastest`): a
+    board whose code says otherwise is left to the one-board path, which refuses it in its words."""
+    board = "ox.........."
+    forged = tmp_path / "forged.sqlite"
+    shutil.copy(db_3x4k3_path, forged)
+    with open_database(db_3x4k3_path) as clean:
+        own = clean.lookup(board)
+    forge_code(forged, board, code_of(own.value, own.remoteness + 2), GAME)
+    batch = [board, *_boards(2 * ARRAYS_FROM, 8)]
+    with open_database(forged) as db:
+        found = positions_in_arrays(db.core, batch, extras=db.has_extras)
+        assert found[0] is None
+        assert all(position is not None for position in found[1:] if position is not None and position.board != board)
+        with pytest.raises(DatabaseDamagedError, match="its moves give"):
+            list(db.lookup_many(batch))
+
+
+def test_codes_gathered_from_a_cache_smaller_than_the_batch_are_each_slot_code(
+    compiled: None, db_3x4k3_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`codes_at` over slots of every chunk (a level each here) from a cache of three places (a
+    portion of one chunk at a time, each chunk read again after another took its place) gives each
+    slot's `code`, in the order asked."""
+    import numpy as np
+
+    import ttt_db.store.core as core_module
+    from ttt_db.ranked.slots import level_slots
+
+    draw = random.Random(5)
+    depths = [draw.randrange(GAME.cells + 1) for _ in range(3000)]
+    slots = [draw.randrange(level_slots(GAME.cells, depth)) for depth in depths]
+    with open_database(db_3x4k3_path) as alone:
+        expected = [alone.core.code(depth, slot) for depth, slot in zip(depths, slots, strict=True)]
+    monkeypatch.setattr(core_module, "CACHED_CHUNKS", 3)
+    with open_database(db_3x4k3_path) as together:
+        reader = together.core
+        assert reader._held.places == 3 and core_module.level_chunks(GAME.cells, 6) == 1
+        for _ in range(2):  # cold, then with three chunks held
+            found = reader.codes_at(np.asarray(depths, np.int64), np.asarray(slots, np.int64))
+            assert found.tolist() == expected
+    assert len(set(expected)) > 10
+
+
 def test_a_pipe_is_answered_a_line_at_a_time(db_path: Path) -> None:
     """`best-moves -` answers each line as it arrives: a bot that writes a board and waits for its
     answer before writing the next is not kept waiting for a batch to fill."""

@@ -176,14 +176,15 @@ class Position:
         board_status: Status | None = None,
         playout: Playout | None = None,
         paths: int | None = None,
+        kinds: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
     ) -> Position:
         """The position of `board` (o first) from its value and remoteness for the side to move
         (`own`) and each move's value for the mover and the plies left after it: the best moves,
         the fastest ones, the score and the shortest-victory score follow (the rules
         rules.keeping_and_fastest); DatabaseDamagedError when its own value and remoteness are not
-        what its moves give (or, finished, what its end gives). Its canonical board, orbit and
-        status are derived unless given (a bulk reader has them already), its odds and paths where
-        kept."""
+        what its moves give (or, finished, what its end gives). Its canonical board, orbit, status
+        and `kinds` (its best moves and the fastest of them, held to `own` already) are derived
+        unless given (a bulk reader has them), its odds and paths where kept."""
         depth = game.cells - board.count(EMPTY)
         if board_status is None:
             board_status = status(board, game)
@@ -192,7 +193,7 @@ class Position:
             canonical, orbit = canonical_and_orbit(board, game)
         known = _known_analyses(game)
         analyses = [known.get(move) or known.setdefault(move, MoveAnalysis(*move, game)) for move in moves]
-        keeping, fastest = _held_to_moves(board, game, own, moves)
+        keeping, fastest = kinds or _held_to_moves(board, game, own, moves)
         score, sv_score = _scores(board_status, own, depth, game.cells)
         return cls(
             board=Board.known(board, "o", game),
@@ -324,6 +325,7 @@ def document_json(
     board_status: Status,
     playout: Playout | None = None,
     paths: int | None = None,
+    kinds: tuple[tuple[int, ...], tuple[int, ...]] | None = None,
 ) -> bytes:
     """`compact_json(Position.from_values(...).to_document())` for the same arguments, the same
     bytes, without making the Position or its dicts: a batch's answers (`ttt_db.store.lookups`).
@@ -339,10 +341,11 @@ def document_json(
             board_status=board_status,
             playout=playout,
             paths=paths,
+            kinds=kinds,
         )
         return compact_json(position.to_document())
     depth = game.cells - board.count(EMPTY)
-    keeping, fastest = _held_to_moves(board, game, own, moves)
+    keeping, fastest = kinds or _held_to_moves(board, game, own, moves)
     score, sv_score = _scores(board_status, own, depth, game.cells)
     value, remoteness = own
     record = _record(

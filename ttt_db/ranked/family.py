@@ -1,11 +1,12 @@
 """A batch of boards' slots with their children's and grandchildren's, in arrays, on every core:
 the kernel `family_slots` behind a typed face (a compiled game's bulk lookups read their codes:
-`ttt_db.store.lookups`)."""
+`ttt_db.store.lookups`), and which of their moves are best and fastest (`best_and_fastest`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ttt_db.ranked.kernels.moves import chosen_move
 from ttt_db.ranked.tables import RankedTables
 
 if TYPE_CHECKING:
@@ -44,3 +45,12 @@ def family_slots(
     tables.backend.spread(count, work, grain=1024)  # on every core
     return own, child.reshape(count, n), ended.reshape(count, n), grand.reshape(count, n, n)
 
+
+def best_and_fastest(worths: NDArray[np.uint8], top: NDArray[np.uint8]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Of boards' moves by cell, given as their worths (`ttt_db.ranked.codes`; 0 where there is no
+    move) beside each board's best worth, those that keep the best value class and those of them
+    that also win fastest or lose slowest (every drawing move when the best is a draw): the kernels'
+    one rule (`chosen_move`), in arrays."""
+    rule: Any = chosen_move  # plain arithmetic on its arguments: it runs on arrays as it is
+    column, moves = top[:, None], worths != 0
+    return moves & rule(1, worths, column), moves & rule(2, worths, column)

@@ -17,7 +17,7 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from math import factorial
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
@@ -27,6 +27,7 @@ from ttt_db.game.rules import VALUES, Value
 from ttt_db.position import Playout, Position
 from ttt_db.ranked.codes import move_of_worth, value_of_code
 from ttt_db.ranked.slots import level_slots, representative
+from ttt_db.store.chunk_cache import ChunkCache
 from ttt_db.store.chunks import CHUNK_SLOTS, chunk_checksum, core_codes, decompressed, level_chunks
 from ttt_db.store.digest import HASH_BYTES, HASH_PAGE, HASHES_KEY, chunk_hash, extras_checksum, page_hash
 from ttt_db.store.extras import EXTRAS_FIELDS, decode_extras, extras_refused
@@ -35,6 +36,9 @@ from ttt_db.store.tables import CHUNK_HASHES, CORE, EXTRAS, META
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+    from numpy.typing import NDArray
 
     from ttt_db.ranked.blocks import Block
     from ttt_db.ranked.tables import RankedTables
@@ -144,7 +148,7 @@ class CoreReader:
         self.game = game
         self._meta = meta
         self._pages: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
-        self._chunks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        self._held = ChunkCache(min(CACHED_CHUNKS, sum(level_chunks(game.cells, d) for d in range(game.cells + 1))))
         self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
         self._refused: dict[tuple[str, int, int], DatabaseDamagedError] = {}
         self._probed: dict[str, tuple[Value, int]] = {}
@@ -160,14 +164,85 @@ class CoreReader:
     def chunk(self, depth: int, number: int) -> bytes:
         """Level `depth`'s chunk `number`, decompressed; DatabaseDamagedError when it is missing,
         fails its checksum or decompresses to another size than its place in the level."""
-        return self._cached(self._chunks, (depth, number), lambda: self._read(depth, number))
+        size = self._chunk_size(depth, number)
+        return self._in_chunk(depth, number, lambda start: self._held.memory[start : start + size])
+
+    def code(self, depth: int, slot: int) -> int:
+        """The code at `slot` of level `depth` (`chunk`'s refusals)."""
+        number, offset = divmod(slot, CHUNK_SLOTS)
+        return self._in_chunk(depth, number, lambda start: self._held.memory[start + offset])
+
+    def _in_chunk(self, depth: int, number: int, read: Callable[[int], T]) -> T:
+        """`read` of where the chunk starts in the cache's memory, the chunk read first if it is
+        not held; under the lock, so that its place is not reused meanwhile."""
+        with self._lock:
+            place = self._held.find((depth, number))
+            if place is not None:
+                return read(place * CHUNK_SLOTS)
+        data = self._read(depth, number)
+        with self._lock:
+            return read(self._held.put((depth, number), data) * CHUNK_SLOTS)
+
+    def codes_at(self, depths: NDArray[np.int64], slots: NDArray[np.int64]) -> NDArray[np.uint8]:
+        """The code at each (depth, slot), as `code` gives it, for many slots of many chunks: the
+        wanted slots sorted by chunk once (a radix sort, on the chunks' numbers across levels), then
+        the codes taken from the cache in one gather (`_gathered`), for as many chunks at a time as
+        it holds half of."""
+        import numpy as np
+
+        firsts = _first_chunks(self.game.cells)  # each level's first chunk, numbered across the levels
+        keys = firsts[depths] + (slots >> (CHUNK_SLOTS.bit_length() - 1))  # CHUNK_SLOTS is a power of two
+        narrow = np.uint16 if firsts[-1] <= 1 << 16 else np.uint32 if firsts[-1] <= 1 << 32 else np.int64
+        order = np.argsort(keys.astype(narrow), kind="stable")
+        keys, offsets = keys[order], slots[order] & (CHUNK_SLOTS - 1)
+        starts = np.flatnonzero(np.diff(keys, prepend=-1))
+        levels = np.searchsorted(firsts, keys[starts], side="right") - 1
+        numbers = keys[starts] - firsts[levels]
+        runs = np.diff(np.append(starts, len(keys)))
+        found = np.empty(len(slots), np.uint8)
+        memory = np.frombuffer(self._held.memory, np.uint8)
+        portion = max(1, self._held.places // 2)
+        for first in range(0, len(starts), portion):
+            part = slice(first, first + portion)
+            taken = slice(int(starts[first]), int(starts[first] + runs[part].sum()))
+
+            def gather(places: NDArray[np.int64], part: slice = part, taken: slice = taken) -> None:
+                found[taken] = memory[np.repeat(places * CHUNK_SLOTS, runs[part]) + offsets[taken]]
+
+            self._gathered(list(zip(levels[part].tolist(), numbers[part].tolist(), strict=True)), gather)
+        codes = np.empty(len(slots), np.uint8)
+        codes[order] = found
+        return codes
+
+    def _gathered(self, wanted: list[tuple[int, int]], gather: Callable[[NDArray[np.int64]], None]) -> None:
+        """`gather` of the places of the `wanted` chunks, under the lock, once every one is held
+        at once: those that are not are read first, a level's together (`prefetch`)."""
+        import numpy as np
+
+        while True:
+            with self._lock:
+                places = [self._held.find(key) for key in wanted]
+                if None not in places:
+                    gather(np.asarray(places, np.int64))
+                    return
+            missing: dict[int, list[int]] = {}
+            for (depth, number), place in zip(wanted, places, strict=True):
+                if place is None:
+                    missing.setdefault(depth, []).append(number)
+            for depth, numbers in missing.items():
+                self.prefetch(depth, numbers)
+                for number in numbers:
+                    if (depth, number) not in self._held:
+                        data = self._read(depth, number)
+                        with self._lock:
+                            self._held.put((depth, number), data)
 
     def prefetch(self, depth: int, numbers: Iterable[int]) -> None:
         """Level `depth`'s chunks `numbers` not yet read, read in one query and checked and
         decompressed on every core (hashing and zstandard release the GIL) into the cache `chunk`
         reads; a chunk that cannot be read is left for `chunk` to refuse by name."""
         with self._lock:
-            missing = sorted({n for n in numbers if (depth, n) not in self._chunks})
+            missing = sorted({n for n in numbers if (depth, n) not in self._held})
         missing = [n for n in missing if ("core", depth, n) not in self._refused]
         if len(missing) < PREFETCHED_FROM:
             return
@@ -188,9 +263,7 @@ class CoreReader:
         for number, data in _chunk_pool().map(load, rows):
             if data is not None:
                 with self._lock:
-                    self._chunks[(depth, number)] = data
-                    while len(self._chunks) > CACHED_CHUNKS:
-                        self._chunks.popitem(last=False)
+                    self._held.put((depth, number), data)
 
     def _cached(self, store: OrderedDict[K, T], key: K, load: Callable[[], T]) -> T:
         with self._lock:
@@ -292,10 +365,6 @@ class CoreReader:
             where = f"table {CHUNK_HASHES}, {part} level {depth} page {page}"
             raise DatabaseDamagedError("a page of chunk hashes is missing or does not match the meta", where)
         return hashes
-
-    def code(self, depth: int, slot: int) -> int:
-        number, offset = divmod(slot, CHUNK_SLOTS)
-        return self.chunk(depth, number)[offset]
 
     def value_of(self, board: str) -> tuple[Value, int]:
         """(value for the side to move, remoteness) of a reachable board (o first), from the code
@@ -510,3 +579,12 @@ class CoreReader:
         from ttt_db.ranked.backend import as_list
 
         return as_list(block.class_slots())
+
+
+@cache
+def _first_chunks(cells: int) -> NDArray[np.int64]:
+    """Each level's first chunk numbered across the levels (level 0's is 0), and their total last."""
+    import numpy as np
+
+    counts = [level_chunks(cells, depth) for depth in range(cells + 1)]
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

@@ -2,16 +2,17 @@
 code, its children's, each child held to its own children by the retrograde rule), for a batch.
 
 The boards, their children and their grandchildren are made and ranked in one kernel call
-(`ttt_db.ranked.kernels.family.family_slots`), their codes gathered a chunk at a time, and every child in
-play held to the best of its own children (`ttt_db.ranked.codes`: the rule the level step and the
-walker use), a finished child to its end. A board whose codes cannot all be right is left to the
-one-board path (None here), which says what is wrong in its own words.
+(`ttt_db.ranked.family.family_slots`), their codes gathered together (`CoreReader.codes_at`), every
+child in play held to the best of its own children (`ttt_db.ranked.codes`: the rule the level step
+and the walker use), a finished child to its end, and each board in play to its moves, whose best
+and fastest are taken in arrays (`ttt_db.ranked.family.best_and_fastest`). A board whose codes
+cannot all be right is left to the one-board path (None here), which says what is wrong in its own
+words.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
 from math import factorial
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar
 
@@ -20,8 +21,7 @@ from ttt_db.game.rules import STATUSES, Status, Value, opposite_value
 from ttt_db.game.symmetry import canonical_and_orbit_many
 from ttt_db.position import Playout, Position, document_json
 from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
-from ttt_db.ranked.family import family_slots
-from ttt_db.store.chunks import CHUNK_SLOTS, level_chunks
+from ttt_db.ranked.family import best_and_fastest, family_slots
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,6 +47,8 @@ class Derived(NamedTuple):
     status: Status
     playout: Playout | None
     paths: int | None
+    kinds: tuple[tuple[int, ...], tuple[int, ...]] | None
+    """The best moves and the fastest of them, held to `own` (None: left to `make`)."""
 
 
 def positions_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[Position | None]:
@@ -84,6 +86,7 @@ def _made_in_arrays(core: CoreReader, boards: Sequence[str], extras: bool, make:
             board_status=found.status,
             playout=found.playout,
             paths=found.paths,
+            kinds=found.kinds,
         )
         for found in derived_in_arrays(core, boards, extras=extras)
     ]
@@ -110,12 +113,12 @@ def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) 
     own_slot, child_slot, ended, grand_slot = family_slots(tables, count, occupied, o_cells)
     free, further = child_slot >= 0, grand_slot >= 0  # the moves of each board in play; the replies
     replies = further.sum(axis=2)  # by board and move: none for a move that ends the game
-    wanted = (  # every code the boards need, read together: each chunk decompressed once
+    wanted = (  # every code the boards need, read together: each chunk decompressed once at most
         (depth, own_slot),
         (np.repeat(depth + 1, free.sum(axis=1)), child_slot[free]),
         (np.repeat(depth + 2, replies.sum(axis=1)), grand_slot[further]),
     )
-    read = _codes(core, np.concatenate([at for at, _ in wanted]), np.concatenate([slots for _, slots in wanted]))
+    read = core.codes_at(np.concatenate([at for at, _ in wanted]), np.concatenate([slots for _, slots in wanted]))
     own, child_codes, grand_codes = np.split(read, np.cumsum([len(slots) for _, slots in wanted])[:2])
     child = np.zeros((count, n), np.uint8)
     child[free] = child_codes
@@ -128,6 +131,11 @@ def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) 
     ruled = np.where(ended == 1, LOSS_NOW, np.where(ended == 2, DRAW_NOW, ruled))
     unwritten = np.bincount(np.repeat(np.arange(count), replies.sum(axis=1))[grand_codes == 0], minlength=count)
     held = (own != 0) & (((child == ruled) & (child != 0)) | ~free).all(axis=1) & (unwritten == 0)
+    worths = np.frombuffer(WORTH, np.uint8)[child]  # 0 where there is no move
+    top = worths.max(axis=1)
+    playing = free.any(axis=1)
+    held &= ~playing | (own == np.frombuffer(CODE_OF_WORTH, np.uint8)[top])  # its moves give its own code
+    keeping, fastest = best_and_fastest(worths, top)
 
     canonical, orbits = canonical_and_orbit_many(boards, game)
     depths = depth.tolist()
@@ -144,6 +152,7 @@ def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) 
         )
     )
     ends = np.cumsum(free.sum(axis=1)).tolist()
+    kinds = _cells_by_board(keeping), _cells_by_board(fastest)
     decoded_codes = [DECODED[code] for code in own.tolist()]
     for i, (board, decoded, use) in enumerate(zip(boards, decoded_codes, usable.tolist(), strict=True)):
         if not use or decoded is None:
@@ -155,8 +164,19 @@ def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) 
         if odds is not None:
             o_wins, x_wins, draws, paths = odds
             playout = Playout(o_wins, x_wins, draws, factorial(n - depths[i]))
-        found.append(Derived(board, decoded, moves, canonical[i], orbits[i], statuses[i], playout, paths))
+        held_kinds = (kinds[0][i], kinds[1][i]) if moves else None
+        found.append(Derived(board, decoded, moves, canonical[i], orbits[i], statuses[i], playout, paths, held_kinds))
     return found
+
+
+def _cells_by_board(chosen: NDArray[np.bool_]) -> list[tuple[int, ...]]:
+    """The cells chosen on each board (a row), in order."""
+    import numpy as np
+
+    rows, cells = chosen.nonzero()
+    every = cells.tolist()
+    bounds = [0, *np.cumsum(np.bincount(rows, minlength=len(chosen))).tolist()]
+    return [tuple(every[start:stop]) for start, stop in zip(bounds, bounds[1:], strict=False)]
 
 
 def _extras(
@@ -174,37 +194,3 @@ def _extras(
         for i, found in zip(at.tolist(), core.extras_of(level, slots[at].tolist()), strict=True):
             kept[i] = found
     return kept
-
-
-def _codes(core: CoreReader, depths: NDArray[np.int64], slots: NDArray[np.int64]) -> NDArray[np.uint8]:
-    """The stored code at each (depth, slot), each chunk read once (`CoreReader.chunk`: held to its
-    hash): the wanted slots sorted by chunk once (a radix sort, on the chunks' numbers across
-    levels), then each chunk's codes taken together."""
-    import numpy as np
-
-    firsts = _first_chunks(core.game.cells)  # each level's first chunk, numbered across the levels
-    keys = firsts[depths] + (slots >> (CHUNK_SLOTS.bit_length() - 1))  # CHUNK_SLOTS is a power of two
-    narrow = np.uint16 if firsts[-1] <= 1 << 16 else np.uint32 if firsts[-1] <= 1 << 32 else np.int64
-    order = np.argsort(keys.astype(narrow), kind="stable")
-    keys, offsets = keys[order], slots[order] & (CHUNK_SLOTS - 1)
-    starts = np.flatnonzero(np.diff(keys, prepend=-1))
-    levels = np.searchsorted(firsts, keys[starts], side="right") - 1
-    numbers = keys[starts] - firsts[levels]
-    for depth in np.unique(levels).tolist():
-        core.prefetch(depth, numbers[levels == depth].tolist())
-    found = np.empty(len(slots), np.uint8)
-    stops = [*starts[1:].tolist(), len(keys)]
-    for start, stop, depth, number in zip(starts.tolist(), stops, levels.tolist(), numbers.tolist(), strict=True):
-        found[start:stop] = np.frombuffer(core.chunk(depth, number), np.uint8)[offsets[start:stop]]
-    codes = np.empty(len(slots), np.uint8)
-    codes[order] = found
-    return codes
-
-
-@cache
-def _first_chunks(cells: int) -> NDArray[np.int64]:
-    """Each level's first chunk numbered across the levels (level 0's is 0), and their total last."""
-    import numpy as np
-
-    counts = [level_chunks(cells, depth) for depth in range(cells + 1)]
-    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

@@ -146,6 +146,31 @@ def test_jsons_own_infinity_is_read_and_never_written(run, tmp_path: Path) -> No
     assert (failure["alpha"], failure["beta"], failure["exact"]) == ("-inf", "inf", 1)
 
 
+def test_ids_and_values_past_64_bits_are_read_exactly(run, tmp_path: Path) -> None:
+    """The fast reader takes an integer past 64 bits as a float (`read_json_fast`): such records are
+    read again exactly, so two ids a float cannot tell apart stay two nodes, and a value is
+    reported as written."""
+    root, child, huge = 2**70, 2**70 + 1, 2**64 + 1
+    trace = tmp_path / "wide.jsonl"
+    trace.write_text(
+        "\n".join(
+            [
+                HEADER,
+                _enter(root, None, ".........", 0, None),
+                _enter(child, root, "o........", 1, 0),
+                json.dumps({"type": "exit", "id": child, "value": 0}),
+                json.dumps({"type": "exit", "id": root, "value": huge}),
+            ]
+        )
+        + "\n"
+    )
+    result = run("check-trace", str(trace), "--json")
+    assert result.exit_code == 1, result.stderr  # the child is right; the root's value is no exact one
+    report = _strict_json(result.stdout)
+    assert report["nodes"] == 2 and report["checked"] == 2  # type: ignore[index]
+    assert [(failure["id"], failure["value"]) for failure in report["failures"]] == [(root, huge)]  # type: ignore[index]
+
+
 MALFORMED_BYTES = [
     (b"\xff\xfe not text\n", "record 1: not UTF-8 text"),
     (HEADER.encode() + b"\n" + b"[" * 60_000 + b"\n", "record 2: nested deeper than JSON this reader takes"),

@@ -4,7 +4,6 @@ most one per ply), so its memory stays flat."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Final
 from ttt_db.errors import InputError, TraceFormatError
 from ttt_db.game.definition import DEFAULT_GAME, Game
 from ttt_db.game.rules import EMPTY, Mark, mover_at, play, score_seen_by
-from ttt_db.json_text import read_json
+from ttt_db.json_text import read_json, read_json_fast
 
 if TYPE_CHECKING:
     from ttt_db.store.database import SolutionDatabase
@@ -239,13 +238,10 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
     stack: list[Enter] = []  # the open nodes, root first
     last_id = -math.inf
     exact_by_board: dict[str, tuple[int, int, int]] = {}
-    decode = json.JSONDecoder().raw_decode  # json.loads less its two whitespace scans: a record a line
     entered_fields = itemgetter(*ENTER_FIELDS)
     for number, line in numbered:
         try:
-            record, end = decode(line)
-            if end < len(line) and not line[end:].isspace():
-                raise ValueError("more after the record")
+            record = read_json_fast(line)  # what it refuses is read below, in its own words
             kind = record["type"]
         except (ValueError, TypeError, KeyError, RecursionError):
             if not line.strip():
@@ -257,6 +253,9 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
         if kind == "enter":
             try:
                 node, parent, board, ply, move, alpha, beta = entered_fields(record)
+                if float in (type(node), type(parent), type(ply), type(move), type(alpha), type(beta)):
+                    record = _record(line, number)  # read exactly (`read_json_fast`)
+                    node, parent, board, ply, move, alpha, beta = entered_fields(record)
             except KeyError:
                 raise _malformed(record, number, ENTER_FIELDS) from None
             if (
@@ -282,6 +281,9 @@ def check_trace(lines: Iterable[str], lookup: Lookup, game: Game = DEFAULT_GAME)
             result.nodes += 1
         elif kind == "exit":
             node, value = record.get("id"), record.get("value")
+            if type(node) is float or type(value) is float:
+                record = _record(line, number)  # read exactly, as an entry is
+                node, value = record.get("id"), record.get("value")
             if type(node) is not int or type(value) not in (int, float) or not math.isfinite(value):
                 raise _malformed(record, number, _EXIT_FIELDS)
             if not stack or stack[-1].id != node:

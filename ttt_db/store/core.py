@@ -17,7 +17,7 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 from math import factorial
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
@@ -148,7 +148,7 @@ class CoreReader:
         self.game = game
         self._meta = meta
         self._pages: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
-        self._held = ChunkCache(min(CACHED_CHUNKS, sum(level_chunks(game.cells, d) for d in range(game.cells + 1))))
+        self._held = ChunkCache(game.cells, CACHED_CHUNKS)
         self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
         self._refused: dict[tuple[str, int, int], DatabaseDamagedError] = {}
         self._probed: dict[str, tuple[Value, int]] = {}
@@ -175,13 +175,14 @@ class CoreReader:
     def _in_chunk(self, depth: int, number: int, read: Callable[[int], T]) -> T:
         """`read` of where the chunk starts in the cache's memory, the chunk read first if it is
         not held; under the lock, so that its place is not reused meanwhile."""
+        index = self._held.index(depth, number)
         with self._lock:
-            place = self._held.find((depth, number))
+            place = self._held.find(index)
             if place is not None:
                 return read(place * CHUNK_SLOTS)
         data = self._read(depth, number)
         with self._lock:
-            return read(self._held.put((depth, number), data) * CHUNK_SLOTS)
+            return read(self._held.put(index, data) * CHUNK_SLOTS)
 
     def codes_at(self, depths: NDArray[np.int64], slots: NDArray[np.int64]) -> NDArray[np.uint8]:
         """The code at each (depth, slot), as `code` gives it, for many slots of many chunks: the
@@ -190,14 +191,13 @@ class CoreReader:
         it holds half of."""
         import numpy as np
 
-        firsts = _first_chunks(self.game.cells)  # each level's first chunk, numbered across the levels
+        firsts = np.asarray(self._held.firsts, np.int64)  # each level's first chunk's index, the count last
         keys = firsts[depths] + (slots >> (CHUNK_SLOTS.bit_length() - 1))  # CHUNK_SLOTS is a power of two
         narrow = np.uint16 if firsts[-1] <= 1 << 16 else np.uint32 if firsts[-1] <= 1 << 32 else np.int64
         order = np.argsort(keys.astype(narrow), kind="stable")
         keys, offsets = keys[order], slots[order] & (CHUNK_SLOTS - 1)
         starts = np.flatnonzero(np.diff(keys, prepend=-1))
-        levels = np.searchsorted(firsts, keys[starts], side="right") - 1
-        numbers = keys[starts] - firsts[levels]
+        indices = keys[starts].tolist()  # each chunk wanted, once
         runs = np.diff(np.append(starts, len(keys)))
         found = np.empty(len(slots), np.uint8)
         memory = np.frombuffer(self._held.memory, np.uint8)
@@ -209,40 +209,42 @@ class CoreReader:
             def gather(places: NDArray[np.int64], part: slice = part, taken: slice = taken) -> None:
                 found[taken] = memory[np.repeat(places * CHUNK_SLOTS, runs[part]) + offsets[taken]]
 
-            self._gathered(list(zip(levels[part].tolist(), numbers[part].tolist(), strict=True)), gather)
+            self._gathered(indices[part], gather)
         codes = np.empty(len(slots), np.uint8)
         codes[order] = found
         return codes
 
-    def _gathered(self, wanted: list[tuple[int, int]], gather: Callable[[NDArray[np.int64]], None]) -> None:
-        """`gather` of the places of the `wanted` chunks, under the lock, once every one is held
-        at once: those that are not are read first, a level's together (`prefetch`)."""
+    def _gathered(self, wanted: list[int], gather: Callable[[NDArray[np.int64]], None]) -> None:
+        """`gather` of the places of the `wanted` chunks (`ChunkCache.index`), under the lock, once
+        every one is held at once: those that are not are read first, a level's together
+        (`prefetch`)."""
         import numpy as np
 
         while True:
             with self._lock:
-                places = [self._held.find(key) for key in wanted]
+                places = self._held.find_all(wanted)
                 if None not in places:
                     gather(np.asarray(places, np.int64))
                     return
             missing: dict[int, list[int]] = {}
-            for (depth, number), place in zip(wanted, places, strict=True):
+            for index, place in zip(wanted, places, strict=True):
                 if place is None:
+                    depth, number = self._held.chunk_of(index)
                     missing.setdefault(depth, []).append(number)
             for depth, numbers in missing.items():
                 self.prefetch(depth, numbers)
                 for number in numbers:
-                    if (depth, number) not in self._held:
+                    if self._held.index(depth, number) not in self._held:
                         data = self._read(depth, number)
                         with self._lock:
-                            self._held.put((depth, number), data)
+                            self._held.put(self._held.index(depth, number), data)
 
     def prefetch(self, depth: int, numbers: Iterable[int]) -> None:
         """Level `depth`'s chunks `numbers` not yet read, read in one query and checked and
         decompressed on every core (hashing and zstandard release the GIL) into the cache `chunk`
         reads; a chunk that cannot be read is left for `chunk` to refuse by name."""
         with self._lock:
-            missing = sorted({n for n in numbers if (depth, n) not in self._held})
+            missing = sorted({n for n in numbers if self._held.index(depth, n) not in self._held})
         missing = [n for n in missing if ("core", depth, n) not in self._refused]
         if len(missing) < PREFETCHED_FROM:
             return
@@ -263,7 +265,7 @@ class CoreReader:
         for number, data in _chunk_pool().map(load, rows):
             if data is not None:
                 with self._lock:
-                    self._held.put((depth, number), data)
+                    self._held.put(self._held.index(depth, number), data)
 
     def _cached(self, store: OrderedDict[K, T], key: K, load: Callable[[], T]) -> T:
         with self._lock:
@@ -579,12 +581,3 @@ class CoreReader:
         from ttt_db.ranked.backend import as_list
 
         return as_list(block.class_slots())
-
-
-@cache
-def _first_chunks(cells: int) -> NDArray[np.int64]:
-    """Each level's first chunk numbered across the levels (level 0's is 0), and their total last."""
-    import numpy as np
-
-    counts = [level_chunks(cells, depth) for depth in range(cells + 1)]
-    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

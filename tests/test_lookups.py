@@ -78,6 +78,21 @@ def test_the_arrays_answer_what_one_board_at_a_time_answers(compiled: None, db_3
         assert isinstance(many[-1], InvalidBoardError)
 
 
+def test_a_batch_ranked_a_part_ahead_answers_as_one_part_does(
+    compiled: None, db_3x4k3_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch derived in parts, each next part ranked on another thread meanwhile
+    (`OVERLAPPED_BOARDS`), gives the documents one part gives, in order, the last part short."""
+    import ttt_db.store.lookups as lookups_module
+
+    boards = _boards(1000, 12)
+    with open_database(db_3x4k3_path) as db:
+        whole = documents_in_arrays(db.core, boards, extras=db.has_extras)
+        monkeypatch.setattr(lookups_module, "OVERLAPPED_BOARDS", 7)
+        assert documents_in_arrays(db.core, boards, extras=db.has_extras) == whole
+    assert whole.count(None) == 0 and len(set(whole)) == len(boards)
+
+
 def test_a_batch_document_is_the_bytes_of_the_one_board_document(compiled: None, db_path: Path) -> None:
     """`position_lines` writes a compiled game's documents without making a Position
     (`documents_in_arrays`): every reachable 3x3 board's line, odds and finished boards included,

@@ -15,11 +15,11 @@ if TYPE_CHECKING:
 
 
 def family_slots(
-    tables: RankedTables, count: int, occupied: NDArray[np.int64], o_cells: NDArray[np.int64]
+    tables: RankedTables, count: int, occupied: NDArray[np.int64], o_cells: NDArray[np.int64], *, spread: bool = True
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8], NDArray[np.int64]]:
     """Each board's slot, its children's and grandchildren's by cell (`family_slots`): [board],
     [board, move] and [board, move, reply], -1 where there is none; and how each move ends the game
-    (1 a win, 2 a full board, 0 neither)."""
+    (1 a win, 2 a full board, 0 neither). On every core where `spread`, else on the calling thread."""
     import numpy as np
 
     n = tables.cells
@@ -42,7 +42,10 @@ def family_slots(
             np.empty(2 * tables.symmetries, np.int64),  # a range's own scratch: ranges run at once
         )
 
-    tables.backend.spread(count, work, grain=1024)  # on every core
+    if spread:
+        tables.backend.spread(count, work, grain=1024)  # on every core
+    else:
+        work(0, 0, count)
     return own, child.reshape(count, n), ended.reshape(count, n), grand.reshape(count, n, n)
 
 

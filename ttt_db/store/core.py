@@ -63,9 +63,10 @@ _POOLS: dict[int, ThreadPoolExecutor] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def _chunk_pool() -> ThreadPoolExecutor:
-    """The threads that check and decompress prefetched chunks: one per core, kept for the process
-    (a forked child, which has none of its parent's threads, makes its own)."""
+def reader_threads() -> ThreadPoolExecutor:
+    """Threads for a reader's work beside its caller's (checking and decompressing prefetched
+    chunks, ranking a batch's next boards: `ttt_db.store.lookups`): one per core, kept for the
+    process (a forked child, which has none of its parent's threads, makes its own)."""
     from concurrent.futures import ThreadPoolExecutor  # loaded where chunks are prefetched
 
     with _POOLS_LOCK:
@@ -262,7 +263,7 @@ class CoreReader:
                 return row.chunk, None  # `chunk` reads it again, and refuses it
             return row.chunk, bytes(size) if data is None else data
 
-        for number, data in _chunk_pool().map(load, rows):
+        for number, data in reader_threads().map(load, rows):
             if data is not None:
                 with self._lock:
                     self._held.put(self._held.index(depth, number), data)

@@ -22,6 +22,7 @@ from ttt_db.game.symmetry import canonical_and_orbit_many
 from ttt_db.position import Playout, Position, document_json
 from ttt_db.ranked.codes import CODE_OF_WORTH, DRAW_NOW, LOSS_NOW, WORTH, value_of_code
 from ttt_db.ranked.family import best_and_fastest, family_slots
+from ttt_db.store.core import reader_threads
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,14 +93,46 @@ def _made_in_arrays(core: CoreReader, boards: Sequence[str], extras: bool, make:
     ]
 
 
+class _Family(NamedTuple):
+    """A part of a batch parsed and ranked (`_family`): each board's depth, status, slot, its
+    moves' slots, how each move ends the game, and its replies' slots (`family_slots`)."""
+
+    depth: NDArray[np.int64]
+    statuses: list[Status]
+    own_slot: NDArray[np.int64]
+    child_slot: NDArray[np.int64]
+    ended: NDArray[np.uint8]
+    grand_slot: NDArray[np.int64]
+
+
+OVERLAPPED_BOARDS: Final = 2048
+"""Boards of a batch derived at a time: the next part is ranked on a thread of the reader's
+(`reader_threads`: the kernel runs without the GIL) while this part's codes and positions are made."""
+
+
 def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[Derived | None]:
     """What each board's position is made of (`positions_in_arrays`); None where it gives None."""
+    if len(boards) <= OVERLAPPED_BOARDS:
+        return _derived(core, boards, _family(core, boards, spread=True), extras)
+    parts = [boards[start : start + OVERLAPPED_BOARDS] for start in range(0, len(boards), OVERLAPPED_BOARDS)]
+    ahead = reader_threads()
+    coming = ahead.submit(_family, core, parts[0], spread=False)
+    found: list[Derived | None] = []
+    for i, part in enumerate(parts):
+        family = coming.result()
+        if i + 1 < len(parts):
+            coming = ahead.submit(_family, core, parts[i + 1], spread=False)
+        found += _derived(core, part, family, extras)
+    return found
+
+
+def _family(core: CoreReader, boards: Sequence[str], *, spread: bool) -> _Family:
+    """The boards parsed and ranked with their children and grandchildren (`family_slots`, on every
+    core where `spread`)."""
     import numpy as np
 
-    game, tables = core.game, core.tables
+    game = core.game
     n, count = game.cells, len(boards)
-    if count == 0:
-        return []
     chars = np.frombuffer("".join(boards).encode("ascii"), np.uint8).reshape(count, n)
     bits = np.left_shift(np.int64(1), np.arange(n, dtype=np.int64))
     taken = chars != ord(".")
@@ -110,7 +143,18 @@ def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) 
     o_won, x_won = has_line(o_cells, lines), has_line(occupied ^ o_cells, lines)
     finished = o_won | x_won | (depth == n)
     statuses = [STATUSES[i] for i in np.where(o_won, 1, np.where(x_won, 2, np.where(finished, 3, 0))).tolist()]
-    own_slot, child_slot, ended, grand_slot = family_slots(tables, count, occupied, o_cells)
+    return _Family(depth, statuses, *family_slots(core.tables, count, occupied, o_cells, spread=spread))
+
+
+def _derived(core: CoreReader, boards: Sequence[str], family: _Family, extras: bool) -> list[Derived | None]:
+    """What each board's position is made of, from its part's `_family`."""
+    import numpy as np
+
+    game = core.game
+    n, count = game.cells, len(boards)
+    if count == 0:
+        return []
+    depth, statuses, own_slot, child_slot, ended, grand_slot = family
     free, further = child_slot >= 0, grand_slot >= 0  # the moves of each board in play; the replies
     replies = further.sum(axis=2)  # by board and move: none for a move that ends the game
     wanted = (  # every code the boards need, read together: each chunk decompressed once at most

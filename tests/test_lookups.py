@@ -222,6 +222,33 @@ def test_a_board_whose_own_code_its_moves_contradict_is_refused_in_a_batch_too(
             list(db.lookup_many(batch))
 
 
+@pytest.mark.parametrize("reseal", [False, True])
+def test_a_damaged_chunk_a_batch_reaches_is_refused_by_name(
+    compiled: None, db_3x4k3_path: Path, tmp_path: Path, reseal: bool
+) -> None:
+    """A chunk of level 4 overwritten (its checksum left, or resealed around bytes that do not
+    decompress): a batch whose families reach it (`CoreReader.codes_at`) raises
+    DatabaseDamagedError naming that chunk, and a stream of its lines stops there."""
+    import sqlite3
+
+    from forging import reseal_blob
+
+    damaged = tmp_path / "damaged.sqlite"
+    shutil.copy(db_3x4k3_path, damaged)
+    with sqlite3.connect(damaged) as conn:
+        if reseal:
+            reseal_blob(conn, "ttt_core", "codes", GAME, 4, 0, b"not zstd at all")
+        else:
+            conn.execute("update ttt_core set codes = ? where depth = 4 and chunk = 0", (b"\x28\xb5\x2f\xfd" * 9,))
+    boards = [board for board in _boards(600, 3) if 2 <= 12 - board.count(".") <= 4]
+    with open_database(damaged) as db:
+        with pytest.raises(DatabaseDamagedError) as refused:
+            positions_in_arrays(db.core, boards, extras=db.has_extras)
+        assert refused.value.where == "table ttt_core, level 4 chunk 0"
+        with pytest.raises(DatabaseDamagedError):
+            list(db.position_lines(boards))
+
+
 def test_codes_gathered_from_a_cache_smaller_than_the_batch_are_each_slot_code(
     compiled: None, db_3x4k3_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

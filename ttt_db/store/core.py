@@ -234,11 +234,8 @@ class CoreReader:
                     missing.setdefault(depth, []).append(number)
             for depth, numbers in missing.items():
                 self.prefetch(depth, numbers)
-                for number in numbers:
-                    if self._held.index(depth, number) not in self._held:
-                        data = self._read(depth, number)
-                        with self._lock:
-                            self._held.put(self._held.index(depth, number), data)
+                for number in numbers:  # those prefetch left (few, or refused: read alone, refused by name)
+                    self._in_chunk(depth, number, lambda _: None)
 
     def prefetch(self, depth: int, numbers: Iterable[int]) -> None:
         """Level `depth`'s chunks `numbers` not yet read, read in one query and checked and

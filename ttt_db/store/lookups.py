@@ -112,6 +112,8 @@ OVERLAPPED_BOARDS: Final = 2048
 
 def derived_in_arrays(core: CoreReader, boards: Sequence[str], *, extras: bool) -> list[Derived | None]:
     """What each board's position is made of (`positions_in_arrays`); None where it gives None."""
+    if not boards:
+        return []
     if len(boards) <= OVERLAPPED_BOARDS:
         return _derived(core, boards, _family(core, boards, spread=True), extras)
     parts = [boards[start : start + OVERLAPPED_BOARDS] for start in range(0, len(boards), OVERLAPPED_BOARDS)]
@@ -152,8 +154,6 @@ def _derived(core: CoreReader, boards: Sequence[str], family: _Family, extras: b
 
     game = core.game
     n, count = game.cells, len(boards)
-    if count == 0:
-        return []
     depth, statuses, own_slot, child_slot, ended, grand_slot = family
     free, further = child_slot >= 0, grand_slot >= 0  # the moves of each board in play; the replies
     replies = further.sum(axis=2)  # by board and move: none for a move that ends the game

@@ -57,10 +57,7 @@ def fill_rank_bytes(n: int, binom: Ints, rank_bytes: Ints) -> None:
     8b to 8b + 7 of a mask with j bits below them, add to the mask's colex rank (`rank_of`), for
     the bytes of n cells; rank_bytes[RANK_BYTES + byte]: the bits of `byte`."""
     for byte in range(256):
-        bits = 0
-        for i in range(8):
-            bits += byte >> i & 1
-        rank_bytes[RANK_BYTES + byte] = bits
+        rank_bytes[RANK_BYTES + byte] = cell_count(byte, 8)
     for b in range((n + 7) // 8):
         for j in range(n + 1):
             for byte in range(256):

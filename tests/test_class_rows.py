@@ -128,3 +128,22 @@ def test_a_compiled_game_checked_from_its_rows_says_the_same(
         monkeypatch.setattr(backend, "runs_interpreted", lambda slots: True)
         assert [_document(name, pinned, shortest=shortest) for name, shortest in cases] == walked
         assert read == [1, 1, 1]
+
+
+@pytest.mark.parametrize("name", ["perfect", "perfect-shortest"])
+def test_a_pinned_small_games_own_ais_are_checked_weakly_by_the_search_alike(
+    both: tuple[SolutionDatabase, SolutionDatabase], name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read pinned, the weak check of the database's own AIs on a small game is the depth-first
+    search over the rows' moves, not the interpreted walk over the core; its report is the walk's."""
+    from ttt_db.checks import weak
+
+    pinned, unpinned = both
+    walks = []
+    walk = weak.check_weak_over_core
+    monkeypatch.setattr(weak, "check_weak_over_core", lambda *args: walks.append(1) or walk(*args))
+    documents = [
+        run_checks(load_ai(name, lambda db=db: db), db, strong=False).to_document() for db in (pinned, unpinned)
+    ]
+    assert walks == [1]  # the unpinned handle's only
+    assert documents[0] == documents[1] and documents[0]["weak"]["solved"] is True

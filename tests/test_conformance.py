@@ -75,6 +75,8 @@ def test_counts_match_the_brute_force(built: tuple[Game, Path, Solved]) -> None:
     empty_score, empty_remoteness = solved["." * game.cells]
     value = {1: "win", 0: "draw", -1: "loss"}[empty_score]
     assert figures["empty_board"] == {"value": value, "remoteness": empty_remoteness}
+    with open_database(path, game=game) as db:
+        assert db.empty_board_value == value
 
 
 def test_the_export_holds_every_position_as_the_reference_derives_it(built: tuple[Game, Path, Solved]) -> None:
@@ -105,6 +107,36 @@ def test_every_board_and_its_images_answer_as_the_brute_force(built: tuple[Game,
             assert (position.score, position.remoteness) == (score, remoteness), board
             if position.status == "playing":
                 assert position.best_moves == reference.best_moves(board, rules_of(game)), board
+
+
+@pytest.mark.parametrize("shortest", [False, True], ids=["best", "fastest"])
+def test_the_best_moves_read_from_the_rows_are_the_cores_and_the_references(
+    built: tuple[Game, Path, Solved], shortest: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 56, item 5: read pinned, a small game's lookup AIs answer from its plain rows, every
+    board's moves made at once; on every board in play they are the moves the core derives, and
+    the best ones are the reference's."""
+    game, path, solved = built
+    with open_database(path, game=game, recorded=False) as unpinned:
+        playing = unpinned.node_list("playing")
+        from_core = unpinned.best_moves_table(shortest=shortest)
+        derived = [from_core[board] for board in playing]
+    monkeypatch.setattr(backend, "runs_interpreted", lambda slots: True)  # the 12-cell games read rows too
+    with open_database(path, game=game) as pinned:
+        assert pinned.reads_plain_rows
+        from_rows = pinned.best_moves_table(shortest=shortest)
+        assert dict(from_rows) == dict(from_core)
+        assert [from_rows[board] for board in playing] == derived
+    if not shortest:
+        for board in playing[:: max(1, len(playing) // 2000)]:
+            mover = "o" if board.count("o") == board.count("x") else "x"
+            sign = 1 if mover == "o" else -1
+            scores = {
+                cell: sign * solved[board[:cell] + mover + board[cell + 1 :]][0]
+                for cell, mark in enumerate(board)
+                if mark == "."
+            }
+            assert from_rows[board] == tuple(cell for cell, score in scores.items() if score == max(scores.values()))
 
 
 def test_a_small_game_verifies(built: tuple[Game, Path, Solved]) -> None:
@@ -304,7 +336,9 @@ def test_the_weak_check_of_the_database_ais_over_the_core_visits_what_the_search
 ) -> None:
     """Forward in arrays from the empty board, with and without extras, the weak check of perfect
     and perfect-shortest reaches exactly the boards the depth-first search of
-    ttt_db.checks.weak examines (o wins 3x4k3: as x there is nothing to prove)."""
+    ttt_db.checks.weak examines (o wins 3x4k3: as x there is nothing to prove). The search asks the
+    AI read pinned (a small game's answers from its plain rows); the walk's handle is not pinned, as
+    a pinned small game's check is the search itself."""
     from ttt_db.ais.registry import load_ai
     from ttt_db.checks.report import run_checks
     from ttt_db.checks.weak import check_weak
@@ -316,9 +350,10 @@ def test_the_weak_check_of_the_database_ais_over_the_core_visits_what_the_search
     for ai in ("perfect", "perfect-shortest"):
         for path, cells in ((tmp_path / "extras.sqlite", 16), (tmp_path / "core.sqlite", 8)):
             monkeypatch.setattr(extras_module, "EXTRAS_MAX_CELLS", cells)
-            with open_database(path) as database:
+            with open_database(path) as database, open_database(path, recorded=False) as walked:
                 named = load_ai(ai, lambda database=database: database, game)
                 searched = check_weak(named.play, game, database.empty_board_value).to_dict()
-                found = run_checks(named, database, strong=False).to_document()["weak"]
+                named = load_ai(ai, lambda walked=walked: walked, game)
+                found = run_checks(named, walked, strong=False).to_document()["weak"]
             del found["o"]["mistake"], found["x"]["mistake"]
             assert found == searched and found["o"]["visited"] > 0

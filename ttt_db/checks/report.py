@@ -153,8 +153,10 @@ def run_checks(
     board-by-board AI will take); an AI that treats symmetric boards alike is asked once per
     symmetry class, its answer speaking for the images. The weak one is the depth-first search
     (`check_weak`, reporting `weak_progress(boards examined)`), or for the database's own AIs the
-    same boards reached in arrays. Both spend one `budget` (unbounded by default): a check it
-    stops answers with what it proved (`solved` None when that decides nothing).
+    same boards reached in arrays (not where the database reads its plain rows: there they answer
+    from the rows, and the search is quicker than the interpreted walk). Both spend one `budget`
+    (unbounded by default): a check it stops answers with what it proved (`solved` None when that
+    decides nothing).
 
     >>> from ttt_db import load_ai, open_database
     >>> with open_database() as database:
@@ -166,7 +168,7 @@ def run_checks(
     budget = budget or CheckBudget()
     budget.start()
     weak_result = None
-    if weak and ai.core_answer is not None:
+    if weak and ai.core_answer is not None and not database.reads_plain_rows:
         from ttt_db.checks.weak import check_weak_over_core
 
         weak_result = check_weak_over_core(ai, database, budget)

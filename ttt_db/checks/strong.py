@@ -247,9 +247,6 @@ def check_strong_over_core(
     `failures_kept`. When the budget runs out the result says so (`stopped`) and counts what was
     checked. An AI asked board by board is timed on its first batch, and `notice` told how many
     boards it will be asked and about how long that takes at its rate."""
-    from ttt_db.ranked.backend import runs_interpreted
-    from ttt_db.ranked.slots import level_sizes
-
     game = database.game
     budget = budget or CheckBudget()
     budget.start()
@@ -260,7 +257,7 @@ def check_strong_over_core(
     total = figures["decision_canonical" if canonical else "decision"]
     to_ask = figures["decision_canonical" if at_representatives else "decision"]
     pace = _Pace(ai.name, game, to_ask, report, notice)
-    if database.plain_rows_held and runs_interpreted(sum(level_sizes(game.cells))):
+    if database.reads_plain_rows:
         return _check_over_class_rows(
             ai, database, figures, canonical=canonical, shortest=shortest, by_orbit=by_orbit, pace=pace, budget=budget
         )

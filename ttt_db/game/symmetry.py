@@ -9,7 +9,7 @@ back to the user's board.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from operator import itemgetter
 
@@ -89,3 +89,21 @@ def canonical_and_orbit_many(boards: Sequence[str], game: Game) -> tuple[list[st
     canonical = chars[np.arange(count)[:, None], transforms[smallest]].tobytes().decode("ascii")
     orbits = len(transforms) // (keys == keys[0]).sum(axis=0)
     return [canonical[i * n : (i + 1) * n] for i in range(count)], orbits.tolist()
+
+
+def images_with_moves(moves_of: Mapping[str, tuple[int, ...]], game: Game) -> dict[str, tuple[int, ...]]:
+    """Every image of each board with the board's moves carried onto it (`transform_move`), sorted:
+    on each image what `untransform_moves` of its canonical board's moves gives there."""
+    readers = list(enumerate(_image_readers(game)))
+    carried: list[dict[tuple[int, ...], tuple[int, ...]]] = [{} for _ in readers]  # boards share moves
+    found: dict[str, tuple[int, ...]] = {}
+    for board, moves in moves_of.items():
+        for transform, read in readers:
+            image = "".join(read(board))
+            if image not in found:
+                onto = carried[transform].get(moves)
+                if onto is None:
+                    inverse = game.inverses[transform]
+                    onto = carried[transform][moves] = tuple(sorted(inverse[move] for move in moves))
+                found[image] = onto
+    return found

@@ -1,10 +1,12 @@
-"""The plain table `ttt_positions` read back: a decision class a row, for the small games' checks.
+"""The plain table `ttt_positions` read back: a decision class a row, for the small games' checks,
+and the best moves of every board in play, for their lookup AIs.
 
 A game whose build wrote the plain tables (`ttt_db.store.plain`) has a row per symmetry class at
 its canonical board, with its best and fastest moves and every move's value and remoteness. Where
 a read is pinned those rows are held to the hashes the digest covers at open
-(`SolutionDatabase.plain_rows_held`), and a check of a small game reads them here instead of
-walking the core's levels through interpreted kernels. Light on purpose: sqlite3 and msgpack only.
+(`SolutionDatabase.plain_rows_held`), and a check or a lookup AI of a small game reads them here
+instead of walking the core's levels through interpreted kernels
+(`SolutionDatabase.reads_plain_rows`). Light on purpose: sqlite3 and msgpack only.
 """
 
 from __future__ import annotations
@@ -66,6 +68,25 @@ def decision_levels(reader: Reader, *, fastest: bool = False) -> Iterator[tuple[
         except (ValueError, TypeError, msgpack.UnpackException):
             raise _damaged(board) from None
         yield int(depth), found
+
+
+def best_moves_by_board(reader: Reader, *, shortest: bool) -> dict[str, tuple[int, ...]]:
+    """The best (`shortest`: fastest) moves of every canonical board in play, a row each: what
+    `ttt_db.store.core.CoreReader.best_moves_by_board` derives from the core."""
+    column = "best_moves_shortest" if shortest else "best_moves"
+    rows = reader.tuples(f"SELECT board, {column} FROM {POSITIONS} WHERE to_move IS NOT NULL")
+    table: dict[str, tuple[int, ...]] = {}
+    unpack = msgpack.unpackb
+    board = ""
+    try:
+        for board, packed in rows:
+            moves = unpack(packed, use_list=False)  # a list as a tuple
+            if type(moves) is not tuple:
+                raise TypeError("not a list of moves")
+            table[board] = moves
+    except (ValueError, TypeError, msgpack.UnpackException):
+        raise _damaged(board) from None
+    return table
 
 
 def class_moves(reader: Reader, one: DecisionClass) -> tuple[tuple[int, int, int], ...]:

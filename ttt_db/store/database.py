@@ -20,7 +20,7 @@ from dataclasses import replace
 from itertools import islice
 from math import factorial
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from ttt_db.errors import (
     DatabaseDamagedError,
@@ -38,8 +38,8 @@ from ttt_db.errors import (
 )
 from ttt_db.game.board import Board, plain_boards
 from ttt_db.game.definition import DEFAULT_GAME, Game, boards_of_keys
-from ttt_db.game.rules import Mark, Value
-from ttt_db.game.symmetry import canonical_transform, untransform_moves
+from ttt_db.game.rules import VALUES, Mark, Value
+from ttt_db.game.symmetry import canonical_transform, images_with_moves, untransform_moves
 from ttt_db.json_text import compact_json, read_json
 from ttt_db.position import MoveAnalysis, Playout, Position
 from ttt_db.ranked.slots import representative
@@ -52,7 +52,7 @@ from ttt_db.store.figures import DepthFigures
 from ttt_db.store.location import DatabaseLocation, resolve_location
 from ttt_db.store.pins import Pin, file_state, pin_for, remember_rows_proven, rows_proven
 from ttt_db.store.reader import EngineReader, Reader, SqliteFileReader
-from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, PLAIN_KEY, SCHEMA_VERSION
+from ttt_db.store.tables import CORE, DEPTH_COUNTS, META, PLAIN_KEY, POSITIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -129,6 +129,11 @@ _LIST_FIGURES: Final = {"all": "positions", "canonical": "canonical_positions"}
 """The build's figure each named list is held to, where it is not the list's own name."""
 _SMALL_TABLE_ROWS: Final = 50_000
 """Up to this many canonical positions in play, an AI reads the whole best-moves table at once."""
+REMEMBERED_ANSWERS: Final = 2_000_000
+"""Boards whose best moves a best-moves table remembers once asked (`BestMovesTable`)."""
+EVERY_IMAGE_FROM_ROWS: Final = 65_536
+"""Up to this many boards in play, a best-moves table read from the plain rows holds every board's
+moves from the start (a small game's check asks most of them)."""
 ARRAYS_FROM: Final = 32
 """From this many boards not yet derived, a batch of a compiled game's boards is derived in arrays."""
 GROUP_BOARDS: Final = 8192
@@ -229,6 +234,16 @@ class SolutionDatabase:
         """Whether this handle may answer from the plain tables' rows: the file has them and the
         read is pinned, so they were held to the hashes its digest covers at open."""
         return self.pin is not None and PLAIN_KEY in self._checked_meta()
+
+    @property
+    def reads_plain_rows(self) -> bool:
+        """Whether the best-moves table and the strong check read the plain tables' rows
+        (`ttt_db.store.class_rows`) rather than walk the core's levels: the rows are held
+        (`plain_rows_held`) and the game is so small that its kernels run interpreted."""
+        from ttt_db.ranked.backend import runs_interpreted  # looked up at each call: tests force it
+        from ttt_db.ranked.slots import level_sizes
+
+        return self.plain_rows_held and runs_interpreted(sum(level_sizes(self.game.cells)))
 
     def hold_plain_rows(self) -> None:
         """Hold the plain tables' rows to the hashes their build recorded (meta `plain_tables`,
@@ -344,8 +359,13 @@ class SolutionDatabase:
 
     @property
     def empty_board_value(self) -> Value:
-        """What o, moving first, gets from the empty board with best play (a draw on 3x3)."""
-        return self.lookup(self.game.empty_board).value
+        """What o, moving first, gets from the empty board with best play (a draw on 3x3): the
+        build's figure, read from the meta (held to its checksum) without a lookup."""
+        figure = self._checked_meta()["figures"].get("empty_board")
+        value = figure.get("value") if isinstance(figure, dict) else None
+        if value not in VALUES:
+            raise DatabaseDamagedError(f"the empty board's value is {value!r}", f"table {META}")
+        return cast(Value, value)
 
     def node_list(self, name: str) -> list[str]:
         """A named list of boards (`all`, `canonical`, `playing`, `decision`, ...: `NODE_LISTS`),
@@ -611,31 +631,43 @@ class SolutionDatabase:
 
     def best_moves_table(self, *, shortest: bool = False) -> BestMovesTable:
         """Board (o first, any orientation) -> best moves, for every position still in play: the
-        canonical boards' moves derived from the core in arrays the first time, shared by the
-        lookup AIs and the checks."""
+        canonical boards' moves read the first time (from the plain table's rows where
+        `reads_plain_rows`, else derived from the core in arrays), shared by the lookup AIs and the
+        checks."""
         cached = self._best_moves_tables.get(shortest)
         if cached is not None:
             return cached
         self._require_extras("table of best moves for every position")
-        table = self.core.best_moves_by_board(shortest=shortest)
+        if self.reads_plain_rows:
+            from ttt_db.store.class_rows import best_moves_by_board
+
+            table = best_moves_by_board(self.reader, shortest=shortest)
+        else:
+            table = self.core.best_moves_by_board(shortest=shortest)
         figures = self._checked_meta()["figures"]
         if len(table) != figures.get("playing_canonical"):
             raise DatabaseDamagedError(
                 f"{len(table):,} canonical positions in play, the build counted {figures.get('playing_canonical')!r}",
-                f"table {CORE}",
+                f"table {POSITIONS if self.reads_plain_rows else CORE}",
             )
-        view = self._best_moves_tables[shortest] = BestMovesTable(self.game, table, figures.get("playing"))
+        playing = figures.get("playing")
+        every_image = self.reads_plain_rows and isinstance(playing, int) and playing <= EVERY_IMAGE_FROM_ROWS
+        view = BestMovesTable(self.game, table, playing, every_image=every_image)
+        self._best_moves_tables[shortest] = view
         return view
 
 
 class BestMovesTable(Mapping[str, tuple[int, ...]]):
     """Best moves of every board in play, in any orientation, from the canonical boards' moves
-    (a read-only mapping; answers are remembered per board)."""
+    (a read-only mapping; answers are remembered per board, or with `every_image` every board's
+    are made at once)."""
 
-    def __init__(self, game: Game, canonical: dict[str, tuple[int, ...]], size: int | None) -> None:
+    def __init__(
+        self, game: Game, canonical: dict[str, tuple[int, ...]], size: int | None, *, every_image: bool = False
+    ) -> None:
         self.game = game
         self._canonical = canonical
-        self._answers: dict[str, tuple[int, ...]] = dict(canonical)
+        self._answers = images_with_moves(canonical, game) if every_image else dict(canonical)
         self._size = size
 
     def __getitem__(self, board: str) -> tuple[int, ...]:
@@ -649,7 +681,7 @@ class BestMovesTable(Mapping[str, tuple[int, ...]]):
         if stored is None:  # every board in play has a row: a damaged or incomplete database (a KeyError too)
             raise PositionNotFoundError(board)
         moves = untransform_moves(stored, transform, self.game)
-        if len(self._answers) < 2_000_000:
+        if len(self._answers) < REMEMBERED_ANSWERS:
             self._answers[board] = moves
         return moves
 

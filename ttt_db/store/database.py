@@ -238,7 +238,8 @@ class SolutionDatabase:
     @property
     def reads_plain_rows(self) -> bool:
         """Whether the best-moves table and the strong check read the plain tables' rows
-        (`ttt_db.store.class_rows`) rather than walk the core's levels: the rows are held
+        (`ttt_db.store.class_rows`) rather than walk the core's levels (and the weak check of the
+        database's own AIs is then the search over those moves): the rows are held
         (`plain_rows_held`) and the game is so small that its kernels run interpreted."""
         from ttt_db.ranked.backend import runs_interpreted  # looked up at each call: tests force it
         from ttt_db.ranked.slots import level_sizes
@@ -638,7 +639,8 @@ class SolutionDatabase:
         if cached is not None:
             return cached
         self._require_extras("table of best moves for every position")
-        if self.reads_plain_rows:
+        from_rows = self.reads_plain_rows
+        if from_rows:
             from ttt_db.store.class_rows import best_moves_by_board
 
             table = best_moves_by_board(self.reader, shortest=shortest)
@@ -648,10 +650,10 @@ class SolutionDatabase:
         if len(table) != figures.get("playing_canonical"):
             raise DatabaseDamagedError(
                 f"{len(table):,} canonical positions in play, the build counted {figures.get('playing_canonical')!r}",
-                f"table {POSITIONS if self.reads_plain_rows else CORE}",
+                f"table {POSITIONS if from_rows else CORE}",
             )
         playing = figures.get("playing")
-        every_image = self.reads_plain_rows and isinstance(playing, int) and playing <= EVERY_IMAGE_FROM_ROWS
+        every_image = from_rows and isinstance(playing, int) and playing <= EVERY_IMAGE_FROM_ROWS
         view = BestMovesTable(self.game, table, playing, every_image=every_image)
         self._best_moves_tables[shortest] = view
         return view

@@ -24,7 +24,7 @@ from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, VALUES, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move, untransform_moves
 from ttt_db.position import MoveAnalysis, analyses_of
-from ttt_db.store.class_rows import DecisionClass, class_moves, decision_levels
+from ttt_db.store.class_rows import DecisionClass, decision_levels
 
 if TYPE_CHECKING:  # the walks' code loads with the first check, not with the check's result types
     from ttt_db.ais.protocol import NamedAI
@@ -228,6 +228,11 @@ class _Tally:
     @property
     def room(self) -> int:
         return max(0, self.kept_limit - len(self.failures))
+
+    def keep(self, failure: StrongFailure, by_orbit: bool, game: Game) -> None:
+        """A failure kept while there is room: where an AI was asked once per class (`by_orbit`),
+        on each image of its board."""
+        self.failures += failure.images(game)[: self.room] if by_orbit else [failure]
 
 
 def check_strong_over_core(
@@ -490,11 +495,14 @@ def _check_over_class_rows(
             else:
                 answers, errors = [_mask(one.fastest if own else one.best) for one, _, _ in part], {}
             for i, (one, transform, board) in enumerate(part):
-                if answers[i] & ~_mask(one.fastest if shortest else one.best) or i in errors:
-                    moves = class_moves(database.reader, one)
-                    _tell_failure(
-                        one, moves, transform, board, answers[i], errors.get(i), shortest, by_orbit, depth, game, tally
-                    )
+                target = _mask(one.fastest if shortest else one.best)
+                if answers[i] & ~target or i in errors:
+                    moves = one.moves
+                    weight = one.orbit if by_orbit else 1
+                    tally.count(depth, _failure_kind(moves, answers[i], target, errors.get(i), game.cells), weight)
+                    if tally.room:
+                        failure = _failure(board, transform, answers[i], target, moves, errors.get(i), game)
+                        tally.keep(failure, by_orbit, game)
             tally.checked += sum(one.orbit for one, _, _ in part) if by_orbit else len(part)
             first += len(part)
             pace.part_done(len(part), seconds, budget, whole=own is not None)
@@ -532,48 +540,6 @@ def _mask(moves: Iterable[int]) -> int:
 
 
 _BIT: Final = (1).__lshift__
-
-
-def _tell_failure(
-    one: DecisionClass,
-    moves: tuple[tuple[int, int, int], ...],
-    transform: int,
-    board: str,
-    chosen: int,
-    error: AIMisbehaved | None,
-    shortest: bool,
-    by_orbit: bool,
-    depth: int,
-    game: Game,
-    tally: _Tally,
-) -> None:
-    """A failing answer at `board` (the class's image under `transform`: `error`, or the mask
-    `chosen` carried back onto the class's canonical board, which plays a move outside the class's
-    best, `shortest`: fastest, moves; `moves` are the class's every move, `class_moves`): counted
-    by kind, and kept while there is room, told where it was asked (an AI asked once per class:
-    on each image)."""
-    weight = one.orbit if by_orbit else 1
-    target = one.fastest if shortest else one.best
-    wrong = chosen & ~_mask(target)
-    if error is not None:
-        kind = "error"
-    else:
-        rank_of = {cell: rank for cell, rank, _ in moves}
-        best_rank = max(rank for _, rank, _ in moves)
-        worst_wrong = min(rank_of[cell] for cell in _cells_of(wrong, game.cells))
-        kind = _KIND_OF[(best_rank, min(worst_wrong, 3))]
-    tally.count(depth, kind, weight)
-    if tally.room == 0:
-        return
-    analyses = tuple(MoveAnalysis(cell, VALUES[rank], after, game) for cell, rank, after in moves)
-    if error is not None:
-        failure = StrongFailure(one.board, (), target, error.reason, error.where, analyses)
-    else:
-        failure = StrongFailure(one.board, tuple(_cells_of(chosen, game.cells)), target, moves=analyses)
-    if by_orbit:
-        tally.failures += failure.images(game)[: tally.room]
-    else:
-        tally.failures.append(failure.seen_as(board, transform, game) if transform else failure)
 
 
 def _duration(seconds: float) -> str:
@@ -635,16 +601,10 @@ def _check_part(
         weight = int(block.weights[j]) if by_orbit else 1
         tally.checked += weight
         wanted = int(target[j])
-        wrong = chosen[i] & ~wanted
-        if not wrong and i not in errors:
+        if not chosen[i] & ~wanted and i not in errors:
             continue
-        worths = as_list(moves.worths[j * cells : (j + 1) * cells])
-        if i in errors:
-            kind = "error"
-        else:
-            worst_wrong = min(map(worths.__getitem__, _cells_of(wrong, cells))) >> 6
-            kind = _KIND_OF[(int(moves.best[j]) >> 6, min(worst_wrong, 3))]
-        tally.count(block.depth, kind, weight)
+        every = _moves_of_worths(as_list(moves.worths[j * cells : (j + 1) * cells]))
+        tally.count(block.depth, _failure_kind(every, chosen[i], wanted, errors.get(i), cells), weight)
         if tally.room == 0:
             continue
         if answers is None and told_as_asked:
@@ -652,8 +612,7 @@ def _check_part(
         else:  # the board a failure is told at, made only for the failures kept
             board_of, transform = _boards_at(block, [j], canonical=at_representatives)
             board, image = board_of[0], transform[0]
-        failure = _failure(board, image, chosen[i], wanted, worths, errors.get(i), game)
-        tally.failures += failure.images(game)[: tally.room] if by_orbit else [failure]
+        tally.keep(_failure(board, image, chosen[i], wanted, every, errors.get(i), game), by_orbit, game)
     return asking, len(part)
 
 
@@ -720,25 +679,49 @@ def _kind_table() -> dict[tuple[int, int], str]:
 _KIND_OF: Final = _kind_table()
 
 
-def _failure(
-    board: str, transform: int, chosen: int, target: int, worths: Sequence[int], error: AIMisbehaved | None, game: Game
-) -> StrongFailure:
-    """A failure told at `board`, the image under `transform` of the slot whose every move's worth
-    is `worths` and whose answer (`chosen`) and best moves (`target`) are masks on the slot's board."""
+def _failure_kind(
+    moves: Sequence[tuple[int, int, int]], chosen: int, target: int, error: AIMisbehaved | None, cells: int
+) -> str:
+    """What a failing answer throws away (FAILURE_KINDS): `error`, or by the best of `moves`
+    (every legal move as (cell, value rank, plies after)) and the worst of the answer's (the mask
+    `chosen`) outside the mask `target`."""
+    if error is not None:
+        return "error"
+    rank_of = {cell: rank for cell, rank, _ in moves}
+    worst_wrong = min(rank_of[cell] for cell in _cells_of(chosen & ~target, cells))
+    return _KIND_OF[(max(rank_of.values()), min(worst_wrong, 3))]
+
+
+def _moves_of_worths(worths: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
+    """Every legal move as (cell, value rank, plies after), from each cell's worth (0: no move)."""
     from ttt_db.ranked.codes import move_of_worth
 
-    cells = game.cells
+    return tuple((cell, *move_of_worth(w)) for cell, w in enumerate(worths) if w)
+
+
+def _failure(
+    board: str,
+    transform: int,
+    chosen: int,
+    target: int,
+    moves: Sequence[tuple[int, int, int]],
+    error: AIMisbehaved | None,
+    game: Game,
+) -> StrongFailure:
+    """A failure told at `board`, the image under `transform` of the board whose every legal move
+    is `moves` (cell, value rank, plies after) and whose answer (`chosen`) and best moves
+    (`target`) are masks."""
     analyses = tuple(
         sorted(
             (
                 MoveAnalysis(transform_move(cell, transform, game), VALUES[rank], after, game)
-                for cell, (rank, after) in ((cell, move_of_worth(w)) for cell, w in enumerate(worths) if w)
+                for cell, rank, after in moves
             ),
             key=lambda analysis: analysis.move,
         )
     )
     answer, best = (
-        tuple(sorted(transform_move(cell, transform, game) for cell in _cells_of(mask, cells)))
+        tuple(sorted(transform_move(cell, transform, game) for cell in _cells_of(mask, game.cells)))
         for mask in (chosen, target)
     )
     if error is not None:

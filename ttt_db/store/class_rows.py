@@ -28,20 +28,28 @@ _RANK = {value: rank for rank, value in enumerate(VALUES)}
 
 class DecisionClass(NamedTuple):
     """A class of decision positions (some move loses value) at its canonical board: how many
-    boards it has and its best moves; its fastest moves decoded when asked, where they were read
-    (`decision_levels`), and every legal move read when asked (`class_moves`: a failure's). A named
-    tuple: a check makes one per row it reads."""
+    boards it has and its best moves; its fastest moves, where they were read (`decision_levels`),
+    and its every legal move (a failure's) decoded when asked. A named tuple: a check makes one
+    per row it reads."""
 
     board: str
     orbit: int
     best: tuple[int, ...]
     packed_fastest: bytes | None  # None where `decision_levels` was not asked to read them
-    key: int
+    packed_moves: bytes
 
     @property
     def fastest(self) -> tuple[int, ...]:
         assert self.packed_fastest is not None, "decision_levels(fastest=True) reads them"
         return tuple(_unpacked(self.packed_fastest, self.board))
+
+    @property
+    def moves(self) -> tuple[tuple[int, int, int], ...]:
+        """Every legal move as (cell, value rank in `VALUES`, plies left after it), in cell order."""
+        try:
+            return tuple((cell, _RANK[value], after) for cell, value, after in _unpacked(self.packed_moves, self.board))
+        except (ValueError, TypeError, KeyError):
+            raise _damaged(self.board) from None
 
 
 def decision_levels(reader: Reader, *, fastest: bool = False) -> Iterator[tuple[int, list[DecisionClass]]]:
@@ -50,7 +58,7 @@ def decision_levels(reader: Reader, *, fastest: bool = False) -> Iterator[tuple[
     (a column most checks never decode)."""
     fastest_column = "best_moves_shortest" if fastest else "NULL"
     rows = reader.tuples(  # read whole (a small game's): no cursor stays open while an AI answers
-        f"SELECT depth, board, orbit, best_moves, {fastest_column}, key FROM {POSITIONS} "
+        f"SELECT depth, board, orbit, best_moves, {fastest_column}, moves FROM {POSITIONS} "
         "WHERE to_move IS NOT NULL AND value != 'loss' ORDER BY key"  # the table's order: no sort in SQLite
     )
     rows.sort(key=itemgetter(0))  # by depth, each depth's rows still in key order
@@ -59,12 +67,12 @@ def decision_levels(reader: Reader, *, fastest: bool = False) -> Iterator[tuple[
         found = []
         board = ""
         try:
-            for _, board, orbit, packed, packed_fastest, key in level:
+            for _, board, orbit, packed, packed_fastest, packed_moves in level:
                 best = unpack(packed, use_list=False)  # a list as a tuple
                 if type(best) is not tuple:
                     raise TypeError("not a list of moves")
                 if len(best) < board.count(EMPTY):  # some move loses value
-                    found.append(make((board, orbit, best, packed_fastest, key)))
+                    found.append(make((board, orbit, best, packed_fastest, packed_moves)))
         except (ValueError, TypeError, msgpack.UnpackException):
             raise _damaged(board) from None
         yield int(depth), found
@@ -87,16 +95,6 @@ def best_moves_by_board(reader: Reader, *, shortest: bool) -> dict[str, tuple[in
     except (ValueError, TypeError, msgpack.UnpackException):
         raise _damaged(board) from None
     return table
-
-
-def class_moves(reader: Reader, one: DecisionClass) -> tuple[tuple[int, int, int], ...]:
-    """Every legal move of a class as (cell, value rank in `VALUES`, plies left after it), in cell
-    order."""
-    rows = reader.tuples(f"SELECT moves FROM {POSITIONS} WHERE key = :key", {"key": one.key})
-    try:
-        return tuple((cell, _RANK[value], after) for cell, value, after in _unpacked(rows[0][0], one.board))
-    except (ValueError, TypeError, KeyError, IndexError):
-        raise _damaged(one.board) from None
 
 
 def _unpacked(blob: Any, board: str) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -29,6 +29,7 @@ from ttt_db.cli.options import (
     JsonOption,
     ProcessesOption,
     QuietOption,
+    Side,
     first_mark,
     max_seconds_option,
 )
@@ -40,6 +41,7 @@ from ttt_db.outputs.export_rows import RowMode, database_rows
 if TYPE_CHECKING:
     from ttt_db.build.census import CensusRow
     from ttt_db.game.rules import Mark
+    from ttt_db.position import Position
     from ttt_db.store.database import SolutionDatabase
 
 app = typer.Typer(
@@ -426,20 +428,36 @@ def best_moves(
 
     A board where x has one more mark than o is answered with x as the first player. The value
     and remoteness are the mover's; score and sv_score are from the first player's side."""
-    game = chosen_game(game, db)
     from ttt_db.cli.render import best_moves_text
+
+    _answer(board, first, game, db, digest, as_json, processes, lambda found: best_moves_text(found, shortest=shortest))
+
+
+def _answer(
+    board: str,
+    first: Side | None,
+    game: Game | None,
+    db: str | None,
+    digest: str | None,
+    as_json: bool,
+    processes: int | None,
+    text: Callable[[Position], str],
+) -> None:
+    """`best-moves` and `show`: the board's position as JSON (`--json`) or as `text` makes it; with
+    BOARD -, a batch (`_answer_many`)."""
     from ttt_db.game.board import Board
 
+    chosen = chosen_game(game, db)
     if board == "-":
-        _answer_many(db, digest, game, first_mark(first), processes)
+        _answer_many(db, digest, chosen, first_mark(first), processes)
         return
-    parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
-    with open_db(db, game, digest) as database:
+    parsed = Board.parse(board, first_mark(first), chosen)  # a bad board is refused before any build
+    with open_db(db, chosen, digest) as database:
         position = database.lookup(parsed)
     if as_json:
         print_json(position.to_document())
     else:
-        typer.echo(best_moves_text(position, shortest=shortest))
+        typer.echo(text(position))
 
 
 def _answer_many(db: str | None, digest: str | None, game: Game, first: Mark | None, processes: int | None) -> None:
@@ -474,20 +492,9 @@ def show(
 ) -> None:
     """The board and every legal move with its value (for the player making it) and remoteness
     (plies left after it), best first."""
-    game = chosen_game(game, db)
     from ttt_db.cli.render import show_text
-    from ttt_db.game.board import Board
 
-    if board == "-":
-        _answer_many(db, digest, game, first_mark(first), processes)
-        return
-    parsed = Board.parse(board, first_mark(first), game)  # a bad board is refused before any build
-    with open_db(db, game, digest) as database:
-        position = database.lookup(parsed)
-    if as_json:
-        print_json(position.to_document())
-    else:
-        typer.echo(show_text(position))
+    _answer(board, first, game, db, digest, as_json, processes, show_text)
 
 
 @app.command(cls=BoardCommand)

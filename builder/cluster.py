@@ -33,6 +33,17 @@ range. Workers this builder starts go without it."""
 TASK_BOARDS: Final = 1 << 26
 """The most boards a task holds in its own memory before it writes them out (a byte each)."""
 
+QUIET: Final = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+"""What Dask's processes do beside the tasks, for a cluster this builder starts: no statistical
+profile of every worker thread, its event loop's health and the system's load read seldom (they
+feed a dashboard that nothing here shows), memory read every second. On a build of a few seconds
+a level they cost a tenth of the work and more."""
+
 START_TIMEOUTS: Final = ("30s", "120s")
 """How long a cluster's start or a scheduler's answer is waited for (Dask's connect timeout): its
 default, then once more, longer, on a machine too busy to start workers in time."""
@@ -108,7 +119,7 @@ def connect(workers: int | None, scheduler: str | None) -> Any:
     failure = ""
     for timeout in START_TIMEOUTS:
         try:
-            with dask.config.set({**NO_MALLOC_TRIM, "distributed.comm.timeouts.connect": timeout}):
+            with dask.config.set({**NO_MALLOC_TRIM, **QUIET, "distributed.comm.timeouts.connect": timeout}):
                 cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
                 )

@@ -37,6 +37,19 @@ def client() -> Iterator[Any]:
         opened.cluster.close()
 
 
+def _dask_settings(names: list[str]) -> dict[str, Any]:
+    import dask
+
+    return {name: dask.config.get(name) for name in names}
+
+
+def test_the_workers_it_starts_run_without_dasks_profiler_and_frequent_monitors(client: Any) -> None:
+    from ttt_db.build.cluster import QUIET
+
+    found = client.run(_dask_settings, list(QUIET))
+    assert len(found) == 2 and all(settings == QUIET for settings in found.values())
+
+
 def _files_equal(one: Path, other: Path) -> bool:
     return one.read_bytes() == other.read_bytes()
 

@@ -28,7 +28,7 @@ from ttt_db.cli.options import (
     max_seconds_option,
 )
 from ttt_db.cli.progress import ProgressBar, progress_bar
-from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_move, describe_moves, indented_diagram, plural
+from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_moves, indented_diagram, plural
 from ttt_db.cli.streams import ai_output_to_stderr, print_json, say_waiting, write_text_output
 from ttt_db.errors import shortened
 from ttt_db.game.definition import Game
@@ -110,23 +110,10 @@ def _weak_lines(result: WeakSideResult, game: Game) -> list[str]:
     return lines
 
 
-def _mistake_lines(mistake: Mistake | None, side: str, game: Game) -> list[str]:
+def _mistake_lines(mistake: Mistake | None, game: Game) -> list[str]:
     if mistake is None:
         return []
-    chosen = mistake.analyses([mistake.move])
-    chosen_text = describe_analyses(chosen) if chosen else describe_move(mistake.move, game)
-    held = mistake.analyses(mistake.held)
-    return [
-        f"  its decisive mistake, move {mistake.ply + 1}: {side} could still {_VERB[mistake.value_before]} "
-        f"here; it may play {chosen_text}, after which {side} {_OUTCOME[mistake.value_after]}",
-        f"  moves that would have kept {mistake.held_text}: "
-        f"{describe_analyses(held) if held else describe_moves(mistake.held, game)}",
-        *indented_diagram(mistake.board, "  ", game),
-    ]
-
-
-_VERB = {"win": "win", "draw": "draw", "loss": "lose"}
-_OUTCOME = {"win": "wins", "draw": "can only draw", "loss": "loses"}
+    return [f"  its decisive mistake, {mistake.text}", *indented_diagram(mistake.board, "  ", game)]
 
 
 def _failure_lines(failure: StrongFailure, game: Game) -> list[str]:
@@ -194,7 +181,7 @@ def report_lines(report: CheckReport, show: int, symmetric: bool | None, game: G
     if report.weak is not None:
         for side in (report.weak.o, report.weak.x):
             lines += _weak_lines(side, game)
-            lines += _mistake_lines(report.mistakes.get(side.side), side.side, game)
+            lines += _mistake_lines(report.mistakes.get(side.side), game)
     if report.strong is not None:
         lines += _strong_lines(report.strong, show, symmetric, game)
     return lines

@@ -142,8 +142,13 @@ def test_text_and_json_name_the_decisive_mistake(run, tmp_path, monkeypatch) -> 
     )
     assert mistake["held"] == list(expected.held)
     text = run("check", "bots_here:play", "--weak").stdout
-    assert f"its decisive mistake, move {expected.ply + 1}: {side} could still {expected.value_before} here" in text
-    assert "moves that would have kept " in text
+    assert f"its decisive mistake, {mistake['text']}\n" in text
+    got = {"win": "the win", "draw": "a draw"}[expected.value_before]
+    after = {"draw": "draws", "loss": "loses"}[expected.value_after]
+    assert mistake["text"].startswith(f"move {expected.ply + 1}: {side} could still get {got}; it may play ")
+    assert f"it may play {expected.move} ({TICTACTOE.move_name(expected.move)}), which {after}" in mistake["text"]
+    held = ", ".join(f"{move} ({TICTACTOE.move_name(move)})" for move in expected.held)
+    assert mistake["text"].endswith(f"; {held} would have kept {mistake['held_text']}")
 
 
 def _reference_first_drop(moves: list[int], side: str | None = None) -> int | None:

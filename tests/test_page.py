@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from ttt_db.ais.registry import load_ai
+from ttt_db.checks.report import run_checks
 from ttt_db.store.database import SolutionDatabase
 
 CHROMIUM = os.environ.get("TTT_DB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -485,7 +487,10 @@ def test_a_policy_file_chosen_on_the_page_is_scored(
     assert page.locator("#check-score").is_hidden()
 
 
-def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(page: Any, server_url: str) -> None:
+def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(
+    page: Any, server_url: str, db: SolutionDatabase
+) -> None:
+    told = run_checks(load_ai("ai1s"), db, strong=False).mistakes  # the library's words, shown unchanged
     open_page(page, f"{server_url}?view=check")
     page.select_option("#check-ai", "ai1s")
     page.locator("#check-run").click()
@@ -493,7 +498,8 @@ def test_check_failures_and_the_decisive_mistake_are_drawn_as_boards(page: Any, 
     first = page.locator("#failures .failure").first
     assert first.locator(".mini-cell").count() == 9 and first.locator(".mini-cell.chosen").count() == 1
     assert page.locator("#check-summary .mini-board").count() == 4  # per side: the mistake, the lost game
-    assert "decisive mistake" in page.locator("#check-summary").inner_text()
+    summary = page.locator("#check-summary").inner_text()
+    assert len(told) == 2 and all(f"Its decisive mistake, {mistake.text}" in summary for mistake in told.values())
 
 
 def test_a_search_tree_zooms_collapses_and_follows(page: Any, server_url: str) -> None:

@@ -87,10 +87,10 @@ class CheckReport:
 
 
 def _mistake_figure(mistake: Mistake, game: Game) -> str:
-    from ttt_db.game.drawing import board_svg, figure, value_text
+    from html import escape
 
-    played = mistake.played
-    held = ", ".join(analysis.name for analysis in mistake.analyses(mistake.held))
+    from ttt_db.game.drawing import board_svg, figure
+
     svg = board_svg(
         mistake.board,
         game,
@@ -99,12 +99,7 @@ def _mistake_figure(mistake: Mistake, game: Game) -> str:
         rings={mistake.move: "loss", **dict.fromkeys(mistake.held, "win")},
         title=f"the decisive mistake as {mistake.side}",
     )
-    caption = (
-        f"As {mistake.side}, move {mistake.ply + 1}: it could still get "
-        f"{value_text(mistake.value_before, mistake.side)}; it may play {played.name}, which {played.outcome}. "
-        f"{held} would have kept {mistake.held_text}."
-    )
-    return figure(svg, caption)
+    return figure(svg, escape(f"As {mistake.side}, {mistake.text}."))
 
 
 def _failure_figure(failure: StrongFailure, game: Game) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from ttt_db.game.rules import Mark, Value, value_rank
 from ttt_db.position import MoveAnalysis, Position, analyses_of, best_first_order
@@ -35,6 +35,20 @@ class Mistake:
         kept = self.held_to or self.value_before
         return {"win": "the win", "draw": "a draw or better"}.get(kept, "a loss or better")
 
+    @property
+    def text(self) -> str:
+        """The mistake in words, as a check's report tells it everywhere (the CLI, the notebook and
+        the page show it unchanged): `move 5: o could still get a draw; it may play 3 (a2), which
+        loses in 2; 7 (b3) would have kept a draw or better`."""
+        played = self.analyses([self.move])
+        chosen = f"{self.move} ({played[0].name}), which {played[0].outcome}" if played else str(self.move)
+        named = {analysis.move: f"{analysis.move} ({analysis.name})" for analysis in self.moves}
+        held = ", ".join(named.get(move, str(move)) for move in self.held) or "no move"
+        return (
+            f"move {self.ply + 1}: {self.side} could still get {_GOT[self.value_before]}; it may play {chosen}; "
+            f"{held} would have kept {self.held_text}"
+        )
+
     def analyses(self, moves: Iterable[int]) -> list[MoveAnalysis]:
         return analyses_of(self.moves, moves)
 
@@ -60,7 +74,12 @@ class Mistake:
             "held_text": self.held_text,
             "best": list(self.best),
             "move_values": [analysis.to_dict() for analysis in self.moves],
+            "text": self.text,
         }
+
+
+_GOT: Final = {"win": "the win", "draw": "a draw", "loss": "a loss"}
+"""What a player could still get, by its value with best play, in words."""
 
 
 def first_mistake(

@@ -694,8 +694,7 @@ async function runCheck(offset) {
     if (one.counterexample) text += `; it can lose: ${one.counterexample.moves.map(cellName).join(" ")}`;
     if (one.mistake) {
       const m = one.mistake;
-      text += `. Its decisive mistake, move ${m.ply + 1}: ${cellName(m.move)} turned ${m.value_before} into ` +
-        `${m.value_after}; ${m.held.map(cellName).join(", ")} would have kept ${m.held_text}`;
+      text += `. Its decisive mistake, ${m.text}`;
     }
     item.textContent = text;
     if (one.counterexample) item.prepend(miniBoard(one.counterexample.board));  // how the lost game ended

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -444,6 +445,33 @@ def test_a_check_shows_how_good_the_ai_is_exactly(page: Any, server_url: str, db
     )
     costly = page.locator("#score-costliest li")
     assert costly.count() == 6 and costly.first.locator(".mini-cell.chosen").count() > 0
+
+
+def test_the_pages_figures_round_as_the_cli_and_the_notebook_round_them(
+    page: Any, server_url: str, db: SolutionDatabase
+) -> None:
+    """ai1s as o wins 25/32 of its games against uniform random play: 78.125%, a tie that Python
+    writes 78.12% and JavaScript's toFixed 78.13%."""
+    from ttt_db.checks.measures import measure_policy
+
+    measures = measure_policy(load_ai("ai1s", lambda: db), db, costliest=3)
+    open_page(page, f"{server_url}?view=check&check=ai1s")
+    page.wait_for_selector("#check-score:not([hidden])")
+    rows = [row.inner_text().split("\t")[2:] for row in page.query_selector_all("#score-table tr")][1:]
+    expected = [
+        [*(f"{100 * float(share):.2f}%" for share in (found.win, found.draw, found.loss)), f"{float(found.score):.4f}"]
+        for seat in ("o", "x")
+        for found in measures.seats[seat].against.values()
+    ]
+    ties = [
+        share
+        for seat in ("o", "x")
+        for found in measures.seats[seat].against.values()
+        for share in (found.win, found.draw, found.loss)
+        if (Fraction(share) * 10_000).denominator == 2
+    ]
+    assert ties  # a share that lies halfway between two texts: where the two roundings part
+    assert rows == expected
 
 
 def test_a_policy_file_chosen_on_the_page_is_scored(

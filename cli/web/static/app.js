@@ -776,9 +776,19 @@ async function scoreFile(file) {
   renderScore(score);
 }
 
+// A number as Python's format(x, ".Nf") writes it, as the CLI and the notebook show the same
+// figures: an exact tie goes to the even neighbour (toFixed takes the larger: 78.125 to 78.13).
+function fixed(x, digits) {
+  const scaled = x * 10 ** digits;
+  const low = Math.floor(scaled);
+  const rest = scaled - low;
+  const n = rest > 0.5 || (rest === 0.5 && low % 2 !== 0) ? low + 1 : low;
+  return (n / 10 ** digits).toFixed(digits);
+}
+
 function renderScore(score) {
   const block = $("check-score");
-  const percent = (x) => `${(100 * x).toFixed(2)}%`;
+  const percent = (x) => `${fixed(100 * x, 2)}%`;
   const table = $("score-table");
   table.replaceChildren();
   const head = table.insertRow();
@@ -791,7 +801,7 @@ function renderScore(score) {
     for (const [name, outcome] of Object.entries(seat.against)) {
       const row = table.insertRow();
       for (const text of [`as ${seat.seat}`, outcome.label, percent(outcome.win), percent(outcome.draw),
-        percent(outcome.loss), outcome.score.toFixed(4)]) {
+        percent(outcome.loss), fixed(outcome.score, 4)]) {
         row.insertCell().textContent = text;
       }
     }
@@ -805,8 +815,8 @@ function renderScore(score) {
     for (const cost of seat.costliest) {
       const item = document.createElement("li");
       const moves = cost.moves.map((m) => `${cellName(m.move)} ${percent(m.probability)} ${m.outcome}`);
-      item.textContent = `As ${seat.seat}, reached ${percent(cost.reach)} of games, it gives up ${cost.lost.toFixed(3)} ` +
-        `here (${cost.share.toFixed(4)} of its score): ${moves.join(", ")}`;
+      item.textContent = `As ${seat.seat}, reached ${percent(cost.reach)} of games, it gives up ${fixed(cost.lost, 3)} ` +
+        `here (${fixed(cost.share, 4)} of its score): ${moves.join(", ")}`;
       const worse = cost.moves.filter((m) => m.score < cost.value).map((m) => m.move);
       item.prepend(miniBoard(cost.board, { chosen: worse }));
       costly.appendChild(item);

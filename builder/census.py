@@ -247,14 +247,16 @@ def _take_row(
 @dataclass(frozen=True)
 class CensusPlan:
     """What the games not yet taken need: each one's build plan (memory, disk, CPU measured here),
-    and the census's CPU, counting each game's statistics walk as long again as its build."""
+    and the census's CPU: its process's start once, then each game's build in it
+    (`BuildPlan.started_cpu_seconds`) and its statistics walk, counted as long again."""
 
     plans: list[BuildPlan]
     taken: int  # games already recorded
 
     @property
     def cpu_seconds(self) -> float:
-        return 2 * sum(plan.cpu_seconds or 0.0 for plan in self.plans)
+        start = max((plan.start_cpu_seconds or 0.0 for plan in self.plans), default=0.0)
+        return start + 2 * sum(plan.started_cpu_seconds or 0.0 for plan in self.plans)
 
     @property
     def peak_memory(self) -> int:

@@ -112,16 +112,27 @@ def measured_game(game: Game) -> Game:
 
 
 @cache
+def _process_start() -> float:
+    """The CPU this process spent before its kernels could solve (the imports, the kernels loaded
+    and compiled): what a build in a fresh process pays before its first level. Taken once, at the
+    first plan, so that a process that plans many games (a census) does not count its earlier
+    plans' work as this one's start."""
+    from ttt_db.ranked.backend import compiled_on_one_thread
+    from ttt_db.ranked.tables import RankedTables
+
+    _solve_whole(RankedTables(Game(2, 2, 2), compiled_on_one_thread()))  # compiled before anything is timed
+    return time.process_time()
+
+
+@cache
 def measured_rates(game: Game) -> Rates:
     """The level step timed on SAMPLE_SETS canonical sets of every level of `measured_game(game)`
     (compiled, one thread), the layout and compression on PROXY's levels."""
     from ttt_db.ranked.backend import compiled_on_one_thread
     from ttt_db.ranked.tables import RankedTables
 
-    starting = time.process_time()
     one_thread = compiled_on_one_thread()
-    _solve_whole(RankedTables(Game(2, 2, 2), one_thread))  # compiled before anything is timed
-    starting = time.process_time()  # this process's start: the imports, the kernels loaded
+    starting = _process_start()
     game = measured_game(game)
     tables = RankedTables(game, one_thread)
     n = game.cells
@@ -272,10 +283,11 @@ class BuildPlan:
     process_memory: int  # the process itself with its kernels, and what writing the database holds
     work_disk: int  # the work folder at its fullest: every level's chunks, and a cluster's two levels' files
     result_disk: int  # the database: every level's chunks, the extras and the plain tables
-    cpu_seconds: float | None  # at this machine's measured rates (None: not measured)
+    cpu_seconds: float | None  # at this machine's measured rates, a fresh process's start included (None: not measured)
     measured_on: Game | None  # the game whose rates were measured (itself up to MAX_CELLS cells)
     machine: Machine
     worker: WorkerMemory | None = None  # a cluster's worker (None: a build on this machine)
+    start_cpu_seconds: float | None = None  # of `cpu_seconds`, the process's start
     lacks: list[str] = field(default_factory=list)
 
     @property
@@ -285,6 +297,12 @@ class BuildPlan:
     @property
     def widest(self) -> PlanLevel:
         return max(self.levels, key=lambda level: level.boards)
+
+    @property
+    def started_cpu_seconds(self) -> float | None:
+        """`cpu_seconds` in a process that has started already (a census's every game): without
+        the process's start."""
+        return None if self.cpu_seconds is None else self.cpu_seconds - (self.start_cpu_seconds or 0.0)
 
     @property
     def memory(self) -> int:
@@ -381,6 +399,7 @@ def plan_build(
         None if rates is None else rates.measured_on,
         machine,
         WorkerMemory.of(levels, tables_by_depth[widest], process_alone) if cluster else None,
+        None if rates is None else rates.starting,
     )
     if plan.memory > machine.memory:
         plan.lacks.append(f"memory: {size_text(plan.memory)} for the build; {size_text(machine.memory)} here")

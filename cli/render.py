@@ -250,7 +250,7 @@ def census_plan_lines(plan: CensusPlan, *, keep: bool) -> list[str]:
 
     lines = [f"{plan.taken} games recorded already; {len(plan.plans)} to take:"]
     for one in plan.plans:
-        cpu = "?" if one.cpu_seconds is None else duration_text(one.cpu_seconds)
+        cpu = "?" if one.started_cpu_seconds is None else duration_text(one.started_cpu_seconds)
         lacking = f"  lacks: {'; '.join(one.lacks)}" if one.lacks else ""
         disk = size_text(one.work_disk + one.result_disk)
         lines.append(
@@ -259,8 +259,8 @@ def census_plan_lines(plan: CensusPlan, *, keep: bool) -> list[str]:
     if plan.plans:
         cores = plan.plans[0].machine.cores
         lines += [
-            f"in all: {duration_text(plan.cpu_seconds)} of CPU (each game built, then counted by a walk about "
-            "as long), "
+            f"in all: {duration_text(plan.cpu_seconds)} of CPU (the process started once, each game built in "
+            "it, then counted by a walk about as long), "
             f"about {duration_text(plan.cpu_seconds / cores)} on this machine's {cores} cores;",
             f"  memory {size_text(plan.peak_memory)} at most (one game at a time), disk "
             f"{size_text(plan.disk(keep=keep))} at most" + (" (every database kept)" if keep else ""),

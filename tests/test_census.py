@@ -143,3 +143,24 @@ def test_the_command_prints_rows_and_rewrites_only_its_section(tmp_path: Path) -
     assert [row["game"] for row in shown_rows] == ["2x3k3", "2x4k3", "2x4k4"]  # 3x3k3 not taken
     refused = CliRunner().invoke(app, ["census", "--max-cells", "5", "--folder", str(folder)])
     assert refused.exit_code == 2
+
+
+def test_a_plan_counts_its_process_start_once_however_many_games_it_planned_before() -> None:
+    """A census plans every game in one process: a later game's start is the process's, not the
+    process's work so far (which once made the plan of 3x4k4 ten times its build), and the census's
+    CPU counts that start once."""
+    import time
+
+    from ttt_db.build.census import CensusPlan
+    from ttt_db.build.plan import plan_build
+
+    first = plan_build(Game.parse("2x4k3"))
+    busy = time.process_time() + 0.3
+    while time.process_time() < busy:  # work done between two plans: a start that counted it would grow
+        pass
+    later = plan_build(Game.parse("2x5k4"))
+    assert first.start_cpu_seconds is not None and first.start_cpu_seconds == later.start_cpu_seconds
+    assert first.cpu_seconds == pytest.approx(first.start_cpu_seconds + (first.started_cpu_seconds or 0.0))
+    census = CensusPlan([first, later], taken=0)
+    own = [plan.started_cpu_seconds or 0.0 for plan in (first, later)]
+    assert census.cpu_seconds == pytest.approx(first.start_cpu_seconds + 2 * sum(own))

@@ -498,8 +498,10 @@ def _check_over_class_rows(
                 target = _mask(one.fastest if shortest else one.best)
                 if answers[i] & ~target or i in errors:
                     moves = one.moves
-                    weight = one.orbit if by_orbit else 1
-                    tally.count(depth, _failure_kind(moves, answers[i], target, errors.get(i), game.cells), weight)
+                    rank_of = {cell: rank for cell, rank, _ in moves}
+                    wrong = (rank_of[cell] for cell in _cells_of(answers[i] & ~target, game.cells))
+                    kind = _failure_kind(max(rank_of.values()), wrong, errors.get(i))
+                    tally.count(depth, kind, one.orbit if by_orbit else 1)
                     if tally.room:
                         failure = _failure(board, transform, answers[i], target, moves, errors.get(i), game)
                         tally.keep(failure, by_orbit, game)
@@ -603,8 +605,9 @@ def _check_part(
         wanted = int(target[j])
         if not chosen[i] & ~wanted and i not in errors:
             continue
-        every = _moves_of_worths(as_list(moves.worths[j * cells : (j + 1) * cells]))
-        tally.count(block.depth, _failure_kind(every, chosen[i], wanted, errors.get(i), cells), weight)
+        worths = as_list(moves.worths[j * cells : (j + 1) * cells])
+        wrong = (worths[cell] >> 6 for cell in _cells_of(chosen[i] & ~wanted, cells))  # a worth's value rank
+        tally.count(block.depth, _failure_kind(int(moves.best[j]) >> 6, wrong, errors.get(i)), weight)
         if tally.room == 0:
             continue
         if answers is None and told_as_asked:
@@ -612,6 +615,7 @@ def _check_part(
         else:  # the board a failure is told at, made only for the failures kept
             board_of, transform = _boards_at(block, [j], canonical=at_representatives)
             board, image = board_of[0], transform[0]
+        every = _moves_of_worths(worths)
         tally.keep(_failure(board, image, chosen[i], wanted, every, errors.get(i), game), by_orbit, game)
     return asking, len(part)
 
@@ -679,17 +683,14 @@ def _kind_table() -> dict[tuple[int, int], str]:
 _KIND_OF: Final = _kind_table()
 
 
-def _failure_kind(
-    moves: Sequence[tuple[int, int, int]], chosen: int, target: int, error: AIMisbehaved | None, cells: int
-) -> str:
-    """What a failing answer throws away (FAILURE_KINDS): `error`, or by the best of `moves`
-    (every legal move as (cell, value rank, plies after)) and the worst of the answer's (the mask
-    `chosen`) outside the mask `target`."""
+def _failure_kind(best_rank: int, wrong_ranks: Iterable[int], error: AIMisbehaved | None) -> str:
+    """What a failing answer throws away (FAILURE_KINDS): `error`, or by the value rank of the
+    board's best move and the worst of the answer's moves outside the target (`wrong_ranks`, read
+    only without an error). Counted at every failing board: the ranks come from whatever each
+    walk holds, the moves' analyses are made only for a failure kept."""
     if error is not None:
         return "error"
-    rank_of = {cell: rank for cell, rank, _ in moves}
-    worst_wrong = min(rank_of[cell] for cell in _cells_of(chosen & ~target, cells))
-    return _KIND_OF[(max(rank_of.values()), min(worst_wrong, 3))]
+    return _KIND_OF[(best_rank, min(min(wrong_ranks), 3))]
 
 
 def _moves_of_worths(worths: Sequence[int]) -> tuple[tuple[int, int, int], ...]:

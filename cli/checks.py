@@ -28,11 +28,10 @@ from ttt_db.cli.options import (
     max_seconds_option,
 )
 from ttt_db.cli.progress import ProgressBar, progress_bar
-from ttt_db.cli.render import PLIES_COUNTED, describe_analyses, describe_moves, indented_diagram, plural
+from ttt_db.cli.render import PLIES_COUNTED, describe_moves, indented_diagram, plural
 from ttt_db.cli.streams import ai_output_to_stderr, print_json, say_waiting, write_text_output
 from ttt_db.errors import shortened
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import side_to_move
 from ttt_db.json_text import read_json
 
 if TYPE_CHECKING:
@@ -117,15 +116,7 @@ def _mistake_lines(mistake: Mistake | None, game: Game) -> list[str]:
 
 
 def _failure_lines(failure: StrongFailure, game: Game) -> list[str]:
-    lines = ["", f"  {failure.board} ({side_to_move(failure.board)} to move)"]
-    if failure.error is not None:
-        lines.append(f"    {_error_text(failure.error, failure.where)}")
-    else:
-        wrong = failure.analyses(failure.wrong)
-        lines.append(f"    may play {describe_analyses(wrong) if wrong else describe_moves(failure.wrong, game)}")
-    best = failure.analyses(failure.best)
-    lines.append(f"    best: {describe_analyses(best) if best else describe_moves(failure.best, game)}")
-    return lines + indented_diagram(failure.board, "    ", game)
+    return ["", f"  {failure.board}: {failure.text}", *indented_diagram(failure.board, "    ", game)]
 
 
 def _strong_lines(result: StrongResult, show: int, symmetric: bool | None, game: Game) -> list[str]:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ttt_db.game.rules import Value
     from ttt_db.outputs.stats import SolutionStats
     from ttt_db.play.line import Line
-    from ttt_db.position import MoveAnalysis, Position
+    from ttt_db.position import Position
     from ttt_db.store.figures import DepthFigures
 
 
@@ -63,11 +63,6 @@ def describe_moves(moves: Iterable[int], game: Game) -> str:
 
 PLIES_COUNTED = "plies counted from this board, the move included"
 """How every text output counts a move's plies (`MoveAnalysis.outcome`); JSON's remoteness is after the move."""
-
-
-def describe_analyses(analyses: Iterable[MoveAnalysis]) -> str:
-    """`4 (b2) draws, 0 (a1) wins in 5`."""
-    return ", ".join(f"{describe_move(a.move, a.game)} {a.outcome}" for a in analyses)
 
 
 def outcome_line(position: Position) -> str:

@@ -12,9 +12,11 @@ import reference
 
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
+from ttt_db.checks.strong import StrongFailure
 from ttt_db.checks.weak import check_weak
 from ttt_db.game.definition import TICTACTOE
-from ttt_db.game.rules import replay, status
+from ttt_db.game.rules import Value, replay, side_to_move, status
+from ttt_db.position import MoveAnalysis
 from ttt_db.store import published
 from ttt_db.store.database import SolutionDatabase
 
@@ -175,6 +177,8 @@ def test_misbehaviour_is_reported_with_its_board(db: SolutionDatabase, user_modu
     failure = report.strong.failures[0]
     assert failure.board == db.node_list("decision")[0]
     assert failure.error is not None and expected in failure.error
+    where = f" (at {failure.where})" if failure.where else ""
+    assert failure.text.startswith(f"{side_to_move(failure.board)} to move: {failure.error}{where}; best: ")
     assert report.weak is not None
     example = report.weak.o.counterexample
     assert example is not None and expected in (example.error or "")
@@ -260,3 +264,17 @@ def test_ais_command(run) -> None:
     assert lines[0].startswith("ai1s ")
     assert any(line.startswith("perfect-shortest ") for line in lines)
     assert lines[-1].startswith("module:function")
+
+
+def test_a_strong_failure_tells_moves_of_one_outcome_together() -> None:
+    def analysis(move: int, value: Value, plies_after: int) -> MoveAnalysis:
+        return MoveAnalysis(move, value, plies_after, TICTACTOE)
+
+    moves = (analysis(0, "loss", 5), analysis(1, "draw", 7), analysis(2, "loss", 3), analysis(4, "draw", 7))
+    failure = StrongFailure(".......o.", chosen=(0, 2), best=(1, 4), moves=moves)
+    assert failure.text == (
+        "x to move may play 0 (a1), which loses in 6, or 2 (c1), which loses in 4; best: 1 (b1) or 4 (b2), which draw"
+    )
+    assert failure.to_dict()["text"] == failure.text
+    unnamed = StrongFailure(".......o.", chosen=(3,), best=(1,), moves=moves)
+    assert unnamed.text == "x to move may play 3; best: 1 (b1), which draws"

@@ -15,7 +15,7 @@ def test_show_counts_plies_as_hint_and_check_do(run) -> None:
     checked = run(
         "check", "ai1s", "--strong", "--show", str(published.LIST_SIZES["decision"])
     ).stdout  # ai1s plays b1 there and loses
-    assert "x.o.o.... (x to move)\n    may play 1 (b1) loses in 2\n" in checked
+    assert "x.o.o....: x to move may play 1 (b1), which loses in 2;" in checked
     assert "remoteness" not in shown
 
 

@@ -324,12 +324,10 @@ def test_every_command_with_a_bar_takes_quiet(run, command: list[str]) -> None:
 def test_strong_failures_show_the_wrong_moves_values(run) -> None:
     lines = run("check", "ai14s", "--strong", "--show", "1").stdout.splitlines()
     start = lines.index("  failures, shallowest first (1 of 52; --show N for more):")
-    assert lines[start + 1 : start + 6] == [
+    assert lines[start + 1 : start + 4] == [
         "  (each move: its outcome for the mover, plies counted from this board, the move included)",
         "",
-        "  ......o.x (o to move)",
-        "    may play 4 (b2) draws",
-        "    best: 0 (a1) wins in 5, 2 (c1) wins in 5, 3 (a2) wins in 5",
+        "  ......o.x: o to move may play 4 (b2), which draws; best: 0 (a1), 2 (c1) or 3 (a2), which win in 5",
     ]
 
 
@@ -346,6 +344,7 @@ def test_strong_failure_json_adds_values(run) -> None:
             {"move": m, "name": n, "value": "win", "remoteness": 4, "outcome": "wins in 5"}
             for m, n in ((0, "a1"), (2, "c1"), (3, "a2"))
         ],
+        "text": "o to move may play 4 (b2), which draws; best: 0 (a1), 2 (c1) or 3 (a2), which win in 5",
     }
 
 

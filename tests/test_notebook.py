@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ElementTree
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,9 @@ def test_a_check_report_shows_its_verdict_and_draws_the_decisive_mistakes(db: So
         assert f"As {side}, move {expected.ply + 1}:" in html and f"it may play {expected.move} ({name})," in html
     svgs = _svgs(html)
     assert len(svgs) == 2 + 3  # the two mistakes, then the three shallowest strong failures
+    assert report.strong is not None
+    for failure in report.strong.failures[:3]:
+        assert escape(f"At {failure.board}, {failure.text}.") in html
     mistake = report.mistakes["o"]
     rings = dict(_ringed(svgs[0]))
     assert rings[Game.parse("3x3k3").move_name(mistake.move)] == VALUE_COLOURS["loss"][0]

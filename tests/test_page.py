@@ -176,13 +176,17 @@ def test_a_shared_url_restores_the_board(page: Any, server_url: str, db: Solutio
     assert "1. b2 2. a1 3. c3" in page.locator("#moves-line").inner_text()
 
 
-def test_the_check_view_lists_ai14s_failures_and_opens_one(page: Any, server_url: str) -> None:
+def test_the_check_view_lists_ai14s_failures_and_opens_one(page: Any, server_url: str, db: SolutionDatabase) -> None:
     open_page(page, f"{server_url}?view=check")
     page.select_option("#check-ai", "ai14s")
     page.locator("#check-run").click()
     page.wait_for_selector("#failures .failure")
     assert "3,139 of 3,191" in page.locator("#check-summary").inner_text()
     assert "1-10 of 52" in page.locator("#failures-range").inner_text()
+    failures = run_checks(load_ai("ai14s"), db, weak=False).strong.failures  # type: ignore[union-attr]
+    shown = page.locator("#failures .failure").all_inner_texts()
+    told = [text.splitlines()[-1] for text in shown]  # the line after the mini board's marks
+    assert told == [f"{failure.board}: {failure.text}" for failure in failures[:10]]
     page.locator("#failures .failure").first.click()
     page.wait_for_selector("#board .cell.chosen")
     assert board_text(page) == "......o.x"

@@ -13,7 +13,7 @@ from ttt_db.checks.budget import CheckBudget
 from ttt_db.checks.strong import StrongFailure, StrongResult
 from ttt_db.checks.weak import Counterexample, WeakResult, both_solved, check_weak
 from ttt_db.game.definition import Game
-from ttt_db.game.rules import Value, replay, side_to_move
+from ttt_db.game.rules import Value, replay
 from ttt_db.store.database import SolutionDatabase
 
 if TYPE_CHECKING:
@@ -103,10 +103,10 @@ def _mistake_figure(mistake: Mistake, game: Game) -> str:
 
 
 def _failure_figure(failure: StrongFailure, game: Game) -> str:
+    from html import escape
+
     from ttt_db.game.drawing import board_svg, figure
 
-    wrong = ", ".join(f"{a.name} {a.outcome}" for a in failure.analyses(failure.wrong)) or failure.error or ""
-    best = ", ".join(f"{a.name} {a.outcome}" for a in failure.analyses(failure.best))
     svg = board_svg(
         failure.board,
         game,
@@ -115,7 +115,7 @@ def _failure_figure(failure: StrongFailure, game: Game) -> str:
         rings={**dict.fromkeys(failure.best, "win"), **dict.fromkeys(failure.wrong, "loss")},
         title=f"a strong failure at {failure.board}",
     )
-    return figure(svg, f"{side_to_move(failure.board)} to move may play {wrong}; best: {best}")
+    return figure(svg, escape(f"At {failure.board}, {failure.text}."))
 
 
 def decisive_mistake(counterexample: Counterexample, target: Value, database: SolutionDatabase) -> Mistake | None:

@@ -723,12 +723,8 @@ async function runCheck(offset) {
     button.type = "button";
     button.className = "failure";
     button.dataset.board = failure.board;
-    const described = (values, moves) => (values && values.length
-      ? values.map((m) => `${m.name} ${m.outcome}`) : moves.map(cellName)).join(", ");
     const wrong = failure.wrong.length ? failure.wrong : failure.chosen;
-    button.textContent = `${failure.board} (${failure.to_move} to move): ${state.checkAi} may play ` +
-      `${described(failure.wrong_move_values, wrong)}; best ${described(failure.best_move_values, failure.best)}` +
-      (failure.error ? ` (${failure.error})` : "");
+    button.textContent = `${failure.board}: ${failure.text}`;  // the library's words (StrongFailure.text)
     button.prepend(miniBoard(failure.board, { chosen: wrong, best: failure.best }));
     button.addEventListener("click", () => openFailure(failure));
     entry.appendChild(button);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import sys
+import textwrap
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from ttt_db.ais.protocol import NamedAI
     from ttt_db.game.rules import Mark
     from ttt_db.play.match import MatchResult, Tally
-    from ttt_db.play.mistakes import Mistake
     from ttt_db.play.playthrough import Playthrough
     from ttt_db.store.database import SolutionDatabase
 
@@ -217,16 +217,6 @@ def _result_line(playthrough: Playthrough, human: str, ai: str) -> str:
     return f"result: {playthrough.status} wins: {ai} beat you"
 
 
-def mistake_line(mistake: Mistake, game: Game) -> str:
-    """`move 3: you played b2 (4), which turned a win into a draw; a1 (0) would have won in 5`."""
-    after = {"draw": "a draw", "loss": "a loss"}[mistake.value_after]
-    better = mistake.better.outcome.replace("wins", "won").replace("draws", "drawn")
-    return (
-        f"move {mistake.ply + 1}: you played {describe_move(mistake.move, game)}, which turned "
-        f"a {mistake.value_before} into {after};\n  {describe_move(mistake.better.move, game)} would have {better}"
-    )
-
-
 def _ask(prompt: str) -> str | None:
     """A line of input, echoed when piped so the transcript stays readable; None at the end."""
     try:
@@ -304,7 +294,7 @@ def _game_summary(database: SolutionDatabase, playthrough: Playthrough, human: M
     lines = [_result_line(playthrough, human, ai), f"moves: {describe_moves(playthrough.moves, game)}"]
     mistake = playthrough.first_mistake(database.lookup, human)
     if mistake is not None:
-        lines.append(f"your first mistake, {mistake_line(mistake, game)}")
+        lines += textwrap.wrap(f"your first mistake, {mistake.text}", 80, subsequent_indent="  ")
     return lines
 
 

@@ -145,9 +145,10 @@ def test_text_and_json_name_the_decisive_mistake(run, tmp_path, monkeypatch) -> 
     assert f"its decisive mistake, {mistake['text']}\n" in text
     got = {"win": "the win", "draw": "a draw"}[expected.value_before]
     after = {"draw": "draws", "loss": "loses"}[expected.value_after]
-    assert mistake["text"].startswith(f"move {expected.ply + 1}: {side} could still get {got}; it may play ")
-    assert f"it may play {expected.move} ({TICTACTOE.move_name(expected.move)}), which {after}" in mistake["text"]
-    held = ", ".join(f"{move} ({TICTACTOE.move_name(move)})" for move in expected.held)
+    assert mistake["text"].startswith(f"move {expected.ply + 1}: {side} could still get {got}; it played ")
+    assert f"it played {expected.move} ({TICTACTOE.move_name(expected.move)}), which {after}" in mistake["text"]
+    named = [f"{move} ({TICTACTOE.move_name(move)})" for move in expected.held]
+    held = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
     assert mistake["text"].endswith(f"; {held} would have kept {mistake['held_text']}")
 
 

@@ -395,8 +395,8 @@ def test_play_names_the_first_mistake_and_offers_a_rematch(run) -> None:
     assert out.splitlines()[-5:] == [
         "result: x wins: perfect beat you",
         "moves: 0 (a1), 4 (b2), 1 (b1), 2 (c1), 5 (c2), 6 (a3)",
-        "your first mistake, move 5: you played 5 (c2), which turned a draw into a loss;",
-        "  6 (a3) would have drawn",
+        "your first mistake, move 5: o could still get a draw; it played 5 (c2), which",
+        "  loses in 2; 6 (a3) would have kept a draw or better",
         "play again? [y/N] n",
     ]
 
@@ -446,8 +446,8 @@ def test_a_draw_that_could_have_been_a_win_names_the_mistake(run) -> None:
     out = _play(run, ["1", "3", "4", "6", "8", "n"], "--ai", "ai1s").stdout
     assert out.splitlines()[-4:-1] == [
         "moves: 1 (b1), 0 (a1), 3 (a2), 2 (c1), 4 (b2), 5 (c2), 6 (a3), 7 (b3), 8 (c3)",
-        "your first mistake, move 7: you played 6 (a3), which turned a win into a loss;",
-        "  7 (b3) would have won in 1",
+        "your first mistake, move 7: o could still get the win; it played 6 (a3), which",
+        "  loses in 2; 7 (b3) would have kept the win",
     ]
     assert "result: draw" in out  # ai1s did not punish it, but the win was gone
 

@@ -116,7 +116,7 @@ def test_a_check_report_shows_its_verdict_and_draws_the_decisive_mistakes(db: So
         result = getattr(report.weak, side)
         expected = expected_mistake(result.counterexample.moves, side, result.target)
         name = Game.parse("3x3k3").move_name(expected.move)
-        assert f"As {side}, move {expected.ply + 1}:" in html and f"it may play {expected.move} ({name})," in html
+        assert f"As {side}, move {expected.ply + 1}:" in html and f"it played {expected.move} ({name})," in html
     svgs = _svgs(html)
     assert len(svgs) == 2 + 3  # the two mistakes, then the three shallowest strong failures
     assert report.strong is not None

@@ -22,6 +22,7 @@ import pytest
 
 from ttt_db.ais.registry import load_ai
 from ttt_db.checks.report import run_checks
+from ttt_db.play.mistakes import first_mistake
 from ttt_db.store.database import SolutionDatabase
 
 CHROMIUM = os.environ.get("TTT_DB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -251,10 +252,9 @@ def test_the_value_history_marks_the_first_mistake(page: Any, server_url: str, d
     assert db.lookup("....o....").value == "draw" and db.lookup(".x..o....").score == 1  # x's edge reply loses
     open_page(page, f"{server_url}?moves=4,1&as=both")
     page.wait_for_selector("#history-chart rect.mistake")
-    assert (
-        "First mistake: move 2, x played b1, turning a draw into an o win"
-        in page.locator("#history-caption").inner_text()
-    )
+    mistake = first_mistake([db.lookup("........."), db.lookup("....o....")], [4, 1])
+    assert mistake is not None and mistake.text.startswith("move 2: x could still get a draw; it played 1 (b1)")
+    assert page.locator("#history-caption").inner_text() == f"First mistake, {mistake.text}."
     assert page.locator("#history-chart circle.position").count() == 3
     ring = page.locator("#history-chart rect.mistake")
     top, height = float(ring.get_attribute("y")), float(ring.get_attribute("height"))

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.board import Board
@@ -107,6 +107,33 @@ def analyses_of(analyses: Sequence[MoveAnalysis], moves: Iterable[int]) -> list[
     """The analyses of `moves`, in that order (moves without one are left out)."""
     by_move = {analysis.move: analysis for analysis in analyses}
     return [by_move[move] for move in moves if move in by_move]
+
+
+def told_together(phrases: Sequence[str]) -> str:
+    """`a`, `a or b`, `a, b or c`: alternatives in one phrase (empty for none)."""
+    return ", ".join(phrases[:-1]) + " or " + phrases[-1] if len(phrases) > 1 else "".join(phrases)
+
+
+_PLURAL: Final = {"wins": "win", "loses": "lose", "draws": "draw"}
+
+
+def moves_told(moves: Sequence[int], analyses: Sequence[MoveAnalysis]) -> str:
+    """`0 (a1), which loses in 6` for each move, the moves that lead to the same outcome told
+    together: `1 (b1) or 4 (b2), which draw`; a move without an analysis by its index alone."""
+    named = {analysis.move: analysis for analysis in analyses}
+    groups: dict[str, list[str]] = {}
+    for move in moves:
+        analysis = named.get(move)
+        told = f"{move} ({analysis.name})" if analysis is not None else str(move)
+        groups.setdefault(analysis.outcome if analysis is not None else "", []).append(told)
+    parts = []
+    for outcome, told_moves in groups.items():
+        if outcome and len(told_moves) > 1:
+            verb, _, rest = outcome.partition(" ")
+            outcome = " ".join(filter(None, (_PLURAL[verb], rest)))
+        together = told_together(told_moves)
+        parts.append(f"{together}, which {outcome}" if outcome else together)
+    return ", or ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

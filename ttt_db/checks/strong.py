@@ -23,7 +23,7 @@ from ttt_db.errors import AIMisbehaved, DatabaseDamagedError
 from ttt_db.game.definition import Game
 from ttt_db.game.rules import EMPTY, VALUES, side_to_move
 from ttt_db.game.symmetry import symmetric_images, transform_move, untransform_moves
-from ttt_db.position import MoveAnalysis, analyses_of
+from ttt_db.position import MoveAnalysis, analyses_of, moves_told
 from ttt_db.store.class_rows import DecisionClass, decision_levels
 
 if TYPE_CHECKING:  # the walks' code loads with the first check, not with the check's result types
@@ -62,11 +62,11 @@ class StrongFailure:
         """The failure in words, as a check's report tells it everywhere (the CLI, the notebook and
         the page show it unchanged): `x to move may play 0 (a1), which loses in 6; best: 1 (b1) or
         4 (b2), which draw`; an AI that failed to answer has its error in place of its moves."""
-        best = _moves_told(self.best, self.moves) or "no move"
+        best = moves_told(self.best, self.moves) or "no move"
         if self.error is not None:
             where = f" (at {self.where})" if self.where else ""
             return f"{side_to_move(self.board)} to move: {self.error}{where}; best: {best}"
-        return f"{side_to_move(self.board)} to move may play {_moves_told(self.wrong, self.moves)}; best: {best}"
+        return f"{side_to_move(self.board)} to move may play {moves_told(self.wrong, self.moves)}; best: {best}"
 
     def images(self, game: Game) -> list[StrongFailure]:
         """The same failure on each distinct symmetric image of the board, this one included
@@ -109,28 +109,6 @@ class StrongFailure:
             document["best_move_values"] = [analysis.to_dict() for analysis in self.analyses(self.best)]
         document["text"] = self.text
         return document
-
-
-_PLURAL: Final = {"wins": "win", "loses": "lose", "draws": "draw"}
-
-
-def _moves_told(moves: Sequence[int], analyses: Sequence[MoveAnalysis]) -> str:
-    """`0 (a1), which loses in 6` for each move, the moves that lead to the same outcome told
-    together: `1 (b1) or 4 (b2), which draw`; a move without an analysis by its index alone."""
-    named = {analysis.move: analysis for analysis in analyses}
-    groups: dict[str, list[str]] = {}
-    for move in moves:
-        analysis = named.get(move)
-        told = f"{move} ({analysis.name})" if analysis is not None else str(move)
-        groups.setdefault(analysis.outcome if analysis is not None else "", []).append(told)
-    parts = []
-    for outcome, told_moves in groups.items():
-        together = told_moves[0] if len(told_moves) == 1 else f"{', '.join(told_moves[:-1])} or {told_moves[-1]}"
-        if outcome and len(told_moves) > 1:
-            verb, _, rest = outcome.partition(" ")
-            outcome = " ".join(filter(None, (_PLURAL[verb], rest)))
-        parts.append(f"{together}, which {outcome}" if outcome else together)
-    return ", or ".join(parts)
 
 
 FAILURE_KINDS: Final = {

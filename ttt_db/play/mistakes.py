@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ttt_db.game.rules import Mark, Value, value_rank
-from ttt_db.position import MoveAnalysis, Position, analyses_of, best_first_order
+from ttt_db.position import MoveAnalysis, Position, analyses_of, best_first_order, moves_told, told_together
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,15 +37,14 @@ class Mistake:
 
     @property
     def text(self) -> str:
-        """The mistake in words, as a check's report tells it everywhere (the CLI, the notebook and
-        the page show it unchanged): `move 5: o could still get a draw; it may play 3 (a2), which
-        loses in 2; 7 (b3) would have kept a draw or better`."""
-        played = self.analyses([self.move])
-        chosen = f"{self.move} ({played[0].name}), which {played[0].outcome}" if played else str(self.move)
+        """The mistake in words, as a check's report and a played game's review tell it everywhere
+        (the CLI, the notebook and the page show it unchanged): `move 5: o could still get a draw;
+        it played 3 (a2), which loses in 2; 7 (b3) would have kept a draw or better`."""
         named = {analysis.move: f"{analysis.move} ({analysis.name})" for analysis in self.moves}
-        held = ", ".join(named.get(move, str(move)) for move in self.held) or "no move"
+        held = told_together([named.get(move, str(move)) for move in self.held]) or "no move"
         return (
-            f"move {self.ply + 1}: {self.side} could still get {_GOT[self.value_before]}; it may play {chosen}; "
+            f"move {self.ply + 1}: {self.side} could still get {_GOT[self.value_before]}; "
+            f"it played {moves_told([self.move], self.moves)}; "
             f"{held} would have kept {self.held_text}"
         )
 

@@ -544,8 +544,7 @@ function drawHistory(docs, mistake) {
   });
   const caption = $("history-caption");
   if (mistake) {
-    caption.textContent = `First mistake: move ${mistakeRow}, ${mistake.to_move} played ${cellName(mistake.move)}, ` +
-      `turning ${describe(docs[mistakeRow - 1].score, first)} into ${describe(docs[mistakeRow].score, first)}.`;
+    caption.textContent = `First mistake, ${mistake.text}.`;  // the library's words (Mistake.text)
     svg.setAttribute("aria-label", `Value after each move; the outcome changed at move ${mistakeRow}`);
   } else {
     caption.textContent = "Each position's value with best play, and where every move led: no mistake so far.";

@@ -669,6 +669,7 @@ async function runCheck(offset) {
   try {
     result = await api("check", { ai: state.checkAi, offset, limit: PAGE });
     while (result.status === "running") {  // a large game's check runs on the server: follow it
+      if (followed !== checkFollowed) return;  // cancelled while this answer was on its way
       $("check-status").textContent = checkProgressText(result);
       $("check-cancel").hidden = false;
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -66,16 +66,10 @@ PLIES_COUNTED = "plies counted from this board, the move included"
 
 
 def outcome_line(position: Position) -> str:
-    """`x won`, `draw`, or `o to move: win in 3 plies` style summary."""
-    if position.status == "draw":
-        return "game over: draw (no move)"
+    """`o to move: o wins in 3 plies with best play`, or `game over: x has won (no move)`."""
     if position.status != "playing":
-        return f"game over: {position.status} won (no move)"
-    mover = position.to_move
-    if position.value == "draw":
-        return f"{mover} to move: draw, the board fills in {plural(position.remoteness, 'ply', 'plies')}"
-    verb = "wins" if position.value == "win" else "loses"
-    return f"{mover} to move: {mover} {verb} in {plural(position.remoteness, 'ply', 'plies')} with best play"
+        return f"game over: {position.outcome} (no move)"
+    return f"{position.to_move} to move: {position.outcome}"
 
 
 def first_mover_note(position: Position) -> str:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 from ttt_db.cli.app import app
 from ttt_db.store import published
@@ -45,7 +46,7 @@ def test_best_moves_reference_example(run) -> None:
         "   ---+---+---\n"
         "3   . | . | .\n"
         "\n"
-        "o to move: draw, the board fills in 6 plies\n"
+        "o to move: a draw with best play (the board fills in 6 plies)\n"
         "x moved first (it has one more mark than o)\n"
         "score +0, shortest-victory score +0 (from x's side, the first player)\n"
         "best moves: 7 (b3)\n"
@@ -87,10 +88,18 @@ def test_best_moves_shortest_wins_fastest(run) -> None:
     assert run("best-moves", "....o.oxx", "--shortest").stdout.splitlines()[-1] == "best moves (shortest): 2 (c1)"
 
 
+def test_a_position_one_ply_from_its_end_says_ply(run, db) -> None:
+    board = "oo.xx...."  # o completes the top row at once
+    solved = reference.solver()(board)
+    assert (solved.score, solved.remoteness) == (1, 1)
+    assert "o to move: o wins in 1 ply with best play\n" in run("show", board).stdout
+    assert db.lookup(board).outcome == "o wins in 1 ply with best play"
+
+
 def test_a_finished_board_is_answered_not_refused(run) -> None:
     result = run("best-moves", "ooo.xx...")
     assert result.exit_code == 0
-    assert "game over: o won (no move)" in result.stdout
+    assert "game over: o has won (no move)" in result.stdout
     assert "best moves" not in result.stdout
     assert json.loads(run("best-moves", "oxooxxxoo", "--json").stdout)["status"] == "draw"
 

@@ -173,7 +173,7 @@ def test_a_shared_url_restores_the_board(page: Any, server_url: str, db: Solutio
     open_page(page, f"{server_url}?moves=4,0,8&as=both")
     assert board_text(page) == "x...o...o"
     expected = db.lookup("x...o...o")
-    assert f"{expected.value}" in page.locator("#status").inner_text()
+    assert page.locator("#status").inner_text() == f"{expected.to_move} to move: {expected.outcome}."
     assert "1. b2 2. a1 3. c3" in page.locator("#moves-line").inner_text()
 
 
@@ -685,7 +685,7 @@ def test_hints_off_hide_every_value(page: Any, server_url: str) -> None:
 
 def test_a_finished_position_from_a_link_names_no_one_as_its_winner(page: Any, server_url: str) -> None:
     open_page(page, f"{server_url}?board=ooo.xx...")
-    assert page.locator("#status").inner_text() == "This position is over: o won."
+    assert page.locator("#status").inner_text() == "This position is over: o has won."
 
 
 def test_a_refused_search_leaves_no_earlier_figures(page: Any, server_url: str) -> None:

@@ -177,6 +177,13 @@ class Position:
         """Who moves next, None on a finished board."""
         return self.board.next_player if self.status == "playing" else None
 
+    @property
+    def outcome(self) -> str:
+        """What the position comes to with best play, in words, as every surface says it (the CLI,
+        the notebook and the page show it unchanged): `o wins in 3 plies with best play`, `a draw
+        with best play (the board fills in 6 plies)`; a finished game's `x has won` or `a draw`."""
+        return outcome_words(self.status, self.next_player, self.value, self.remoteness)
+
     @classmethod
     def from_core(cls, board: str, game: Game, probe: Callable[[str], tuple[Value, int]]) -> Position:
         """The position of `board` (o first) from the ranked core alone: `probe(board)` gives a
@@ -289,13 +296,12 @@ class Position:
         """The position in a notebook: its value for the side to move, and the board with every
         legal move coloured by its value for the mover, labelled with its outcome, the moves a hint
         points at (`hinted_moves`) ringed."""
-        from ttt_db.game.drawing import board_svg, value_text
+        from html import escape
 
-        mover = self.next_player
-        if self.status == "playing":
-            head = f"{mover} to move: {value_text(self.value, mover)} with best play, in {self.remoteness} plies"
-        else:
-            head = "a draw" if self.status == "draw" else f"{self.status} has won"
+        from ttt_db.game.drawing import board_svg, in_value_colour
+
+        outcome = in_value_colour(self.value, self.outcome) if self.status == "playing" else escape(self.outcome)
+        head = f"{self.next_player} to move: {outcome}" if self.status == "playing" else outcome
         svg = board_svg(
             self.cells,
             self.game,
@@ -321,6 +327,7 @@ class Position:
         document["moves"] = moves
         document["hinted_moves"] = list(self.hinted_moves)
         document["winning_line"] = [] if mover is not None else list(self.board.winning_cells)
+        document["outcome"] = self.outcome
         return document
 
     def to_record(self) -> dict[str, Any]:
@@ -396,8 +403,28 @@ def document_json(
         parts += (before, cells[:cell], mark, cells[cell + 1 :], after, b",")
     parts[-1] = b'],"hinted_moves":'  # over the last move's comma (or after the opening: no moves)
     parts.append(compact_json(_hinted(value, keeping, fastest)))
-    parts.append(b',"winning_line":[]}')
+    parts.append(_ending(mover, value, remoteness))
     return b"".join(parts)
+
+
+@cache
+def outcome_words(board_status: Status, mover: Mark, value: Value, remoteness: int) -> str:
+    """`Position.outcome` of a position of that status, side to move, value and remoteness."""
+    if board_status == "draw":
+        return "a draw"
+    if board_status != "playing":
+        return f"{board_status} has won"
+    plies = f"{remoteness} {'ply' if remoteness == 1 else 'plies'}"
+    if value == "draw":
+        return f"a draw with best play (the board fills in {plies})"
+    return f"{mover} {'wins' if value == 'win' else 'loses'} in {plies} with best play"
+
+
+@cache
+def _ending(mover: Mark, value: Value, remoteness: int) -> bytes:
+    """A document's last keys after its hinted moves, for a position in play."""
+    outcome = compact_json(outcome_words("playing", mover, value, remoteness))
+    return b',"winning_line":[],"outcome":' + outcome + b"}"
 
 
 def _hinted(value: Value, best: tuple[int, ...], fastest: tuple[int, ...]) -> tuple[int, ...]:

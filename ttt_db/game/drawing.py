@@ -92,9 +92,12 @@ def board_svg(
 
 def value_text(value: str, player: str) -> str:
     """`a win for o`, `a draw`, `a loss for x`, coloured as the page colours a value."""
-    ink = VALUE_COLOURS[value][0]
-    words = "a draw" if value == "draw" else f"a {value} for {player}"
-    return f'<span style="color:{ink};font-weight:600">{escape(words)}</span>'
+    return in_value_colour(value, "a draw" if value == "draw" else f"a {value} for {player}")
+
+
+def in_value_colour(value: str, words: str) -> str:
+    """`words` (escaped) in the colour the page gives `value`."""
+    return f'<span style="color:{VALUE_COLOURS[value][0]};font-weight:600">{escape(words)}</span>'
 
 
 def figure(svg: str, caption: str) -> str:

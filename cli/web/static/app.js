@@ -253,7 +253,7 @@ function humanTurn(doc) {
 function statusText(doc) {
   const ai = state.ai;
   if (doc.status !== "playing" && state.moves.length === 0) {  // opened finished: nobody here played it
-    return doc.status === "draw" ? "This position is over: a draw." : `This position is over: ${doc.status} won.`;
+    return `This position is over: ${doc.outcome}.`;  // the library's words (Position.outcome)
   }
   if (doc.status === "draw") return "Game over: a draw.";
   if (doc.status !== "playing") {
@@ -263,11 +263,7 @@ function statusText(doc) {
   }
   const who = state.human === "both" ? doc.to_move : (doc.to_move === state.human ? `You (${doc.to_move})` : `${ai} (${doc.to_move})`);
   if (!state.hints) return `${who} to move.`;  // hints off: no value anywhere
-  const plies = `${doc.remoteness} ${doc.remoteness === 1 ? "ply" : "plies"}`;
-  const value = doc.value === "draw" ? `a draw with best play (the board fills in ${plies})`
-    : doc.value === "win" ? `${doc.to_move} wins in ${plies} with best play`
-      : `${doc.to_move} loses in ${plies} with best play`;
-  return `${who} to move: ${value}.`;
+  return `${who} to move: ${doc.outcome}.`;  // the library's words (Position.outcome)
 }
 
 async function render() {

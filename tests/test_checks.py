@@ -278,3 +278,15 @@ def test_a_strong_failure_tells_moves_of_one_outcome_together() -> None:
     assert failure.to_dict()["text"] == failure.text
     unnamed = StrongFailure(".......o.", chosen=(3,), best=(1,), moves=moves)
     assert unnamed.text == "x to move may play 3; best: 1 (b1), which draws"
+
+
+def test_the_weak_check_reads_a_small_games_answers_at_once_and_finds_what_asking_finds(
+    db: SolutionDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("perfect", "perfect-shortest"):
+        perfect = load_ai(name, lambda: db).play
+        asked = check_weak(lambda board, perfect=perfect: perfect(board), TICTACTOE, "draw")
+        assert asked.solved and asked.o.visited > 0
+        with monkeypatch.context() as patched:
+            patched.setattr(SolutionDatabase, "best_moves_of", lambda *_, **__: pytest.fail("asked board by board"))
+            assert check_weak(perfect, TICTACTOE, "draw") == asked

@@ -20,6 +20,24 @@ DatabaseProvider = Callable[[], "SolutionDatabase"]
 
 
 @dataclass(frozen=True, slots=True)
+class DatabaseAI:
+    """The database's perfect player as an AI: its best moves at each board
+    (`SolutionDatabase.best_moves_of`), the fastest of them with `shortest`."""
+
+    database: SolutionDatabase
+    shortest: bool
+
+    def __call__(self, board: str) -> tuple[int, ...]:
+        return self.database.best_moves_of(board, shortest=self.shortest)
+
+    def known_answers(self) -> Mapping[str, tuple[int, ...]] | None:
+        """Its answer at every board in play, in one mapping, where the database holds them so (a
+        small game's table, every image made at once): a check may read them instead of asking
+        board by board, as they are moves already checked and sorted. None otherwise."""
+        return self.database.every_best_moves(shortest=self.shortest)
+
+
+@dataclass(frozen=True, slots=True)
 class CorePolicy:
     """A policy the ranked core can play by itself: with probability `skill` one of its `moves`
     (the moves keeping the best value, or also the fastest), uniformly, else any legal move,

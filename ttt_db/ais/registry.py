@@ -11,20 +11,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ttt_db.ais.calling import probability_of_text
 from ttt_db.ais.plugins import file_without_function, load_user_ai
-from ttt_db.ais.protocol import AI, CorePolicy, DatabaseProvider, NamedAI, graded_odds
+from ttt_db.ais.protocol import AI, CorePolicy, DatabaseAI, DatabaseProvider, NamedAI, graded_odds
 from ttt_db.ais.rule_based import ai14s
 from ttt_db.ais.tabular import is_policy_file, load_policy_file
 from ttt_db.errors import AINotForGameError, UnknownAIError
 from ttt_db.game.definition import TICTACTOE, Game
 from ttt_db.game.rules import EMPTY, empty_cells, legal_moves
 from ttt_db.search.parameters import PARAMETERISED_EXAMPLES, parse_depth, parse_seconds
-
-if TYPE_CHECKING:
-    from ttt_db.store.database import SolutionDatabase
 
 
 def ai1s(board: str) -> tuple[int, ...]:
@@ -35,15 +32,6 @@ def ai1s(board: str) -> tuple[int, ...]:
 def ai2s(board: str) -> tuple[int, ...]:
     """Every legal move: uniformly random play."""
     return empty_cells(board)
-
-
-def database_ai(database: SolutionDatabase, *, shortest: bool) -> AI:
-    """An AI answering from the database's best moves (`SolutionDatabase.best_moves_of`)."""
-
-    def perfect(board: str) -> tuple[int, ...]:
-        return database.best_moves_of(board, shortest=shortest)
-
-    return perfect
 
 
 Parameter = int | float | Fraction | None
@@ -75,7 +63,7 @@ def _from_database(shortest: bool) -> Maker:
     def make(parameter: Parameter, database: DatabaseProvider | None, game: Game) -> AI:
         if database is None:
             raise UnknownAIError("perfect-shortest" if shortest else "perfect", "needs a database")
-        perfect = database_ai(database(), shortest=shortest)
+        perfect = DatabaseAI(database(), shortest)
         return perfect if parameter is None else graded_ai(perfect, Fraction(parameter), game)
 
     return make

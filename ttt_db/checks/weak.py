@@ -16,7 +16,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any, Final
 
 from ttt_db.ais.calling import candidate_moves
-from ttt_db.ais.protocol import AI
+from ttt_db.ais.protocol import AI, DatabaseAI
 from ttt_db.checks.budget import CheckBudget
 from ttt_db.errors import AIMisbehaved
 from ttt_db.game.definition import Game
@@ -131,6 +131,7 @@ def check_weak_side(
     if stopped is not None:
         return WeakSideResult(side, 0, None, target, stopped)
     must_win = target == "win"
+    known = ai.known_answers() if isinstance(ai, DatabaseAI) else None  # the database's own, read at once
     examined: set[str] = set()
     line_partners = game.line_partners
     in_a_row = game.k
@@ -162,12 +163,16 @@ def check_weak_side(
             continue
         replies: Sequence[int]
         if ai_to_move:
-            try:
-                replies = candidate_moves(ai, board)
-            except AIMisbehaved as error:
-                return WeakSideResult(
-                    side, len(examined), Counterexample(side, moves, board, error.reason, error.where), target
-                )
+            known_replies = known.get(board) if known is not None else None
+            if known_replies is not None:
+                replies = known_replies
+            else:
+                try:
+                    replies = candidate_moves(ai, board)
+                except AIMisbehaved as error:
+                    return WeakSideResult(
+                        side, len(examined), Counterexample(side, moves, board, error.reason, error.where), target
+                    )
         else:
             replies = [i for i in cells if board[i] == EMPTY]
         for move in reversed(replies):  # pushed in reverse so index order is explored first

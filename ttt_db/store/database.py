@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from itertools import islice
 from math import factorial
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from ttt_db.errors import (
@@ -569,6 +569,13 @@ class SolutionDatabase:
                 pass  # the lookup answers it, or says what is wrong with it
         return self.best_moves(board, shortest=shortest)
 
+    def every_best_moves(self, *, shortest: bool = False) -> Mapping[str, tuple[int, ...]] | None:
+        """Board (o first, any orientation) -> best moves of every board in play in one mapping,
+        where a small game's table holds them so (`BestMovesTable.every_answer`); else None."""
+        if not self._small_game():
+            return None
+        return self.best_moves_table(shortest=shortest).every_answer()
+
     def _small_game(self) -> bool:
         return self.has_extras and int(self._checked_meta()["figures"]["playing_canonical"]) <= _SMALL_TABLE_ROWS
 
@@ -671,6 +678,11 @@ class BestMovesTable(Mapping[str, tuple[int, ...]]):
         self._canonical = canonical
         self._answers = images_with_moves(canonical, game) if every_image else dict(canonical)
         self._size = size
+        self._every_image = every_image
+
+    def every_answer(self) -> Mapping[str, tuple[int, ...]] | None:
+        """Every board's moves in one mapping, where they were made at once (`every_image`); else None."""
+        return MappingProxyType(self._answers) if self._every_image else None
 
     def __getitem__(self, board: str) -> tuple[int, ...]:
         found = self._answers.get(board)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ttt_db.game.rules import Mark, Value, value_rank
-from ttt_db.position import MoveAnalysis, Position, analyses_of, best_first_order, moves_told, told_together
+from ttt_db.position import MoveAnalysis, Position, analyses_of, moves_told, told_together
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +50,6 @@ class Mistake:
 
     def analyses(self, moves: Iterable[int]) -> list[MoveAnalysis]:
         return analyses_of(self.moves, moves)
-
-    @property
-    def played(self) -> MoveAnalysis:
-        return self.analyses([self.move])[0]
-
-    @property
-    def better(self) -> MoveAnalysis:
-        """The best move there: the fastest win, else a draw, else the slowest loss."""
-        return best_first_order(self.moves)[0]
 
     def to_dict(self) -> dict[str, Any]:
         return {

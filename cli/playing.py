@@ -25,7 +25,7 @@ from ttt_db.cli.options import (
     TimeoutOption,
 )
 from ttt_db.cli.progress import progress_bar
-from ttt_db.cli.render import describe_move, describe_moves, diagram, indented_diagram, plural, shares
+from ttt_db.cli.render import describe_moves, diagram, indented_diagram, plural, shares
 from ttt_db.cli.streams import ai_output_to_stderr, print_json, say_waiting
 from ttt_db.game.definition import DEFAULT_GAME, Game
 
@@ -205,7 +205,7 @@ def _hint_lines(database: SolutionDatabase, playthrough: Playthrough) -> list[st
         if position.value == "win" and slower:
             lines.append(f"also winning, more slowly: {describe_moves(slower, game)}")
     for analysis in position.moves_best_first():
-        lines.append(f"  {describe_move(analysis.move, game)} {analysis.outcome}")
+        lines.append(f"  {game.move_label(analysis.move)} {analysis.outcome}")
     return lines
 
 
@@ -248,7 +248,7 @@ def _play_one_game(
             except AIMisbehaved as error:
                 raise fail(f"{opponent.name} misbehaved {error}") from None
             playthrough.push(move)
-            typer.echo(f"\n{opponent.name} ({mover}) plays {describe_move(move, rules)}")
+            typer.echo(f"\n{opponent.name} ({mover}) plays {rules.move_label(move)}")
             typer.echo(diagram(playthrough.board.cells, rules))
             continue
         command = _ask(f"your move ({human}): ")
@@ -276,7 +276,7 @@ def _play_one_game(
             except InvalidMoveError as error:
                 typer.echo(f"{error.reason}; try again (or a command: hint, undo, quit, help)")
                 continue
-            typer.echo(f"\nyou ({human}) play {describe_move(move, rules)}")
+            typer.echo(f"\nyou ({human}) play {rules.move_label(move)}")
             typer.echo(diagram(playthrough.board.cells, rules))
     return playthrough, True
 

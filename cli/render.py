@@ -52,13 +52,9 @@ def indented_diagram(cells: str, indent: str, game: Game) -> list[str]:
     return [indent + line for line in diagram(cells, game).splitlines()]
 
 
-def describe_move(move: int, game: Game) -> str:
-    return f"{move} ({game.move_name(move)})"
-
-
 def describe_moves(moves: Iterable[int], game: Game) -> str:
     """`4 (b2), 7 (b3)`: indices with their names; `none` for no move."""
-    return ", ".join(describe_move(move, game) for move in moves) or "none"
+    return ", ".join(game.move_label(move) for move in moves) or "none"
 
 
 PLIES_COUNTED = "plies counted from this board, the move included"

@@ -124,7 +124,7 @@ def moves_told(moves: Sequence[int], analyses: Sequence[MoveAnalysis]) -> str:
     groups: dict[str, list[str]] = {}
     for move in moves:
         analysis = named.get(move)
-        told = f"{move} ({analysis.name})" if analysis is not None else str(move)
+        told = analysis.game.move_label(move) if analysis is not None else str(move)
         groups.setdefault(analysis.outcome if analysis is not None else "", []).append(told)
     parts = []
     for outcome, told_moves in groups.items():
@@ -300,8 +300,10 @@ class Position:
 
         from ttt_db.game.drawing import board_svg, in_value_colour
 
-        outcome = in_value_colour(self.value, self.outcome) if self.status == "playing" else escape(self.outcome)
-        head = f"{self.next_player} to move: {outcome}" if self.status == "playing" else outcome
+        if self.status == "playing":
+            head = f"{self.next_player} to move: {in_value_colour(self.value, self.outcome)}"
+        else:
+            head = escape(self.outcome)
         svg = board_svg(
             self.cells,
             self.game,

@@ -155,6 +155,10 @@ class Game:
         """Column letter, then row number from the top: on 3x3, 0 -> a1 and 7 -> b3."""
         return self.cell_names[move]
 
+    def move_label(self, move: int) -> str:
+        """`4 (b2)`: the index, then the name, as every text tells a move."""
+        return f"{move} ({self.cell_names[move]})"
+
     def move_from_name(self, name: str) -> int | None:
         """The index of a cell name such as `b3`, or None when it names no cell of this board."""
         name = name.strip().lower()

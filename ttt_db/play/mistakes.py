@@ -40,7 +40,7 @@ class Mistake:
         """The mistake in words, as a check's report and a played game's review tell it everywhere
         (the CLI, the notebook and the page show it unchanged): `move 5: o could still get a draw;
         it played 3 (a2), which loses in 2; 7 (b3) would have kept a draw or better`."""
-        named = {analysis.move: f"{analysis.move} ({analysis.name})" for analysis in self.moves}
+        named = {analysis.move: analysis.game.move_label(analysis.move) for analysis in self.moves}
         held = told_together([named.get(move, str(move)) for move in self.held]) or "no move"
         return (
             f"move {self.ply + 1}: {self.side} could still get {_GOT[self.value_before]}; "

@@ -256,6 +256,15 @@ def test_the_value_history_marks_the_first_mistake(page: Any, server_url: str, d
     assert mistake is not None and mistake.text.startswith("move 2: x could still get a draw; it played 1 (b1)")
     assert page.locator("#history-caption").inner_text() == f"First mistake, {mistake.text}."
     assert page.locator("#history-chart circle.position").count() == 3
+    titles = page.locator("#history-chart circle.position title").all_text_contents()
+    assert titles == [
+        f"{when}: {db.lookup(board).outcome}"
+        for when, board in (
+            ("start", "........."),
+            ("after move 1 (b2)", "....o...."),
+            ("after move 2 (b1)", ".x..o...."),
+        )
+    ]
     ring = page.locator("#history-chart rect.mistake")
     top, height = float(ring.get_attribute("y")), float(ring.get_attribute("height"))
     ringed = [

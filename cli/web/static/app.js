@@ -534,8 +534,8 @@ function drawHistory(docs, mistake) {
     }
     const dot = add("circle", { cx: x(doc.score, doc.remoteness), cy: y(ply) - 3, r: 5.5, class: `position ${doc.value}` });
     const title = document.createElementNS(SVG, "title");
-    title.textContent = ply === 0 ? `start: ${describe(doc.score, first)} with best play`
-      : `after move ${ply} (${cellName(state.moves[ply - 1])}): ${describe(doc.score, first)} with best play`;
+    title.textContent = (ply === 0 ? "start" : `after move ${ply} (${cellName(state.moves[ply - 1])})`) +
+      `: ${doc.outcome}`;  // the library's words (Position.outcome)
     dot.appendChild(title);
   });
   const caption = $("history-caption");
@@ -546,11 +546,6 @@ function drawHistory(docs, mistake) {
     caption.textContent = "Each position's value with best play, and where every move led: no mistake so far.";
     svg.setAttribute("aria-label", "Value after each move; the outcome has not changed");
   }
-}
-
-function describe(score, first) {
-  const second = first === "o" ? "x" : "o";
-  return score > 0 ? `an ${first} win` : score < 0 ? `an ${second} win` : "a draw";
 }
 
 // --- views ---------------------------------------------------------------------------

@@ -382,31 +382,61 @@ def document_json(
         return compact_json(position.to_document())
     depth = game.cells - board.count(EMPTY)
     keeping, fastest = kinds or _held_to_moves(board, game, own, moves)
-    score, sv_score = _scores(board_status, own, depth, game.cells)
     value, remoteness = own
-    record = _record(
-        board,
-        depth,
-        "o",
-        board_status,
-        (score, value, remoteness, sv_score),
-        (keeping, fastest),
-        playout,
-        paths,
-        (canonical, orbit),
-        game.name,
-    )
+    best, shortest = compact_json(keeping), compact_json(fastest)
+    if playout is None:
+        odds = (b"null", b"null", b"null")
+    else:
+        floats = playout.as_floats()
+        odds = (compact_json(floats), compact_json(paths), compact_json(_playout_odds(floats)))
+    record = _record_pieces(game, depth, value, remoteness)
+    cells = board.encode()
+    parts = [
+        record[0], cells, record[1], best, record[2], shortest, record[3], odds[0], record[4], odds[1],
+        record[5], canonical.encode(), record[6], odds[2], record[7], str(orbit).encode(), record[8],
+    ]  # fmt: skip
     mover = mover_at(depth)
-    known, cells, mark = _known_entries(game, mover), board.encode(), mover.encode()
-    parts = [compact_json(record)[:-1], b',"moves":[']
+    known, mark = _known_entries(game, mover), mover.encode()
     for move in moves:
         before, after = known.get(move) or _entry_texts(known, move, game, mover)
         cell = move[0]
-        parts += (before, cells[:cell], mark, cells[cell + 1 :], after, b",")
-    parts[-1] = b'],"hinted_moves":'  # over the last move's comma (or after the opening: no moves)
-    parts.append(compact_json(_hinted(value, keeping, fastest)))
+        parts += (before, cells[:cell], mark, cells[cell + 1 :], after)
+    parts[-1] = parts[-1][:-1] if moves else parts[-1]  # the last entry's comma
+    parts.append(b'],"hinted_moves":')
+    parts.append(best if value == "draw" else shortest)  # the hinted moves (`_hinted`)
     parts.append(_ending(mover, value, remoteness))
     return b"".join(parts)
+
+
+_VARYING: Final = (
+    "board",
+    "best_moves",
+    "best_moves_shortest",
+    "playout",
+    "paths",
+    "canonical",
+    "playout_odds",
+    "orbit",
+)
+"""The fields of the record of a position in play that its depth, value and remoteness leave open,
+in the record's order."""
+
+
+@cache
+def _record_pieces(game: Game, depth: int, value: Value, remoteness: int) -> tuple[bytes, ...]:
+    """The compact JSON of `_record` for a position in play at that depth (o first), of that value
+    and remoteness, cut around each of its `_VARYING` values (a string's quotes kept outside): the
+    pieces `document_json` puts them between. The last ends where its moves begin."""
+    score, sv_score = _scores("playing", own := (value, remoteness), depth, game.cells)
+    record = _record("", depth, "o", "playing", (score, *own, sv_score), ((), ()), None, None, ("", 0), game.name)
+    text = compact_json(record | {key: _BOARD_MARK + key for key in _VARYING})
+    pieces: list[bytes] = []
+    for key in _VARYING:
+        quoted = record[key] == ""  # the board and the canonical board: their quotes stay in the pieces
+        marked = compact_json(_BOARD_MARK + key)
+        before, text = text.split(marked[1:-1] if quoted else marked, 1)
+        pieces.append(before)
+    return (*pieces, text[:-1] + b',"moves":[')
 
 
 @cache
@@ -469,10 +499,15 @@ def _record(
         "first": first,
         "score_viewpoint": first,
         "value_viewpoint": next_player,
-        "playout_odds": None if floats is None else {"o": floats[0], "x": floats[1], "draw": floats[2]},
+        "playout_odds": None if floats is None else _playout_odds(floats),
         "orbit": orbit[1],
         "game": game_name,
     }
+
+
+def _playout_odds(floats: list[float]) -> dict[str, float]:
+    """The record's `playout_odds`: its `playout` labelled."""
+    return {"o": floats[0], "x": floats[1], "draw": floats[2]}
 
 
 _ENTRIES: dict[tuple[Game, Mark], dict[tuple[int, Value, int], tuple[bytes, bytes]]] = {}
@@ -481,18 +516,20 @@ _BOARD_MARK = "@"  # in no board's text
 
 def _known_entries(game: Game, mover: Mark) -> dict[tuple[int, Value, int], tuple[bytes, bytes]]:
     """The texts of every move entry (`to_document`'s) made so far for the game and mover (o
-    first), by (move, value, plies after): before and after the board the move makes."""
+    first), by (move, value, plies after): before and after the board the move makes, the entry's
+    comma after it."""
     return _ENTRIES.setdefault((game, mover), {})
 
 
 def _entry_texts(
     known: dict[tuple[int, Value, int], tuple[bytes, bytes]], move: tuple[int, Value, int], game: Game, mover: Mark
 ) -> tuple[bytes, bytes]:
-    """A move entry's text around its board, made as `to_document` makes the entry, and kept."""
+    """A move entry's text around its board, made as `to_document` makes the entry, and kept
+    (`_known_entries`)."""
     entry = _move_entry(MoveAnalysis(*move, game), _BOARD_MARK, _move_scores("o", mover))
     before, after = compact_json(entry).split(_BOARD_MARK.encode())
-    known[move] = (before, after)
-    return before, after
+    known[move] = (before, after + b",")
+    return known[move]
 
 
 def _move_entry(analysis: MoveAnalysis, board: str, scores: Mapping[Value, int]) -> dict[str, Any]:

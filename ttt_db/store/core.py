@@ -18,8 +18,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
 from math import factorial
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, TypeVar
 
 from ttt_db.errors import DatabaseDamagedError, NotStoredError
 from ttt_db.game.definition import Game
@@ -50,6 +51,9 @@ CACHED_CHUNKS: Final = 8192
 """Decompressed chunks a handle keeps (at most CHUNK_SLOTS bytes each: a bounded amount, enough that
 a batch of random boards of a 20-cell game, whose families reach most of its chunks, reads each of
 them once, and a server's lookups find most of their children's chunks already read)."""
+EMPTY_COUNTED: Final = 1 << 10
+"""Slots of a chunk whose empty slots (code 0) are counted together and kept beside its extras
+(`_ExtrasChunk`): a class's place among them is found by counting fewer slots than this."""
 PROBED_BOARDS: Final = 1 << 16
 """Boards whose values a core reader remembers (`CoreReader.value_of`)."""
 PREFETCHED_FROM: Final = 4
@@ -91,6 +95,14 @@ def moves_of_worths(worths: Sequence[int]) -> list[tuple[int, Value, int]]:
             rank, after = move_of_worth(worth)
             moves.append((cell, VALUES[rank], after))
     return moves
+
+
+class _ExtrasChunk(NamedTuple):
+    """A chunk of the extras (EXTRAS_FIELDS integers per class, in slot order), with the empty
+    slots of its core chunk before each block of EMPTY_COUNTED slots (the chunk's total last)."""
+
+    values: array[int]
+    empty_before: list[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +162,7 @@ class CoreReader:
         self._meta = meta
         self._pages: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
         self._held = ChunkCache(game.cells, CACHED_CHUNKS)
-        self._extras: OrderedDict[tuple[int, int], array[int]] = OrderedDict()
+        self._extras: OrderedDict[tuple[int, int], _ExtrasChunk] = OrderedDict()
         self._refused: dict[tuple[str, int, int], DatabaseDamagedError] = {}
         self._probed: dict[str, tuple[Value, int]] = {}
         self._lock = threading.Lock()
@@ -459,23 +471,18 @@ class CoreReader:
 
     def extras_of(self, depth: int, slots: Sequence[int]) -> list[tuple[int, int, int, int]]:
         """`extras` of the classes whose representatives are `slots` of level `depth`, in order;
-        many of them: slots in increasing order read each chunk once, and count its empty slots
-        once."""
+        many of them: consecutive slots of one chunk find its extras once."""
         ways = factorial(self.game.cells - depth)
         found: list[tuple[int, int, int, int]] = []
-        reading = counted = empty = -1
+        reading, held, codes = -1, _ExtrasChunk(array("q"), []), b""
         for slot in slots:
             number, offset = divmod(slot, CHUNK_SLOTS)
             if number != reading:
-                reading, codes = number, self.chunk(depth, number)
-                values = self._extras_chunk(depth, number, len(codes) - codes.count(0))
-                counted = empty = 0  # the empty slots (code 0) before slot `counted` of the chunk
-            if offset < counted:
-                counted = empty = 0
-            empty += codes.count(0, counted, offset)
-            counted = offset
+                reading, held, codes = number, self._extras_chunk(depth, number), self.chunk(depth, number)
+            block = offset // EMPTY_COUNTED
+            empty = held.empty_before[block] + codes.count(0, block * EMPTY_COUNTED, offset)
             ordinal = offset - empty  # the classes before it: its place among the chunk's extras
-            o_wins, x_wins, draws, paths = values[4 * ordinal : 4 * ordinal + 4]
+            o_wins, x_wins, draws, paths = held.values[4 * ordinal : 4 * ordinal + 4]
             if extras_refused(o_wins, x_wins, draws, paths, ways):
                 where = f"table {EXTRAS}, level {depth} chunk {number}"
                 raise DatabaseDamagedError(
@@ -489,13 +496,23 @@ class CoreReader:
         `verify`; DatabaseDamagedError when it cannot be right."""
         with self._lock:
             self._extras.pop((depth, number), None)
-        return list(self._extras_chunk(depth, number, classes))
+        return list(self._extras_values(depth, number, classes))
 
-    def _extras_chunk(self, depth: int, number: int, classes: int) -> array[int]:
+    def _extras_chunk(self, depth: int, number: int) -> _ExtrasChunk:
+        """A chunk of the extras and the empty slots of the core's chunk before each of its blocks
+        of EMPTY_COUNTED slots, kept."""
+
+        def load() -> _ExtrasChunk:
+            codes = self.chunk(depth, number)
+            starts = range(0, len(codes), EMPTY_COUNTED)
+            empty_before = [0, *accumulate(codes.count(0, start, start + EMPTY_COUNTED) for start in starts)]
+            return _ExtrasChunk(self._extras_values(depth, number, len(codes) - empty_before[-1]), empty_before)
+
+        return self._cached(self._extras, (depth, number), load)
+
+    def _extras_values(self, depth: int, number: int, classes: int) -> array[int]:
         size = 8 * len(EXTRAS_FIELDS) * classes
-        return self._cached(
-            self._extras, (depth, number), lambda: decode_extras(self._fetch("extras", depth, number, classes, size))
-        )
+        return decode_extras(self._fetch("extras", depth, number, classes, size))
 
     def node_list_keys(self, name: str) -> list[int]:
         """The boards of a named list (`NODE_LISTS`) as base-3 keys in (depth, key) order, derived

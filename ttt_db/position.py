@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from ttt_db.errors import DatabaseDamagedError
 from ttt_db.game.board import Board
@@ -35,6 +35,8 @@ from ttt_db.game.rules import (
 )
 from ttt_db.game.symmetry import canonical_and_orbit, canonical_board, untransform_move, untransform_moves
 from ttt_db.json_text import compact_json
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,7 +393,7 @@ def document_json(
         odds = (compact_json(floats), compact_json(paths), compact_json(_playout_odds(floats)))
     record = _record_pieces(game, depth, value, remoteness)
     cells = board.encode()
-    parts = [
+    parts = [  # the record's pieces with its `_VARYING` values between them, in that order
         record[0], cells, record[1], best, record[2], shortest, record[3], odds[0], record[4], odds[1],
         record[5], canonical.encode(), record[6], odds[2], record[7], str(orbit).encode(), record[8],
     ]  # fmt: skip
@@ -403,7 +405,7 @@ def document_json(
         parts += (before, cells[:cell], mark, cells[cell + 1 :], after)
     parts[-1] = parts[-1][:-1] if moves else parts[-1]  # the last entry's comma
     parts.append(b'],"hinted_moves":')
-    parts.append(best if value == "draw" else shortest)  # the hinted moves (`_hinted`)
+    parts.append(_hinted(value, best, shortest))
     parts.append(_ending(mover, value, remoteness))
     return b"".join(parts)
 
@@ -459,9 +461,9 @@ def _ending(mover: Mark, value: Value, remoteness: int) -> bytes:
     return b',"winning_line":[],"outcome":' + outcome + b"}"
 
 
-def _hinted(value: Value, best: tuple[int, ...], fastest: tuple[int, ...]) -> tuple[int, ...]:
+def _hinted(value: Value, best: T, fastest: T) -> T:
     """The moves a hint points at (`Position.hinted_moves`), from a position's value, its best
-    moves and the fastest of them."""
+    moves and the fastest of them (as tuples, or as their JSON)."""
     return best if value == "draw" else fastest
 
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -55,3 +58,35 @@ def test_the_command_line_says_it_on_stderr(tmp_path: Path) -> None:
     again = subprocess.run(args, env=env, capture_output=True, text=True, check=True)
     assert again.stderr == ""
     assert "perfect" in done.stdout and again.stdout == done.stdout  # the command itself as ever
+
+
+class _NotYetCompiled:
+    """A dispatcher numba has not compiled, whose cache index is read only once `meeting` lets
+    every caller through: the threads asking for it are all past the check for a notice first."""
+
+    signatures: list[object] = []
+
+    def __init__(self, meeting: threading.Barrier) -> None:
+        self._cache = self
+        self._cache_file = self
+        self.meeting = meeting
+
+    def _load_index(self) -> dict[object, object]:
+        self.meeting.wait(timeout=60)
+        return {}
+
+
+def test_threads_meeting_their_first_kernel_at_once_send_one_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ttt_db.ranked import backend
+
+    threads = 4
+    source = ModuleType("kernels_of_a_test")
+    source.step = _NotYetCompiled(threading.Barrier(threads))  # type: ignore[attr-defined]
+    monkeypatch.setattr(backend, "_NOTICES", [])
+    notices: list[str] = []
+    backend.before_first_compile(lambda: notices.append("compiling"))
+    kernels = backend.Kernels([source], compiled=True)
+    with ThreadPoolExecutor(threads) as pool:
+        found = list(pool.map(lambda _: kernels.step, range(threads)))
+    assert found == [source.step] * threads  # type: ignore[attr-defined]
+    assert notices == ["compiling"]

@@ -159,9 +159,19 @@ class Kernels:
         else:
             raise AttributeError(f"no kernel {name!r}")
         if self._compiled and _NOTICES and not _compiled_before(kernel):
-            _NOTICES.pop()()
+            _notice_once()
         setattr(self, name, kernel)  # found directly from now on: no lookup here per call
         return kernel
+
+
+def _notice_once() -> None:
+    """The notice of `before_first_compile` sent, if no one sent it yet: threads that meet their
+    first kernel at once (a level's ranges) may all get here, and one of them sends it."""
+    try:
+        notice = _NOTICES.pop()  # one step under the GIL: one thread takes it, the rest find none
+    except IndexError:
+        return
+    notice()
 
 
 def _compiled_before(kernel: Any) -> bool:

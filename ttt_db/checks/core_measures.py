@@ -100,6 +100,11 @@ class _Passes:
         """How many times a position is met: the walk holding the levels, then every pass."""
         return 1 + len(self.backward) + len(self.forward)
 
+    @property
+    def width(self) -> int:
+        """The numbers a board of the widest pass takes in each of its two buffers (`_Walk.buffers`)."""
+        return 2 * max(map(len, self.backward + self.forward), default=1)
+
 
 def _grouped(items: range, each: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(items[i : i + each]) for i in range(0, len(items), each))
@@ -109,9 +114,13 @@ def over_core_passes(database: SolutionDatabase, against: Iterable[NamedAI] = ()
     """How many times `measure_over_core` meets each position of the database's core, measuring
     against the AIs `against` too, and a best response unless told not to (what its `progress`
     counts up to, times the positions)."""
+    return _Passes.of(_level_sizes(database), len(_fixed_opponents(against)), best_response).count
+
+
+def _level_sizes(database: SolutionDatabase) -> list[int]:
+    """The boards of each level of the core, the empty board's first."""
     tables = database.core.tables
-    sizes = [tables.level(depth).size for depth in range(tables.cells + 1)]
-    return _Passes.of(sizes, len(_fixed_opponents(against)), best_response).count
+    return [tables.level(depth).size for depth in range(tables.cells + 1)]
 
 
 def _fixed_opponents(against: Iterable[NamedAI]) -> dict[str, CorePolicy]:
@@ -136,9 +145,8 @@ def measure_over_core(
     passes backward for a best response's outcomes (none with `best_response` False), then those
     forward for the fixed opponents' (the empty board first)."""
     fixed = _fixed_opponents(against)
-    walk, positions = _walk_for(ai, database, fixed, progress)
-    sizes = [walk.levels[depth].sets.size for depth in range(walk.tables.cells + 1)]
-    passes = _Passes.of(sizes, len(fixed), best_response)
+    passes = _Passes.of(_level_sizes(database), len(fixed), best_response)
+    walk, positions = _walk_for(ai, database, fixed, progress, passes.width)
     worst_case: dict[int, tuple[Probability, Probability]] = {}
     for chosen in passes.backward:
         worst_case |= walk.best_response(chosen)
@@ -168,17 +176,26 @@ def measure_over_core(
 def match_over_core(ai: NamedAI, opponent: NamedAI, database: SolutionDatabase) -> dict[Mark, Outcome]:
     """The outcome of `ai` against `opponent` (both played by the core) from the empty board, as o
     and as x, over the core: the levels held, then one pass forward against `opponent` alone."""
-    walk, _positions = _walk_for(ai, database, {opponent.name: _core_policy(opponent)}, None)
+    walk, _positions = _walk_for(ai, database, {opponent.name: _core_policy(opponent)}, None, 2)
     found = walk.forward((1,), None)
     return {seat: _outcome(walk.numbers, *found[index, 1]) for index, seat in enumerate(SEATS)}
 
 
 def _walk_for(
-    ai: NamedAI, database: SolutionDatabase, fixed: dict[str, CorePolicy], progress: Callable[[int], None] | None
+    ai: NamedAI,
+    database: SolutionDatabase,
+    fixed: dict[str, CorePolicy],
+    progress: Callable[[int], None] | None,
+    width: int,
 ) -> tuple[_Walk, dict[int, int]]:
     """Every level of the core held (the walk backward, the full boards first) for the passes of
     `ai` against the `fixed` opponents (the kernels' policies 1, 2, ...), and each level's
-    positions; `progress` hears the positions met, in the walk and then in each pass."""
+    positions; `progress` hears the positions met, in the walk and then in each pass. The passes'
+    buffers (`width` numbers a board) are made in float64 on a thread of their own while the walk
+    reads the levels: the system takes seconds to hand out their memory, which it can do beside
+    the walk."""
+    from concurrent.futures import ThreadPoolExecutor
+
     policy = _core_policy(ai)
     tables = _measuring_tables(database)
     numbers = Numbers(tables.backend, exact=not tables.backend.compiled and tables.cells <= MEASURED_MAX_CELLS)
@@ -197,12 +214,16 @@ def _walk_for(
         if progress is not None:
             progress(met)
 
-    for step in database.core.walk("backward", tables=tables):
-        levels[step.depth] = step.here
-        positions[step.depth] = step.counts.positions
-        met_level(step.depth)
+    with ThreadPoolExecutor(1) as beside:
+        widest = max(_level_sizes(database))
+        made = beside.submit(_buffers, numbers, widest, width) if not numbers.exact else None
+        for step in database.core.walk("backward", tables=tables):
+            levels[step.depth] = step.here
+            positions[step.depth] = step.counts.positions
+            met_level(step.depth)
+        held = [] if made is None else made.result()
     listed = _Listed.of(policy, tables, numbers)
-    return _Walk(tables, numbers, levels, policies, listed, met_level), positions
+    return _Walk(tables, numbers, levels, policies, listed, met_level, held), positions
 
 
 def _measuring_tables(database: SolutionDatabase) -> RankedTables:
@@ -290,13 +311,12 @@ class _Walk:
     held: list[Ints] = field(default_factory=list)  # the numbers' buffers, kept from pass to pass
 
     def buffers(self, width: int) -> tuple[Ints, Ints, Ints]:
-        """Two buffers of `width` numbers a board of the largest level, and one of a number a board:
-        the same memory from one pass to the next (`Numbers.zeroed`)."""
+        """`_buffers` of `width` numbers a board: the same memory from one pass to the next
+        (`Numbers.zeroed`), the walk's own where they are wide enough."""
         widest = max(level.sets.size for level in self.levels.values())
         if not self.held or len(self.held[0]) < widest * width:  # exact numbers hold none (`Numbers.paged`)
             self.held.clear()  # the narrower ones let go before the wider are mapped
-            paged = self.numbers.paged
-            self.held.extend([paged(widest * width), paged(widest * width), paged(widest)])
+            self.held.extend(_buffers(self.numbers, widest, width))
         return self.held[0], self.held[1], self.held[2]
 
     def best_response(self, seats: tuple[int, ...]) -> dict[int, tuple[Probability, Probability]]:
@@ -376,6 +396,15 @@ class _Walk:
             for seat in range(2)
             for i, f in enumerate(group)
         }
+
+
+def _buffers(numbers: Numbers, widest: int, width: int) -> list[Ints]:
+    """Two buffers of `width` numbers a board of the largest level (`widest` boards), and one of a
+    number a board, their memory written once (`Numbers.paged`: mapped as it is first written)."""
+    found = [numbers.paged(widest * width), numbers.paged(widest * width), numbers.paged(widest)]
+    for buffer in found:
+        numbers.zeroed(buffer, len(buffer))
+    return found
 
 
 def _costs(

@@ -145,8 +145,9 @@ def measure_over_core(
     passes backward for a best response's outcomes (none with `best_response` False), then those
     forward for the fixed opponents' (the empty board first)."""
     fixed = _fixed_opponents(against)
-    passes = _Passes.of(_level_sizes(database), len(fixed), best_response)
-    walk, positions = _walk_for(ai, database, fixed, progress, passes.width)
+    sizes = _level_sizes(database)
+    passes = _Passes.of(sizes, len(fixed), best_response)
+    walk, positions = _walk_for(ai, database, fixed, progress, max(sizes), passes.width)
     worst_case: dict[int, tuple[Probability, Probability]] = {}
     for chosen in passes.backward:
         worst_case |= walk.best_response(chosen)
@@ -176,7 +177,8 @@ def measure_over_core(
 def match_over_core(ai: NamedAI, opponent: NamedAI, database: SolutionDatabase) -> dict[Mark, Outcome]:
     """The outcome of `ai` against `opponent` (both played by the core) from the empty board, as o
     and as x, over the core: the levels held, then one pass forward against `opponent` alone."""
-    walk, _positions = _walk_for(ai, database, {opponent.name: _core_policy(opponent)}, None, 2)
+    fixed = {opponent.name: _core_policy(opponent)}
+    walk, _positions = _walk_for(ai, database, fixed, None, max(_level_sizes(database)), 2)
     found = walk.forward((1,), None)
     return {seat: _outcome(walk.numbers, *found[index, 1]) for index, seat in enumerate(SEATS)}
 
@@ -186,14 +188,15 @@ def _walk_for(
     database: SolutionDatabase,
     fixed: dict[str, CorePolicy],
     progress: Callable[[int], None] | None,
+    widest: int,
     width: int,
 ) -> tuple[_Walk, dict[int, int]]:
     """Every level of the core held (the walk backward, the full boards first) for the passes of
     `ai` against the `fixed` opponents (the kernels' policies 1, 2, ...), and each level's
     positions; `progress` hears the positions met, in the walk and then in each pass. The passes'
-    buffers (`width` numbers a board) are made in float64 on a thread of their own while the walk
-    reads the levels: the system takes seconds to hand out their memory, which it can do beside
-    the walk."""
+    buffers (`width` numbers a board of the largest level, `widest` boards) are made in float64
+    on a thread of their own while the walk reads the levels: the system takes seconds to hand
+    out their memory, which it can do beside the walk."""
     from concurrent.futures import ThreadPoolExecutor
 
     policy = _core_policy(ai)
@@ -215,7 +218,6 @@ def _walk_for(
             progress(met)
 
     with ThreadPoolExecutor(1) as beside:
-        widest = max(_level_sizes(database))
         made = beside.submit(_buffers, numbers, widest, width) if not numbers.exact else None
         for step in database.core.walk("backward", tables=tables):
             levels[step.depth] = step.here

@@ -308,8 +308,9 @@ def check_strong_over_core(
                 if stopped is not None:
                     break
                 part = where[first : pace.part_end(first, len(where), budget, whole=answers is not None)]
+                asked = block.boards_at(part, canonical=canonical) if answers is None else None
                 seconds, done = _check_part(
-                    ai, block, part, answers, target, at_representatives, by_orbit, tally, budget, pace.answered
+                    ai, block, part, answers, asked, target, at_representatives, by_orbit, tally, budget, pace.answered
                 )
                 first += done  # fewer than the part where a deadline came inside it
                 pace.part_done(done, seconds, budget, whole=answers is not None)
@@ -579,6 +580,7 @@ def _check_part(
     block: Block,
     part: list[int],
     answers: Ints | None,
+    asked: tuple[list[str], list[int]] | None,
     target: Ints,
     at_representatives: bool,
     by_orbit: bool,
@@ -586,26 +588,25 @@ def _check_part(
     budget: CheckBudget,
     answered: Callable[[int, float], None],
 ) -> tuple[float, int]:
-    """Ask the AI at the block's slots `part` (the database's own AIs' answers are `answers`), hold
-    its answers to the masks `target`, count every failure by kind and keep as many as there is
-    room for, each told at its class's canonical board when `at_representatives`. An AI asked once
-    per class (`by_orbit`) is asked at the slot's own board, as good as any of its class; the
-    canonical board is made only for a failure kept. A board-by-board AI is asked no further once
-    the budget says stop (each answer is bounded by its time limit: a deadline holds within one),
-    and `answered(boards, seconds)` is told after each of its answers. Returns the seconds spent
-    waiting for a board-by-board AI's answers and how many of `part` were checked (the first ones)."""
-    from ttt_db.ranked.backend import as_list
-
+    """Hold the AI's answers at the block's slots `part` to the masks `target`: the database's own
+    AIs' are `answers`, a board-by-board AI is asked at the boards `asked` (`Block.boards_at`: an AI
+    asked once per class, `by_orbit`, at the slot's own board, as good as any of its class). Count
+    every failure by kind and keep as many as there is room for, each told at its class's canonical
+    board when `at_representatives`, made only for a failure kept. A board-by-board AI is asked no
+    further once the budget says stop (each answer is bounded by its time limit: a deadline holds
+    within one), and `answered(boards, seconds)` is told after each of its answers. Returns the
+    seconds spent waiting for a board-by-board AI's answers and how many of `part` were checked (the
+    first ones)."""
     game = block.tables.game
     errors: dict[int, AIMisbehaved] = {}
     boards: list[str] = []
     transforms: list[int] = []
-    told_as_asked = not by_orbit  # an AI asked once per class is asked at the slot's own board
     asking = 0.0
     if answers is not None:
         chosen = [int(answers[j]) for j in part]
     else:
-        boards, transforms = _boards_at(block, part, canonical=at_representatives and told_as_asked)
+        assert asked is not None, "a board-by-board AI is asked at the part's boards"
+        boards, transforms = asked
         chosen, errors, asking = _asked(ai, boards, transforms, game, budget, answered)
         part = part[: len(chosen)]
     moves = block.moves
@@ -617,15 +618,15 @@ def _check_part(
         wanted = int(target[j])
         if not chosen[i] & ~wanted and i not in errors:
             continue
-        worths = as_list(moves.worths[j * cells : (j + 1) * cells])
+        worths = [int(worth) for worth in moves.worths[j * cells : (j + 1) * cells]]
         wrong = (worths[cell] >> 6 for cell in _cells_of(chosen[i] & ~wanted, cells))  # a worth's value rank
         tally.count(block.depth, _failure_kind(int(moves.best[j]) >> 6, wrong, errors.get(i)), weight)
         if tally.room == 0:
             continue
-        if answers is None and told_as_asked:
+        if answers is None and not by_orbit:  # told at the board it was asked at
             board, image = boards[i], transforms[i]
-        else:  # the board a failure is told at, made only for the failures kept
-            board_of, transform = _boards_at(block, [j], canonical=at_representatives)
+        else:
+            board_of, transform = block.boards_at([j], canonical=at_representatives)
             board, image = board_of[0], transform[0]
         every = _moves_of_worths(worths)
         tally.keep(_failure(board, image, chosen[i], wanted, every, errors.get(i), game), by_orbit, game)
@@ -668,16 +669,6 @@ def _asked(
     seconds = clock() - started
     answered(len(chosen), seconds)
     return chosen, errors, seconds
-
-
-def _boards_at(block: Block, where: list[int], *, canonical: bool) -> tuple[list[str], list[int]]:
-    """The boards of the block's slots `where`, and the transform that made each: the class's
-    canonical board when `canonical`, else the slot's own."""
-    if not canonical:
-        return block.boards(where), [0] * len(where)
-    keys, transforms, _ = block.orbits(where)
-    game = block.tables.game
-    return [game.board_of(key) for key in keys], transforms
 
 
 def _kind_table() -> dict[tuple[int, int], str]:

@@ -120,6 +120,15 @@ class Block:
         )
         return board_texts(b, occupied, o_cells, self.tables.cells)
 
+    def boards_at(self, where: list[int], *, canonical: bool) -> tuple[list[str], list[int]]:
+        """The boards of block slots `where`, and the symmetry that made each of them from the slot's
+        own: its class's canonical board when `canonical` (`orbits`), else the slot's own board (0)."""
+        if not canonical:
+            return self.boards(where), [0] * len(where)
+        keys, transforms, _ = self.orbits(where)
+        game = self.tables.game
+        return [game.board_of(key) for key in keys], transforms
+
     def _image_keys(self, where: list[int]) -> Ints:
         tables, b = self.tables, self.tables.backend
         keys = b.i64(len(where) * tables.symmetries)

@@ -336,6 +336,36 @@ def test_the_strong_check_over_the_core_finds_the_failures_the_reference_solver_
         assert done[-1][0] == done[-1][1] == (found.asked or found.total)
 
 
+@pytest.mark.parametrize("kernel", list(BACKENDS))
+@pytest.mark.parametrize("built", ["db_path", "db_3x4k3_path"])
+def test_a_blocks_boards_are_its_slots_own_or_their_classes_canonical_boards(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, built: str, kernel: str
+) -> None:
+    """`Block.boards_at`, what the strong check asks an AI at and tells a failure at: each slot's
+    own board (symmetry 0), or its class's canonical board (`canonical_board`, the least image)
+    with a symmetry that makes it from the slot's own (a square's quarter turns are not their own
+    inverses), on every level of a square's and a rectangle's core and of both kinds of block."""
+    from ttt_db.game.symmetry import canonical_board, transform_board
+    from ttt_db.ranked.blocks import blocks
+
+    monkeypatch.setenv(backend.ENVIRONMENT, kernel)
+    with open_database(request.getfixturevalue(built)) as database:
+        game, tables = database.game, database.core.tables
+        assert tables.backend.name == kernel
+        told = 0
+        for step in database.core.walk():
+            for of_classes in (False, True):
+                for block in blocks(tables, step, canonical=of_classes, moves=False):
+                    where = block.select(0)[::7]
+                    own = block.boards(where)
+                    assert block.boards_at(where, canonical=False) == (own, [0] * len(where))
+                    boards, symmetries = block.boards_at(where, canonical=True)
+                    assert boards == [canonical_board(board, game) for board in own]
+                    assert [transform_board(b, t, game) for b, t in zip(own, symmetries, strict=True)] == boards
+                    told += sum(board != canonical for board, canonical in zip(own, boards, strict=True))
+        assert told > 0  # blocks of every set hold boards that are not their classes' canonical ones
+
+
 def test_an_ai_asked_board_by_board_over_the_core_is_told_what_it_will_take(
     core_only_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

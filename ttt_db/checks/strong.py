@@ -618,8 +618,8 @@ def _check_part(
         wanted = int(target[j])
         if not chosen[i] & ~wanted and i not in errors:
             continue
-        worths = [int(worth) for worth in moves.worths[j * cells : (j + 1) * cells]]
-        wrong = (worths[cell] >> 6 for cell in _cells_of(chosen[i] & ~wanted, cells))  # a worth's value rank
+        worths = moves.worths[j * cells : (j + 1) * cells]  # the backend's array: read a cell at a time
+        wrong = (int(worths[cell]) >> 6 for cell in _cells_of(chosen[i] & ~wanted, cells))  # a worth's value rank
         tally.count(block.depth, _failure_kind(int(moves.best[j]) >> 6, wrong, errors.get(i)), weight)
         if tally.room == 0:
             continue
@@ -700,7 +700,7 @@ def _moves_of_worths(worths: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
     """Every legal move as (cell, value rank, plies after), from each cell's worth (0: no move)."""
     from ttt_db.ranked.codes import move_of_worth
 
-    return tuple((cell, *move_of_worth(w)) for cell, w in enumerate(worths) if w)
+    return tuple((cell, *move_of_worth(int(w))) for cell, w in enumerate(worths) if w)
 
 
 def _failure(

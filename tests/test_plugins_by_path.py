@@ -7,6 +7,7 @@ import random
 import re
 from pathlib import Path
 
+import pytest
 import reference
 
 from ttt_db.ais.candidates import moves_over_seeds, top_moves
@@ -146,3 +147,31 @@ def test_a_contained_ai_failing_mid_check_fails_at_that_board_only(db: SolutionD
     expected.pop(hangs, None)
     expected.pop(dies, None)
     assert reasons == expected
+
+
+def test_what_a_contained_ai_raises_reaches_the_check_in_any_text(tmp_path: Path) -> None:
+    """The worker's replies are written by orjson, which refuses a lone surrogate: an AI whose
+    error says one (a name decoded with surrogateescape, say) fails at its board with its words,
+    like one whose error is in any other language, and the next board gets its answer."""
+    from ttt_db.ais.calling import candidate_moves
+    from ttt_db.ais.isolation import contained_ai
+    from ttt_db.ais.limits import Limits
+    from ttt_db.errors import AIMisbehaved
+
+    bot = tmp_path / "wordy.py"
+    bot.write_text(
+        "def play(board):\n"
+        "    if board.startswith('o'):\n"
+        "        raise ValueError('no file named \\udcff.txt')\n"
+        "    if board.startswith('x'):\n"
+        "        raise ValueError('pas de coup trouvé')\n"
+        "    return [board.index('.')]\n"
+    )
+    with contained_ai(f"{bot}:play", TICTACTOE, limits=Limits(seconds=5)) as named:
+        with pytest.raises(AIMisbehaved) as surrogate:
+            candidate_moves(named.play, "o........")
+        with pytest.raises(AIMisbehaved) as accented:
+            candidate_moves(named.play, "x........")
+        assert candidate_moves(named.play, ".........") == (0,)
+    assert "no file named \udcff.txt" in surrogate.value.reason
+    assert "pas de coup trouvé" in accented.value.reason

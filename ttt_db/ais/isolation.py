@@ -41,7 +41,7 @@ from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
 from ttt_db.errors import AILoadFailedError, AIMisbehaved, AINotForGameError, AIUnusableError, UnknownAIError
 from ttt_db.game.definition import Game
-from ttt_db.json_text import read_json
+from ttt_db.json_text import compact_json, read_json, read_json_fast
 
 _REFUSALS: Final[dict[str, type[UnknownAIError]]] = {"failed": AILoadFailedError, "unusable": AIUnusableError}
 """How the worker names a refusal of the AI it was to load (any other is an UnknownAIError)."""
@@ -225,6 +225,10 @@ class IsolatedAI:
         raise AIMisbehaved(board, str(reply.get("reason")), reply.get("where"))
 
     def _send_ahead(self) -> None:
+        """The boards announced, sent until WINDOW are in flight, once half of them or fewer are: a
+        write a board would cost a system call each."""
+        if len(self._in_flight) > WINDOW // 2:
+            return
         batch = []
         while self._ahead and len(self._in_flight) < WINDOW:
             board = self._ahead.popleft()
@@ -267,10 +271,13 @@ class IsolatedAI:
                     raise self._ended(board)
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
-        try:
-            reply = read_json(line)
+        try:  # strict and fast first; what it refuses is read as every reader reads JSON from outside
+            reply = read_json_fast(line)
         except ValueError:
-            raise self._fault(board, "a reply that is not the worker's") from None
+            try:
+                reply = read_json(line)
+            except ValueError:
+                raise self._fault(board, "a reply that is not the worker's") from None
         if (
             not isinstance(reply, dict)
             or reply.get("token") != self._token
@@ -464,14 +471,20 @@ def main(arguments: list[str]) -> int:
 
     address_space = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-    answers = os.fdopen(answer_fd, "w", buffering=1)
+    answers = os.fdopen(answer_fd, "wb")
     boards = os.fdopen(board_fd, "r")
     token = boards.readline().strip()  # read before the AI is imported: it cannot know it
     replies = 0
 
     def send(document: dict[str, Any]) -> None:
         nonlocal replies
-        answers.write(json.dumps(document | {"token": token, "number": replies}) + "\n")
+        reply = document | {"token": token, "number": replies}
+        try:
+            line = compact_json(reply)
+        except TypeError:  # text orjson refuses (a lone surrogate in what the AI raised): escaped instead
+            line = json.dumps(reply).encode("ascii")
+        answers.write(line + b"\n")
+        answers.flush()  # each reply as it is made: the parent times each answer
         replies += 1
 
     try:

@@ -73,3 +73,35 @@ def test_a_stopped_level_step_waits_for_the_ranges_running_not_the_rest() -> Non
     with pytest.raises(KeyboardInterrupt):
         Backend("compiled", interpreted().run, 2).spread(64, work)
     assert len(started) < 8  # of 16 ranges: the failed one and those already running
+
+
+def test_a_time_limit_puts_back_the_alarm_handler_unless_kept_armed() -> None:
+    """`time_limit` ends a slow answer with the board's failure and, in a process of ttt-db's
+    callers, leaves SIGALRM's handler as it found it; a user AI's worker keeps its handler armed
+    once (`keep_time_limits_armed`), and each limit still ends a slow answer."""
+    from ttt_db.ais.calling import keep_time_limits_armed, time_limit
+    from ttt_db.errors import AIMisbehaved
+
+    def spin() -> None:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            pass
+
+    def callers_own(signum: int, frame: object) -> None:
+        raise AssertionError("the caller's alarm")
+
+    previous = signal.signal(signal.SIGALRM, callers_own)
+    try:
+        for kept in (False, True):
+            if kept:
+                keep_time_limits_armed()
+            armed = signal.getsignal(signal.SIGALRM)
+            with time_limit(".........", 5.0):
+                pass
+            with pytest.raises(AIMisbehaved, match="did not answer within 0.05 s"), time_limit(".........", 0.05):
+                spin()
+            assert signal.getsignal(signal.SIGALRM) is armed
+            assert armed is callers_own or kept
+            assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)

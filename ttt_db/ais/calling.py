@@ -302,18 +302,26 @@ def answer_within(ai: AI, seconds: float) -> AI:
     return limited
 
 
+def _expire(signum: int, frame: object) -> None:
+    raise _NoAnswerInTime
+
+
+def keep_time_limits_armed() -> None:
+    """For a process that answers board after board under `time_limit` (a user AI's worker): its
+    SIGALRM handler installed once, for good, so that each limit only sets and clears its timer."""
+    signal.signal(signal.SIGALRM, _expire)
+
+
 @contextmanager
 def time_limit(board: str, seconds: float, late: str | None = None) -> Iterator[None]:
     """Run the block, an AI's answer at `board`, for at most `seconds` of wall time: past it,
     AIMisbehaved at the board saying `late` (by default that it did not answer in time). Uses
-    SIGALRM, so it runs in the main thread only."""
+    SIGALRM, so it runs in the main thread only; the handler it installs is put back after it
+    (`keep_time_limits_armed` leaves it in place)."""
     if threading.current_thread() is not threading.main_thread():
         raise RuntimeError("a per-answer time limit works in the main thread only")
-
-    def expire(signum: int, frame: object) -> None:
-        raise _NoAnswerInTime
-
-    previous = signal.signal(signal.SIGALRM, expire)
+    installs = signal.getsignal(signal.SIGALRM) is not _expire
+    previous = signal.signal(signal.SIGALRM, _expire) if installs else _expire
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
@@ -323,7 +331,8 @@ def time_limit(board: str, seconds: float, late: str | None = None) -> Iterator[
     except _NoAnswerInTime:
         raise AIMisbehaved(board, late or f"the AI did not answer within {seconds:g} s") from None
     finally:
-        signal.signal(signal.SIGALRM, previous)
+        if installs:
+            signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass(frozen=True, slots=True)

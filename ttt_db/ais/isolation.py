@@ -35,7 +35,15 @@ from dataclasses import replace
 from typing import Any, Final
 
 import ttt_db.ais.limits as limits_module
-from ttt_db.ais.calling import Policy, answer_at, answer_within, misbehaviour, probability_of_text, time_limit
+from ttt_db.ais.calling import (
+    Policy,
+    answer_at,
+    answer_within,
+    keep_time_limits_armed,
+    misbehaviour,
+    probability_of_text,
+    time_limit,
+)
 from ttt_db.ais.limits import Limits
 from ttt_db.ais.protocol import DatabaseProvider, NamedAI
 from ttt_db.ais.registry import load_ai
@@ -466,6 +474,7 @@ def main(arguments: list[str]) -> int:
     import_seconds, board_fd, answer_fd = float(arguments[4]), int(arguments[5]), int(arguments[6])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the user's Ctrl-C and SIGTERM are the parent's to
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # handle: it stops this process as it unwinds
+    keep_time_limits_armed()
     _die_with_parent()
     import resource
 

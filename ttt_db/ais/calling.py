@@ -321,7 +321,7 @@ def time_limit(board: str, seconds: float, late: str | None = None) -> Iterator[
     if threading.current_thread() is not threading.main_thread():
         raise RuntimeError("a per-answer time limit works in the main thread only")
     installs = signal.getsignal(signal.SIGALRM) is not _expire
-    previous = signal.signal(signal.SIGALRM, _expire) if installs else _expire
+    previous = signal.signal(signal.SIGALRM, _expire) if installs else None
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:

@@ -164,7 +164,8 @@ class IsolatedAI:
         os.set_blocking(self._printed, False)
         self._printing = True
         self._printed_bytes = 0  # since the last answer
-        self._buffer = b""
+        self._buffer = b""  # the start of a reply not yet whole
+        self._lines: deque[bytes] = deque()  # whole replies not yet read
         self._finalizer = weakref.finalize(self, _stop, self._process, self._to_child, self._from_child)
         os.write(self._to_child, self._token.encode("ascii") + b"\n")
         self._answered = False  # its first answer may take as long as its import (a bot that trains)
@@ -254,7 +255,7 @@ class IsolatedAI:
         fails and the worker is stopped, so no answer lands on another board); its size;
         AIMisbehaved when the worker ends, or saying `late` when `deadline` passes, whatever the
         worker writes meanwhile (and it is stopped)."""
-        while b"\n" not in self._buffer:
+        while not self._lines:
             if len(self._buffer) > MAX_REPLY_BYTES:
                 raise self._fault(board, f"a reply of more than {MAX_REPLY_BYTES:,} bytes")
             now = time.monotonic()
@@ -277,8 +278,9 @@ class IsolatedAI:
                 chunk = os.read(self._from_child, 65536)
                 if not chunk:
                     raise self._ended(board)
-                self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
+                *whole, self._buffer = (self._buffer + chunk).split(b"\n")
+                self._lines.extend(whole)
+        line = self._lines.popleft()
         try:  # strict and fast first; what it refuses is read as every reader reads JSON from outside
             reply = read_json_fast(line)
         except ValueError:

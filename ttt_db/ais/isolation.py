@@ -529,7 +529,6 @@ def main(arguments: list[str]) -> int:
             first = False
         else:
             send(_answer(named.play, board, limit) | {"board": board})
-    return 0
 
 
 if __name__ == "__main__":

@@ -81,14 +81,19 @@ class Backend:
         """`size` zeros (float64) mapped in ordinary pages as they are first written: numpy asks
         the system for huge pages for a large array, and where memory is first written all over,
         a virtual machine may take several times longer to hand out huge pages (the measures'
-        buffers: `ttt_db.checks.core_measures`)."""
+        buffers: `ttt_db.checks.core_measures`). The mapping is private: a shared one is the
+        system's shared memory, whose pages cost half as much again to hand out."""
         if not self.compiled or size == 0:
             return self.f64(size)
+        import contextlib
         import mmap
 
         import numpy as np
 
-        return np.frombuffer(mmap.mmap(-1, 8 * size), np.float64)
+        memory = mmap.mmap(-1, 8 * size, flags=mmap.MAP_PRIVATE)  # anonymous: no file
+        with contextlib.suppress(AttributeError, OSError):  # where the system has no such advice
+            memory.madvise(mmap.MADV_NOHUGEPAGE)  # ordinary pages even where every mapping gets huge ones
+        return np.frombuffer(memory, np.float64)
 
     def f64_of(self, values: Sequence[float]) -> Ints:
         if self.compiled:

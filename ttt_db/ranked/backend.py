@@ -82,7 +82,7 @@ class Backend:
         the system for huge pages for a large array, and where memory is first written all over,
         a virtual machine may take several times longer to hand out huge pages (the measures'
         buffers: `ttt_db.checks.core_measures`). The mapping is private: a shared one is the
-        system's shared memory, whose pages cost half as much again to hand out."""
+        system's shared memory, whose pages cost more to hand out."""
         if not self.compiled or size == 0:
             return self.f64(size)
         import contextlib

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ttt_db.game.definition import boards_of_keys
 from ttt_db.ranked.backend import Backend, as_list
 from ttt_db.ranked.kernels.sets import SMALL_SIZE, TABLE_SIZE, Ints
 from ttt_db.ranked.step import Level
@@ -126,8 +127,7 @@ class Block:
         if not canonical:
             return self.boards(where), [0] * len(where)
         keys, transforms, _ = self.orbits(where)
-        game = self.tables.game
-        return [game.board_of(key) for key in keys], transforms
+        return boards_of_keys(keys, self.tables.game), transforms
 
     def _image_keys(self, where: list[int]) -> Ints:
         tables, b = self.tables, self.tables.backend

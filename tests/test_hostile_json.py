@@ -102,3 +102,27 @@ def test_a_long_line_read_in_many_pieces_is_kept_to_the_limit(tmp_path: Path) ->
     with source.open("rb") as stream:
         lines = [line for group in ArrivedLines(stream) for line in group]
     assert lines == ["a", "b" * LINE_BYTES, "c", "d" * LINE_BYTES]
+
+
+def test_a_lone_surrogate_in_a_batch_is_answered_and_the_rest_too(client: TestClient, run) -> None:
+    """JSON's `\\udcff` escape reads as a lone surrogate, which orjson refuses to write: a batch item
+    holding one was an internal error (a 500, no board answered). It is answered with its error, the
+    input escaped as JSON escapes it, and the next board is answered; a stream's line too."""
+    answer = client.post("/api/positions", content='["o\\udcff.......", "x........"]')
+    assert answer.status_code == 200, answer.text
+    bad, good = answer.json()["positions"]
+    assert bad["input"] == "o\udcff......." and "invalid board" in bad["error"]
+    assert good["board"] == "x........" and good["value"] == "draw"
+    result = run("best-moves", "-", input='{"board": "o\\udcff......."}\nx........\n')
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "invalid board" in json.loads(lines[0])["error"] and json.loads(lines[1])["board"] == "x........"
+
+
+def test_compact_json_writes_what_orjson_refuses_as_the_standard_library_does() -> None:
+    from ttt_db.json_text import compact_json
+
+    for document in ({"input": "o\udcff", "n": 1}, [2**70, "é"]):
+        assert compact_json(document) == json.dumps(document, separators=(",", ":")).encode()
+        assert read_json(compact_json(document)) == document
+    assert compact_json({"a": "é"}) == '{"a":"é"}'.encode()  # UTF-8, as orjson writes it

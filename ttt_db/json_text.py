@@ -14,8 +14,13 @@ import orjson
 
 
 def compact_json(document: Any) -> bytes:
-    """The document as one line of JSON, UTF-8, without spaces."""
-    return orjson.dumps(document)
+    """The document as one line of JSON, UTF-8, without spaces. What orjson refuses to write (a
+    lone surrogate, as JSON's `\\udcff` escape reads or an AI's error may say; an integer past 64
+    bits) is written by the standard library's encoder, escaped to ASCII."""
+    try:
+        return orjson.dumps(document)
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(document, separators=(",", ":")).encode("ascii")
 
 
 def read_json_fast(text: str | bytes) -> Any:

@@ -21,7 +21,6 @@ calling process (`answer_within` limits their time).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import select
 import signal
@@ -489,12 +488,7 @@ def main(arguments: list[str]) -> int:
 
     def send(document: dict[str, Any]) -> None:
         nonlocal replies
-        reply = document | {"token": token, "number": replies}
-        try:
-            line = compact_json(reply)
-        except TypeError:  # text orjson refuses (a lone surrogate in what the AI raised): escaped instead
-            line = json.dumps(reply).encode("ascii")
-        answers.write(line + b"\n")
+        answers.write(compact_json(document | {"token": token, "number": replies}) + b"\n")
         answers.flush()  # each reply as it is made: the parent times each answer
         replies += 1
 
